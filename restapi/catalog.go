@@ -1,0 +1,467 @@
+package restapi
+
+// The resource catalogue: the spec's tables (service-spec.md 2.1 and 2.2, decisions.md 4)
+// written once as data. Routing, validation, SQL, the OpenAPI document and the MCP tools are
+// all derived from Catalog; adding a resource is one entry here plus its table in the schema.
+
+// Access says which operations a resource offers.
+type Access int
+
+const (
+	// ReadWrite resources list, get, create and update.
+	ReadWrite Access = iota
+	// Detach resources are join records: list, create and detach; no /{id} form.
+	Detach
+	// ReadOnly resources list and get; writes answer 405.
+	ReadOnly
+	// UpdateOnly resources list, get and update; members join by invitation, so no create.
+	UpdateOnly
+	// Singleton is the token's own workspace: list returns one row, get and update by id or none.
+	Singleton
+	// ListOnly resources answer one bounded page and have no /{id} form (credits).
+	ListOnly
+	// WriteOnly resources accept only POST (enrich).
+	WriteOnly
+)
+
+// String names the access mode as the spec's table does.
+func (a Access) String() string {
+	return [...]string{"read, write", "read, write, detach", "read only", "read, update", "read, update", "read only", "write only"}[a]
+}
+
+// Feature is the member's feature grant a resource needs (spec 5.6); "" means none.
+type Feature string
+
+// The feature grants of decisions.md 2.
+const (
+	NoFeature   Feature = ""
+	CRM         Feature = "crm"
+	HR          Feature = "hr"
+	Finance     Feature = "finance"
+	Metrics     Feature = "metrics"
+	Competitors Feature = "competitors"
+	Agents      Feature = "agents"
+)
+
+// Features lists every grantable feature, in the order admin tools show them.
+var Features = []Feature{CRM, HR, Finance, Metrics, Competitors, Agents}
+
+// Type is a field's JSON type and format (decisions.md 4 settles the ones the spec leaves open).
+type Type int
+
+const (
+	String  Type = iota
+	UUID         // a uuid string
+	Bool         // true or false
+	Int          // a JSON integer
+	Number       // a JSON number, stored as numeric
+	Date         // an ISO date, 2026-01-31
+	Time         // an RFC 3339 timestamp
+	JSON         // any JSON value, stored as jsonb
+	UUIDs        // an array of uuid strings
+	Strings      // an array of strings
+)
+
+// Field is one column of a resource as the API shows it.
+type Field struct {
+	Name     string   // JSON key and column name
+	Type     Type     // JSON type; also the filter's parameter type
+	Enum     []string // allowed values, when the spec enumerates them
+	Min, Max *int     // bounds for Int fields (priority 0-4)
+	Required bool     // required on create
+	Writable bool     // accepted in create and update bodies
+	Filter   bool     // usable as an exact-match list filter
+	Doc      string   // one phrase for people and models
+}
+
+// Resource is one row of the spec's catalogue.
+type Resource struct {
+	Name    string  // path segment under /v1 and the suffix of its MCP tools
+	Table   string  // the PostgreSQL table
+	Scope   string  // deals -> deals:read and deals:write
+	Access  Access  // which operations exist
+	Feature Feature // the member's grant this resource needs, if any
+	Paged   bool    // false: one bounded page, next_cursor always null
+	// AdminWrites marks resources whose writes need the admin role (automations, workspace).
+	AdminWrites bool
+	// SelfOrAdmin marks users: members may update only their own record.
+	SelfOrAdmin bool
+	// DetachKeys are the two ids that name a join record (Detach resources).
+	DetachKeys [2]string
+	// Requester is the server-owned column set to the acting user on create
+	// (comments, leave_requests, metric_entries), "" when none.
+	Requester string
+	// Reviewed marks resources whose status changes stamp reviewed_by and reviewed_at.
+	Reviewed bool
+	Doc      string
+	Fields   []Field
+}
+
+// Writable lists the fields accepted in create and update bodies.
+func (r *Resource) Writable() []Field { return r.fieldsWhere(func(f Field) bool { return f.Writable }) }
+
+// Filters lists the fields usable as list filters.
+func (r *Resource) Filters() []Field { return r.fieldsWhere(func(f Field) bool { return f.Filter }) }
+
+// Required lists the fields a create must carry.
+func (r *Resource) Required() []Field { return r.fieldsWhere(func(f Field) bool { return f.Required }) }
+
+// Field returns the named field, or nil.
+func (r *Resource) Field(name string) *Field {
+	for i := range r.Fields {
+		if r.Fields[i].Name == name {
+			return &r.Fields[i]
+		}
+	}
+	return nil
+}
+
+func (r *Resource) fieldsWhere(keep func(Field) bool) []Field {
+	var out []Field
+	for _, f := range r.Fields {
+		if keep(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// CanList reports whether the resource has a list operation.
+func (r *Resource) CanList() bool { return r.Access != WriteOnly }
+
+// CanGet reports whether the resource has a /{id} form.
+func (r *Resource) CanGet() bool {
+	return r.Access == ReadWrite || r.Access == ReadOnly || r.Access == UpdateOnly || r.Access == Singleton
+}
+
+// CanCreate reports whether POST creates a record.
+func (r *Resource) CanCreate() bool {
+	return r.Access == ReadWrite || r.Access == Detach || r.Access == WriteOnly
+}
+
+// CanUpdate reports whether PATCH updates a record.
+func (r *Resource) CanUpdate() bool {
+	return r.Access == ReadWrite || r.Access == UpdateOnly || r.Access == Singleton
+}
+
+// CanDetach reports whether POST ?detach=true unlinks a join record.
+func (r *Resource) CanDetach() bool { return r.Access == Detach }
+
+// ReadScope and WriteScope name the scopes of spec 5.5.
+func (r *Resource) ReadScope() string  { return r.Scope + ":read" }
+func (r *Resource) WriteScope() string { return r.Scope + ":write" }
+
+// Field constructors keep the table below close to the spec's own rows.
+func req(name string, t Type) Field { return Field{Name: name, Type: t, Required: true, Writable: true} }
+func w(name string, t Type) Field   { return Field{Name: name, Type: t, Writable: true} }
+func ro(name string, t Type) Field  { return Field{Name: name, Type: t} }
+func enum(f Field, values ...string) Field {
+	f.Enum = values
+	return f
+}
+func filter(f Field) Field {
+	f.Filter = true
+	return f
+}
+func doc(f Field, d string) Field {
+	f.Doc = d
+	return f
+}
+func bounded(f Field, min, max int) Field {
+	f.Min, f.Max = &min, &max
+	return f
+}
+
+// Field sets shared by several resources.
+var (
+	taskFields = []Field{
+		filter(w("assignee_id", UUID)), doc(w("assignee_ids", UUIDs), "further assignees"),
+		w("due_date", Date), w("start_date", Date),
+		doc(bounded(w("priority", Int), 0, 4), "0 (none) to 4 (urgent)"),
+		filter(w("completed", Bool)), w("description", String),
+		doc(filter(w("is_private", Bool)), "private tasks are visible to their creator, assignees and admins only"),
+	}
+	moneyFields = []Field{
+		req("name", String), req("date", Date), doc(req("amount", Number), "a JSON number"),
+		filter(req("type", String)), filter(enum(w("recurrence", String), "one_time", "monthly")),
+		w("avatar_url", String),
+	}
+	fileFields = []Field{ro("name", String), ro("url", String), ro("mime_type", String), ro("size_bytes", Int)}
+)
+
+func concat(parts ...[]Field) []Field {
+	var out []Field
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// Catalog is every resource of the REST API, in the spec's order.
+var Catalog = []*Resource{
+	{Name: "deals", Scope: "deals", Feature: CRM, Paged: true,
+		Doc: "Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.",
+		Fields: []Field{
+			req("name", String), filter(req("pipeline_id", UUID)), filter(w("pipeline_stage_id", UUID)),
+			filter(w("owner_id", UUID)), w("value", Number), w("confidence", Number), w("website", String),
+			w("instagram", String), w("twitter", String), w("notes", String), filter(w("company_id", UUID)),
+		}},
+	{Name: "deal_people", Scope: "deals", Access: Detach, Feature: CRM, DetachKeys: [2]string{"deal_id", "person_id"},
+		Doc: "Links between deals and people (contacts on a deal).",
+		Fields: []Field{
+			filter(req("deal_id", UUID)), filter(req("person_id", UUID)), w("role", String), w("is_primary", Bool),
+		}},
+	{Name: "deal_labels", Scope: "deals", Access: Detach, Feature: CRM, DetachKeys: [2]string{"deal_id", "label_id"},
+		Doc:    "Links between deals and labels.",
+		Fields: []Field{filter(req("deal_id", UUID)), filter(req("label_id", UUID))}},
+	{Name: "crm_files", Scope: "deals", Access: ReadOnly, Feature: CRM, Paged: true,
+		Doc:    "Files attached to deals (metadata only).",
+		Fields: concat([]Field{filter(ro("deal_id", UUID)), ro("storage_path", String)}, fileFields)},
+	{Name: "people", Scope: "people", Feature: CRM, Paged: true,
+		Doc: "People (contacts) in the CRM.",
+		Fields: []Field{
+			req("name", String), w("company", String), filter(w("company_id", UUID)), w("phone", String),
+			filter(w("email", String)), doc(w("position", String), "job title"), w("linkedin_url", String), w("twitter_url", String),
+		}},
+	{Name: "companies", Scope: "companies", Feature: CRM, Paged: true,
+		Doc: "Companies (accounts) in the CRM.",
+		Fields: []Field{
+			req("name", String), w("website", String), w("instagram", String), w("linkedin", String),
+			w("twitter", String), filter(w("industry", String)), w("size", String), w("notes", String),
+		}},
+	{Name: "pipelines", Scope: "pipelines", Feature: CRM, Paged: true,
+		Doc:    "Sales pipelines that deals move through.",
+		Fields: []Field{req("name", String), w("position", Int)}},
+	{Name: "pipeline_stages", Scope: "pipelines", Feature: CRM, Paged: true,
+		Doc: "Stages of a sales pipeline.",
+		Fields: []Field{
+			filter(req("pipeline_id", UUID)), req("name", String), w("position", Int),
+			enum(w("metric_tag", String), "messages_sent", "responses", "positive_responses", "deals_closed"),
+		}},
+	{Name: "deal_tasks", Scope: "tasks", Feature: CRM, Paged: true,
+		Doc:    "Tasks attached to a deal (CRM tasks).",
+		Fields: concat([]Field{filter(req("deal_id", UUID)), req("name", String)}, taskFields)},
+	{Name: "tasks", Scope: "tasks", Paged: true,
+		Doc: "Project tasks in client spaces.",
+		Fields: concat([]Field{req("name", String), filter(w("space_id", UUID)), filter(w("project_id", UUID))}, taskFields,
+			[]Field{filter(w("stage_id", UUID)), w("parent_task_id", UUID)})},
+	{Name: "task_attachments", Scope: "tasks", Access: ReadOnly, Paged: true,
+		Doc: "Files attached to tasks (metadata only).",
+		Fields: concat([]Field{filter(ro("task_id", UUID)), filter(ro("crm_task_id", UUID)), filter(ro("space_id", UUID))},
+			fileFields)},
+	{Name: "spaces", Scope: "spaces", Paged: true,
+		Doc: "Client spaces: one per client or internal team.",
+		Fields: []Field{
+			req("name", String), w("image_url", String), filter(w("is_default", Bool)), filter(w("status", String)),
+			w("notes", String),
+		}},
+	{Name: "projects", Scope: "spaces", Paged: true,
+		Doc: "Projects inside a space.",
+		Fields: []Field{
+			filter(req("space_id", UUID)), req("name", String), w("position", Int), w("start_date", Date),
+			w("end_date", Date), w("kanban_enabled", Bool),
+		}},
+	{Name: "project_stages", Scope: "spaces",
+		Doc: "Kanban stages of a project (one bounded page).",
+		Fields: []Field{
+			filter(req("project_id", UUID)), req("name", String), w("position", Int), w("color", String), w("icon", String),
+		}},
+	{Name: "space_members", Scope: "spaces", Access: Detach, DetachKeys: [2]string{"space_id", "user_id"},
+		Doc:    "Members of a space.",
+		Fields: []Field{filter(req("space_id", UUID)), filter(req("user_id", UUID))}},
+	{Name: "space_updates", Scope: "spaces", Paged: true,
+		Doc:    "Status updates posted in a space.",
+		Fields: []Field{filter(req("space_id", UUID)), req("content", String), filter(w("status", String))}},
+	{Name: "labels", Scope: "labels", Paged: true,
+		Doc:    "Labels that can be put on deals.",
+		Fields: []Field{req("name", String)}},
+	{Name: "comments", Scope: "comments", Paged: true, Requester: "user_id",
+		Doc: "Comments on deals and tasks. Comments on deals need the crm feature.",
+		Fields: []Field{
+			filter(enum(req("entity_type", String), "deal", "task")),
+			doc(filter(req("entity_id", UUID)), "the deal's or task's id"),
+			req("content", String), ro("user_id", UUID),
+		}},
+	{Name: "activity", Scope: "activity", Access: ReadOnly, Paged: true,
+		Doc: "The audit trail: one row for every create, update and detach made through the API.",
+		Fields: []Field{
+			filter(ro("entity_type", String)), filter(ro("entity_id", UUID)), ro("action", String),
+			ro("actor_id", UUID), doc(ro("changes", JSON), "the fields written, with their new values"),
+		}},
+	{Name: "metrics", Scope: "metrics", Feature: Metrics, Paged: true,
+		Doc: "Metric definitions shown on metric pages.",
+		Fields: []Field{
+			req("name", String), filter(enum(w("kind", String), "formula", "date_diff", "manual")), w("formula", String),
+			enum(w("format", String), "number", "currency", "percent", "days", "hours"), w("date_range", String),
+			w("date_from", Date), w("date_to", Date), enum(w("manual_type", String), "number", "date_range", "time_range"),
+			enum(w("agg", String), "avg", "sum", "count", "latest"), filter(w("page_id", UUID)), w("position", Int),
+			w("slug", String), w("member_ids", UUIDs), w("space_ids", UUIDs), w("pipeline_ids", UUIDs),
+		}},
+	{Name: "metric_pages", Scope: "metrics", Feature: Metrics, Paged: true,
+		Doc:    "Pages that group metrics.",
+		Fields: []Field{req("name", String), w("position", Int)}},
+	{Name: "metric_entries", Scope: "metrics", Feature: Metrics, Paged: true, Requester: "user_id",
+		Doc: "Manually entered values of a metric.",
+		Fields: []Field{
+			filter(req("metric_id", UUID)), filter(enum(req("entry_kind", String), "number", "date_range", "time_range")),
+			w("value", Number), w("from_ts", Time), w("to_ts", Time), w("note", String), ro("user_id", UUID),
+		}},
+	{Name: "income", Scope: "finance", Feature: Finance, Paged: true,
+		Doc: "Income entries.", Fields: moneyFields},
+	{Name: "expenses", Scope: "finance", Feature: Finance, Paged: true,
+		Doc: "Expense entries.", Fields: moneyFields},
+	{Name: "finance_categories", Scope: "finance", Feature: Finance, Paged: true,
+		Doc: "Categories for the profit-and-loss report.",
+		Fields: []Field{
+			req("key", String), req("label", String), filter(enum(req("kind", String), "income", "expense")),
+			filter(enum(req("pl_section", String), "revenue", "contra_revenue", "cm1", "cm2", "cm3")), w("sort", Int),
+		}},
+	{Name: "debts", Scope: "finance", Feature: Finance, Paged: true,
+		Doc: "Debts owed by the agency.",
+		Fields: []Field{
+			req("name", String), req("total_amount", Number), w("paid_amount", Number),
+			filter(req("expense_type", String)), w("notes", String),
+		}},
+	{Name: "debt_payments", Scope: "finance", Feature: Finance, Paged: true,
+		Doc:    "Payments made against a debt.",
+		Fields: []Field{filter(req("debt_id", UUID)), req("amount", Number), req("date", Date)}},
+	{Name: "team_members", Scope: "hr", Feature: HR, Paged: true,
+		Doc: "HR records of the team.",
+		Fields: []Field{
+			filter(w("user_id", UUID)), req("display_name", String), filter(w("team_role", String)), w("squads", Strings),
+			w("authority_user_id", UUID), w("salary", Number), w("date_hired", Date), w("left_date", Date),
+			w("phone", String), w("email", String), w("contract_url", String), w("contract_name", String),
+			filter(w("archived", Bool)), w("avatar_url", String), w("slack_user_id", String), w("location", String),
+			filter(w("department_id", UUID)), w("summary", String), w("gender", String),
+		}},
+	{Name: "departments", Scope: "hr", Feature: HR, Paged: true,
+		Doc: "Departments.", Fields: []Field{req("name", String)}},
+	{Name: "leave_requests", Scope: "hr", Feature: HR, Paged: true, Requester: "user_id", Reviewed: true,
+		Doc: "Leave requests. A status change records the reviewer.",
+		Fields: []Field{
+			req("leave_date", Date), req("return_date", Date), req("reason", String),
+			filter(enum(w("type", String), "annual", "sick", "personal")),
+			filter(enum(w("status", String), "pending", "approved", "rejected")), w("review_reason", String),
+			doc(filter(ro("user_id", UUID)), "the requester"), ro("reviewed_by", UUID), ro("reviewed_at", Time),
+		}},
+	{Name: "hr_contracts", Scope: "hr", Feature: HR, Paged: true,
+		Doc: "Employment contracts of team members.",
+		Fields: []Field{
+			doc(filter(req("member_id", UUID)), "a team_members id"), w("name", String), w("type", String), w("url", String),
+			w("storage_path", String), w("date", Date), filter(w("is_current", Bool)),
+		}},
+	{Name: "hr_change_requests", Scope: "hr", Feature: HR, Paged: true, Reviewed: true,
+		Doc: "Requests to change a team member's HR record. A status change records the reviewer.",
+		Fields: []Field{
+			doc(filter(req("member_id", UUID)), "a team_members id"), w("type", String), w("message", String),
+			filter(w("status", String)), ro("reviewed_by", UUID), ro("reviewed_at", Time),
+		}},
+	{Name: "org_chart", Scope: "hr", Feature: HR, Paged: true,
+		Doc: "Nodes of the organisation chart.",
+		Fields: []Field{
+			doc(filter(w("parent_id", UUID)), "the parent org_chart node"), w("title", String), filter(w("user_id", UUID)),
+			w("kpis", JSON), w("sort_order", Int),
+		}},
+	{Name: "documents", Scope: "docs", Paged: true,
+		Doc:    "Documents in the workspace.",
+		Fields: []Field{req("name", String), w("content", String), w("icon", String), w("icon_color", String)}},
+	{Name: "knowledge", Scope: "docs", Paged: true,
+		Doc: "Knowledge base entries.",
+		Fields: []Field{
+			req("name", String), filter(w("type", String)), w("url", String), w("storage_path", String),
+			w("mime_type", String), w("size_bytes", Int), filter(w("source", String)), w("content", String),
+			w("icon_url", String), w("external_id", String),
+		}},
+	{Name: "canvases", Scope: "docs", Paged: true,
+		Doc: "Canvases (whiteboards and flow diagrams).",
+		Fields: []Field{
+			w("name", String), filter(req("type", String)), w("data", JSON), filter(w("folder_id", UUID)),
+			filter(w("is_knowledge_base", Bool)),
+		}},
+	{Name: "automations", Scope: "automations", Paged: true, AdminWrites: true,
+		Doc: "Automations (trigger, conditions, actions). Creating or updating one needs the admin role.",
+		Fields: []Field{
+			req("name", String), filter(w("enabled", Bool)), w("trigger", JSON), w("conditions", JSON),
+			w("condition_logic", String), w("actions", JSON), filter(w("section", String)),
+		}},
+	{Name: "automation_logs", Scope: "automations", Access: ReadOnly, Paged: true,
+		Doc: "Runs of automations.",
+		Fields: []Field{
+			filter(ro("automation_id", UUID)), filter(ro("success", Bool)), ro("message", String), ro("details", JSON),
+		}},
+	{Name: "competitor_workflows", Scope: "competitors", Access: ReadOnly, Feature: Competitors, Paged: true,
+		Doc: "Competitor research workflows.",
+		Fields: []Field{
+			ro("name", String), filter(ro("status", String)), filter(ro("space_id", UUID)), ro("config", JSON),
+		}},
+	{Name: "competitor_reports", Scope: "competitors", Access: ReadOnly, Feature: Competitors, Paged: true,
+		Doc: "Findings of competitor research workflows.",
+		Fields: []Field{
+			filter(ro("workflow_id", UUID)), filter(ro("importance", String)), ro("title", String), ro("content", String),
+		}},
+	{Name: "agents", Scope: "agents", Access: ReadOnly, Feature: Agents, Paged: true,
+		Doc: "The workspace's AI agents; each acts as its own user.",
+		Fields: []Field{
+			filter(ro("user_id", UUID)), filter(ro("is_default", Bool)), ro("name", String), ro("description", String),
+		}},
+	{Name: "users", Scope: "directory", Access: UpdateOnly, Paged: true, SelfOrAdmin: true,
+		Doc: "Members of the workspace. Members may update only their own profile; role, grants and status are not writable.",
+		Fields: []Field{
+			w("display_name", String), w("avatar_url", String), w("task_color", String), w("timezone", String),
+			w("department", String), filter(ro("email", String)), filter(enum(ro("role", String), "admin", "member")),
+			filter(ro("is_agent", Bool)), filter(enum(ro("status", String), "active", "invited", "suspended")),
+			doc(ro("grants", JSON), "feature grants: crm, hr, finance, metrics, competitors, agents -> none, read or full"),
+		}},
+	{Name: "workspace", Table: "workspaces", Scope: "directory", Access: Singleton, AdminWrites: true,
+		Doc: "The workspace itself (one row). Updating it needs the admin role.",
+		Fields: []Field{
+			w("name", String), w("image_url", String), w("timezone", String), w("okr_enabled", Bool),
+			w("kb_ai_enabled", Bool), w("report_eod_enabled", Bool), w("report_eow_enabled", Bool),
+			w("report_eom_enabled", Bool), w("security_contact_email", String),
+		}},
+	{Name: "credits", Table: "credit_balances", Scope: "credits", Access: ListOnly,
+		Doc:    "The workspace's enrichment credit balance (one row).",
+		Fields: []Field{ro("balance", Int)}},
+	{Name: "enrich", Scope: "enrich", Access: WriteOnly,
+		Doc:    "Company firmographic lookup by domain (name, website, industry, socials). Fresh lookups spend one credit; lookups cached within 30 days are free.",
+		Fields: []Field{doc(req("domain", String), "the company's domain, e.g. example.com")}},
+}
+
+func init() {
+	for _, r := range Catalog {
+		if r.Table == "" {
+			r.Table = r.Name
+		}
+	}
+}
+
+// Lookup finds a resource by name.
+func Lookup(name string) *Resource {
+	for _, r := range Catalog {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// Scopes lists the 33 scopes of spec 5.5, in catalogue order.
+func Scopes() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, r := range Catalog {
+		if r.CanList() || r.CanGet() {
+			add(r.ReadScope())
+		}
+		if r.CanCreate() || r.CanUpdate() || r.CanDetach() {
+			add(r.WriteScope())
+		}
+	}
+	return out
+}

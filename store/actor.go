@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Principal is who a request acts as: the member (or agent user) behind a credential, its
+// workspace, role, feature grants, and the scopes the credential carries.
+type Principal struct {
+	UserID      string
+	WorkspaceID string
+	Email       string
+	DisplayName string
+	Role        string            // admin or member
+	IsAgent     bool              // the user is an agent's user
+	Grants      map[string]string // feature -> none, read, full
+	Scopes      []string          // granted scopes, wildcards as granted
+	Credential  Credential
+}
+
+// Credential describes what the request presented.
+type Credential struct {
+	Type      string     // "oauth" or "agent_key"
+	ID        string     // the token or key row id (rate-limit key, revocation)
+	ClientID  string     // OAuth client, for oauth
+	ExpiresAt *time.Time // for oauth
+	Resource  string     // RFC 8707 resource the token is bound to, "" when unbound
+}
+
+// IsAdmin reports whether the principal holds the admin role.
+func (p *Principal) IsAdmin() bool { return p.Role == "admin" }
+
+// Grant returns the principal's grant for a feature: none, read or full. Admins hold full
+// on every feature (decisions.md 2).
+func (p *Principal) Grant(feature string) string {
+	if p.IsAdmin() {
+		return "full"
+	}
+	if g, ok := p.Grants[feature]; ok {
+		return g
+	}
+	return "none"
+}
+
+// settings are the transaction-local values RLS policies read (store/migrations).
+func (p *Principal) settings() []any {
+	grants := map[string]string{}
+	for f, g := range p.Grants {
+		grants[f] = g
+	}
+	if p.IsAdmin() {
+		for _, f := range []string{"crm", "hr", "finance", "metrics", "competitors", "agents"} {
+			grants[f] = "full"
+		}
+	}
+	g, _ := json.Marshal(grants)
+	return []any{p.WorkspaceID, p.UserID, p.Role, string(g)}
+}
+
+// actorSQL sets the actor for the rest of the transaction only (is_local = true), and drops
+// to the request role, which has no BYPASSRLS and owns nothing.
+const actorSQL = `SELECT set_config('role', 'workspaced_app', true),
+	set_config('app.workspace_id', $1, true), set_config('app.user_id', $2, true),
+	set_config('app.role', $3, true), set_config('app.grants', $4, true)`
+
+// InTx runs fn in a transaction as the actor p, under row-level security. Use it where a
+// write needs logic between statements; it commits when fn returns nil.
+func (s *Store) InTx(ctx context.Context, p *Principal, fn func(tx pgx.Tx) error) error {
+	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
+		return errors.New("store: InTx needs a principal")
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, actorSQL, p.settings()...); err != nil {
+			return fmt.Errorf("store: set actor: %w", err)
+		}
+		return fn(tx)
+	})
+}
+
+// Query runs one statement as the actor p in a single round trip: the actor settings and
+// the statement travel as one pipelined batch, which PostgreSQL runs as one implicit
+// transaction, so the settings apply to the statement and end with it. scan is called with
+// the statement's rows.
+func (s *Store) Query(ctx context.Context, p *Principal, sql string, args []any, scan func(pgx.Rows) error) error {
+	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
+		return errors.New("store: Query needs a principal")
+	}
+	b := &pgx.Batch{}
+	b.Queue(actorSQL, p.settings()...)
+	b.Queue(sql, args...)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return fmt.Errorf("store: set actor: %w", err)
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := scan(rows); err != nil {
+		return err
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return br.Close()
+}

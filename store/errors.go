@@ -1,0 +1,127 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Error is the one error type the REST API, the MCP tools and the CLI render. Code is the
+// spec's stable snake_case code (service-spec.md 7); Message is safe to show to clients and
+// models and says what to change; Err is the cause, logged and never rendered.
+type Error struct {
+	Code    string
+	Status  int
+	Message string
+	Fields  []FieldError
+	Err     error
+	// Header carries response headers the error implies (Allow on 405, Retry-After on 429).
+	Header map[string]string
+}
+
+// FieldError names one invalid field of a 422.
+type FieldError struct {
+	Field   string `json:"field"`
+	Problem string `json:"problem"`
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an Error with a formatted message.
+func Errorf(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Constructors for the codes every layer uses.
+func NotFound(format string, args ...any) *Error {
+	return Errorf(http.StatusNotFound, "not_found", format, args...)
+}
+func BadRequest(format string, args ...any) *Error {
+	return Errorf(http.StatusBadRequest, "bad_request", format, args...)
+}
+func Unauthorized(format string, args ...any) *Error {
+	return Errorf(http.StatusUnauthorized, "unauthorized", format, args...)
+}
+func Internal(err error) *Error {
+	return &Error{Status: http.StatusInternalServerError, Code: "internal_error",
+		Message: "something failed on our side; retry, and quote the request id if it persists", Err: err}
+}
+
+// AsError returns err as an *Error, turning anything else into internal_error.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(err)
+}
+
+// MapWriteError turns a driver error from a create or update into the spec's codes, by
+// SQLSTATE and never by message text. failCode is create_failed or update_failed.
+func MapWriteError(err error, failCode string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return NotFound("no such record in this workspace")
+	}
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return err
+	}
+	switch pg.Code {
+	case "42501": // insufficient_privilege: an RLS WITH CHECK or a column grant refused it
+		return &Error{Status: http.StatusForbidden, Code: "forbidden",
+			Message: "the write was refused by the workspace's access rules", Err: err}
+	case "23503": // foreign_key_violation
+		msg := "a referenced record does not exist in this workspace"
+		if col := fkColumn(pg); col != "" {
+			msg = fmt.Sprintf("%s refers to a record that does not exist in this workspace", col)
+		}
+		return &Error{Status: http.StatusBadRequest, Code: failCode, Message: msg, Err: err}
+	case "23505":
+		return &Error{Status: http.StatusBadRequest, Code: failCode, Message: "such a record already exists", Err: err}
+	case "23514", "23502", "22P02", "22007", "22008", "22003", "22023":
+		return &Error{Status: http.StatusBadRequest, Code: failCode,
+			Message: "the database rejected a value: check the fields' types and allowed values", Err: err}
+	}
+	return err
+}
+
+// fkColumn names the referencing column of a foreign key violation from its detail, which
+// PostgreSQL formats as "Key (workspace_id, deal_id)=(...) is not present ...".
+func fkColumn(pg *pgconn.PgError) string {
+	if pg.ColumnName != "" {
+		return pg.ColumnName
+	}
+	d := pg.Detail
+	start, end := -1, -1
+	for i := 0; i < len(d); i++ {
+		if d[i] == '(' && start < 0 {
+			start = i + 1
+		} else if d[i] == ')' && start >= 0 {
+			end = i
+			break
+		}
+	}
+	if start < 0 || end < 0 {
+		return ""
+	}
+	cols := d[start:end]
+	for i := len(cols) - 1; i >= 0; i-- {
+		if cols[i] == ' ' || cols[i] == ',' {
+			return cols[i+1:]
+		}
+	}
+	return cols
+}

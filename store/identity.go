@@ -1,0 +1,243 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Grant levels of decisions.md 2.
+var grantLevels = map[string]bool{"none": true, "read": true, "full": true}
+
+// FeatureNames are the grantable features.
+var FeatureNames = []string{"crm", "hr", "finance", "metrics", "competitors", "agents"}
+
+// ParseGrant parses "crm=full" into its feature and level.
+func ParseGrant(s string) (feature, level string, err error) {
+	feature, level, ok := strings.Cut(s, "=")
+	if !ok || !grantLevels[level] || !contains(FeatureNames, feature) {
+		return "", "", fmt.Errorf("grant %q: want feature=level with feature one of %s and level none, read or full",
+			s, strings.Join(FeatureNames, ", "))
+	}
+	return feature, level, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// CreateWorkspace makes a workspace with an empty credit balance and returns its id.
+func (s *Store) CreateWorkspace(ctx context.Context, name string) (string, error) {
+	var id string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `INSERT INTO workspaces (name) VALUES ($1) RETURNING id::text`, name).Scan(&id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO credit_balances (workspace_id, balance) VALUES ($1, 0)`, id)
+		return err
+	})
+	return id, err
+}
+
+// Member describes a user to add or change from the admin CLI or seeding.
+type Member struct {
+	WorkspaceID  string
+	Email        string
+	Name         string
+	Role         string            // "" keeps (set) or defaults to member (add)
+	Status       string            // "" keeps or defaults to active
+	Grants       map[string]string // merged into the existing grants
+	PasswordHash string            // "" sets none
+	IsAgent      bool
+}
+
+// AddMember creates a user in a workspace and returns its id.
+func (s *Store) AddMember(ctx context.Context, m Member) (string, error) {
+	if m.Role == "" {
+		m.Role = "member"
+	}
+	if m.Status == "" {
+		m.Status = "active"
+	}
+	grants, _ := json.Marshal(nonNil(m.Grants))
+	var id string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `INSERT INTO users (workspace_id, email, display_name, role, status, grants, is_agent)
+			VALUES ($1, $2, nullif($3, ''), $4, $5, $6, $7) RETURNING id::text`,
+			m.WorkspaceID, m.Email, m.Name, m.Role, m.Status, grants, m.IsAgent).Scan(&id)
+		if err != nil {
+			return err
+		}
+		if m.PasswordHash != "" {
+			_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)`, id, m.PasswordHash)
+		}
+		return err
+	})
+	return id, mapAdminError(err)
+}
+
+// SetMember changes a user's role, status, grants or password; empty fields are kept.
+func (s *Store) SetMember(ctx context.Context, userID string, m Member) error {
+	grants, _ := json.Marshal(nonNil(m.Grants))
+	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE users SET role = coalesce(nullif($2, ''), role),
+			status = coalesce(nullif($3, ''), status), grants = grants || $4::jsonb WHERE id = $1`,
+			userID, m.Role, m.Status, grants)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return NotFound("no user %s", userID)
+		}
+		if m.PasswordHash != "" {
+			_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
+				ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, m.PasswordHash)
+		}
+		return err
+	}))
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// mapAdminError turns constraint failures of the admin paths into clear Errors.
+func mapAdminError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	mapped := MapWriteError(err, "invalid")
+	if errors.As(mapped, &e) {
+		return e
+	}
+	return err
+}
+
+// AgentKey is a freshly issued agent key; Key is shown once and never stored.
+type AgentKey struct {
+	AgentID string `json:"agent_id"`
+	UserID  string `json:"user_id"`
+	KeyID   string `json:"key_id"`
+	Key     string `json:"key"`
+}
+
+// CreateAgent makes an agent (a row of agents plus its own user with is_agent) and issues
+// its first key.
+func (s *Store) CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string) (AgentKey, error) {
+	var out AgentKey
+	email := fmt.Sprintf("agent-%d@agents.invalid", time.Now().UnixNano())
+	userID, err := s.AddMember(ctx, Member{WorkspaceID: workspaceID, Email: email, Name: name, Grants: grants, IsAgent: true})
+	if err != nil {
+		return out, err
+	}
+	out.UserID = userID
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `INSERT INTO agents (workspace_id, user_id, name) VALUES ($1, $2, $3) RETURNING id::text`,
+			workspaceID, userID, name).Scan(&out.AgentID); err != nil {
+			return err
+		}
+		var err error
+		out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, out.AgentID)
+		return err
+	})
+	return out, mapAdminError(err)
+}
+
+func issueAgentKey(ctx context.Context, tx pgx.Tx, workspaceID, agentID string) (id, plain string, err error) {
+	plain, hash := NewSecret(PrefixAgentKey)
+	err = tx.QueryRow(ctx, `INSERT INTO agent_keys (workspace_id, agent_id, key_hash, hint) VALUES ($1, $2, $3, $4)
+		RETURNING id::text`, workspaceID, agentID, hash, plain[len(plain)-4:]).Scan(&id)
+	return id, plain, err
+}
+
+// RevokeAgentKey revokes a key; revoking twice is harmless. It returns a not_found Error
+// when no such key exists.
+func (s *Store) RevokeAgentKey(ctx context.Context, keyID string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`, keyID)
+	if err != nil {
+		return mapAdminError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return NotFound("no agent key %s", keyID)
+	}
+	_, err = s.pool.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "agent_key:"+keyID)
+	return err
+}
+
+// GrantCredits adds amount (may be negative, never below zero) to a workspace's balance,
+// records it in the ledger, and returns the new balance.
+func (s *Store) GrantCredits(ctx context.Context, workspaceID string, amount int64) (int64, error) {
+	var balance int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `INSERT INTO credit_balances (workspace_id, balance) VALUES ($1, $2)
+			ON CONFLICT (workspace_id) DO UPDATE SET balance = credit_balances.balance + excluded.balance, updated_at = now()
+			RETURNING balance`, workspaceID, amount).Scan(&balance)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO credit_ledger (workspace_id, delta, reason) VALUES ($1, $2, 'grant')`,
+			workspaceID, amount)
+		return err
+	})
+	return balance, mapAdminError(err)
+}
+
+// AgentKeyPrincipal resolves an agent key to its principal. Agent keys carry every scope.
+// It returns an unauthorized Error when the key is malformed, unknown, revoked, or its user
+// is not active.
+func (s *Store) AgentKeyPrincipal(ctx context.Context, plain string, allScopes []string) (*Principal, error) {
+	if !WellFormed(plain, PrefixAgentKey) {
+		return nil, Unauthorized("the agent key is malformed")
+	}
+	p := &Principal{Scopes: allScopes, Credential: Credential{Type: "agent_key"}}
+	var grants []byte
+	err := s.pool.QueryRow(ctx, `SELECT k.id::text, u.id::text, u.workspace_id::text, u.email, coalesce(u.display_name, ''),
+			u.role, u.is_agent, u.grants
+		FROM agent_keys k JOIN agents a ON a.id = k.agent_id JOIN users u ON u.id = a.user_id
+		WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.status = 'active'`, HashSecret(plain)).
+		Scan(&p.Credential.ID, &p.UserID, &p.WorkspaceID, &p.Email, &p.DisplayName, &p.Role, &p.IsAgent, &grants)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, Unauthorized("the agent key is unknown or revoked")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(grants, &p.Grants); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// TouchAgentKey records that a key was used. Callers debounce it.
+func (s *Store) TouchAgentKey(ctx context.Context, keyID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE agent_keys SET last_used_at = now() WHERE id = $1`, keyID)
+	return err
+}
+
+// WorkspaceName returns a workspace's name.
+func (s *Store) WorkspaceName(ctx context.Context, id string) (string, error) {
+	var name string
+	err := s.pool.QueryRow(ctx, `SELECT name FROM workspaces WHERE id = $1`, id).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such workspace"}
+	}
+	return name, err
+}

@@ -1,0 +1,9 @@
+package store_test
+
+import (
+	"testing"
+
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }

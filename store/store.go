@@ -1,0 +1,81 @@
+// Package store holds the PostgreSQL side of the service: the connection pool, the embedded
+// migrations, transactions that run as an actor under row-level security, the Error type
+// every layer renders, principals and credentials.
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is the service's handle on PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database at dsn and checks that it answers.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: parse DATABASE_URL: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: ping: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Pool exposes the pool to packages that run their own unscoped statements (credential
+// tables, which the request role cannot reach).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping reports whether the database answers (readiness).
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Close releases every connection.
+func (s *Store) Close() { s.pool.Close() }
+
+// Migrate applies the embedded migrations that have not run yet. Concurrent starts are
+// serialised by an advisory lock so two processes never migrate at once.
+func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(7294001)"); err != nil {
+		return fmt.Errorf("store: migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7294001)")
+
+	db := stdlib.OpenDBFromPool(s.pool)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, mustSub(migrations, "migrations"))
+	if err != nil {
+		return fmt.Errorf("store: migrations: %w", err)
+	}
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
+	}
+	for _, r := range results {
+		if log != nil {
+			log.Info("migrated", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
+		}
+	}
+	return nil
+}

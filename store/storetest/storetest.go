@@ -1,0 +1,100 @@
+// Package storetest gives each test binary its own freshly migrated PostgreSQL database,
+// so packages run in parallel without sharing tables, and helpers that make workspaces and
+// principals. Tests never mock the store.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// The database of this test binary, made on first use and dropped by Main.
+var (
+	once    sync.Once
+	shared  *store.Store
+	dsn     string
+	dbName  string
+	adminDB string
+	initErr error
+)
+
+// Main runs the package's tests and drops the package database afterwards. Call it from
+// TestMain: func TestMain(m *testing.M) { storetest.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.Close()
+		dropDatabase()
+	}
+	stopLauncher()
+	os.Exit(code)
+}
+
+// New returns the migrated store of this test binary.
+func New(tb testing.TB) *store.Store {
+	tb.Helper()
+	once.Do(func() { initErr = setup() })
+	if initErr != nil {
+		tb.Fatalf("storetest: %v", initErr)
+	}
+	return shared
+}
+
+// DSN returns the connection string of this test binary's database (for subprocesses).
+func DSN(tb testing.TB) string {
+	New(tb)
+	return dsn
+}
+
+func setup() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, err := adminURL(ctx)
+	if err != nil {
+		return err
+	}
+	adminDB = admin
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	dbName = "ws_test_" + hex.EncodeToString(rnd[:])
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("connect %s: %w", redact(admin), err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+dbName); err != nil {
+		return fmt.Errorf("create database: %w", err)
+	}
+	dsn = replaceDatabase(admin, dbName)
+	s, err := store.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	if err := s.Migrate(ctx, nil); err != nil {
+		s.Close()
+		return err
+	}
+	shared = s
+	return nil
+}
+
+func dropDatabase() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, adminDB)
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)")
+}
