@@ -152,9 +152,11 @@ func (r *Resource) ReadScope() string  { return r.Scope + ":read" }
 func (r *Resource) WriteScope() string { return r.Scope + ":write" }
 
 // Field constructors keep the table below close to the spec's own rows.
-func req(name string, t Type) Field { return Field{Name: name, Type: t, Required: true, Writable: true} }
-func w(name string, t Type) Field   { return Field{Name: name, Type: t, Writable: true} }
-func ro(name string, t Type) Field  { return Field{Name: name, Type: t} }
+func req(name string, t Type) Field {
+	return Field{Name: name, Type: t, Required: true, Writable: true}
+}
+func w(name string, t Type) Field  { return Field{Name: name, Type: t, Writable: true} }
+func ro(name string, t Type) Field { return Field{Name: name, Type: t} }
 func enum(f Field, values ...string) Field {
 	f.Enum = values
 	return f

@@ -100,6 +100,10 @@ func (s *Store) SetMember(ctx context.Context, userID string, m Member) error {
 		if tag.RowsAffected() == 0 {
 			return NotFound("no user %s", userID)
 		}
+		// Role, status and grant changes take effect at once in every process.
+		if _, err := tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "user:"+userID); err != nil {
+			return err
+		}
 		if m.PasswordHash != "" {
 			_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
 				ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, m.PasswordHash)
@@ -240,4 +244,63 @@ func (s *Store) WorkspaceName(ctx context.Context, id string) (string, error) {
 		return "", &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such workspace"}
 	}
 	return name, err
+}
+
+// Setting returns a service setting, creating it with make() on first use. Concurrent
+// first uses agree on one value.
+func (s *Store) Setting(ctx context.Context, key string, make func() string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, `WITH ins AS (INSERT INTO service_settings (key, value) VALUES ($1, $2)
+			ON CONFLICT (key) DO NOTHING RETURNING value)
+		SELECT value FROM ins UNION ALL SELECT value FROM service_settings WHERE key = $1 LIMIT 1`, key, make()).Scan(&v)
+	return v, err
+}
+
+// ListenRevocations calls onRevoke with each payload sent on the workspaced_revoked channel
+// (agent keys revoked, tokens revoked, members changed) until ctx ends, reconnecting on
+// failure. Other processes' caches flush on it, so revocation is visible at once.
+func (s *Store) ListenRevocations(ctx context.Context, onRevoke func(payload string), onState func(listening bool)) {
+	for ctx.Err() == nil {
+		s.listenOnce(ctx, onRevoke, onState)
+		onState(false)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (s *Store) listenOnce(ctx context.Context, onRevoke func(string), onState func(bool)) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN workspaced_revoked"); err != nil {
+		return
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "UNLISTEN workspaced_revoked")
+	onState(true)
+	// Anything revoked while we were not listening: flush everything once.
+	onRevoke("*")
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			return
+		}
+		onRevoke(n.Payload)
+	}
+}
+
+// NotifyRevoked tells every process to drop cached credentials (payload names what).
+func (s *Store) NotifyRevoked(ctx context.Context, payload string) error {
+	_, err := s.pool.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, payload)
+	return err
+}
+
+// PutSetting stores a service setting.
+func (s *Store) PutSetting(ctx context.Context, key, value string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO service_settings (key, value) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
 }

@@ -575,5 +575,11 @@ CREATE TABLE agent_keys (
   FOREIGN KEY (workspace_id, agent_id) REFERENCES agents (workspace_id, id)
 );
 
+-- Service-wide settings the service makes for itself (the generated apikey).
+CREATE TABLE service_settings (
+  key text PRIMARY KEY,
+  value text NOT NULL
+);
+
 -- +goose Down
 SELECT 'down migrations are not supported: restore from backup';

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/store"
+)
+
+// badInput is a usage error: exit 2, nothing written.
+type badInput struct{ msg string }
+
+func (b badInput) Error() string { return b.msg }
+
+func bad(format string, args ...any) error { return badInput{fmt.Sprintf(format, args...)} }
+
+// grants collects repeated --grant feature=level flags.
+type grants map[string]string
+
+func (g grants) String() string { return fmt.Sprint(map[string]string(g)) }
+func (g grants) Set(s string) error {
+	f, l, err := store.ParseGrant(s)
+	if err != nil {
+		return err
+	}
+	g[f] = l
+	return nil
+}
+
+// adminCommand is one `workspaced admin` command: it declares its flags, then runs with the
+// store and returns the JSON object to print.
+type adminCommand struct {
+	usage string
+	flags func(fs *flag.FlagSet) func(ctx context.Context, s *store.Store) (any, error)
+}
+
+var adminCommands = map[string]adminCommand{
+	"create-workspace": {"--name N", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		name := fs.String("name", "", "workspace name")
+		return func(ctx context.Context, s *store.Store) (any, error) {
+			if strings.TrimSpace(*name) == "" {
+				return nil, bad("--name is required")
+			}
+			id, err := s.CreateWorkspace(ctx, *name)
+			return map[string]string{"workspace_id": id}, err
+		}
+	}},
+	"add-member": {"--workspace W --email E [--name N] [--role admin|member] [--grant crm=full]... [--password P] [--status active|invited|suspended]",
+		func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+			ws, email, name := fs.String("workspace", "", "workspace id"), fs.String("email", "", "email"), fs.String("name", "", "display name")
+			role, status, password := fs.String("role", "member", "admin or member"), fs.String("status", "active", "active, invited or suspended"), fs.String("password", "", "password for the login page")
+			g := grants{}
+			fs.Var(g, "grant", "feature=level, repeatable (features: crm, hr, finance, metrics, competitors, agents; levels: none, read, full)")
+			return func(ctx context.Context, s *store.Store) (any, error) {
+				if err := checkUUID("--workspace", *ws); err != nil {
+					return nil, err
+				}
+				if !strings.Contains(*email, "@") {
+					return nil, bad("--email must be an email address")
+				}
+				if err := checkMember(*role, *status); err != nil {
+					return nil, err
+				}
+				hash, err := hashIfSet(*password)
+				if err != nil {
+					return nil, err
+				}
+				id, err := s.AddMember(ctx, store.Member{WorkspaceID: *ws, Email: *email, Name: *name, Role: *role,
+					Status: *status, Grants: g, PasswordHash: hash})
+				return map[string]string{"user_id": id}, err
+			}
+		}},
+	"set-member": {"--user U [--role admin|member] [--grant crm=full]... [--status active|invited|suspended] [--password P]",
+		func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+			user, role, status, password := fs.String("user", "", "user id"), fs.String("role", "", "admin or member"), fs.String("status", "", "active, invited or suspended"), fs.String("password", "", "new password")
+			g := grants{}
+			fs.Var(g, "grant", "feature=level, repeatable")
+			return func(ctx context.Context, s *store.Store) (any, error) {
+				if err := checkUUID("--user", *user); err != nil {
+					return nil, err
+				}
+				if err := checkMember(*role, *status); err != nil {
+					return nil, err
+				}
+				hash, err := hashIfSet(*password)
+				if err != nil {
+					return nil, err
+				}
+				err = s.SetMember(ctx, *user, store.Member{Role: *role, Status: *status, Grants: g, PasswordHash: hash})
+				return map[string]string{"user_id": *user}, err
+			}
+		}},
+	"create-agent": {"--workspace W --name N [--grant crm=full]...", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		ws, name := fs.String("workspace", "", "workspace id"), fs.String("name", "", "agent name")
+		g := grants{}
+		fs.Var(g, "grant", "feature=level, repeatable")
+		return func(ctx context.Context, s *store.Store) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			if strings.TrimSpace(*name) == "" {
+				return nil, bad("--name is required")
+			}
+			return s.CreateAgent(ctx, *ws, *name, g)
+		}
+	}},
+	"revoke-agent-key": {"--key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		id := fs.String("key-id", "", "agent key id")
+		return func(ctx context.Context, s *store.Store) (any, error) {
+			if err := checkUUID("--key-id", *id); err != nil {
+				return nil, err
+			}
+			return map[string]bool{"revoked": true}, s.RevokeAgentKey(ctx, *id)
+		}
+	}},
+	"grant-credits": {"--workspace W --amount N", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		ws, amount := fs.String("workspace", "", "workspace id"), fs.Int64("amount", 0, "credits to add (positive)")
+		return func(ctx context.Context, s *store.Store) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			if *amount <= 0 {
+				return nil, bad("--amount must be a positive whole number")
+			}
+			balance, err := s.GrantCredits(ctx, *ws, *amount)
+			return map[string]int64{"balance": balance}, err
+		}
+	}},
+	"seed-demo": {"", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		return func(ctx context.Context, s *store.Store) (any, error) {
+			return s.SeedDemo(ctx, oauth.HashPassword)
+		}
+	}},
+}
+
+func checkUUID(flagName, v string) error {
+	if len(v) != 36 || strings.Count(v, "-") != 4 {
+		return bad("%s must be a uuid", flagName)
+	}
+	return nil
+}
+
+func checkMember(role, status string) error {
+	if role != "" && role != "admin" && role != "member" {
+		return bad("--role must be admin or member")
+	}
+	if status != "" && status != "active" && status != "invited" && status != "suspended" {
+		return bad("--status must be active, invited or suspended")
+	}
+	return nil
+}
+
+func hashIfSet(password string) (string, error) {
+	if password == "" {
+		return "", nil
+	}
+	h, err := oauth.HashPassword(password)
+	if err != nil {
+		return "", bad("--password: %v", err)
+	}
+	return h, nil
+}
+
+// admin runs `workspaced admin <command> [flags]`.
+func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || adminCommands[args[0]].flags == nil {
+		fmt.Fprintln(stderr, "usage: workspaced admin <command> [flags]; commands:")
+		for name, c := range adminCommands {
+			fmt.Fprintf(stderr, "  %s %s\n", name, c.usage)
+		}
+		return 2
+	}
+	name, cmd := args[0], adminCommands[args[0]]
+	fs := flag.NewFlagSet("admin "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	do := cmd.flags(fs)
+	cfgFlags := flag.NewFlagSet("config", flag.ContinueOnError)
+	cfgFlags.SetOutput(io.Discard)
+	cfg, err := parseConfig(cfgFlags, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "PostgreSQL URL (default $DATABASE_URL)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "admin %s: unexpected argument %q\n", name, fs.Arg(0))
+		return 2
+	}
+	s, closeDB, err := openDatabase(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer closeDB()
+	out, err := do(ctx, s)
+	if err != nil {
+		var b badInput
+		var e *store.Error
+		switch {
+		case errors.As(err, &b):
+			fmt.Fprintf(stderr, "admin %s: %s\n", name, b.msg)
+			return 2
+		case errors.As(err, &e) && e.Status < 500:
+			fmt.Fprintf(stderr, "admin %s: %s\n", name, e.Message)
+			return 2
+		}
+		fmt.Fprintf(stderr, "admin %s: %v\n", name, err)
+		return 1
+	}
+	_ = json.NewEncoder(stdout).Encode(out)
+	return 0
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+)
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+func migrate(ctx context.Context, args []string) int {
+	cfg, err := parseConfig(flag.NewFlagSet("migrate", flag.ContinueOnError), args)
+	if err != nil {
+		return 2
+	}
+	log := newLogger(os.Stderr, cfg.LogLevel)
+	_, closeDB, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		log.Error("migrate", "err", err)
+		return 1
+	}
+	defer closeDB()
+	fmt.Println(`{"migrated": true}`)
+	return 0
+}
+
+// openDatabase connects to DATABASE_URL, or starts the private PostgreSQL under the data
+// folder, and migrates. The returned func closes the pool and stops a private server.
+func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, func(), error) {
+	dsn, stopPG := cfg.DatabaseURL, func() {}
+	if dsn == "" {
+		var err error
+		dsn, stopPG, err = startPrivatePostgres(ctx, cfg.DataDir, log)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	s, err := store.Open(ctx, dsn)
+	if err != nil {
+		stopPG()
+		return nil, nil, err
+	}
+	if err := s.Migrate(ctx, log); err != nil {
+		s.Close()
+		stopPG()
+		return nil, nil, err
+	}
+	return s, func() { s.Close(); stopPG() }, nil
+}
+
+// server is the whole process: every surface on one router.
+type server struct {
+	cfg     config
+	log     *slog.Logger
+	store   *store.Store
+	apiKey  string
+	metrics *httpMetrics
+	reg     *prometheus.Registry
+}
+
+func serve(ctx context.Context, args []string) int {
+	cfg, err := parseConfig(flag.NewFlagSet("serve", flag.ContinueOnError), args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	log := newLogger(os.Stderr, cfg.LogLevel)
+	if err := runServer(ctx, cfg, log, os.Stdout); err != nil {
+		log.Error("server stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// runServer serves until ctx ends, then shuts down gracefully.
+func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writer) error {
+	started := time.Now()
+	s, closeDB, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	apiKey := cfg.APIKey
+	if apiKey == "" {
+		if apiKey, err = s.Setting(ctx, "apikey", func() string { k, _ := store.NewSecret("pk_"); return k[:27] }); err != nil {
+			return err
+		}
+	}
+	srv := &server{cfg: cfg, log: log, store: s, apiKey: apiKey, reg: prometheus.NewRegistry()}
+	srv.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv.metrics = newHTTPMetrics(srv.reg)
+
+	handler, background, err := srv.routes(ctx)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return err
+	}
+	httpServer := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
+	for _, run := range background {
+		go run(bgCtx)
+	}
+	if cfg.DatabaseURL == "" {
+		if err := srv.printDemo(ctx, banner, started); err != nil {
+			return err
+		}
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL)
+	errc := make(chan error, 1)
+	go func() { errc <- httpServer.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// routes mounts every surface and returns the background loops to run.
+func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Context), error) {
+	scopes := restapi.Scopes()
+	agentKeys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
+	})
+	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: agentKeys}, 30*time.Second)
+	background := []func(context.Context){
+		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
+	}
+	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log})
+
+	r := chi.NewRouter()
+	r.Use(restapi.RequestID, srv.accessLog)
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		restapi.WriteJSON(w, 200, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := srv.store.Ping(ctx); err != nil {
+			restapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+			return
+		}
+		restapi.WriteJSON(w, 200, map[string]string{"status": "ready"})
+	})
+	r.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
+	r.Mount("/v1", api.Handler())
+	return r, background, nil
+}
+
+// accessLog logs one line per request with its id, never the query string (it may hold
+// the apikey) nor any header, and feeds the request metrics.
+func (srv *server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rw := &statusWriter{ResponseWriter: w, status: 200}
+		next.ServeHTTP(rw, r)
+		route := chi.RouteContext(r.Context()).RoutePattern()
+		if route == "" {
+			route = "unmatched"
+		}
+		srv.metrics.observe(route, r.Method, rw.status, time.Since(start))
+		srv.log.Info("request", "request_id", restapi.RequestIDFrom(r.Context()), "method", r.Method,
+			"path", r.URL.Path, "route", route, "status", rw.status, "duration_ms", time.Since(start).Milliseconds())
+	})
+}
+
+// statusWriter remembers the status; Unwrap keeps http.ResponseController (flush for
+// streaming MCP responses) working through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int)        { w.status = code; w.ResponseWriter.WriteHeader(code) }
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// httpMetrics are request counts and latency by route and status.
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workspaced_http_requests_total",
+			Help: "HTTP requests by route, method and status."}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "workspaced_http_request_duration_seconds",
+			Help: "HTTP request latency by route and status.", Buckets: prometheus.DefBuckets}, []string{"route", "status"}),
+	}
+	reg.MustRegister(m.requests, m.latency)
+	return m
+}
+
+func (m *httpMetrics) observe(route, method string, status int, d time.Duration) {
+	s := fmt.Sprint(status)
+	m.requests.WithLabelValues(route, method, s).Inc()
+	m.latency.WithLabelValues(route, s).Observe(d.Seconds())
+}
+
+// printDemo seeds the demo workspace on the first zero-config start and prints how to call
+// the service; later starts print the same demo from the database's settings.
+func (srv *server) printDemo(ctx context.Context, w io.Writer, started time.Time) error {
+	demo, err := srv.demo(ctx)
+	if err != nil {
+		return err
+	}
+	u := srv.cfg.PublicURL
+	fmt.Fprintf(w, `
+workspaced is running (ready in %s) with a private PostgreSQL in %s
+
+  URL            %s
+  apikey         %s
+  demo admin     %s / %s   (sign in at %s/oauth/authorize)
+  demo agent key %s
+
+  curl -H 'apikey: %s' -H 'Authorization: Bearer %s' %s/v1/me
+
+  MCP client config:
+  {"mcpServers": {"workspaced": {"url": "%s/mcp", "headers": {"Authorization": "Bearer %s"}}}}
+
+`, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, demo.AdminEmail, demo.AdminPassword, u,
+		demo.AgentKey, srv.apiKey, demo.AgentKey, u, u, demo.AgentKey)
+	return nil
+}

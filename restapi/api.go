@@ -1,0 +1,88 @@
+package restapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Config is what the REST API needs; cmd builds it.
+type Config struct {
+	Store  *store.Store
+	Auth   Authenticator
+	APIKey string // the public routing key every request carries (spec 5.1)
+	Logger *slog.Logger
+}
+
+// API is the REST adapter over the operation layer, mounted at /v1.
+type API struct {
+	cfg Config
+	ops *Ops
+}
+
+// New builds the REST API.
+func New(cfg Config) *API {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &API{cfg: cfg, ops: NewOps(cfg.Store)}
+}
+
+// Ops returns the operation layer, for the MCP server.
+func (a *API) Ops() *Ops { return a.ops }
+
+// Handler serves the API; mount it at /v1 (paths below are relative to it).
+func (a *API) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(RequestID)
+	r.Group(func(r chi.Router) {
+		r.Use(a.authenticate)
+		r.Get("/me", a.handle(a.me))
+	})
+	r.NotFound(a.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return store.Errorf(http.StatusNotFound, "unknown_resource", "no such resource %q; see /v1/openapi.json for the catalogue", r.URL.Path)
+	}))
+	return r
+}
+
+// handle adapts a handler that returns an error to the one error renderer.
+func (a *API) handle(h func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			WriteError(w, r, a.cfg.Logger, err)
+		}
+	}
+}
+
+// authenticate enforces the apikey and bearer rules (spec 5.1, decisions.md 3 step 1).
+func (a *API) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !APIKeyValid(r, a.cfg.APIKey) {
+			WriteError(w, r, a.cfg.Logger, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown"))
+			return
+		}
+		bearer := BearerToken(r)
+		if bearer == "" {
+			WriteError(w, r, a.cfg.Logger, store.Unauthorized("send Authorization: Bearer <access token or agent key>"))
+			return
+		}
+		p, err := a.cfg.Auth.Authenticate(r.Context(), bearer)
+		if err != nil {
+			WriteError(w, r, a.cfg.Logger, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+	})
+}
+
+func (a *API) me(w http.ResponseWriter, r *http.Request) error {
+	body, err := a.ops.Me(r.Context(), PrincipalFrom(r.Context()))
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"data": body})
+	return nil
+}

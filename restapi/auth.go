@@ -1,0 +1,133 @@
+package restapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Authenticator resolves a bearer credential to a principal. It returns a store.Error with
+// code unauthorized when the credential is missing, malformed, unknown, expired, revoked,
+// or its user is not active. cmd fills it with agent keys and oauth's access tokens.
+type Authenticator interface {
+	Authenticate(ctx context.Context, bearer string) (*store.Principal, error)
+}
+
+// AuthenticatorFunc adapts a function.
+type AuthenticatorFunc func(ctx context.Context, bearer string) (*store.Principal, error)
+
+// Authenticate calls f.
+func (f AuthenticatorFunc) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
+	return f(ctx, bearer)
+}
+
+// Prefixed dispatches a credential to the authenticator for its prefix (kagt_, svc_at_).
+type Prefixed map[string]Authenticator
+
+// Authenticate implements Authenticator.
+func (p Prefixed) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
+	for prefix, a := range p {
+		if strings.HasPrefix(bearer, prefix) {
+			return a.Authenticate(ctx, bearer)
+		}
+	}
+	return nil, store.Unauthorized("the bearer credential is not an access token or agent key")
+}
+
+// Cache remembers resolved credentials briefly so a request costs no credential query.
+// Revocations flush it at once through PostgreSQL LISTEN/NOTIFY (store.ListenRevocations,
+// shared by every process); while that listener is down, entries live one second, so a
+// revocation is never visible later than that.
+type Cache struct {
+	inner Authenticator
+	ttl   time.Duration
+
+	mu        sync.Mutex
+	entries   map[[32]byte]cacheEntry
+	listening bool
+}
+
+type cacheEntry struct {
+	p       *store.Principal
+	expires time.Time
+}
+
+// NewCache wraps inner with a cache whose entries live ttl while revocations are being
+// listened to.
+func NewCache(inner Authenticator, ttl time.Duration) *Cache {
+	return &Cache{inner: inner, ttl: ttl, entries: map[[32]byte]cacheEntry{}}
+}
+
+// Authenticate implements Authenticator.
+func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
+	key := sha256.Sum256([]byte(bearer))
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.p, nil
+	}
+	p, err := c.inner.Authenticate(ctx, bearer)
+	if err != nil {
+		return nil, err
+	}
+	ttl := time.Second
+	c.mu.Lock()
+	if c.listening {
+		ttl = c.ttl
+	}
+	exp := now.Add(ttl)
+	if p.Credential.ExpiresAt != nil && p.Credential.ExpiresAt.Before(exp) {
+		exp = *p.Credential.ExpiresAt
+	}
+	if len(c.entries) > 100_000 {
+		c.entries = map[[32]byte]cacheEntry{} // bound memory under a flood of distinct tokens
+	}
+	c.entries[key] = cacheEntry{p: p, expires: exp}
+	c.mu.Unlock()
+	return p, nil
+}
+
+// Flush drops every cached credential; payloads are coarse on purpose (revocations are
+// rare, and a flush costs one query per active credential).
+func (c *Cache) Flush(string) {
+	c.mu.Lock()
+	c.entries = map[[32]byte]cacheEntry{}
+	c.mu.Unlock()
+}
+
+// SetListening records whether revocation notifications are arriving.
+func (c *Cache) SetListening(on bool) {
+	c.mu.Lock()
+	c.listening = on
+	if !on {
+		c.entries = map[[32]byte]cacheEntry{}
+	}
+	c.mu.Unlock()
+}
+
+// APIKeyValid reports whether r carries the public routing key (decisions.md 7): the
+// apikey header, or the apikey query parameter for clients that cannot add headers.
+func APIKeyValid(r *http.Request, want string) bool {
+	got := r.Header.Get("apikey")
+	if got == "" {
+		got = r.URL.Query().Get("apikey")
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// BearerToken returns the credential of an Authorization: Bearer header, or "".
+func BearerToken(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}

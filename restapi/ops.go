@@ -1,0 +1,71 @@
+package restapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Ops is the operation layer REST and MCP share: every gate is checked here, so the two
+// transports can never disagree.
+type Ops struct {
+	store *store.Store
+}
+
+// NewOps builds the operation layer over a store.
+func NewOps(s *store.Store) *Ops { return &Ops{store: s} }
+
+// MeResult is the body of GET /me (decisions.md 4).
+type MeResult struct {
+	User       MeUser       `json:"user"`
+	Workspace  MeWorkspace  `json:"workspace"`
+	Scopes     []string     `json:"scopes"`
+	Credential MeCredential `json:"credential"`
+}
+
+// MeUser is the member (or agent user) behind the credential.
+type MeUser struct {
+	ID          string            `json:"id"`
+	Email       string            `json:"email"`
+	DisplayName string            `json:"display_name"`
+	Role        string            `json:"role"`
+	IsAgent     bool              `json:"is_agent"`
+	Grants      map[string]string `json:"grants"`
+}
+
+// MeWorkspace names the credential's workspace.
+type MeWorkspace struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// MeCredential says what was presented.
+type MeCredential struct {
+	Type      string     `json:"type"`
+	ClientID  string     `json:"client_id,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// Me returns what the credential resolves to; it touches no resource.
+func (o *Ops) Me(ctx context.Context, p *store.Principal) (*MeResult, error) {
+	name, err := o.store.WorkspaceName(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	grants := map[string]string{}
+	for _, f := range store.FeatureNames {
+		grants[f] = p.Grant(f)
+	}
+	scopes := p.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	return &MeResult{
+		User: MeUser{ID: p.UserID, Email: p.Email, DisplayName: p.DisplayName, Role: p.Role, IsAgent: p.IsAgent,
+			Grants: grants},
+		Workspace:  MeWorkspace{ID: p.WorkspaceID, Name: name},
+		Scopes:     scopes,
+		Credential: MeCredential{Type: p.Credential.Type, ClientID: p.Credential.ClientID, ExpiresAt: p.Credential.ExpiresAt},
+	}, nil
+}
