@@ -110,6 +110,9 @@ func TestStartStopReuse(t *testing.T) {
 	if listen != "127.0.0.1" || db != Database || !strings.Contains(sockets, dir) {
 		t.Errorf("listen_addresses %q, unix_socket_directories %q, database %q; want 127.0.0.1, a folder in %s, %s", listen, sockets, db, dir, Database)
 	}
+	if _, err := Start(ctx, dir, nil); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("second Start on a running folder: err %v, want in use", err)
+	}
 	conn.Close(ctx)
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
@@ -128,23 +131,26 @@ func TestStartStopReuse(t *testing.T) {
 	}
 }
 
-func TestFolderInUse(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	start(t, dir)
-	_, err := Start(context.Background(), dir, nil)
-	if err == nil || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("second Start on a running folder: err %v, want in use", err)
-	}
-}
-
-// TestAfterCrash covers the two ways a run can end without Stop: the owning process dies
-// (its lock goes, postgres goes on: an orphan), and postgres is killed (a stale
-// postmaster.pid). The data folder's path is long enough that the socket must live in /tmp.
+// TestAfterCrash covers the ways a run can end without Stop: Start is cut short (during
+// initdb), the owning process dies (its lock goes, postgres goes on: an orphan), and
+// postgres is killed (a stale postmaster.pid). Each time the next Start must work. The data
+// folder's path is long enough that the socket must live in /tmp.
 func TestAfterCrash(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), strings.Repeat("long-folder-name-", 6))
+
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if s, err := Start(short, dir, nil); err == nil {
+		s.Stop()
+		t.Log("Start finished within 300ms; nothing was cut short")
+	}
+	waitGone(t, dir)
+	if _, err := os.Stat(filepath.Join(dir, "postgres")); err == nil {
+		t.Error("a cancelled first Start left a cluster folder")
+	}
+
 	s := start(t, dir)
 	if !strings.HasPrefix(s.socketDir, os.TempDir()+"/pglaunch-") {
 		t.Errorf("socket folder %s, want one under %s for a %d-byte path", s.socketDir, os.TempDir(), len(dir))
@@ -206,21 +212,4 @@ func waitGone(t testing.TB, dir string) {
 			t.Fatalf("processes still run in %s", dir)
 		}
 	}
-}
-
-// TestCancelledStart: a Start cut short leaves no server and no half-made cluster behind.
-func TestCancelledStart(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	if s, err := Start(ctx, dir, nil); err == nil {
-		s.Stop()
-		t.Skip("Start finished within 300ms; nothing to cut short")
-	}
-	waitGone(t, dir)
-	if _, err := os.Stat(filepath.Join(dir, "postgres")); err == nil {
-		t.Error("a cancelled first Start left a cluster folder")
-	}
-	start(t, dir)
 }
