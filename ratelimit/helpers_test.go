@@ -1,0 +1,55 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// testRedisURL is the Redis the tests use: REDIS_TEST_URL, or the one every developer
+// machine and CI runs on loopback.
+func testRedisURL() string {
+	if u := os.Getenv("REDIS_TEST_URL"); u != "" {
+		return u
+	}
+	return "redis://127.0.0.1:6379/0"
+}
+
+// downRedisURL points at a closed port: connections are refused at once.
+const downRedisURL = "redis://127.0.0.1:1/0"
+
+// redisPrefix checks that the test Redis answers and returns a key prefix no other test
+// or run uses, deleting its keys when the test ends. It fails rather than skips: the
+// Redis tests are the point of the package.
+func redisPrefix(tb testing.TB) string {
+	tb.Helper()
+	opt, err := redis.ParseURL(testRedisURL())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		tb.Fatalf("test Redis at %s: %v (start it, see the brief, or set REDIS_TEST_URL)", testRedisURL(), err)
+	}
+	prefix := fmt.Sprintf("test:ratelimit:%s:%d:%d", strings.ReplaceAll(tb.Name(), "/", "."), os.Getpid(), time.Now().UnixNano())
+	tb.Cleanup(func() {
+		defer c.Close()
+		ctx := context.Background()
+		iter := c.Scan(ctx, 0, prefix+":*", 100).Iterator()
+		for iter.Next(ctx) {
+			c.Del(ctx, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			tb.Errorf("cleaning %s: %v", prefix, err)
+		}
+	})
+	return prefix
+}

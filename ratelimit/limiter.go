@@ -1,0 +1,459 @@
+package ratelimit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+	"github.com/sethvargo/go-limiter"
+	"github.com/sethvargo/go-limiter/memorystore"
+)
+
+// Names of the per-IP buckets the service uses; TakeIP accepts any name configured in
+// Config.IPBudgets.
+const (
+	// BucketAuthFail counts requests that failed authentication, so token guessing from
+	// one address is throttled.
+	BucketAuthFail = "authfail"
+	// BucketRegister counts dynamic client registrations (RFC 7591), 20 per hour per IP.
+	BucketRegister = "register"
+)
+
+// DefaultKeyPrefix starts the Redis keys when Config.KeyPrefix is empty.
+const DefaultKeyPrefix = "workspaced:ratelimit"
+
+// Budget is a number of takes allowed per fixed window.
+type Budget struct {
+	Tokens   uint64
+	Interval time.Duration
+}
+
+// DefaultIPBudgets returns the per-IP budgets used when Config.IPBudgets is nil: 30 failed
+// authentications a minute and 20 registrations an hour. It returns a new map each call
+// so callers may change it.
+func DefaultIPBudgets() map[string]Budget {
+	return map[string]Budget{
+		BucketAuthFail: {Tokens: 30, Interval: time.Minute},
+		BucketRegister: {Tokens: 20, Interval: time.Hour},
+	}
+}
+
+// Config configures a Limiter. cmd/workspaced builds it from the environment; the package
+// reads no environment itself.
+type Config struct {
+	// PerCredential is the budget of each access token or agent key per Interval;
+	// 0 means the spec's 60.
+	PerCredential uint64
+	// PerWorkspace is the budget shared by all credentials of a workspace per Interval;
+	// 0 means the spec's 600.
+	PerWorkspace uint64
+	// Interval is the window of both budgets; 0 means one minute.
+	Interval time.Duration
+
+	// IPBudgets names the per-IP buckets TakeIP accepts; nil means DefaultIPBudgets().
+	IPBudgets map[string]Budget
+
+	// RedisURL selects the store: empty keeps counts in this process's memory; a
+	// redis:// or rediss:// URL keeps them in Redis, shared by every process using it.
+	RedisURL string
+	// KeyPrefix starts every Redis key; empty means DefaultKeyPrefix. Processes that
+	// should share budgets must use the same prefix.
+	KeyPrefix string
+
+	// FailOpen decides requests when the store fails (Redis unreachable, timing out):
+	// true allows them, keeping the API up at the cost of unenforced limits; false denies
+	// them, keeping limits at the cost of availability. Either way the failure is logged
+	// and counted, never silent.
+	FailOpen bool
+
+	// Logger receives store failures, once per burst of them; nil discards.
+	Logger *slog.Logger
+	// Registerer receives the workspaced_ratelimit_store_errors_total counter; nil
+	// leaves it unregistered. It is passed in, not the global registry, so tests and
+	// several Limiters in one process do not collide.
+	Registerer prometheus.Registerer
+}
+
+// Limiter applies the service's budgets. It is safe for concurrent use; REST, MCP and
+// OAuth registration share one.
+type Limiter struct {
+	cred, ws   limiter.Store
+	ip         map[string]limiter.Store // read-only after New
+	credLimit  uint64
+	wsLimit    uint64
+	interval   time.Duration
+	ipBudgets  map[string]Budget
+	client     *redis.Client // nil for the memory store
+	failOpen   bool
+	policy     string
+	log        *slog.Logger
+	storeErrs  prometheus.Counter
+	errGate    errorGate
+	now        func() time.Time
+	closed     atomic.Bool
+	closeOnce  sync.Once
+	closeError error
+}
+
+// New returns a Limiter for cfg. With a RedisURL it builds a client but does not contact
+// Redis: a service whose Redis is down starts and applies its failure policy.
+func New(cfg Config) (*Limiter, error) {
+	l := &Limiter{
+		credLimit: orDefault(cfg.PerCredential, 60),
+		wsLimit:   orDefault(cfg.PerWorkspace, 600),
+		interval:  cfg.Interval,
+		ipBudgets: cfg.IPBudgets,
+		failOpen:  cfg.FailOpen,
+		policy:    "closed",
+		log:       cfg.Logger,
+		now:       time.Now,
+		ip:        map[string]limiter.Store{},
+	}
+	if l.interval == 0 {
+		l.interval = time.Minute
+	}
+	if l.interval < time.Millisecond {
+		return nil, fmt.Errorf("ratelimit: interval %v is shorter than a millisecond", l.interval)
+	}
+	if l.ipBudgets == nil {
+		l.ipBudgets = DefaultIPBudgets()
+	}
+	if l.failOpen {
+		l.policy = "open"
+	}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "workspaced_ratelimit_store_errors_total",
+		Help: "Rate-limit store failures, by the failure policy that decided the request (open: allowed, closed: denied).",
+	}, []string{"policy"})
+	if cfg.Registerer != nil {
+		if err := cfg.Registerer.Register(errs); err != nil {
+			// A second Limiter on the same registry (two listeners, a test) shares the
+			// first one's counter instead of failing.
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, fmt.Errorf("ratelimit: register metrics: %w", err)
+			}
+			vec, ok := are.ExistingCollector.(*prometheus.CounterVec)
+			if !ok {
+				return nil, fmt.Errorf("ratelimit: register metrics: %w", err)
+			}
+			errs = vec
+		}
+	}
+	l.storeErrs = errs.WithLabelValues(l.policy)
+
+	newStore, err := l.storeMaker(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if l.cred, err = newStore("cred", Budget{l.credLimit, l.interval}); err != nil {
+		return nil, l.abort(err)
+	}
+	if l.ws, err = newStore("ws", Budget{l.wsLimit, l.interval}); err != nil {
+		return nil, l.abort(err)
+	}
+	for name, b := range l.ipBudgets {
+		if name == "" || b.Tokens == 0 || b.Interval < time.Millisecond {
+			return nil, l.abort(fmt.Errorf("ratelimit: IP budget %q needs a name, tokens and an interval of at least 1ms", name))
+		}
+		if l.ip[name], err = newStore("ip:"+name, b); err != nil {
+			return nil, l.abort(err)
+		}
+	}
+	return l, nil
+}
+
+func orDefault(v, def uint64) uint64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// storeMaker returns a function that builds one store per budget, in memory or over one
+// shared Redis client.
+func (l *Limiter) storeMaker(cfg Config) (func(name string, b Budget) (limiter.Store, error), error) {
+	if cfg.RedisURL == "" {
+		return func(_ string, b Budget) (limiter.Store, error) {
+			return memorystore.New(&memorystore.Config{Tokens: b.Tokens, Interval: b.Interval})
+		}, nil
+	}
+	opt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("ratelimit: REDIS_URL: %w", err)
+	}
+	// A rate limiter sits in front of every request: a slow or down Redis must fail fast
+	// into the failure policy rather than stall requests for go-redis's 5 s defaults.
+	// Values given in the URL win.
+	if opt.DialTimeout == 0 {
+		opt.DialTimeout = time.Second
+	}
+	if opt.ReadTimeout == 0 {
+		opt.ReadTimeout = 500 * time.Millisecond
+	}
+	if opt.WriteTimeout == 0 {
+		opt.WriteTimeout = 500 * time.Millisecond
+	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = 1
+	}
+	// go-redis dials 5 times 100 ms apart by default, per command attempt: 0.8 s per
+	// request with Redis down. One dial per attempt; the pool retries in the background.
+	if opt.DialerRetries == 0 {
+		opt.DialerRetries = 1
+	}
+	l.client = redis.NewClient(opt)
+	prefix := cfg.KeyPrefix
+	if prefix == "" {
+		prefix = DefaultKeyPrefix
+	}
+	return func(name string, b Budget) (limiter.Store, error) {
+		return NewRedisStore(RedisStoreConfig{
+			Client:   l.client,
+			Tokens:   b.Tokens,
+			Interval: b.Interval,
+			Prefix:   prefix + ":" + name,
+		})
+	}, nil
+}
+
+// abort releases what New built before it failed.
+func (l *Limiter) abort(err error) error {
+	_ = l.Close()
+	return err
+}
+
+// Decision is one request's outcome against its budgets. For Take it describes the
+// tighter of the credential and workspace budgets, which is the one a client must pace
+// itself by.
+type Decision struct {
+	// Allowed reports whether the request may proceed; false means answer 429.
+	Allowed bool
+	// Limit is the size of the budget described.
+	Limit uint64
+	// Remaining is the number of requests left in that budget's window.
+	Remaining uint64
+	// Reset is when that budget's window ends.
+	Reset time.Time
+	// Degraded reports whether the store failed and Config.FailOpen decided the request,
+	// so Remaining (0) and Reset (one interval from now) are guesses.
+	Degraded bool
+}
+
+// Take charges one request to the credential's budget and then, if that allowed it, to
+// the workspace's. A request the credential budget denies is not charged to the
+// workspace, so one runaway credential cannot exhaust its workspace's budget for the
+// others. A request the workspace budget denies has already spent a credential token:
+// go-limiter stores have no atomic refund, and the charge errs on the side of the limit.
+//
+// credentialKey identifies the access token or agent key (its id, or the token itself:
+// it is hashed before it reaches the store, so no bearer secret lands in Redis);
+// workspaceKey is the workspace id.
+//
+// Store failures never surface as errors: the failure policy decides them, and Take logs
+// and counts them. Take returns an error only for an empty key or a closed Limiter
+// (limiter.ErrStopped); the Decision then denies.
+func (l *Limiter) Take(ctx context.Context, credentialKey, workspaceKey string) (Decision, error) {
+	if l.closed.Load() {
+		return Decision{}, limiter.ErrStopped
+	}
+	if credentialKey == "" || workspaceKey == "" {
+		return Decision{}, errors.New("ratelimit: empty credential or workspace key")
+	}
+	cred, err := take(ctx, l.cred, "c:"+hashKey(credentialKey))
+	if err != nil {
+		return l.storeFailed(err, "credential", min(l.credLimit, l.wsLimit)), nil
+	}
+	if !cred.Allowed {
+		return cred, nil
+	}
+	ws, err := take(ctx, l.ws, "w:"+workspaceKey)
+	if err != nil {
+		return l.storeFailed(err, "workspace", min(l.credLimit, l.wsLimit)), nil
+	}
+	if !ws.Allowed {
+		return ws, nil
+	}
+	return tighter(cred, ws), nil
+}
+
+// TakeIP charges one event to ip's budget in the named bucket (BucketAuthFail,
+// BucketRegister or another name in Config.IPBudgets). IPv6 addresses are counted per
+// /64, the block one subscriber usually holds, so an attacker cannot rotate addresses
+// within it; an invalid (zero) address, such as a Unix-socket peer, shares one budget.
+//
+// Store failures follow the failure policy as in Take; TakeIP returns an error only for
+// an unknown bucket or a closed Limiter, and the Decision then denies.
+func (l *Limiter) TakeIP(ctx context.Context, bucket string, ip netip.Addr) (Decision, error) {
+	if l.closed.Load() {
+		return Decision{}, limiter.ErrStopped
+	}
+	store, ok := l.ip[bucket]
+	if !ok {
+		return Decision{}, fmt.Errorf("ratelimit: unknown IP bucket %q", bucket)
+	}
+	d, err := take(ctx, store, ipKey(ip))
+	if err != nil {
+		return l.storeFailed(err, "ip:"+bucket, l.ipBudgets[bucket].Tokens), nil
+	}
+	return d, nil
+}
+
+// Close releases the stores and the Redis client. Later calls to Take and TakeIP return
+// limiter.ErrStopped.
+func (l *Limiter) Close() error {
+	l.closeOnce.Do(func() {
+		l.closed.Store(true)
+		ctx := context.Background()
+		var errs []error
+		for _, s := range []limiter.Store{l.cred, l.ws} {
+			if s != nil {
+				errs = append(errs, s.Close(ctx))
+			}
+		}
+		for _, s := range l.ip {
+			errs = append(errs, s.Close(ctx))
+		}
+		if l.client != nil {
+			errs = append(errs, l.client.Close())
+		}
+		l.closeError = errors.Join(errs...)
+	})
+	return l.closeError
+}
+
+func take(ctx context.Context, s limiter.Store, key string) (Decision, error) {
+	tokens, remaining, reset, ok, err := s.Take(ctx, key)
+	if err != nil {
+		return Decision{}, err
+	}
+	return Decision{Allowed: ok, Limit: tokens, Remaining: remaining, Reset: time.Unix(0, int64(reset))}, nil
+}
+
+// tighter returns the decision with fewer requests left; on a tie, the smaller budget,
+// then the later reset, so a client pacing by it never overruns the other.
+func tighter(a, b Decision) Decision {
+	switch {
+	case a.Remaining != b.Remaining:
+		if a.Remaining < b.Remaining {
+			return a
+		}
+		return b
+	case a.Limit != b.Limit:
+		if a.Limit < b.Limit {
+			return a
+		}
+		return b
+	case b.Reset.After(a.Reset):
+		return b
+	default:
+		return a
+	}
+}
+
+// hashKey keeps credential secrets out of the store (go-limiter's Store docs ask callers
+// to hash identifying keys). 128 bits of SHA-256 is ample to avoid collisions.
+func hashKey(k string) string {
+	sum := sha256.Sum256([]byte(k))
+	return hex.EncodeToString(sum[:16])
+}
+
+func ipKey(ip netip.Addr) string {
+	ip = ip.Unmap().WithZone("")
+	switch {
+	case !ip.IsValid():
+		return "unknown"
+	case ip.Is6():
+		return netip.PrefixFrom(ip, 64).Masked().String()
+	default:
+		return ip.String()
+	}
+}
+
+// storeFailed applies the failure policy to a request the store could not decide.
+func (l *Limiter) storeFailed(err error, budget string, limit uint64) Decision {
+	l.storeErrs.Inc()
+	if log, suppressed := l.errGate.note(l.now()); log {
+		l.log.Error("rate-limit store failed; failure policy decides requests",
+			slog.String("policy", l.policy),
+			slog.Bool("allowed", l.failOpen),
+			slog.String("budget", budget),
+			slog.Int("suppressed", suppressed),
+			slog.Any("err", err))
+	}
+	return Decision{
+		Allowed:   l.failOpen,
+		Limit:     limit,
+		Remaining: 0,
+		Reset:     l.now().Add(l.interval),
+		Degraded:  true,
+	}
+}
+
+// errorGate logs the first store failure of a burst and then at most one a minute while
+// failures go on, so an outage logs a handful of lines, not one per request. The counter
+// still counts every failure.
+type errorGate struct {
+	mu         sync.Mutex
+	lastErr    time.Time
+	lastLog    time.Time
+	suppressed int
+}
+
+const (
+	// burstGap is the quiet time after which the next failure starts a new burst.
+	burstGap = 30 * time.Second
+	// relogEvery is how often a continuing burst is logged again, with the count of
+	// failures left unlogged since.
+	relogEvery = time.Minute
+)
+
+// note records a failure at now and reports whether to log it, with the number of
+// failures left unlogged before it.
+func (g *errorGate) note(now time.Time) (log bool, suppressed int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lastErr.IsZero() || now.Sub(g.lastErr) >= burstGap || now.Sub(g.lastLog) >= relogEvery {
+		log, suppressed = true, g.suppressed
+		g.suppressed = 0
+		g.lastLog = now
+	} else {
+		g.suppressed++
+	}
+	g.lastErr = now
+	return log, suppressed
+}
+
+// SetHeaders writes the spec's rate-limit headers (decisions.md section 5):
+// X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset in Unix seconds, rounded
+// up so a client waiting until then is never early, and on a denial Retry-After: 60, the
+// fixed value spec section 7 gives (go-limiter's httplimit writes a date instead).
+func (d Decision) SetHeaders(h http.Header) {
+	h.Set("X-RateLimit-Limit", strconv.FormatUint(d.Limit, 10))
+	h.Set("X-RateLimit-Remaining", strconv.FormatUint(d.Remaining, 10))
+	reset := d.Reset.Unix()
+	if d.Reset.Nanosecond() > 0 {
+		reset++
+	}
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	if !d.Allowed {
+		h.Set("Retry-After", "60")
+	} else {
+		h.Del("Retry-After")
+	}
+}
