@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // NormalizeDomain returns s as the bare hostname a lookup is keyed by: lowercased,
 // with any scheme, path, query, fragment, port and trailing dot removed, and
-// "www." kept as given. The result must be a DNS hostname with at least one dot:
+// "www." kept as given. An internationalised name becomes its ASCII (punycode)
+// form. The result must be a DNS hostname with at least one dot:
 // labels of 1-63 characters from a-z, 0-9 and '-', not starting or ending with
 // '-', at most 253 characters in all, and a top-level label that is not all
 // digits. IP literals, userinfo ("user@host") and anything else return an error
@@ -40,6 +43,15 @@ func NormalizeDomain(s string) (string, error) {
 		}
 	}
 	d = strings.TrimSuffix(d, ".")
+	if !isASCII(d) {
+		// UTS #46 / RFC 5891: an internationalised name is looked up by its
+		// A-label form (bücher.de -> xn--bcher-kva.de).
+		a, err := idna.Lookup.ToASCII(d)
+		if err != nil {
+			return "", invalidDomain(s, "invalid internationalised name")
+		}
+		d = strings.TrimSuffix(a, ".")
+	}
 	if _, err := netip.ParseAddr(d); err == nil {
 		return "", invalidDomain(s, "IP literal")
 	}
@@ -51,6 +63,15 @@ func NormalizeDomain(s string) (string, error) {
 
 func invalidDomain(s, reason string) error {
 	return fmt.Errorf("%w: %q: %s", ErrInvalidDomain, s, reason)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // validScheme reports whether s is a URL scheme (RFC 3986 section 3.1).

@@ -29,6 +29,8 @@ func TestNormalizeDomain(t *testing.T) {
 		{name: "www kept with scheme", in: "https://WWW.Example.com/", want: "www.example.com"},
 		{name: "hyphen and digits inside labels", in: "my-co2.example-9.io", want: "my-co2.example-9.io"},
 		{name: "punycode label", in: "xn--bcher-kva.de", want: "xn--bcher-kva.de"},
+		{name: "internationalised name to punycode", in: "https://Bücher.DE/shop", want: "xn--bcher-kva.de"},
+		{name: "internationalised name with www", in: "www.münchen.de", want: "www.xn--mnchen-3ya.de"},
 		{name: "63-character label", in: long63 + ".com", want: long63 + ".com"},
 		{name: "numeric non-top labels", in: "123.example.com", want: "123.example.com"},
 		{name: "253 characters", in: strings.Repeat(long63+".", 3) + strings.Repeat("b", 61), want: strings.Repeat(long63+".", 3) + strings.Repeat("b", 61)},
@@ -63,6 +65,8 @@ func TestNormalizeDomain(t *testing.T) {
 		{name: "fails because javascript URL", in: "javascript:alert(1)"},
 		{name: "fails because bad scheme", in: "1http://example.com"},
 		{name: "fails because percent-encoding", in: "exa%6dple.com"},
+		{name: "fails because of a character IDNA disallows", in: "a\u0000\u00fc.com"},
+		{name: "fails because an internationalised name has no dot", in: "bücher"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
