@@ -1,0 +1,174 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+)
+
+// handler runs one tool: rate limit, arguments to an Op, the operation layer, and the
+// result or the REST error as a tool error.
+func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		p := restapi.PrincipalFrom(ctx)
+		if p == nil {
+			// Handler always authenticates first; reaching here is a wiring fault.
+			return nil, errors.New("mcp: tool call without an authenticated principal")
+		}
+		if err := s.takeRate(ctx, p); err != nil {
+			return s.toolError(ctx, err), nil
+		}
+		raw := req.Params.RawArguments
+		if len(raw) == 0 {
+			var err error
+			if raw, err = json.Marshal(req.Params.Arguments); err != nil {
+				return s.toolError(ctx, store.BadRequest("arguments are not JSON: %v", err)), nil
+			}
+		}
+		op, err := toOp(sp, raw)
+		if err != nil {
+			return s.toolError(ctx, err), nil
+		}
+		res, err := s.cfg.Ops.Do(ctx, p, op)
+		if err != nil {
+			return s.toolError(ctx, err), nil
+		}
+		return toolResult(sp.kind, res)
+	}
+}
+
+// takeRate charges the call to the credential's and workspace's budgets, the ones REST
+// calls are charged to (decisions.md 5).
+func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
+	if s.cfg.Limiter == nil {
+		return nil
+	}
+	d, err := s.cfg.Limiter.Take(ctx, p.Credential.ID, p.WorkspaceID)
+	if err != nil {
+		return store.Internal(err)
+	}
+	if !d.Allowed {
+		return &store.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+			Message: fmt.Sprintf("rate limit of %d requests a minute reached for this credential or workspace; "+
+				"retry after 60 seconds", d.Limit)}
+	}
+	return nil
+}
+
+// toOp turns tool arguments (as sent, so large numbers keep their digits) into the
+// operation REST would run for the same request.
+func toOp(sp toolSpec, raw json.RawMessage) (Op, error) {
+	op := Op{Kind: sp.kind, Resource: sp.resource}
+	if sp.kind == KindMe {
+		return op, nil
+	}
+	var err error
+	args := map[string]json.RawMessage{}
+	if string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return op, store.BadRequest("arguments must be a JSON object")
+		}
+	}
+	switch sp.kind {
+	case KindList:
+		op.Query = url.Values{}
+		for k, v := range args {
+			op.Query.Set(k, queryValue(v))
+		}
+	case KindGet:
+		if op.ID, err = idArgument(args, true); err != nil {
+			return op, err
+		}
+	case KindUpdate:
+		if op.ID, err = idArgument(args, sp.resource.Access != restapi.Singleton); err != nil {
+			return op, err
+		}
+		delete(args, "id")
+		op.Body, _ = json.Marshal(args)
+	case KindCreate, KindDetach:
+		op.Body = raw
+		if string(raw) == "null" {
+			op.Body = json.RawMessage("{}")
+		}
+	}
+	return op, nil
+}
+
+// queryValue writes a JSON argument as REST's query string carries it: strings bare,
+// booleans and numbers as written, anything else as its JSON text (which REST refuses
+// with a message naming the expected type).
+func queryValue(v json.RawMessage) string {
+	var str string
+	if json.Unmarshal(v, &str) == nil {
+		return str
+	}
+	return string(v)
+}
+
+func idArgument(args map[string]json.RawMessage, required bool) (string, error) {
+	v, ok := args["id"]
+	if !ok {
+		if required {
+			return "", &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+				Message: "id is required: the uuid of the record", Fields: []store.FieldError{{Field: "id", Problem: "required"}}}
+		}
+		return "", nil
+	}
+	var id string
+	if err := json.Unmarshal(v, &id); err != nil {
+		return "", &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+			Message: "id must be a uuid string", Fields: []store.FieldError{{Field: "id", Problem: "not a uuid"}}}
+	}
+	return id, nil
+}
+
+// toolResult returns REST's data as structured content and the same JSON as text
+// (decisions.md 8). Lists keep next_cursor beside data, since structured content is an
+// object and paging needs it.
+func toolResult(kind Kind, res *Result) (*mcpgo.CallToolResult, error) {
+	var structured any = res.Data
+	if kind == KindList {
+		structured = listBody{Data: res.Data, NextCursor: res.NextCursor}
+	}
+	text, err := json.Marshal(structured)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode result: %w", err)
+	}
+	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
+		StructuredContent: json.RawMessage(text)}, nil
+}
+
+type listBody struct {
+	Data       any     `json:"data"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// toolErrorBody is the spec's REST error envelope (service-spec.md 7), carried as the text
+// of a tool error so a model sees the same code and message a REST client would.
+type toolErrorBody struct {
+	Error     string             `json:"error"`
+	Message   string             `json:"message"`
+	RequestID string             `json:"request_id"`
+	Fields    []store.FieldError `json:"fields,omitempty"`
+}
+
+// toolError renders err as a tool error (isError true). Causes of 5xx are logged with the
+// request id and never shown.
+func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult {
+	e := store.AsError(err)
+	id := restapi.RequestIDFrom(ctx)
+	if e.Status >= 500 {
+		s.log.ErrorContext(ctx, "tool call failed", "request_id", id, "code", e.Code, "err", e.Err)
+	}
+	text, _ := json.Marshal(toolErrorBody{Error: e.Code, Message: e.Message, RequestID: id, Fields: e.Fields})
+	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
+}

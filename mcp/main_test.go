@@ -1,0 +1,224 @@
+package mcp_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+// tokenPrefix marks the test's own bearer tokens, which stand for OAuth access tokens
+// with chosen scopes.
+const tokenPrefix = "tok_"
+
+// env is the MCP server over the package database, mounted as cmd mounts it, with agent
+// keys authenticated through the server's own cache and test tokens mapped to principals.
+type env struct {
+	t      testing.TB
+	store  *store.Store
+	srv    *httptest.Server
+	mcp    *mcp.Server
+	mu     sync.Mutex
+	tokens map[string]*store.Principal
+}
+
+// envOption adjusts the server's Config before it is built.
+type envOption func(*mcp.Config)
+
+func newEnv(t testing.TB, opts ...envOption) *env {
+	t.Helper()
+	s := storetest.New(t)
+	e := &env{t: t, store: s, tokens: map[string]*store.Principal{}}
+	scopes := restapi.Scopes()
+	keys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+		return s.AgentKeyPrincipal(ctx, bearer, scopes)
+	})
+	tokens := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if p, ok := e.tokens[bearer]; ok {
+			return p, nil
+		}
+		return nil, store.Unauthorized("unknown test token")
+	})
+	auth := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: keys, tokenPrefix: tokens}, 30*time.Second)
+
+	mux := http.NewServeMux()
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(e.srv.Close)
+	cfg := mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: newTestOps(s)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := mcp.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mcp = srv
+	mux.Handle(mcp.Path, srv.Handler())
+	for _, p := range mcp.MetadataPaths {
+		mux.Handle(p, srv.MetadataHandler())
+	}
+	return e
+}
+
+// token returns a bearer standing for an access token of p.
+func (e *env) token(p *store.Principal) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	tok := tokenPrefix + hex.EncodeToString(b[:])
+	e.mu.Lock()
+	e.tokens[tok] = p
+	e.mu.Unlock()
+	return tok
+}
+
+// client connects mcp-go's own Streamable HTTP client with bearer; version "" lets it
+// negotiate (the stateless 2026-07-28 core), an older one forces the initialize handshake.
+func (e *env) client(t testing.TB, bearer, version string) *client.Client {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(e.srv.URL+mcp.Path,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = version
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "workspaced-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c
+}
+
+// toolNames lists the names of tools/list.
+func toolNames(t testing.TB, c *client.Client) []string {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// call calls a tool and returns its result.
+func call(t testing.TB, c *client.Client, name string, args map[string]any) *mcpgo.CallToolResult {
+	t.Helper()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
+}
+
+// wantOK asserts a successful result whose text is the JSON of its structured content,
+// and returns the structured content.
+func wantOK(t testing.TB, res *mcpgo.CallToolResult) map[string]any {
+	t.Helper()
+	text := resultText(t, res)
+	if res.IsError {
+		t.Fatalf("tool error: %s", text)
+	}
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		t.Fatalf("text is not a JSON object: %s", text)
+	}
+	raw := res.RawStructuredContent
+	if len(raw) == 0 {
+		raw, _ = json.Marshal(res.StructuredContent)
+	}
+	var structured map[string]any
+	if err := json.Unmarshal(raw, &structured); err != nil {
+		t.Fatalf("structured content %s: %v", raw, err)
+	}
+	a, _ := json.Marshal(fromText)
+	b, _ := json.Marshal(structured)
+	if string(a) != string(b) {
+		t.Fatalf("text %s differs from structured content %s", a, b)
+	}
+	return structured
+}
+
+// wantToolError asserts a tool error carrying the REST code and a request id.
+func wantToolError(t testing.TB, res *mcpgo.CallToolResult, code string) map[string]any {
+	t.Helper()
+	text := resultText(t, res)
+	if !res.IsError {
+		t.Fatalf("want tool error %s, got success %s", code, text)
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(text), &body); err != nil {
+		t.Fatalf("tool error text is not JSON: %s", text)
+	}
+	if body["error"] != code {
+		t.Fatalf("want error %s, got %s", code, text)
+	}
+	if msg, _ := body["message"].(string); msg == "" {
+		t.Fatalf("tool error without a message: %s", text)
+	}
+	if id, _ := body["request_id"].(string); id == "" {
+		t.Fatalf("tool error without a request_id: %s", text)
+	}
+	return body
+}
+
+func resultText(t testing.TB, res *mcpgo.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("want one content item, got %d", len(res.Content))
+	}
+	tc, ok := mcpgo.AsTextContent(res.Content[0])
+	if !ok {
+		t.Fatalf("content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// post sends a raw HTTP request to the server and returns status, headers and body.
+func (e *env) post(t testing.TB, method, path, body string, headers ...string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, raw
+}

@@ -1,0 +1,266 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/agencyos/workspaced/ratelimit"
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+)
+
+// Path is where the MCP endpoint is mounted (decisions.md 1).
+const Path = "/mcp"
+
+// Limiter charges a request to the per-credential and per-workspace budgets; the
+// *ratelimit.Limiter REST uses satisfies it, so tool calls and REST calls share budgets
+// (decisions.md 5).
+type Limiter interface {
+	Take(ctx context.Context, credentialKey, workspaceKey string) (ratelimit.Decision, error)
+}
+
+// Config is what the MCP server needs; cmd builds it.
+type Config struct {
+	// PublicURL is the origin clients reach, without a trailing slash; it is also the
+	// authorization server's issuer. The MCP URL is PublicURL + "/mcp".
+	PublicURL string
+	// Auth resolves bearer credentials (access tokens and agent keys), the same
+	// authenticator REST uses.
+	Auth restapi.Authenticator
+	// Ops runs the tools' operations.
+	Ops Operations
+	// Limiter, when set, charges every tool call to the caller's budgets.
+	Limiter Limiter
+	// Logger receives causes of internal errors; nil discards.
+	Logger *slog.Logger
+}
+
+// Protocol versions served: 2025-06-18 (the first with MCP-Protocol-Version and
+// structured tool output) through the stateless 2026-07-28.
+var protocolVersions = []string{mcpgo.ProtocolVersion20260728, mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618}
+
+const instructions = `Tools read and write one agency workspace (CRM, tasks, spaces, metrics, finance, HR, docs, automations, directory). ` +
+	`Names are verb_resource: list_, get_, create_, update_ (partial), detach_ (unlink a join record); nothing is ever deleted. ` +
+	`Call me first to see your scopes and feature grants. Lists return {data, next_cursor}: keep calling with cursor=next_cursor until it is null. ` +
+	`Failures are tool errors whose text is JSON {error, message, request_id}; the message says what to change.`
+
+// Server is the MCP tool server.
+type Server struct {
+	cfg      Config
+	resource string // the MCP URL, the RFC 9728 resource identifier
+	specs    map[string]toolSpec
+	tools    []mcpgo.Tool // in catalogue order
+	http     http.Handler
+	log      *slog.Logger
+}
+
+// New builds the server and its tools from restapi.Catalog.
+func New(cfg Config) (*Server, error) {
+	if cfg.Auth == nil || cfg.Ops == nil {
+		return nil, errors.New("mcp: Config needs Auth and Ops")
+	}
+	origin, err := url.Parse(cfg.PublicURL)
+	if err != nil || origin.Scheme == "" || origin.Host == "" {
+		return nil, fmt.Errorf("mcp: PublicURL %q is not an absolute URL", cfg.PublicURL)
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	s := &Server{cfg: cfg, resource: cfg.PublicURL + Path, specs: map[string]toolSpec{}, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	specs, err := buildTools(restapi.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	m := server.NewMCPServer("workspaced", "1.0.0",
+		server.WithToolCapabilities(false),
+		server.WithInstructions(instructions),
+		server.WithRecovery(),
+		server.WithToolFilter(s.visibleTools),
+	)
+	for _, sp := range specs {
+		s.specs[sp.tool.Name] = sp
+		s.tools = append(s.tools, sp.tool)
+		m.AddTool(sp.tool, s.handler(sp))
+	}
+	s.http = server.NewStreamableHTTPServer(m,
+		// Stateless: no session is kept, so any process can answer any request and no
+		// sticky sessions are needed behind a load balancer.
+		server.WithStateLess(true),
+		// Nothing is ever pushed to clients, so no standalone GET stream is offered (405).
+		server.WithDisableStreaming(true),
+		server.WithStreamableHTTPProtocolVersions(protocolVersions...),
+		// The DNS-rebinding guard refuses a non-localhost Host on a loopback connection,
+		// which is exactly a reverse proxy on the same machine forwarding PUBLIC_URL's
+		// host. It protects servers reached without credentials; ours requires a bearer
+		// on every request, so it stays on only while PUBLIC_URL is itself loopback.
+		server.WithDisableLocalhostProtection(!loopbackHost(origin.Hostname())),
+		server.WithStreamableHTTPLogger(s.log),
+	)
+	return s, nil
+}
+
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// Resource returns the MCP URL, which is the RFC 9728 resource identifier.
+func (s *Server) Resource() string { return s.resource }
+
+// Tools returns every tool the server offers, in catalogue order.
+func (s *Server) Tools() []mcpgo.Tool { return append([]mcpgo.Tool(nil), s.tools...) }
+
+// Handler serves the MCP endpoint; mount it at Path. It answers CORS preflights, demands a
+// bearer credential (401 with an RFC 9728 challenge otherwise) and needs no apikey.
+func (s *Server) Handler() http.Handler {
+	return withRequestID(cors(s.authenticate(s.http)))
+}
+
+// withRequestID gives requests a request id unless the router already did.
+func withRequestID(next http.Handler) http.Handler {
+	tagged := restapi.RequestID(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if restapi.RequestIDFrom(r.Context()) != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		tagged.ServeHTTP(w, r)
+	})
+}
+
+// authenticate resolves the bearer credential (decisions.md 3 step 1, 8).
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bearer := restapi.BearerToken(r)
+		if bearer == "" {
+			s.challenge(w, r, "", "send Authorization: Bearer <access token or agent key>; "+
+				"OAuth clients discover the authorization server through the resource_metadata URL")
+			return
+		}
+		p, err := s.cfg.Auth.Authenticate(r.Context(), bearer)
+		if err != nil {
+			if e := store.AsError(err); e.Status != http.StatusUnauthorized {
+				restapi.WriteError(w, r, s.log, e)
+				return
+			}
+			s.challenge(w, r, "invalid_token", store.AsError(err).Message)
+			return
+		}
+		// RFC 8707 and MCP authorization: a token bound to another resource (the REST
+		// API) must not be accepted here.
+		if p.Credential.Resource != "" && !SameResource(p.Credential.Resource, s.resource) {
+			s.challenge(w, r, "invalid_token", fmt.Sprintf("this token was issued for %s; authorize again with resource=%s",
+				p.Credential.Resource, s.resource))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(restapi.WithPrincipal(r.Context(), p)))
+	})
+}
+
+// challenge answers 401 with the spec's envelope and an RFC 6750 section 3 challenge that
+// points to the RFC 9728 metadata (MCP authorization, "Protected Resource Metadata
+// Discovery"). errCode is "" when no credential was presented (RFC 6750 section 3.1).
+func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, message string) {
+	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.MetadataURL(), strings.Join(ChallengeScopes(), " "))
+	if errCode != "" {
+		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
+	}
+	w.Header().Set("WWW-Authenticate", v)
+	restapi.WriteError(w, r, s.log, store.Unauthorized("%s", message))
+}
+
+// headerSafe keeps a description within RFC 6750's quoted-string character set.
+func headerSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// ChallengeScopes are the scopes a person would normally grant an MCP client: the
+// catalogue without enrich:write, which spends credits and is opt-in (decisions.md 8).
+func ChallengeScopes() []string {
+	var out []string
+	for _, sc := range restapi.Scopes() {
+		if sc != "enrich:write" {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// SameResource reports whether two resource URLs are the same after normalising the case
+// of scheme and host and a trailing slash (decisions.md 7).
+func SameResource(a, b string) bool {
+	na, errA := normalResource(a)
+	nb, errB := normalResource(b)
+	return errA == nil && errB == nil && na == nb
+}
+
+func normalResource(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("not an absolute URL: %q", s)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// cors lets browser-based MCP clients call /mcp (decisions.md 8). Credentials travel in the
+// Authorization header, never in cookies, so any origin may call.
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id, X-Request-Id")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, "+
+				"Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id")
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// visibleTools keeps the tools the caller's scopes allow (decisions.md 8: tools/list shows
+// only those). mcp-go also runs tool filters on tools/call, passing only the called tool
+// (server.ToolFilterFunc); that one is let through so the operation layer, the gate REST
+// uses, refuses it with insufficient_scope: a tool error a model can act on, where the
+// filter would answer a bare "tool not found".
+func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
+	if len(tools) == 1 {
+		return tools
+	}
+	p := restapi.PrincipalFrom(ctx)
+	if p == nil {
+		return nil
+	}
+	out := tools[:0:0]
+	for _, t := range tools {
+		if sc := s.specs[t.Name].scope; sc == "" || restapi.HasScope(p.Scopes, sc) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
