@@ -34,6 +34,13 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Transient rows the demo seed does not make.
+	for _, ws := range []string{da.WorkspaceID, db.WorkspaceID} {
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO credit_holds (workspace_id, amount, domain, expires_at)
+			VALUES ($1, 1, 'held.example', now() + interval '1 minute')`, ws); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Act as the admins, who hold every grant.
 	pa.UserID, pa.Role = da.AdminUserID, "admin"
 	pb.UserID, pb.Role = db.AdminUserID, "admin"

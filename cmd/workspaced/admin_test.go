@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+// cli runs `workspaced admin args...` against the package database.
+func cli(t *testing.T, args ...string) (code int, out map[string]any, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	args = append(args, "--database-url", storetest.DSN(t))
+	code = admin(context.Background(), args, &o, &e)
+	if code == 0 {
+		if err := json.Unmarshal(o.Bytes(), &out); err != nil {
+			t.Fatalf("stdout is not one JSON object: %q", o.String())
+		}
+		if strings.Count(strings.TrimSpace(o.String()), "\n") != 0 {
+			t.Fatalf("stdout has more than one line: %q", o.String())
+		}
+	} else if o.Len() != 0 {
+		t.Fatalf("failed command printed to stdout: %q", o.String())
+	}
+	return code, out, e.String()
+}
+
+func mustCLI(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, out, stderr := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	return out
+}
+
+func count(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := storetest.New(t).Pool().QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestAdminCommands(t *testing.T) {
+	ws := mustCLI(t, "create-workspace", "--name", "Acme Agency")["workspace_id"].(string)
+	user := mustCLI(t, "add-member", "--workspace", ws, "--email", "ana@acme.test", "--name", "Ana",
+		"--role", "member", "--grant", "crm=full", "--grant", "hr=read", "--password", "correct horse")["user_id"].(string)
+	if n := count(t, `SELECT count(*) FROM users WHERE id = $1 AND grants = '{"crm": "full", "hr": "read"}' AND role = 'member'`, user); n != 1 {
+		t.Fatalf("member not stored with its grants")
+	}
+	if n := count(t, `SELECT count(*) FROM user_passwords WHERE user_id = $1 AND hash LIKE '$argon2id$%'`, user); n != 1 {
+		t.Fatalf("password not stored as an argon2id hash")
+	}
+	mustCLI(t, "set-member", "--user", user, "--role", "admin", "--grant", "hr=full", "--status", "suspended")
+	if n := count(t, `SELECT count(*) FROM users WHERE id = $1 AND role = 'admin' AND status = 'suspended' AND grants->>'hr' = 'full' AND grants->>'crm' = 'full'`, user); n != 1 {
+		t.Fatalf("set-member did not apply")
+	}
+	agent := mustCLI(t, "create-agent", "--workspace", ws, "--name", "Scout", "--grant", "crm=read")
+	key, _ := agent["key"].(string)
+	if !strings.HasPrefix(key, "kagt_") || agent["agent_id"] == "" || agent["user_id"] == "" || agent["key_id"] == "" {
+		t.Fatalf("create-agent: %v", agent)
+	}
+	p, err := storetest.New(t).AgentKeyPrincipal(context.Background(), key, restapi.Scopes())
+	if err != nil || p.WorkspaceID != ws || p.Grant("crm") != "read" {
+		t.Fatalf("issued key does not resolve: %v %+v", err, p)
+	}
+	if out := mustCLI(t, "revoke-agent-key", "--key-id", agent["key_id"].(string)); out["revoked"] != true {
+		t.Fatalf("revoke: %v", out)
+	}
+	if _, err := storetest.New(t).AgentKeyPrincipal(context.Background(), key, nil); err == nil {
+		t.Fatal("revoked key still resolves")
+	}
+	if out := mustCLI(t, "grant-credits", "--workspace", ws, "--amount", "25"); out["balance"] != 25.0 {
+		t.Fatalf("grant-credits: %v", out)
+	}
+	if out := mustCLI(t, "grant-credits", "--workspace", ws, "--amount", "5"); out["balance"] != 30.0 {
+		t.Fatalf("grant-credits adds: %v", out)
+	}
+	demo := mustCLI(t, "seed-demo")
+	for _, k := range []string{"workspace_id", "admin_email", "admin_password", "agent_key", "agent_key_id"} {
+		if s, _ := demo[k].(string); s == "" {
+			t.Fatalf("seed-demo lacks %s: %v", k, demo)
+		}
+	}
+}
+
+func TestAdminBadInput(t *testing.T) {
+	ws := mustCLI(t, "create-workspace", "--name", "Bad Input Agency")["workspace_id"].(string)
+	// Counted per workspace and name so tests running beside this one do not disturb it.
+	users := count(t, `SELECT count(*) FROM users WHERE workspace_id = $1`, ws)
+	workspaces := count(t, `SELECT count(*) FROM workspaces WHERE name IN ('x', '  ')`)
+	cases := [][]string{
+		{},
+		{"no-such-command"},
+		{"create-workspace"},
+		{"create-workspace", "--name", "  "},
+		{"create-workspace", "--name", "x", "extra"},
+		{"create-workspace", "--bogus-flag"},
+		{"add-member", "--workspace", ws},
+		{"add-member", "--workspace", "not-a-uuid", "--email", "a@b.test"},
+		{"add-member", "--workspace", ws, "--email", "a@b.test", "--role", "owner"},
+		{"add-member", "--workspace", ws, "--email", "a@b.test", "--grant", "crm=admin"},
+		{"add-member", "--workspace", ws, "--email", "a@b.test", "--grant", "payroll=full"},
+		{"add-member", "--workspace", ws, "--email", "a@b.test", "--status", "gone"},
+		{"add-member", "--workspace", ws, "--email", "a@b.test", "--password", "short"},
+		{"add-member", "--workspace", "00000000-0000-0000-0000-000000000000", "--email", "ghost@b.test"},
+		{"set-member", "--user", "00000000-0000-0000-0000-000000000000", "--role", "admin"},
+		{"set-member", "--user", "nope"},
+		{"create-agent", "--workspace", ws},
+		{"revoke-agent-key", "--key-id", "00000000-0000-0000-0000-000000000000"},
+		{"grant-credits", "--workspace", ws, "--amount", "0"},
+		{"grant-credits", "--workspace", ws, "--amount", "-5"},
+		{"grant-credits", "--workspace", ws, "--amount", "lots"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, stderr := cli(t, args...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if strings.TrimSpace(stderr) == "" {
+				t.Fatal("no message on stderr")
+			}
+		})
+	}
+	// Duplicate emails are bad input too.
+	mustCLI(t, "add-member", "--workspace", ws, "--email", "dup@b.test")
+	users++
+	if code, _, _ := cli(t, "add-member", "--workspace", ws, "--email", "DUP@b.test"); code != 2 {
+		t.Fatalf("duplicate email: exit %d", code)
+	}
+	if got := count(t, `SELECT count(*) FROM users WHERE workspace_id = $1`, ws); got != users {
+		t.Fatalf("bad input wrote users: %d, want %d", got, users)
+	}
+	if got := count(t, `SELECT count(*) FROM workspaces WHERE name IN ('x', '  ')`); got != workspaces {
+		t.Fatalf("bad input wrote workspaces: %d, want %d", got, workspaces)
+	}
+}
