@@ -1,0 +1,216 @@
+package oauth
+
+// Client ID Metadata Documents (MCP authorization 2025-11-25, "Client ID Metadata
+// Documents"; draft-ietf-oauth-client-id-metadata-document): a client_id that is an https
+// URL names a JSON document, served by the client, that describes it. The authorization
+// server fetches it instead of requiring registration (decisions.md 8).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limits of decisions.md 8.
+const (
+	cimdTimeout  = 5 * time.Second
+	cimdMaxBytes = 5 << 10
+	cimdCacheTTL = 10 * time.Minute
+	cimdMaxCache = 1000
+)
+
+// ErrClientMetadata is wrapped by every failure to obtain a usable metadata document; the
+// message says what is wrong with it, for the error page a user sees.
+var ErrClientMetadata = errors.New("client metadata document")
+
+// MetadataClient is a client described by its metadata document. Such clients are public
+// and always unverified.
+type MetadataClient struct {
+	ClientID     string
+	Name         string
+	RedirectURIs []string
+	Scope        string // "" when the document names none
+	LogoURI      string
+	ClientURI    string
+}
+
+// cimdDocument is the part of the document (RFC 7591 section 2 client metadata) used here.
+type cimdDocument struct {
+	ClientID                string   `json:"client_id"`
+	ClientName              string   `json:"client_name"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	Scope                   string   `json:"scope"`
+	LogoURI                 string   `json:"logo_uri"`
+	ClientURI               string   `json:"client_uri"`
+}
+
+// MetadataDocuments fetches and caches client metadata documents. It is safe for
+// concurrent use.
+type MetadataDocuments struct {
+	client  *http.Client
+	timeout time.Duration
+	now     func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]cimdEntry
+}
+
+type cimdEntry struct {
+	c       *MetadataClient
+	expires time.Time
+}
+
+// NewMetadataDocuments fetches through transport, which must refuse non-public addresses
+// (cmd passes enrich.Guard's transport; tests allow their loopback server explicitly).
+// Redirects are not followed: the document must live at the client_id itself.
+func NewMetadataDocuments(transport http.RoundTripper) *MetadataDocuments {
+	return &MetadataDocuments{
+		client: &http.Client{Transport: transport,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		timeout: cimdTimeout,
+		now:     time.Now,
+		cache:   map[string]cimdEntry{},
+	}
+}
+
+// IsMetadataURL reports whether clientID is to be resolved as a metadata document: an
+// https URL with a path, no fragment, no user information and no dot segments (the
+// draft's section 3 requirements on the client identifier URL).
+func IsMetadataURL(clientID string) bool {
+	u, err := url.Parse(clientID)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" || u.RawFragment != "" ||
+		strings.Contains(clientID, "#") {
+		return false
+	}
+	if u.Path == "" || u.Path == "/" {
+		return false
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// Client returns the client clientID describes, from the cache or by fetching the
+// document. It returns an error wrapping ErrClientMetadata when the URL is not a valid
+// client identifier, the fetch fails, times out or exceeds 5 KB, or the document is not
+// valid for this client_id.
+func (m *MetadataDocuments) Client(ctx context.Context, clientID string) (*MetadataClient, error) {
+	if !IsMetadataURL(clientID) {
+		return nil, fmt.Errorf("%w: client_id %q is not an https URL with a path", ErrClientMetadata, clientID)
+	}
+	now := m.now()
+	m.mu.Lock()
+	e, ok := m.cache[clientID]
+	m.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.c, nil
+	}
+	c, err := m.fetch(ctx, clientID)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if len(m.cache) >= cimdMaxCache {
+		m.cache = map[string]cimdEntry{} // bound memory against many distinct client ids
+	}
+	m.cache[clientID] = cimdEntry{c: c, expires: now.Add(cimdCacheTTL)}
+	m.mu.Unlock()
+	return c, nil
+}
+
+func (m *MetadataDocuments) fetch(ctx context.Context, clientID string) (*MetadataClient, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, clientID, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrClientMetadata, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := m.client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: fetching %s took longer than %s", ErrClientMetadata, clientID, m.timeout)
+		}
+		return nil, fmt.Errorf("%w: fetching %s: %w", ErrClientMetadata, clientID, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: %s answered %d", ErrClientMetadata, clientID, res.StatusCode)
+	}
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+		return nil, fmt.Errorf("%w: %s is %q, not JSON", ErrClientMetadata, clientID, mt)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, cimdMaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrClientMetadata, clientID, err)
+	}
+	if len(body) > cimdMaxBytes {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrClientMetadata, clientID, cimdMaxBytes)
+	}
+	var doc cimdDocument
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("%w: %s is not a JSON object: %v", ErrClientMetadata, clientID, err)
+	}
+	return validateDocument(clientID, doc)
+}
+
+// validateDocument applies the draft's section 4 rules: the document names itself, is for a
+// public client, and lists the redirect URIs that will be enforced.
+func validateDocument(clientID string, doc cimdDocument) (*MetadataClient, error) {
+	bad := func(format string, args ...any) (*MetadataClient, error) {
+		return nil, fmt.Errorf("%w: %s: %s", ErrClientMetadata, clientID, fmt.Sprintf(format, args...))
+	}
+	// Simple string comparison, no normalisation.
+	if doc.ClientID != clientID {
+		return bad("its client_id %q is not its own URL", doc.ClientID)
+	}
+	switch doc.TokenEndpointAuthMethod {
+	case "", "none":
+	default:
+		return bad("token_endpoint_auth_method %q: only public clients (none) are supported", doc.TokenEndpointAuthMethod)
+	}
+	if len(doc.RedirectURIs) == 0 {
+		return bad("redirect_uris is required")
+	}
+	for _, u := range doc.RedirectURIs {
+		p, err := url.Parse(u)
+		if err != nil || p.Scheme == "" || p.Fragment != "" || strings.Contains(u, "#") {
+			return bad("redirect_uri %q is not an absolute URI without a fragment", u)
+		}
+	}
+	if len(doc.GrantTypes) > 0 && !slices.Contains(doc.GrantTypes, "authorization_code") {
+		return bad("grant_types must include authorization_code")
+	}
+	if len(doc.ResponseTypes) > 0 && !slices.Contains(doc.ResponseTypes, "code") {
+		return bad("response_types must include code")
+	}
+	name := doc.ClientName
+	if name == "" {
+		name = clientID
+	}
+	return &MetadataClient{ClientID: clientID, Name: name, RedirectURIs: doc.RedirectURIs, Scope: doc.Scope,
+		LogoURI: httpsOnly(doc.LogoURI), ClientURI: httpsOnly(doc.ClientURI)}, nil
+}
+
+// httpsOnly drops a logo or home page that is not https (spec 4.3.7 for registered clients).
+func httpsOnly(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Scheme == "https" && u.Host != "" {
+		return s
+	}
+	return ""
+}
