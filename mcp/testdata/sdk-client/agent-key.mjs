@@ -1,0 +1,31 @@
+// The official MCP TypeScript SDK with an agent key in the Authorization header (the
+// "headers" form of docs/mcp.md), started by mcp/sdk_test.go. It calls the tools named in
+// CALLS (a JSON array of {name, arguments}) and prints one JSON line with the tool names and
+// each call's result. The SDK validates every structuredContent against the tool's
+// outputSchema, so a schema that does not describe real results fails here.
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const url = new URL(process.env.MCP_URL);
+const calls = JSON.parse(process.env.CALLS || '[]');
+const transport = new StreamableHTTPClientTransport(url, {
+  requestInit: { headers: { Authorization: `Bearer ${process.env.AGENT_KEY}` } },
+});
+const client = new Client({ name: 'workspaced-sdk-agent-key', version: '1.0.0' });
+
+try {
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const results = [];
+  for (const c of calls) {
+    const r = await client.callTool({ name: c.name, arguments: c.arguments ?? {} });
+    results.push({ name: c.name, isError: !!r.isError, structuredContent: r.structuredContent ?? null, text: r.content?.[0]?.text });
+  }
+  process.stdout.write(JSON.stringify({ protocol: transport.protocolVersion, tools: tools.map((t) => t.name), results }) + '\n');
+  await client.close();
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`${err.stack || err}\n`);
+  process.exit(1);
+}
