@@ -38,6 +38,7 @@ type env struct {
 	store  *store.Store
 	srv    *httptest.Server
 	router routers.Router
+	api    *restapi.API
 	tokens sync.Map // token -> *store.Principal
 }
 
@@ -58,10 +59,10 @@ func newEnv(t testing.TB) *env {
 	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: keys}, 30*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	go s.ListenRevocations(ctx, cache.Flush, cache.SetListening)
-	api := restapi.New(restapi.Config{Store: s, APIKey: testAPIKey,
+	e.api = restapi.New(restapi.Config{Store: s, APIKey: testAPIKey,
 		Auth: restapi.Prefixed{store.PrefixAgentKey: cache, testTokenPrefix: tokens}})
 	mux := http.NewServeMux()
-	mux.Handle("/v1/", http.StripPrefix("/v1", api.Handler()))
+	mux.Handle("/v1/", http.StripPrefix("/v1", e.api.Handler()))
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(func() { e.srv.Close(); cancel() })
 	e.router = openAPIRouter(t, e.srv.URL+"/v1")
@@ -313,4 +314,3 @@ func ids(recs []map[string]any) map[string]bool {
 	}
 	return out
 }
-

@@ -112,55 +112,10 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, par
 	if limit < 1 || limit > MaxLimit {
 		return nil, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %d", MaxLimit, DefaultLimit, limit)
 	}
-	var where []string
-	var args []any
-	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
-		v, ok := params.Filters[f.Name]
-		if !ok {
-			continue
-		}
-		if _, err := checkFilter(r, f.Name, v); err != nil {
-			return nil, err
-		}
-		if f.Name == "entity_type" { // comments and activity on deals also need crm
-			if err := checkFeature(p, entityFeature(r, v), false, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
-				return nil, err
-			}
-		}
-		args = append(args, v)
-		where = append(where, ident(f.Name)+" = "+param(len(args), f.Type))
+	sql, args, key, err := o.listQuery(ctx, p, r, params, limit)
+	if err != nil {
+		return nil, err
 	}
-	for name := range params.Filters {
-		if f := r.Field(name); f == nil || !f.Filter {
-			return nil, unknownParam(r, name)
-		}
-	}
-	var key []byte
-	if r.Paged {
-		if key, err = o.key(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if params.Cursor != "" {
-		if !r.Paged {
-			return nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
-		}
-		pos, err := decodeCursor(key, r.Name, params.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, pos.createdAt, pos.id.String())
-		where = append(where, fmt.Sprintf(`("created_at", "id") < ($%d::timestamptz, $%d::text::uuid)`, len(args)-1, len(args)))
-	}
-	fetch := limit
-	if r.Paged {
-		fetch++ // one more row than asked tells whether there is a next page
-	}
-	sql := "SELECT x.created_at, x.id::text, row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table)
-	if len(where) > 0 {
-		sql += " WHERE " + strings.Join(where, " AND ")
-	}
-	sql += ` ORDER BY "created_at" DESC, "id" DESC LIMIT ` + strconv.Itoa(fetch) + `) x ORDER BY x.created_at DESC, x.id DESC`
 
 	var buf bytes.Buffer
 	buf.WriteByte('[')
@@ -198,6 +153,61 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, par
 		page.NextCursor = &c
 	}
 	return page, nil
+}
+
+// listQuery builds a list statement from the catalogue: typed exact-match filters as
+// parameters, the keyset condition of the cursor, newest first, one row more than the
+// limit on paged resources. It returns the cursor key for the next page's cursor.
+func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams, limit int) (sql string, args []any, key []byte, err error) {
+	var where []string
+	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
+		v, ok := params.Filters[f.Name]
+		if !ok {
+			continue
+		}
+		if _, err := checkFilter(r, f.Name, v); err != nil {
+			return "", nil, nil, err
+		}
+		if f.Name == "entity_type" { // comments and activity on deals also need crm
+			if err := checkFeature(p, entityFeature(r, v), false, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
+				return "", nil, nil, err
+			}
+		}
+		args = append(args, v)
+		where = append(where, ident(f.Name)+" = "+param(len(args), f.Type))
+	}
+	for name := range params.Filters {
+		if f := r.Field(name); f == nil || !f.Filter {
+			return "", nil, nil, unknownParam(r, name)
+		}
+	}
+	if r.Paged {
+		if key, err = o.key(ctx); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	if params.Cursor != "" {
+		if !r.Paged {
+			return "", nil, nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
+		}
+		pos, err := decodeCursor(key, r.Name, params.Cursor)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		args = append(args, pos.createdAt, pos.id.String())
+		where = append(where, fmt.Sprintf(`("created_at", "id") < ($%d::timestamptz, $%d::text::uuid)`, len(args)-1, len(args)))
+	}
+	fetch := limit
+	if r.Paged {
+		fetch++ // one more row than asked tells whether there is a next page
+	}
+	sql = "SELECT x.created_at, x.id::text, row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table)
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	sql += ` ORDER BY "created_at" DESC, "id" DESC LIMIT ` + strconv.Itoa(fetch) + `) x ORDER BY x.created_at DESC, x.id DESC`
+
+	return sql, args, key, nil
 }
 
 // Get returns one record by id as the actor sees it. Errors: unknown_resource,

@@ -36,7 +36,7 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		WriteJSON(w, http.StatusOK, page)
+		writePage(w, page)
 		return nil
 	case http.MethodPost:
 		if !res.CanCreate() && !res.CanDetach() {
@@ -124,6 +124,22 @@ func writeData(w http.ResponseWriter, status int, data json.RawMessage, err erro
 	body = append(body, "}\n"...)
 	writeRaw(w, status, body)
 	return nil
+}
+
+// writePage writes the list envelope around the page's JSON as PostgreSQL made it (no
+// re-encoding: encoding/json would re-scan every record of a RawMessage).
+func writePage(w http.ResponseWriter, page *Page) {
+	body := make([]byte, 0, len(page.Data)+120)
+	body = append(body, `{"data":`...)
+	body = append(body, page.Data...)
+	body = append(body, `,"next_cursor":`...)
+	if page.NextCursor == nil {
+		body = append(body, "null"...)
+	} else {
+		body = strconv.AppendQuote(body, *page.NextCursor) // base64url: nothing to escape
+	}
+	body = append(body, "}\n"...)
+	writeRaw(w, http.StatusOK, body)
 }
 
 // readBody reads at most MaxBody bytes (decisions.md 4: larger bodies are a 400).
