@@ -190,20 +190,6 @@ func BenchmarkListDeals50Deep(b *testing.B) {
 			}
 		}
 	})
-	// The first page through a parameterised statement, as the cursor's is: PostgreSQL
-	// plans statements with parameters per execution (custom plans); one without
-	// parameters is planned once.
-	var pipeline string
-	if err := w.e.store.Pool().QueryRow(ctx, `SELECT id::text FROM pipelines WHERE workspace_id = $1`, w.admin.WorkspaceID).Scan(&pipeline); err != nil {
-		b.Fatal(err)
-	}
-	b.Run("ops first page with a parameter", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50, Filters: map[string]string{"pipeline_id": pipeline}}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 	b.Run("ops page at depth 99900", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50, Cursor: cursor}); err != nil {
