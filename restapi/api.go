@@ -15,12 +15,18 @@ type Config struct {
 	Auth   Authenticator
 	APIKey string // the public routing key every request carries (spec 5.1)
 	Logger *slog.Logger
+	// Enricher serves POST /enrich; nil answers 503 "enrichment is not configured".
+	Enricher Enricher
+	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
+	// every process of a deployment accepts the others' cursors.
+	CursorKey []byte
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
 type API struct {
-	cfg Config
-	ops *Ops
+	cfg     Config
+	ops     *Ops
+	openapi []byte // the OpenAPI document, generated once from the catalogue
 }
 
 // New builds the REST API.
@@ -28,7 +34,12 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &API{cfg: cfg, ops: NewOps(cfg.Store)}
+	ops := NewOps(cfg.Store)
+	ops.enricher = cfg.Enricher
+	if len(cfg.CursorKey) > 0 {
+		ops.cursorKey = cfg.CursorKey
+	}
+	return &API{cfg: cfg, ops: ops, openapi: OpenAPI()}
 }
 
 // Ops returns the operation layer, for the MCP server.
@@ -38,10 +49,14 @@ func (a *API) Ops() *Ops { return a.ops }
 func (a *API) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(RequestID)
+	r.Get("/openapi.json", a.openAPI)
 	r.Group(func(r chi.Router) {
 		r.Use(a.authenticate)
 		r.Get("/me", a.handle(a.me))
+		r.HandleFunc("/{resource}", a.handle(a.collection))
+		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})
+	r.MethodNotAllowed(a.authenticate(a.handle(a.methodNotAllowed)).ServeHTTP)
 	r.NotFound(a.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return store.Errorf(http.StatusNotFound, "unknown_resource", "no such resource %q; see /v1/openapi.json for the catalogue", r.URL.Path)
 	}))
