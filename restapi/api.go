@@ -3,6 +3,7 @@ package restapi
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 
 	"github.com/go-chi/chi/v5"
 
@@ -20,6 +21,11 @@ type Config struct {
 	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
 	// every process of a deployment accepts the others' cursors.
 	CursorKey []byte
+	// Limiter charges every authenticated call and every failed authentication; nil
+	// disables rate limiting.
+	Limiter Limiter
+	// TrustedProxies are the proxy ranges whose X-Forwarded-For names the client IP.
+	TrustedProxies []netip.Prefix
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
@@ -72,25 +78,34 @@ func (a *API) handle(h func(http.ResponseWriter, *http.Request) error) http.Hand
 	}
 }
 
-// authenticate enforces the apikey and bearer rules (spec 5.1, decisions.md 3 step 1).
+// authenticate enforces the apikey and bearer rules (spec 5.1, decisions.md 3 step 1),
+// then charges the call to the rate limits (decisions.md 5), whose headers every response
+// carries.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !APIKeyValid(r, a.cfg.APIKey) {
-			WriteError(w, r, a.cfg.Logger, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown"))
-			return
-		}
-		bearer := BearerToken(r)
-		if bearer == "" {
-			WriteError(w, r, a.cfg.Logger, store.Unauthorized("send Authorization: Bearer <access token or agent key>"))
-			return
-		}
-		p, err := a.cfg.Auth.Authenticate(r.Context(), bearer)
+		p, err := a.principal(r)
 		if err != nil {
+			WriteError(w, r, a.cfg.Logger, a.limitFailure(r, w.Header(), err))
+			return
+		}
+		if err := TakeCall(r.Context(), a.cfg.Limiter, p, w.Header()); err != nil {
 			WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 	})
+}
+
+// principal resolves the request's credential; every error is unauthorized.
+func (a *API) principal(r *http.Request) (*store.Principal, error) {
+	if !APIKeyValid(r, a.cfg.APIKey) {
+		return nil, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
+	}
+	bearer := BearerToken(r)
+	if bearer == "" {
+		return nil, store.Unauthorized("send Authorization: Bearer <access token or agent key>")
+	}
+	return a.cfg.Auth.Authenticate(r.Context(), bearer)
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {

@@ -46,3 +46,11 @@ func (o *Ops) Enrich(ctx context.Context, p *store.Principal, body json.RawMessa
 	}
 	return b, nil
 }
+
+// EnricherFunc adapts a function to Enricher.
+type EnricherFunc func(ctx context.Context, p *store.Principal, domain string) (any, error)
+
+// Enrich calls f.
+func (f EnricherFunc) Enrich(ctx context.Context, p *store.Principal, domain string) (any, error) {
+	return f(ctx, p, domain)
+}

@@ -42,7 +42,8 @@ type env struct {
 	tokens sync.Map // token -> *store.Principal
 }
 
-func newEnv(t testing.TB) *env {
+// newEnv starts the API; opts adjust its Config (a limiter, an enricher).
+func newEnv(t testing.TB, opts ...func(*restapi.Config)) *env {
 	t.Helper()
 	s := storetest.New(t)
 	e := &env{t: t, store: s}
@@ -59,8 +60,12 @@ func newEnv(t testing.TB) *env {
 	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: keys}, 30*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	go s.ListenRevocations(ctx, cache.Flush, cache.SetListening)
-	e.api = restapi.New(restapi.Config{Store: s, APIKey: testAPIKey,
-		Auth: restapi.Prefixed{store.PrefixAgentKey: cache, testTokenPrefix: tokens}})
+	cfg := restapi.Config{Store: s, APIKey: testAPIKey,
+		Auth: restapi.Prefixed{store.PrefixAgentKey: cache, testTokenPrefix: tokens}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e.api = restapi.New(cfg)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", http.StripPrefix("/v1", e.api.Handler()))
 	e.srv = httptest.NewServer(mux)

@@ -135,8 +135,14 @@ func writeSchema(r *Resource, create bool) obj {
 
 func jsonContent(schema obj) obj { return obj{"application/json": obj{"schema": schema}} }
 
+// responseHeaders are on every response of an authenticated call.
+func responseHeaders() obj {
+	return obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
+		"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset")}
+}
+
 func dataResponse(desc string, schema obj) obj {
-	return obj{"description": desc, "headers": obj{"X-Request-Id": ref("headers", "RequestID")},
+	return obj{"description": desc, "headers": responseHeaders(),
 		"content": jsonContent(obj{"type": "object", "required": []string{"data"}, "properties": obj{"data": schema},
 			"additionalProperties": false})}
 }
@@ -189,7 +195,7 @@ func openAPIDoc() obj {
 			coll["get"] = obj{"operationId": "list_" + r.Name, "summary": "List " + r.Name, "description": r.Doc, "tags": tag(r),
 				"parameters": params,
 				"responses": errorResponses(obj{"200": obj{"description": listDesc,
-					"headers": obj{"X-Request-Id": ref("headers", "RequestID")},
+					"headers": responseHeaders(),
 					"content": jsonContent(obj{"type": "object", "required": []string{"data", "next_cursor"},
 						"additionalProperties": false,
 						"properties": obj{"data": obj{"type": "array", "items": rec},
@@ -289,9 +295,16 @@ func openAPIDoc() obj {
 					"description": "The public routing key; clients that cannot set headers may send it as the apikey query parameter."},
 			},
 			"headers": obj{"RequestID": obj{"required": true, "description": "the request id, kept from the request when well-formed",
-				"schema": obj{"type": "string"}}},
+				"schema": obj{"type": "string"}},
+				"RateLimitLimit": obj{"description": "requests allowed a minute by the tighter budget (60 per token, 600 per workspace)",
+					"schema": obj{"type": "integer"}},
+				"RateLimitRemaining": obj{"description": "requests left in the tighter budget", "schema": obj{"type": "integer"}},
+				"RateLimitReset":     obj{"description": "when the budget refills, Unix seconds", "schema": obj{"type": "integer"}},
+				"RetryAfter":         obj{"description": "on 429: seconds to wait (60)", "schema": obj{"type": "integer"}}},
 			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 Retry-After.",
-				"headers": obj{"X-Request-Id": ref("headers", "RequestID")},
+				"headers": obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
+					"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset"),
+					"Retry-After": ref("headers", "RetryAfter")},
 				"content": jsonContent(ref("schemas", "Error"))}},
 		},
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 )
@@ -157,7 +158,21 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	background := []func(context.Context){
 		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
 	}
-	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log})
+	limiter, err := srv.limiter()
+	if err != nil {
+		return nil, nil, err
+	}
+	trusted, err := ratelimit.ParsePrefixes(srv.cfg.TrustedProxies)
+	if err != nil {
+		return nil, nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	enricher, sweep, err := srv.enricher()
+	if err != nil {
+		return nil, nil, err
+	}
+	background = append(background, sweep)
+	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
+		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher})
 
 	r := chi.NewRouter()
 	r.Use(restapi.RequestID, srv.accessLog)
