@@ -220,11 +220,13 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 		s.serverErrorPage(w, err)
 		return
 	}
-	rows, err := s.db.pool.Query(ctx, `SELECT c.id, c.name, c.verified,
-			(array_agg(f.scopes ORDER BY f.created_at DESC))[1], min(f.created_at), max(f.last_used_at)
-		FROM oauth_families f JOIN oauth_clients c ON c.id = f.client_id
-		WHERE f.user_id = $1 AND f.revoked_at IS NULL AND c.disabled_at IS NULL
-		GROUP BY c.id, c.name, c.verified ORDER BY max(f.last_used_at) DESC NULLS LAST`, m.UserID)
+	rows, err := s.db.pool.Query(ctx, `SELECT c.id, c.name, c.verified, latest.scopes, agg.created, agg.last
+		FROM (SELECT client_id, min(created_at) AS created, max(last_used_at) AS last FROM oauth_families
+			WHERE user_id = $1 AND revoked_at IS NULL GROUP BY client_id) agg
+		JOIN oauth_clients c ON c.id = agg.client_id
+		CROSS JOIN LATERAL (SELECT f.scopes FROM oauth_families f WHERE f.user_id = $1 AND f.client_id = agg.client_id
+			AND f.revoked_at IS NULL ORDER BY f.created_at DESC LIMIT 1) latest
+		WHERE c.disabled_at IS NULL ORDER BY agg.last DESC NULLS LAST, c.name`, m.UserID)
 	if err != nil {
 		s.serverErrorPage(w, err)
 		return

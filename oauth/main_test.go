@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -117,7 +118,8 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	e.issuer = "http://" + ts.Listener.Addr().String()
 	scopes := restapi.Scopes()
 	cfg := oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
-		GrantableScopes: restapi.GrantableScopes, Now: e.clock.Now, RefreshGrace: 30 * time.Second}
+		GrantableScopes: restapi.GrantableScopes, Now: e.clock.Now, RefreshGrace: 30 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	for _, c := range configure {
 		c(&cfg)
 	}
@@ -423,3 +425,8 @@ func (e *env) tokensFor(u user, scope string) (clientID string, tk tokens) {
 	code, verifier := e.flow(e.browser(), u, clientID, redirect, scope, nil)
 	return clientID, e.exchange(clientID, code, verifier, redirect)
 }
+
+// testLog sends the provider's warnings and errors to the test log.
+type testLog struct{ t testing.TB }
+
+func (l testLog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
