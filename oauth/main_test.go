@@ -429,4 +429,7 @@ func (e *env) tokensFor(u user, scope string) (clientID string, tk tokens) {
 // testLog sends the provider's warnings and errors to the test log.
 type testLog struct{ t testing.TB }
 
-func (l testLog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
