@@ -1,0 +1,9 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
