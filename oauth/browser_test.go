@@ -97,7 +97,7 @@ func TestRealBrowser(t *testing.T) {
 	}
 	checked := func(id string) bool {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("` + id + `").checked`))
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("`+id+`").checked`))
 		if err != nil {
 			t.Fatalf("browser: %s: %v", id, err)
 		}
