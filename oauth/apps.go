@@ -312,8 +312,8 @@ func (s *Server) Purge(ctx context.Context) (PurgeResult, error) {
 		{&out.Codes, `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-time.Hour)},
 		{&out.Sessions, `DELETE FROM oauth_sessions WHERE expires_at < $1`, now},
 		{&out.AccessTokens, `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-24 * time.Hour)},
-		{&out.Families, `DELETE FROM oauth_families f WHERE coalesce(f.revoked_at, $1) < $1 - interval '30 days'
-			OR (f.created_at < $1 - interval '31 days'
+		{&out.Families, `DELETE FROM oauth_families f WHERE coalesce(f.revoked_at, $1::timestamptz) < $1::timestamptz - interval '30 days'
+			OR (f.created_at < $1::timestamptz - interval '31 days'
 				AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.family_id = f.id AND r.expires_at > $1))`, now},
 	} {
 		tag, err := s.db.pool.Exec(ctx, q.sql, q.arg)

@@ -209,7 +209,10 @@ func createFamily(ctx context.Context, tx pgx.Tx, clientID, userID, workspaceID 
 	if err != nil {
 		return "", pair{}, err
 	}
-	_, err = tx.Exec(ctx, `UPDATE oauth_clients SET last_used_at = $2 WHERE id = $1`, clientID, now)
+	// The client row is shared by every member's exchange: touch it at most once a minute,
+	// so concurrent exchanges of a popular client do not queue on its row lock.
+	_, err = tx.Exec(ctx, `UPDATE oauth_clients SET last_used_at = $2 WHERE id = $1
+		AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, clientID, now)
 	return familyID, p, err
 }
 
