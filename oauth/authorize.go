@@ -150,6 +150,11 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m == nil {
+		if req.Prompt == "none" {
+			// OpenID Connect Core 3.1.2.6, which OAuth clients also use: no page may be shown.
+			s.redirectError(w, r, req, &Error{Code: "login_required", Description: "no member is signed in"})
+			return
+		}
 		http.Redirect(w, r, "/oauth/login?"+url.Values{"return": {"/oauth/authorize?" + req.Raw}}.Encode(), http.StatusFound)
 		return
 	}
@@ -171,7 +176,6 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if req.Prompt == "none" {
-		// OpenID Connect Core 3.1.2.6, which OAuth clients also use: no page may be shown.
 		s.redirectError(w, r, req, &Error{Code: "consent_required", Description: "the member has not approved these scopes yet"})
 		return
 	}

@@ -179,6 +179,7 @@ func TestAuthorizeRequestErrors(t *testing.T) {
 			t.Fatalf("want the login redirect, got %d %s", r.Status, r.Header.Get("Location"))
 		}
 	})
+	redirected("prompt=none without a session (OIDC Core 3.1.2.6)", "login_required", "prompt", "none")
 	t.Run("omitted scope asks for the whole catalogue", func(t *testing.T) {
 		b := e.browser()
 		b.get(e.authURL(client, redirect, challenge, "", "s"))

@@ -328,8 +328,10 @@ func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, er
 			return pair{}, err
 		}
 	}
+	var wantResource string
 	if len(v["resource"]) > 0 {
-		if _, err := s.resource(v["resource"]); err != nil {
+		var err error
+		if wantResource, err = s.resource(v["resource"]); err != nil {
 			return pair{}, err
 		}
 	}
@@ -376,6 +378,10 @@ func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, er
 			return nil
 		case !now.Before(expires):
 			result = ErrInvalidGrant.WithHint("the refresh token expired; authorize again")
+			return nil
+		case wantResource != "" && resource != "" && wantResource != resource:
+			// RFC 8707 2.2: a refresh may not move the tokens to another resource.
+			result = ErrInvalidTarget.WithHint("this authorization is bound to %q", resource)
 			return nil
 		case status != "active":
 			result = ErrInvalidGrant.WithHint("the member can no longer sign in")

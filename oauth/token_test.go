@@ -251,6 +251,24 @@ func TestRefresh(t *testing.T) {
 		wantOAuthError(t, e.refresh(client, lost.str("refresh_token")), 400, "invalid_grant")
 		wantOAuthError(t, e.refresh(client, retry.str("refresh_token")), 400, "invalid_grant")
 	})
+	t.Run("the resource stays bound across refreshes (RFC 8707 2.2)", func(t *testing.T) {
+		redirect := "https://app.example.com/callback"
+		client := e.register(redirect)
+		b := e.browser()
+		verifier, challenge := pkce()
+		b.get(e.authURL(client, redirect, challenge, "deals:read", "s", "resource", e.issuer+"/mcp"))
+		b.login(e.Member)
+		loc := b.approve(nil)
+		tk := e.exchange(client, loc.Query().Get("code"), verifier, redirect)
+		p, err := e.oauth.Verifier().Authenticate(context.Background(), tk.Access)
+		if err != nil || p.Credential.Resource != e.issuer+"/mcp" {
+			t.Fatalf("resource %+v %v", p, err)
+		}
+		wantOAuthError(t, e.refresh(client, tk.Refresh, "resource", e.issuer+"/v1"), 400, "invalid_target")
+		if r := e.refresh(client, tk.Refresh, "resource", e.issuer+"/mcp/"); r.Status != 200 {
+			t.Fatalf("same resource: %d %s", r.Status, r.Raw)
+		}
+	})
 	t.Run("refresh of another client's token fails and changes nothing", func(t *testing.T) {
 		client, tk := e.tokensFor(e.Member, "deals:read")
 		other := e.register("https://other.example/cb")
