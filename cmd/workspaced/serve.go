@@ -154,9 +154,19 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	agentKeys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: agentKeys}, 30*time.Second)
+	provider, err := srv.newOAuth(ctx, scopes)
+	if err != nil {
+		return nil, nil, err
+	}
+	wellKnown, err := srv.wellKnown(scopes)
+	if err != nil {
+		return nil, nil, err
+	}
+	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: agentKeys,
+		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
 	background := []func(context.Context){
 		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
+		func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) },
 	}
 	limiter, err := srv.limiter()
 	if err != nil {
@@ -190,6 +200,8 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	})
 	r.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
 	r.Mount("/v1", api.Handler())
+	r.Mount("/oauth", provider.Handler())
+	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
 	return r, background, nil
 }
 
