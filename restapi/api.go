@@ -3,6 +3,7 @@ package restapi
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 
 	"github.com/go-chi/chi/v5"
 
@@ -15,12 +16,23 @@ type Config struct {
 	Auth   Authenticator
 	APIKey string // the public routing key every request carries (spec 5.1)
 	Logger *slog.Logger
+	// Enricher serves POST /enrich; nil answers 503 "enrichment is not configured".
+	Enricher Enricher
+	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
+	// every process of a deployment accepts the others' cursors.
+	CursorKey []byte
+	// Limiter charges every authenticated call and every failed authentication; nil
+	// disables rate limiting.
+	Limiter Limiter
+	// TrustedProxies are the proxy ranges whose X-Forwarded-For names the client IP.
+	TrustedProxies []netip.Prefix
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
 type API struct {
-	cfg Config
-	ops *Ops
+	cfg     Config
+	ops     *Ops
+	openapi []byte // the OpenAPI document, generated once from the catalogue
 }
 
 // New builds the REST API.
@@ -28,7 +40,12 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &API{cfg: cfg, ops: NewOps(cfg.Store)}
+	ops := NewOps(cfg.Store)
+	ops.enricher = cfg.Enricher
+	if len(cfg.CursorKey) > 0 {
+		ops.cursorKey = cfg.CursorKey
+	}
+	return &API{cfg: cfg, ops: ops, openapi: OpenAPI()}
 }
 
 // Ops returns the operation layer, for the MCP server.
@@ -38,10 +55,14 @@ func (a *API) Ops() *Ops { return a.ops }
 func (a *API) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(RequestID)
+	r.Get("/openapi.json", a.openAPI)
 	r.Group(func(r chi.Router) {
 		r.Use(a.authenticate)
 		r.Get("/me", a.handle(a.me))
+		r.HandleFunc("/{resource}", a.handle(a.collection))
+		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})
+	r.MethodNotAllowed(a.authenticate(a.handle(a.methodNotAllowed)).ServeHTTP)
 	r.NotFound(a.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return store.Errorf(http.StatusNotFound, "unknown_resource", "no such resource %q; see /v1/openapi.json for the catalogue", r.URL.Path)
 	}))
@@ -57,25 +78,34 @@ func (a *API) handle(h func(http.ResponseWriter, *http.Request) error) http.Hand
 	}
 }
 
-// authenticate enforces the apikey and bearer rules (spec 5.1, decisions.md 3 step 1).
+// authenticate enforces the apikey and bearer rules (spec 5.1, decisions.md 3 step 1),
+// then charges the call to the rate limits (decisions.md 5), whose headers every response
+// carries.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !APIKeyValid(r, a.cfg.APIKey) {
-			WriteError(w, r, a.cfg.Logger, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown"))
-			return
-		}
-		bearer := BearerToken(r)
-		if bearer == "" {
-			WriteError(w, r, a.cfg.Logger, store.Unauthorized("send Authorization: Bearer <access token or agent key>"))
-			return
-		}
-		p, err := a.cfg.Auth.Authenticate(r.Context(), bearer)
+		p, err := a.principal(r)
 		if err != nil {
+			WriteError(w, r, a.cfg.Logger, a.limitFailure(r, w.Header(), err))
+			return
+		}
+		if err := TakeCall(r.Context(), a.cfg.Limiter, p, w.Header()); err != nil {
 			WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 	})
+}
+
+// principal resolves the request's credential; every error is unauthorized.
+func (a *API) principal(r *http.Request) (*store.Principal, error) {
+	if !APIKeyValid(r, a.cfg.APIKey) {
+		return nil, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
+	}
+	bearer := BearerToken(r)
+	if bearer == "" {
+		return nil, store.Unauthorized("send Authorization: Bearer <access token or agent key>")
+	}
+	return a.cfg.Auth.Authenticate(r.Context(), bearer)
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {

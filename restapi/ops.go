@@ -2,18 +2,28 @@ package restapi
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/agencyos/workspaced/store"
 )
 
 // Ops is the operation layer REST and MCP share: every gate is checked here, so the two
-// transports can never disagree.
+// transports can never disagree. Its methods take the principal, the resource name and
+// transport-free inputs, and return JSON data or a *store.Error; the order of checks is
+// decisions.md 3: resource known (404 unknown_resource), operation offered (405
+// method_not_allowed), scope (403 insufficient_scope), feature grant and admin rules (403
+// insufficient_permission), then the statement as the actor under RLS.
 type Ops struct {
-	store *store.Store
+	store    *store.Store
+	enricher Enricher
+
+	keyMu     sync.Mutex
+	cursorKey []byte // nil until first needed (see cursor.go)
 }
 
-// NewOps builds the operation layer over a store.
+// NewOps builds the operation layer over a store, with no enricher and the cursor key
+// kept in the database.
 func NewOps(s *store.Store) *Ops { return &Ops{store: s} }
 
 // MeResult is the body of GET /me (decisions.md 4).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -99,10 +100,16 @@ func MapWriteError(err error, failCode string) error {
 }
 
 // fkColumn names the referencing column of a foreign key violation from its detail, which
-// PostgreSQL formats as "Key (workspace_id, deal_id)=(...) is not present ...".
+// PostgreSQL formats as "Key (workspace_id, deal_id)=(...) is not present ...". Under
+// row-level security PostgreSQL withholds the key from the detail, so the constraint's default name
+// (<table>_workspace_id_<column>_fkey) is read instead.
 func fkColumn(pg *pgconn.PgError) string {
 	if pg.ColumnName != "" {
 		return pg.ColumnName
+	}
+	if !strings.HasPrefix(pg.Detail, "Key (") && pg.TableName != "" && strings.HasSuffix(pg.ConstraintName, "_fkey") {
+		name := strings.TrimSuffix(strings.TrimPrefix(pg.ConstraintName, pg.TableName+"_"), "_fkey")
+		return strings.TrimPrefix(name, "workspace_id_")
 	}
 	d := pg.Detail
 	start, end := -1, -1

@@ -133,6 +133,7 @@ var adminCommands = map[string]adminCommand{
 			return map[string]int64{"balance": balance}, err
 		}
 	}},
+	"create-app": createAppCommand,
 	"seed-demo": {"", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
 		return func(ctx context.Context, s *store.Store) (any, error) {
 			return s.SeedDemo(ctx, oauth.HashPassword)

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 )
@@ -153,11 +154,35 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	agentKeys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: agentKeys}, 30*time.Second)
+	provider, err := srv.newOAuth(ctx, scopes)
+	if err != nil {
+		return nil, nil, err
+	}
+	wellKnown, err := srv.wellKnown(scopes)
+	if err != nil {
+		return nil, nil, err
+	}
+	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: agentKeys,
+		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
 	background := []func(context.Context){
 		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
+		func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) },
 	}
-	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log})
+	limiter, err := srv.limiter()
+	if err != nil {
+		return nil, nil, err
+	}
+	trusted, err := ratelimit.ParsePrefixes(srv.cfg.TrustedProxies)
+	if err != nil {
+		return nil, nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	enricher, sweep, err := srv.enricher()
+	if err != nil {
+		return nil, nil, err
+	}
+	background = append(background, sweep)
+	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
+		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher})
 
 	r := chi.NewRouter()
 	r.Use(restapi.RequestID, srv.accessLog)
@@ -175,6 +200,8 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	})
 	r.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
 	r.Mount("/v1", api.Handler())
+	r.Mount("/oauth", provider.Handler())
+	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
 	return r, background, nil
 }
 

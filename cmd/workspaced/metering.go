@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/agencyos/workspaced/enrich"
+	"github.com/agencyos/workspaced/ratelimit"
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+)
+
+// limiter builds the rate limits REST and MCP share: Redis when REDIS_URL is set, so
+// several processes count together, else memory.
+func (srv *server) limiter() (*ratelimit.Limiter, error) {
+	return ratelimit.New(ratelimit.Config{RedisURL: srv.cfg.RedisURL, FailOpen: srv.cfg.RateLimitFailOpen,
+		Logger: srv.log, Registerer: srv.reg})
+}
+
+// enricher builds POST /enrich: the commercial firmographics API when configured, else the
+// built-in reader of the company's own site behind the production SSRF guard.
+func (srv *server) enricher() (restapi.Enricher, func(context.Context), error) {
+	var provider enrich.Provider = enrich.NewSiteProvider(enrich.SiteConfig{})
+	if srv.cfg.FirmographicsURL != "" {
+		p, err := enrich.NewFirmographicsProvider(enrich.FirmographicsConfig{BaseURL: srv.cfg.FirmographicsURL,
+			APIKey: srv.cfg.FirmographicsKey})
+		if err != nil {
+			return nil, nil, err
+		}
+		provider = p
+	}
+	svc := enrich.NewService(enrich.ServiceConfig{Store: srv.store, Provider: provider, Cost: int64(srv.cfg.EnrichCost),
+		Logger: srv.log})
+	e := restapi.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+		res, err := svc.Enrich(ctx, p, domain)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	})
+	return e, srv.sweepHolds, nil
+}
+
+// sweepHolds refunds the credit holds of requests that died, every minute.
+func (srv *server) sweepHolds(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if n, err := enrich.SweepHolds(ctx, srv.store, now); err != nil {
+				srv.log.Error("sweeping credit holds", "err", err)
+			} else if n > 0 {
+				srv.log.Warn("refunded expired credit holds", "workspaces", n)
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/wellknown"
+)
+
+// newOAuth builds the OAuth provider from the config (decisions.md 7).
+func (srv *server) newOAuth(ctx context.Context, scopes []string) (*oauth.Server, error) {
+	cfg := oauth.Config{
+		Store:           srv.store,
+		Issuer:          srv.cfg.PublicURL,
+		APIKey:          srv.apiKey,
+		Scopes:          scopes,
+		GrantableScopes: restapi.GrantableScopes,
+		RefreshGrace:    srv.cfg.RefreshGrace,
+		Logger:          srv.log,
+	}
+	if srv.cfg.RefreshGrace == 0 {
+		cfg.RefreshGrace = time.Nanosecond // REFRESH_GRACE=0: no grace at all
+	}
+	if srv.cfg.OIDCIssuer != "" {
+		cfg.Upstream = &oauth.Upstream{Issuer: srv.cfg.OIDCIssuer, ClientID: srv.cfg.OIDCClientID,
+			ClientSecret: srv.cfg.OIDCClientSecret, Name: srv.cfg.OIDCName}
+	}
+	return oauth.New(ctx, cfg)
+}
+
+// wellKnown serves the discovery documents (RFC 8414; the MCP server's RFC 9728 documents
+// join this list).
+func (srv *server) wellKnown(scopes []string) (http.Handler, error) {
+	return wellknown.Handler(wellknown.NewAuthorizationServer(wellknown.ASConfig{
+		Issuer:               srv.cfg.PublicURL,
+		APIKey:               srv.apiKey,
+		Scopes:               scopes,
+		ServiceDocumentation: "https://github.com/agencyos/workspaced/blob/main/docs/oauth.md",
+	}))
+}
+
+// redirectURIs collects repeated --redirect-uri flags.
+type redirectURIs []string
+
+func (u *redirectURIs) String() string     { return strings.Join(*u, " ") }
+func (u *redirectURIs) Set(s string) error { *u = append(*u, s); return nil }
+
+// createAppCommand is `workspaced admin create-app`: an admin-registered app (service-spec
+// 4.3 rule 9), printing {"client_id", "client_secret"?}; the secret is shown only here.
+var createAppCommand = adminCommand{"--workspace W --name N --redirect-uri U [--redirect-uri U2]... [--confidential] [--logo-uri L] [--client-uri C]",
+	func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		ws, name := fs.String("workspace", "", "workspace id"), fs.String("name", "", "app name shown on the consent page")
+		logo, home := fs.String("logo-uri", "", "https logo URL"), fs.String("client-uri", "", "https home page")
+		confidential := fs.Bool("confidential", false, "issue a client secret (server-side apps)")
+		var uris redirectURIs
+		fs.Var(&uris, "redirect-uri", "redirect URI, repeatable (up to 10)")
+		return func(ctx context.Context, s *store.Store) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			if strings.TrimSpace(*name) == "" {
+				return nil, bad("--name is required")
+			}
+			if len(uris) == 0 {
+				return nil, bad("--redirect-uri is required")
+			}
+			return oauth.CreateApp(ctx, s, oauth.NewApp{WorkspaceID: *ws, Name: *name, RedirectURIs: uris,
+				Confidential: *confidential, LogoURI: *logo, ClientURI: *home}, time.Now())
+		}
+	}}

@@ -1,0 +1,347 @@
+package oauth
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// NewApp is an app a workspace admin registers (service-spec 4.3 rule 9).
+type NewApp struct {
+	WorkspaceID  string
+	Name         string
+	RedirectURIs []string
+	Confidential bool   // a secret is issued, shown once
+	LogoURI      string // https, optional
+	ClientURI    string // https, optional
+	CreatedBy    string // the admin's user id, optional (CLI)
+}
+
+// CreatedApp is a registered app; ClientSecret is shown once and never stored.
+type CreatedApp struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	Name         string `json:"-"`
+}
+
+// CreateApp registers a verified app owned by a workspace, with a svcapp_ client id and,
+// for a confidential app, a svc_sk_ secret of which only the hash is kept. It returns a
+// store.Error with status 400 (code invalid_client_metadata or invalid_redirect_uri) for
+// bad input, and not_found when the workspace does not exist.
+func CreateApp(ctx context.Context, st *store.Store, app NewApp, now time.Time) (CreatedApp, error) {
+	bad := func(e *Error) error {
+		return &store.Error{Status: http.StatusBadRequest, Code: e.Code, Message: e.Description}
+	}
+	name := strings.TrimSpace(app.Name)
+	if name == "" || len(name) > 100 {
+		return CreatedApp{}, bad(ErrInvalidClientMetadata.WithHint("the name must be 1 to 100 characters"))
+	}
+	if len(app.RedirectURIs) == 0 || len(app.RedirectURIs) > MaxRedirectURIs {
+		return CreatedApp{}, bad(ErrInvalidRedirectURI.WithHint("give 1 to %d redirect URIs", MaxRedirectURIs))
+	}
+	for _, u := range app.RedirectURIs {
+		if e := checkRedirectURI(u); e != nil {
+			return CreatedApp{}, bad(e)
+		}
+	}
+	for name, v := range map[string]string{"logo_uri": app.LogoURI, "client_uri": app.ClientURI} {
+		if v != "" {
+			if e := checkHTTPS(name, v); e != nil {
+				return CreatedApp{}, bad(e)
+			}
+		}
+	}
+	if _, err := st.WorkspaceName(ctx, app.WorkspaceID); err != nil {
+		return CreatedApp{}, err
+	}
+	id, _ := store.NewSecret("")
+	c := &Client{ID: PrefixAppClient + id[:24], WorkspaceID: app.WorkspaceID, Name: name, LogoURI: app.LogoURI,
+		ClientURI: app.ClientURI, RedirectURIs: app.RedirectURIs, Verified: true, CreatedAt: now}
+	out := CreatedApp{ClientID: c.ID, Name: name}
+	if app.Confidential {
+		out.ClientSecret, c.SecretHash = store.NewSecret(store.PrefixClientSecret)
+	}
+	return out, (&db{pool: st.Pool()}).insertClient(ctx, c, app.CreatedBy)
+}
+
+// adminMember returns the signed-in admin, or writes the page that explains why not.
+func (s *Server) adminMember(w http.ResponseWriter, r *http.Request) *member {
+	m, err := s.signedIn(r)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return nil
+	}
+	if m == nil {
+		http.Redirect(w, r, "/oauth/login?return=/oauth/admin/apps", http.StatusSeeOther)
+		return nil
+	}
+	if !m.IsAdmin() {
+		s.errorPage(w, http.StatusForbidden, "Admins only", "Only workspace admins manage the workspace's apps.", "")
+		return nil
+	}
+	return m
+}
+
+func (s *Server) adminPage(w http.ResponseWriter, r *http.Request, m *member, status int, created *CreatedApp, msg string) {
+	ctx := r.Context()
+	workspace, err := s.cfg.Store.WorkspaceName(ctx, m.WorkspaceID)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	rows, err := s.db.pool.Query(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE workspace_id = $1 ORDER BY created_at DESC`, m.WorkspaceID)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	var apps []*Client
+	for rows.Next() {
+		c, err := scanClient(rows)
+		if err != nil {
+			rows.Close()
+			s.serverErrorPage(w, err)
+			return
+		}
+		apps = append(apps, c)
+	}
+	rows.Close()
+	s.render(w, status, "admin_apps", map[string]any{"Workspace": workspace, "Apps": apps, "CSRF": s.csrfToken(w, r),
+		"Created": created, "Error": msg})
+}
+
+func (s *Server) adminApps(w http.ResponseWriter, r *http.Request) {
+	if m := s.adminMember(w, r); m != nil {
+		s.adminPage(w, r, m, http.StatusOK, nil, "")
+	}
+}
+
+// adminForm checks the form's CSRF token and returns the signed-in admin.
+func (s *Server) adminForm(w http.ResponseWriter, r *http.Request) *member {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil || !s.csrfValid(r) {
+		s.errorPage(w, http.StatusForbidden, "Form expired", "This form was not sent from this browser's own page, so it was ignored.", "")
+		return nil
+	}
+	return s.adminMember(w, r)
+}
+
+func (s *Server) adminAppsCreate(w http.ResponseWriter, r *http.Request) {
+	m := s.adminForm(w, r)
+	if m == nil {
+		return
+	}
+	created, err := CreateApp(r.Context(), s.cfg.Store, NewApp{WorkspaceID: m.WorkspaceID, Name: r.PostFormValue("name"),
+		RedirectURIs: strings.Fields(r.PostFormValue("redirect_uris")), Confidential: r.PostFormValue("confidential") != "",
+		LogoURI: r.PostFormValue("logo_uri"), ClientURI: r.PostFormValue("client_uri"), CreatedBy: m.UserID}, s.now())
+	if err != nil {
+		if e := store.AsError(err); e.Status < 500 {
+			s.adminPage(w, r, m, http.StatusBadRequest, nil, e.Message)
+			return
+		}
+		s.serverErrorPage(w, err)
+		return
+	}
+	s.adminPage(w, r, m, http.StatusOK, &created, "")
+}
+
+// adminAppsRotate replaces a confidential app's secret; the old one stops working at once.
+func (s *Server) adminAppsRotate(w http.ResponseWriter, r *http.Request) {
+	m := s.adminForm(w, r)
+	if m == nil {
+		return
+	}
+	secret, hash := store.NewSecret(store.PrefixClientSecret)
+	var name string
+	err := s.db.pool.QueryRow(r.Context(), `UPDATE oauth_clients SET secret_hash = $3 WHERE id = $1 AND workspace_id = $2
+		AND secret_hash IS NOT NULL AND disabled_at IS NULL RETURNING name`, r.PostFormValue("client_id"), m.WorkspaceID, hash).Scan(&name)
+	if err != nil {
+		s.adminPage(w, r, m, http.StatusBadRequest, nil, "No such confidential app in this workspace.")
+		return
+	}
+	s.adminPage(w, r, m, http.StatusOK, &CreatedApp{ClientID: r.PostFormValue("client_id"), ClientSecret: secret, Name: name}, "")
+}
+
+// adminAppsDisable disables an app: its tokens stop working at once and it cannot start
+// new authorizations.
+func (s *Server) adminAppsDisable(w http.ResponseWriter, r *http.Request) {
+	m := s.adminForm(w, r)
+	if m == nil {
+		return
+	}
+	id := r.PostFormValue("client_id")
+	tag, err := s.db.pool.Exec(r.Context(), `UPDATE oauth_clients SET disabled_at = coalesce(disabled_at, $3)
+		WHERE id = $1 AND workspace_id = $2`, id, m.WorkspaceID, s.now())
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	if tag.RowsAffected() == 0 {
+		s.adminPage(w, r, m, http.StatusBadRequest, nil, "No such app in this workspace.")
+		return
+	}
+	if _, err := s.db.pool.Exec(r.Context(), `UPDATE oauth_families SET revoked_at = $2 WHERE client_id = $1 AND revoked_at IS NULL`,
+		id, s.now()); err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	s.notify(r.Context(), "oauth_client:"+id)
+	s.adminPage(w, r, m, http.StatusOK, nil, "")
+}
+
+// connectedApp is one line of the Connected apps page.
+type connectedApp struct {
+	ClientID, Name       string
+	Verified             bool
+	Scopes               []string
+	Authorised, LastUsed string
+}
+
+// connectedApps lists the apps the member has authorised and not revoked.
+func (s *Server) connectedApps(w http.ResponseWriter, r *http.Request) {
+	m, err := s.signedIn(r)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	if m == nil {
+		http.Redirect(w, r, "/oauth/login?return=/oauth/apps", http.StatusFound)
+		return
+	}
+	s.appsPage(w, r, m, "")
+}
+
+func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, notice string) {
+	ctx := r.Context()
+	workspace, err := s.cfg.Store.WorkspaceName(ctx, m.WorkspaceID)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	rows, err := s.db.pool.Query(ctx, `SELECT c.id, c.name, c.verified, latest.scopes, agg.created, agg.last
+		FROM (SELECT client_id, min(created_at) AS created, max(last_used_at) AS last FROM oauth_families
+			WHERE user_id = $1 AND revoked_at IS NULL GROUP BY client_id) agg
+		JOIN oauth_clients c ON c.id = agg.client_id
+		CROSS JOIN LATERAL (SELECT f.scopes FROM oauth_families f WHERE f.user_id = $1 AND f.client_id = agg.client_id
+			AND f.revoked_at IS NULL ORDER BY f.created_at DESC LIMIT 1) latest
+		WHERE c.disabled_at IS NULL ORDER BY agg.last DESC NULLS LAST, c.name`, m.UserID)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	var apps []connectedApp
+	for rows.Next() {
+		var a connectedApp
+		var created time.Time
+		var last *time.Time
+		if err := rows.Scan(&a.ClientID, &a.Name, &a.Verified, &a.Scopes, &created, &last); err != nil {
+			rows.Close()
+			s.serverErrorPage(w, err)
+			return
+		}
+		a.Authorised = created.UTC().Format("2006-01-02 15:04 UTC")
+		a.LastUsed = "never"
+		if last != nil {
+			a.LastUsed = last.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		apps = append(apps, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	s.render(w, http.StatusOK, "apps", map[string]any{"Email": m.Email, "Workspace": workspace, "IsAdmin": m.IsAdmin(),
+		"Apps": apps, "CSRF": s.csrfToken(w, r), "Notice": notice})
+}
+
+// connectedAppsRevoke revokes every token family the member gave an app, and forgets the
+// consent, so the app must ask again.
+func (s *Server) connectedAppsRevoke(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil || !s.csrfValid(r) {
+		s.errorPage(w, http.StatusForbidden, "Form expired", "This form was not sent from this browser's own page, so it was ignored.", "")
+		return
+	}
+	m, err := s.signedIn(r)
+	if err != nil || m == nil {
+		http.Redirect(w, r, "/oauth/login?return=/oauth/apps", http.StatusSeeOther)
+		return
+	}
+	id := r.PostFormValue("client_id")
+	if err := s.RevokeApp(r.Context(), m.UserID, id); err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	s.appsPage(w, r, m, "Access revoked. The app's tokens no longer work.")
+}
+
+// RevokeApp revokes every token family userID granted clientID and forgets the consent.
+func (s *Server) RevokeApp(ctx context.Context, userID, clientID string) error {
+	now := s.now()
+	_, err := s.db.pool.Exec(ctx, `WITH f AS (UPDATE oauth_families SET revoked_at = $3
+			WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id),
+		r AS (UPDATE oauth_refresh_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL),
+		a AS (UPDATE oauth_access_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL)
+		DELETE FROM oauth_consents WHERE user_id = $1 AND client_id = $2`, userID, clientID, now)
+	if err != nil {
+		return err
+	}
+	s.notify(ctx, "oauth_user_client:"+userID)
+	return nil
+}
+
+// PurgeResult counts what Purge removed.
+type PurgeResult struct {
+	Clients, Codes, Sessions, Families, AccessTokens int64
+}
+
+// Purge deletes dynamically registered clients never used within UnusedClientTTL of their
+// registration (decisions.md 7), and expired codes, sessions and tokens.
+func (s *Server) Purge(ctx context.Context) (PurgeResult, error) {
+	now := s.now()
+	var out PurgeResult
+	for _, q := range []struct {
+		n   *int64
+		sql string
+		arg time.Time
+	}{
+		{&out.Clients, `DELETE FROM oauth_clients WHERE dynamic AND last_used_at IS NULL AND created_at < $1`, now.Add(-UnusedClientTTL)},
+		{&out.Codes, `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-time.Hour)},
+		{&out.Sessions, `DELETE FROM oauth_sessions WHERE expires_at < $1`, now},
+		{&out.AccessTokens, `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-24 * time.Hour)},
+		{&out.Families, `DELETE FROM oauth_families f WHERE coalesce(f.revoked_at, $1::timestamptz) < $1::timestamptz - interval '30 days'
+			OR (f.created_at < $1::timestamptz - interval '31 days'
+				AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.family_id = f.id AND r.expires_at > $1))`, now},
+	} {
+		tag, err := s.db.pool.Exec(ctx, q.sql, q.arg)
+		if err != nil {
+			return out, err
+		}
+		*q.n = tag.RowsAffected()
+	}
+	return out, nil
+}
+
+// PurgeLoop runs Purge every interval until ctx ends; cmd runs it in the background.
+func (s *Server) PurgeLoop(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if res, err := s.Purge(ctx); err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("oauth: purge", "err", err)
+			}
+		} else if res != (PurgeResult{}) {
+			s.log.Info("oauth: purged", "clients", res.Clients, "codes", res.Codes, "sessions", res.Sessions,
+				"families", res.Families, "access_tokens", res.AccessTokens)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

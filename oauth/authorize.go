@@ -1,0 +1,286 @@
+package oauth
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// authRequest is a validated authorization request (RFC 6749 4.1.1, RFC 7636 4.3).
+type authRequest struct {
+	Client        *Client
+	RedirectURI   string // where to send the answer
+	RedirectGiven bool   // the request carried redirect_uri (RFC 6749 4.1.3)
+	State         string
+	Challenge     string
+	Scopes        []string
+	Resource      string
+	Prompt        string
+	Raw           string // the query as received, carried through the login and consent forms
+}
+
+// pageError is an authorization error that must be shown, never redirected: the client
+// or its redirect_uri cannot be trusted (RFC 6749 4.1.2.1, RFC 9700 4.1).
+type pageError struct{ title, message string }
+
+// parseAuthorize validates an authorization request. It returns a pageError when the
+// client or redirect_uri is bad, or the request with a redirectable *Error otherwise.
+func (s *Server) parseAuthorize(ctx context.Context, raw string) (*authRequest, *pageError, *Error, error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, &pageError{"Invalid request", "The authorization request is malformed."}, nil, nil
+	}
+	// RFC 6749 3.1: request parameters MUST NOT be included more than once.
+	for k, v := range q {
+		if len(v) > 1 && (k == "client_id" || k == "redirect_uri") {
+			return nil, &pageError{"Invalid request", "The request repeats " + k + "."}, nil, nil
+		}
+	}
+	clientID := q.Get("client_id")
+	c, err := s.db.client(ctx, clientID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if c == nil {
+		return nil, &pageError{"Unknown application", "The application that sent you here is not registered (or was disabled). Nothing was shared."}, nil, nil
+	}
+	redirect, ok := c.redirectAllowed(q.Get("redirect_uri"))
+	if !ok {
+		return nil, &pageError{"Invalid redirect address", "The application asked to send you to an address it did not register. For your safety you were not sent there."}, nil, nil
+	}
+	req := &authRequest{Client: c, RedirectURI: redirect, RedirectGiven: q.Get("redirect_uri") != "", State: q.Get("state"),
+		Raw: raw, Prompt: q.Get("prompt")}
+	for k, v := range q {
+		if len(v) > 1 && k != "resource" {
+			return req, nil, ErrInvalidRequest.WithHint("%s is repeated (RFC 6749 3.1)", k), nil
+		}
+	}
+	if rt := q.Get("response_type"); rt != "code" {
+		if rt == "" {
+			return req, nil, ErrInvalidRequest.WithHint("response_type is required and must be code"), nil
+		}
+		return req, nil, ErrUnsupportedResponseType.WithHint("response_type must be code; %q is not supported", rt), nil
+	}
+	// RFC 7636 4.4.1 and OAuth 2.1: PKCE is required for every client, and only S256 is
+	// accepted (plain would hand the verifier to whoever reads the request).
+	req.Challenge = q.Get("code_challenge")
+	if req.Challenge == "" {
+		return req, nil, ErrInvalidRequest.WithHint("code_challenge is required (PKCE, RFC 7636) with code_challenge_method=S256"), nil
+	}
+	if m := q.Get("code_challenge_method"); m != "S256" {
+		return req, nil, ErrInvalidRequest.WithHint("code_challenge_method must be S256; %q is not accepted", m), nil
+	}
+	if len(req.Challenge) != 43 || !unreserved(req.Challenge) {
+		return req, nil, ErrInvalidRequest.WithHint("code_challenge must be the 43-character base64url SHA-256 of the verifier"), nil
+	}
+	if sc := q.Get("scope"); strings.TrimSpace(sc) != "" {
+		if req.Scopes, err = s.parseScope(sc); err != nil {
+			return req, nil, err.(*Error), nil
+		}
+		if c.Scope != nil && !subset(req.Scopes, c.Scope) {
+			return req, nil, ErrInvalidScope.WithHint("the app registered the scopes %q and may not ask for more", strings.Join(c.Scope, " ")), nil
+		}
+	} else if c.Scope != nil {
+		req.Scopes = c.Scope
+	} else {
+		req.Scopes = s.cfg.Scopes
+	}
+	if req.Resource, err = s.resource(q["resource"]); err != nil {
+		return req, nil, err.(*Error), nil
+	}
+	return req, nil, nil, nil
+}
+
+// unreserved reports whether v holds only RFC 3986 unreserved characters (RFC 7636 4.1).
+func unreserved(v string) bool {
+	for _, c := range v {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
+// redirectWith sends the browser back to the client with params plus state and iss
+// (RFC 6749 4.1.2, RFC 9207 2). The registered URI's own query is kept as it is.
+func (s *Server) redirectWith(w http.ResponseWriter, r *http.Request, req *authRequest, params url.Values) {
+	if req.State != "" {
+		params.Set("state", req.State)
+	}
+	params.Set("iss", s.cfg.Issuer)
+	sep := "?"
+	if strings.Contains(req.RedirectURI, "?") {
+		sep = "&"
+	}
+	status := http.StatusFound
+	if r.Method == http.MethodPost {
+		status = http.StatusSeeOther
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, req.RedirectURI+sep+params.Encode(), status)
+}
+
+func (s *Server) redirectError(w http.ResponseWriter, r *http.Request, req *authRequest, e *Error) {
+	s.redirectWith(w, r, req, url.Values{"error": {e.Code}, "error_description": {e.Description}})
+}
+
+// authorizeGet starts or resumes an authorization: validate, make sure someone is signed
+// in, then either answer at once (an earlier consent covers the request) or ask.
+func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	req, pe, e, err := s.parseAuthorize(ctx, r.URL.RawQuery)
+	switch {
+	case err != nil:
+		s.serverErrorPage(w, err)
+		return
+	case pe != nil:
+		s.errorPage(w, http.StatusBadRequest, pe.title, pe.message, "Tell the application's developer; you can close this page.")
+		return
+	case e != nil:
+		s.redirectError(w, r, req, e)
+		return
+	}
+	m, err := s.signedIn(r)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	if m == nil {
+		if req.Prompt == "none" {
+			// OpenID Connect Core 3.1.2.6, which OAuth clients also use: no page may be shown.
+			s.redirectError(w, r, req, &Error{Code: "login_required", Description: "no member is signed in"})
+			return
+		}
+		http.Redirect(w, r, "/oauth/login?"+url.Values{"return": {"/oauth/authorize?" + req.Raw}}.Encode(), http.StatusFound)
+		return
+	}
+	if e := s.memberMayAuthorize(req, m); e != nil {
+		s.redirectError(w, r, req, e)
+		return
+	}
+	offered, unavailable := s.split(req, m)
+	if req.Prompt != "consent" && len(offered) > 0 {
+		prior, err := s.db.consent(ctx, m.UserID, req.Client.ID)
+		if err != nil {
+			s.serverErrorPage(w, err)
+			return
+		}
+		// A member who already granted the same or wider scopes is not asked again.
+		if prior != nil && subset(offered, prior) {
+			s.issueCode(w, r, req, m, offered)
+			return
+		}
+	}
+	if req.Prompt == "none" {
+		s.redirectError(w, r, req, &Error{Code: "consent_required", Description: "the member has not approved these scopes yet"})
+		return
+	}
+	s.consentPage(w, r, req, m, offered, unavailable)
+}
+
+// memberMayAuthorize refuses an app registered by another workspace: an admin-registered
+// app serves its own workspace's members only.
+func (s *Server) memberMayAuthorize(req *authRequest, m *member) *Error {
+	if req.Client.WorkspaceID != "" && req.Client.WorkspaceID != m.WorkspaceID {
+		return ErrAccessDenied.WithHint("this app is registered for another workspace")
+	}
+	return nil
+}
+
+// split divides the requested scopes into those the member can grant now and those their
+// role or feature grants do not allow (decisions.md 3: the consent page never offers more
+// than the member can do).
+func (s *Server) split(req *authRequest, m *member) (offered, unavailable []string) {
+	grantable := s.cfg.GrantableScopes(&m.Principal)
+	for _, sc := range req.Scopes {
+		if slices.Contains(grantable, sc) {
+			offered = append(offered, sc)
+		} else {
+			unavailable = append(unavailable, sc)
+		}
+	}
+	return offered, unavailable
+}
+
+// authorizePost is the consent form's answer.
+func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, http.StatusBadRequest, "Invalid form", "The form could not be read.", "")
+		return
+	}
+	if !s.csrfValid(r) {
+		s.errorPage(w, http.StatusForbidden, "Form expired", "This form was not sent from this browser's own consent page, so it was ignored.",
+			"Go back to the application and start again.")
+		return
+	}
+	req, pe, e, err := s.parseAuthorize(ctx, r.PostFormValue("request"))
+	switch {
+	case err != nil:
+		s.serverErrorPage(w, err)
+		return
+	case pe != nil:
+		s.errorPage(w, http.StatusBadRequest, pe.title, pe.message, "")
+		return
+	case e != nil:
+		s.redirectError(w, r, req, e)
+		return
+	}
+	m, err := s.signedIn(r)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	if m == nil {
+		http.Redirect(w, r, "/oauth/login?"+url.Values{"return": {"/oauth/authorize?" + req.Raw}}.Encode(), http.StatusSeeOther)
+		return
+	}
+	if e := s.memberMayAuthorize(req, m); e != nil {
+		s.redirectError(w, r, req, e)
+		return
+	}
+	if r.PostFormValue("action") != "approve" {
+		// decisions.md 7: Deny -> error=access_denied (RFC 6749 4.1.2.1).
+		s.redirectError(w, r, req, ErrAccessDenied)
+		return
+	}
+	offered, _ := s.split(req, m)
+	// Only what was offered can be granted: a forged checkbox (hr:write for a member without
+	// the hr grant) is dropped here, whatever the form says.
+	chosen := intersect(offered, r.PostForm["scope"])
+	if len(chosen) == 0 {
+		s.redirectError(w, r, req, ErrAccessDenied.WithHint("no permission was approved"))
+		return
+	}
+	if err := s.db.putConsent(ctx, m.UserID, req.Client.ID, chosen, s.now()); err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	s.issueCode(w, r, req, m, chosen)
+}
+
+// issueCode stores an authorization code bound to everything a token exchange must match
+// (RFC 6749 4.1.2: short-lived, single use, bound to client and redirect_uri; RFC 7636 4.4:
+// the challenge) and sends it to the client.
+func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, req *authRequest, m *member, scopes []string) {
+	plain, hash := store.NewSecret(store.PrefixAuthCode)
+	now := s.now()
+	err := s.db.insertCode(r.Context(), hash, code{ClientID: req.Client.ID, UserID: m.UserID, WorkspaceID: m.WorkspaceID,
+		RedirectURI: req.RedirectURI, RedirectGiven: req.RedirectGiven, Challenge: req.Challenge, Scopes: scopes,
+		Resource: req.Resource, ExpiresAt: now.Add(CodeTTL)}, now)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	s.redirectWith(w, r, req, url.Values{"code": {plain}})
+}
+
+func (s *Server) serverErrorPage(w http.ResponseWriter, err error) {
+	s.log.Error("oauth: page", "err", err)
+	s.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Something failed on our side. Please try again.", "")
+}

@@ -1,0 +1,174 @@
+package oauth
+
+import (
+	"crypto/subtle"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Client id prefixes: svcapp_ for admin-registered apps (service-spec 4.3 rule 9), svcdyn_
+// for dynamically registered ones (RFC 7591).
+const (
+	PrefixAppClient     = "svcapp_"
+	PrefixDynamicClient = "svcdyn_"
+)
+
+// Client is a registered OAuth client.
+type Client struct {
+	ID           string
+	WorkspaceID  string // the owning workspace of an admin app; "" for dynamic clients
+	Name         string
+	LogoURI      string
+	ClientURI    string
+	RedirectURIs []string
+	Scope        []string // nil: the whole catalogue may be requested
+	SecretHash   []byte   // nil: public client
+	Verified     bool
+	Dynamic      bool
+	CreatedAt    time.Time
+	LastUsedAt   *time.Time
+	DisabledAt   *time.Time
+}
+
+// Confidential reports whether the client holds a secret and must authenticate.
+func (c *Client) Confidential() bool { return len(c.SecretHash) > 0 }
+
+// checkSecret reports whether secret is this client's secret.
+func (c *Client) checkSecret(secret string) bool {
+	if !c.Confidential() || !store.WellFormed(secret, store.PrefixClientSecret) {
+		return false
+	}
+	return subtle.ConstantTimeCompare(store.HashSecret(secret), c.SecretHash) == 1
+}
+
+// isLoopbackHost reports whether host (no port, brackets removed) is a loopback host of
+// RFC 8252 section 7.3: localhost, 127.0.0.0/8 or ::1.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback() && (a.Is4() || a == netip.IPv6Loopback())
+}
+
+// matchRedirect reports whether a requested redirect_uri matches a registered one: exact
+// string comparison (RFC 6749 3.1.2.3, RFC 9700 4.1.3), except that for loopback http URIs
+// the port is ignored (RFC 8252 section 7.3) while scheme, host, path and query stay exact.
+func matchRedirect(registered, requested string) bool {
+	if registered == requested {
+		return true
+	}
+	reg, err1 := url.Parse(registered)
+	req, err2 := url.Parse(requested)
+	if err1 != nil || err2 != nil || reg.Scheme != "http" || req.Scheme != "http" {
+		return false
+	}
+	if !isLoopbackHost(reg.Hostname()) || reg.Hostname() != req.Hostname() {
+		return false
+	}
+	if req.User != nil || reg.User != nil || req.Fragment != "" || req.RawFragment != "" {
+		return false
+	}
+	return reg.EscapedPath() == req.EscapedPath() && reg.RawQuery == req.RawQuery && reg.ForceQuery == req.ForceQuery
+}
+
+// redirectAllowed returns the registered redirect URI a request may use: the requested one
+// when it matches, or the only registered one when none was sent (RFC 6749 3.1.2.3).
+func (c *Client) redirectAllowed(requested string) (string, bool) {
+	if requested == "" {
+		if len(c.RedirectURIs) == 1 {
+			return c.RedirectURIs[0], true
+		}
+		return "", false
+	}
+	for _, reg := range c.RedirectURIs {
+		if matchRedirect(reg, requested) {
+			return requested, true
+		}
+	}
+	return "", false
+}
+
+// refusedSchemes may never be redirect URIs (decisions.md 7): they run script, read local
+// data, or are not redirect targets at all.
+var refusedSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "vbscript": true, "about": true,
+	"blob": true, "mailto": true, "ftp": true, "ws": true, "wss": true, "http": true, "https": true}
+
+// checkRedirectURI validates one redirect URI for registration (service-spec 4.3 rule 7,
+// RFC 8252 sections 7.1 and 7.3, RFC 9700 2.1): an https URL, a loopback http URL, or a
+// private-use scheme; never a fragment or user info.
+func checkRedirectURI(raw string) *Error {
+	if raw == "" || len(raw) > 2000 {
+		return ErrInvalidRedirectURI.WithHint("redirect URIs must be 1 to 2000 characters")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return ErrInvalidRedirectURI.WithHint("%q is not an absolute URI", raw)
+	}
+	// RFC 6749 3.1.2: the redirection endpoint URI MUST NOT include a fragment component.
+	if strings.Contains(raw, "#") {
+		return ErrInvalidRedirectURI.WithHint("%q has a fragment; redirect URIs must not (RFC 6749 3.1.2)", raw)
+	}
+	if u.User != nil {
+		return ErrInvalidRedirectURI.WithHint("%q carries user info", raw)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != u.Scheme {
+		return ErrInvalidRedirectURI.WithHint("%q: write the scheme in lower case", raw)
+	}
+	switch {
+	case scheme == "https":
+		if u.Host == "" || u.Opaque != "" {
+			return ErrInvalidRedirectURI.WithHint("%q has no host", raw)
+		}
+		return nil
+	case scheme == "http":
+		// RFC 8252 7.3: plain http only to the loopback interface.
+		if u.Opaque == "" && isLoopbackHost(u.Hostname()) {
+			return nil
+		}
+		return ErrInvalidRedirectURI.WithHint("%q: plain http is accepted for loopback hosts only (localhost, 127.0.0.1, [::1]); use https", raw)
+	case refusedSchemes[scheme]:
+		return ErrInvalidRedirectURI.WithHint("%q: the %s scheme cannot be a redirect URI", raw, scheme)
+	}
+	// RFC 8252 7.1: a private-use scheme, reverse-domain (com.example.app:/cb) or the
+	// single-word schemes desktop clients register (cursor://, vscode://).
+	for _, c := range scheme {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+') {
+			return ErrInvalidRedirectURI.WithHint("%q: malformed scheme", raw)
+		}
+	}
+	if strings.HasPrefix(scheme, "web+") || strings.HasSuffix(scheme, ".") {
+		return ErrInvalidRedirectURI.WithHint("%q: malformed private-use scheme", raw)
+	}
+	return nil
+}
+
+// redirectOrigin is the CSP form-action source of a redirect URI: scheme://host[:port] for
+// http(s), the scheme alone ("cursor:") for private-use schemes.
+func redirectOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if u.Scheme == "http" || u.Scheme == "https" {
+		return u.Scheme + "://" + u.Host
+	}
+	return u.Scheme + ":"
+}
+
+// redirectHost is what the consent page names as where the member is sent.
+func redirectHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.Host != "" {
+		return u.Host
+	}
+	return u.Scheme + ":"
+}

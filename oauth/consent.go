@@ -1,0 +1,58 @@
+package oauth
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// scopeItem is one line of the consent page.
+type scopeItem struct {
+	Scope, ID, Label string
+	Checked          bool
+}
+
+// scopeLabel says in words what a scope allows.
+func scopeLabel(scope string) string {
+	res, action, _ := strings.Cut(scope, ":")
+	name := strings.ReplaceAll(res, "_", " ")
+	switch {
+	case scope == "enrich:write":
+		return "Look up company details (spends workspace credits)"
+	case scope == "directory:write":
+		return "Change member profiles and workspace settings"
+	case action == "read":
+		return "View " + name
+	default:
+		return "Create and change " + name
+	}
+}
+
+// consentPage asks the member which of the requested scopes to grant (decisions.md 7):
+// one checkbox per scope they can grant, enrich:write unticked by default, the ones they
+// cannot grant listed apart, and a warning for apps nobody verified.
+func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req *authRequest, m *member, offered, unavailable []string) {
+	workspace, err := s.cfg.Store.WorkspaceName(r.Context(), m.WorkspaceID)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	data := struct {
+		App                                        *Client
+		ClientHost, RedirectHost, Workspace, Email string
+		CSRF, Request                              string
+		Offered, Unavailable                       []scopeItem
+	}{App: req.Client, RedirectHost: redirectHost(req.RedirectURI), Workspace: workspace, Email: m.Email,
+		CSRF: s.csrfToken(w, r), Request: req.Raw}
+	if u, err := url.Parse(req.Client.ClientURI); err == nil && req.Client.ClientURI != "" {
+		data.ClientHost = u.Host
+	}
+	for _, sc := range offered {
+		data.Offered = append(data.Offered, scopeItem{Scope: sc, ID: strings.ReplaceAll(sc, ":", "-"), Label: scopeLabel(sc),
+			Checked: sc != "enrich:write"})
+	}
+	for _, sc := range unavailable {
+		data.Unavailable = append(data.Unavailable, scopeItem{Scope: sc, Label: scopeLabel(sc)})
+	}
+	s.render(w, http.StatusOK, "consent", data, redirectOrigin(req.RedirectURI))
+}

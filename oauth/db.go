@@ -1,0 +1,242 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// db is the provider's SQL over the credential tables of store/migrations/00002_oauth.sql.
+// These tables are outside row-level security (the request role cannot reach them), so the
+// statements run on the pool directly, before any actor exists.
+type db struct {
+	pool *pgxpool.Pool
+}
+
+// execer is a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+const clientColumns = `id, coalesce(workspace_id::text, ''), name, coalesce(logo_uri, ''), coalesce(client_uri, ''),
+	redirect_uris, scope, secret_hash, verified, dynamic, created_at, last_used_at, disabled_at`
+
+func scanClient(row pgx.Row) (*Client, error) {
+	c := &Client{}
+	err := row.Scan(&c.ID, &c.WorkspaceID, &c.Name, &c.LogoURI, &c.ClientURI, &c.RedirectURIs, &c.Scope, &c.SecretHash,
+		&c.Verified, &c.Dynamic, &c.CreatedAt, &c.LastUsedAt, &c.DisabledAt)
+	return c, err
+}
+
+// client returns the client with id, or nil when there is none or it is disabled.
+func (d *db) client(ctx context.Context, id string) (*Client, error) {
+	if id == "" || len(id) > 200 {
+		return nil, nil
+	}
+	c, err := scanClient(d.pool.QueryRow(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.DisabledAt != nil {
+		return nil, nil
+	}
+	return c, nil
+}
+
+func (d *db) insertClient(ctx context.Context, c *Client, createdBy string) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO oauth_clients (id, workspace_id, name, logo_uri, client_uri, redirect_uris, scope,
+			secret_hash, verified, dynamic, created_by, created_at)
+		VALUES ($1, nullif($2, '')::uuid, $3, nullif($4, ''), nullif($5, ''), $6, $7, $8, $9, $10, nullif($11, '')::uuid, $12)`,
+		c.ID, c.WorkspaceID, c.Name, c.LogoURI, c.ClientURI, c.RedirectURIs, c.Scope, c.SecretHash, c.Verified, c.Dynamic,
+		createdBy, c.CreatedAt)
+	return err
+}
+
+// member is a user as the sign-in pages see it.
+type member struct {
+	store.Principal
+	Status       string
+	PasswordHash string
+	Upstream     string
+}
+
+const memberColumns = `u.id::text, u.workspace_id::text, u.email, coalesce(u.display_name, ''), u.role, u.is_agent,
+	u.grants, u.status, coalesce(p.hash, ''), coalesce(u.upstream_subject, '')`
+
+func scanMember(row pgx.Row) (*member, error) {
+	m := &member{}
+	var grants []byte
+	err := row.Scan(&m.UserID, &m.WorkspaceID, &m.Email, &m.DisplayName, &m.Role, &m.IsAgent, &grants, &m.Status,
+		&m.PasswordHash, &m.Upstream)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(grants, &m.Grants); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// memberByEmail returns the user with email (case-insensitive), or nil.
+func (d *db) memberByEmail(ctx context.Context, email string) (*member, error) {
+	return scanMember(d.pool.QueryRow(ctx, `SELECT `+memberColumns+`
+		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE lower(u.email) = lower($1)`, email))
+}
+
+// memberByID returns the user with id, or nil.
+func (d *db) memberByID(ctx context.Context, id string) (*member, error) {
+	return scanMember(d.pool.QueryRow(ctx, `SELECT `+memberColumns+`
+		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE u.id = $1`, id))
+}
+
+// Sessions ---------------------------------------------------------------------------
+
+func (d *db) createSession(ctx context.Context, userID, method string, now time.Time) (string, error) {
+	plain, hash := store.NewSecret("wss_")
+	_, err := d.pool.Exec(ctx, `INSERT INTO oauth_sessions (token_hash, user_id, method, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5)`, hash, userID, method, now, now.Add(SessionTTL))
+	return plain, err
+}
+
+// sessionMember returns the active member a session cookie belongs to, or nil.
+func (d *db) sessionMember(ctx context.Context, plain string, now time.Time) (*member, error) {
+	if !store.WellFormed(plain, "wss_") {
+		return nil, nil
+	}
+	m, err := scanMember(d.pool.QueryRow(ctx, `SELECT `+memberColumns+`
+		FROM oauth_sessions s JOIN users u ON u.id = s.user_id LEFT JOIN user_passwords p ON p.user_id = u.id
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, store.HashSecret(plain), now))
+	if err != nil || m == nil {
+		return nil, err
+	}
+	if m.Status != "active" || m.IsAgent {
+		return nil, nil
+	}
+	return m, nil
+}
+
+func (d *db) deleteSession(ctx context.Context, plain string) error {
+	_, err := d.pool.Exec(ctx, `DELETE FROM oauth_sessions WHERE token_hash = $1`, store.HashSecret(plain))
+	return err
+}
+
+// Consents ---------------------------------------------------------------------------
+
+func (d *db) consent(ctx context.Context, userID, clientID string) ([]string, error) {
+	var scopes []string
+	err := d.pool.QueryRow(ctx, `SELECT scopes FROM oauth_consents WHERE user_id = $1 AND client_id = $2`,
+		userID, clientID).Scan(&scopes)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return scopes, err
+}
+
+func (d *db) putConsent(ctx context.Context, userID, clientID string, scopes []string, now time.Time) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO oauth_consents (user_id, client_id, scopes, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at`,
+		userID, clientID, scopes, now)
+	return err
+}
+
+// Codes --------------------------------------------------------------------------------
+
+// code is an authorization code's row.
+type code struct {
+	ClientID, UserID, WorkspaceID string
+	RedirectURI                   string
+	RedirectGiven                 bool
+	Challenge                     string
+	Scopes                        []string
+	Resource                      string
+	ExpiresAt                     time.Time
+	UsedAt                        *time.Time
+	FamilyID                      *string
+}
+
+func (d *db) insertCode(ctx context.Context, hash []byte, c code, now time.Time) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO oauth_codes (code_hash, client_id, user_id, workspace_id, redirect_uri,
+			redirect_uri_given, code_challenge, scopes, resource, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, hash, c.ClientID, c.UserID, c.WorkspaceID, c.RedirectURI,
+		c.RedirectGiven, c.Challenge, c.Scopes, c.Resource, now, c.ExpiresAt)
+	return err
+}
+
+// lockCode reads a code and locks its row for the rest of tx; nil when unknown.
+func lockCode(ctx context.Context, tx pgx.Tx, hash []byte) (*code, error) {
+	c := &code{}
+	err := tx.QueryRow(ctx, `SELECT client_id, user_id::text, workspace_id::text, redirect_uri, redirect_uri_given,
+			code_challenge, scopes, resource, expires_at, used_at, family_id::text
+		FROM oauth_codes WHERE code_hash = $1 FOR UPDATE`, hash).Scan(&c.ClientID, &c.UserID, &c.WorkspaceID,
+		&c.RedirectURI, &c.RedirectGiven, &c.Challenge, &c.Scopes, &c.Resource, &c.ExpiresAt, &c.UsedAt, &c.FamilyID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// Tokens -------------------------------------------------------------------------------
+
+// pair is an issued access and refresh token.
+type pair struct {
+	Access, Refresh string
+	Scopes          []string
+}
+
+// createFamily starts a token family (one authorization) and issues its first pair.
+func createFamily(ctx context.Context, tx pgx.Tx, clientID, userID, workspaceID string, scopes []string, resource string,
+	now time.Time) (string, pair, error) {
+	var familyID string
+	err := tx.QueryRow(ctx, `INSERT INTO oauth_families (client_id, user_id, workspace_id, scopes, resource, created_at, last_used_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id::text`, clientID, userID, workspaceID, scopes, resource, now).Scan(&familyID)
+	if err != nil {
+		return "", pair{}, err
+	}
+	p, err := issuePair(ctx, tx, familyID, 1, scopes, now)
+	if err != nil {
+		return "", pair{}, err
+	}
+	// The client row is shared by every member's exchange: touch it at most once a minute,
+	// so concurrent exchanges of a popular client do not queue on its row lock.
+	_, err = tx.Exec(ctx, `UPDATE oauth_clients SET last_used_at = $2 WHERE id = $1
+		AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, clientID, now)
+	return familyID, p, err
+}
+
+// issuePair stores a new refresh token of the given generation and its access token.
+func issuePair(ctx context.Context, tx pgx.Tx, familyID string, generation int, scopes []string, now time.Time) (pair, error) {
+	p := pair{Scopes: scopes}
+	var refreshHash, accessHash []byte
+	p.Refresh, refreshHash = store.NewSecret(store.PrefixRefreshToken)
+	p.Access, accessHash = store.NewSecret(store.PrefixAccessToken)
+	var refreshID string
+	if err := tx.QueryRow(ctx, `INSERT INTO oauth_refresh_tokens (family_id, token_hash, generation, scopes, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`, familyID, refreshHash, generation, scopes, now,
+		now.Add(RefreshTTL)).Scan(&refreshID); err != nil {
+		return p, err
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO oauth_access_tokens (family_id, refresh_id, token_hash, scopes, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, familyID, refreshID, accessHash, scopes, now, now.Add(AccessTTL))
+	return p, err
+}
+
+// revokeFamily kills a family and every token in it.
+func revokeFamily(ctx context.Context, q execer, familyID string, now time.Time) error {
+	_, err := q.Exec(ctx, `WITH f AS (UPDATE oauth_families SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1),
+		r AS (UPDATE oauth_refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL)
+		UPDATE oauth_access_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL`, familyID, now)
+	return err
+}

@@ -1,0 +1,248 @@
+// Package oauth is the service's OAuth 2.0 authorization server (service-spec.md 4.3 and 5,
+// decisions.md 7): sign-in and consent pages, the authorization-code flow with PKCE, the
+// token, revocation and dynamic registration endpoints, admin-registered apps, the
+// "Connected apps" page, and the Verifier that turns access tokens into principals.
+//
+// It depends on store only; cmd hands it the scope catalogue and the rule deciding which
+// scopes a member can grant.
+package oauth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Lifetimes of service-spec.md 5.3 and 8.
+const (
+	CodeTTL    = 60 * time.Second
+	AccessTTL  = time.Hour
+	RefreshTTL = 30 * 24 * time.Hour
+	SessionTTL = 12 * time.Hour
+	// UnusedClientTTL is how long a dynamically registered client may go without a first
+	// token before it is purged (decisions.md 7).
+	UnusedClientTTL = 30 * 24 * time.Hour
+	// DefaultRefreshGrace is the refresh grace window when Config.RefreshGrace is zero.
+	DefaultRefreshGrace = 30 * time.Second
+	// MaxRedirectURIs bounds a client's redirect URIs (service-spec.md 8).
+	MaxRedirectURIs = 10
+)
+
+// Config is what the provider needs; cmd builds it.
+type Config struct {
+	Store *store.Store
+	// Issuer is PUBLIC_URL with no trailing slash, identical in every document (RFC 8414 2,
+	// RFC 9207). Cookies are Secure when it is https.
+	Issuer string
+	// APIKey is the public routing key the token and revocation endpoints require.
+	APIKey string
+	// Scopes is the catalogue (service-spec.md 5.5), the order the consent page shows.
+	Scopes []string
+	// GrantableScopes lists what a member can exercise right now (decisions.md 3): the
+	// consent page offers no more, and the Verifier intersects every token with it.
+	GrantableScopes func(*store.Principal) []string
+	// Resources are the RFC 8707 resource values accepted; default {Issuer}/v1 and
+	// {Issuer}/mcp.
+	Resources []string
+	// RefreshGrace is the window in which a rotated refresh token is honoured again
+	// (decisions.md 7); 0 means DefaultRefreshGrace, at most 60 s.
+	RefreshGrace time.Duration
+	// Now is the clock; nil means time.Now. Tests move it to expire codes and tokens.
+	Now func() time.Time
+	// Upstream enables "Sign in with <Name>" through an OpenID Connect provider.
+	Upstream *Upstream
+	// RegisterLimiter throttles dynamic registration per client IP (20 per hour); nil uses
+	// an in-process limiter.
+	RegisterLimiter RegisterLimiter
+	// ClientIP returns the address a request comes from; nil uses RemoteAddr.
+	ClientIP func(*http.Request) netip.Addr
+	// HTTPClient makes the calls to the upstream provider; nil uses http.DefaultClient.
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+}
+
+// Upstream is an OpenID Connect provider members may sign in with (decisions.md 7).
+type Upstream struct {
+	Issuer       string
+	ClientID     string
+	ClientSecret string
+	Name         string // shown as "Sign in with <Name>"
+}
+
+// RegisterLimiter decides whether one more dynamic registration from ip is allowed.
+type RegisterLimiter interface {
+	Allow(ctx context.Context, ip netip.Addr) bool
+}
+
+// Server is the authorization server.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	db        *db
+	now       func() time.Time
+	grace     time.Duration
+	secure    bool
+	resources map[string]string // normalised -> canonical
+	catalogue map[string]bool
+	limiter   RegisterLimiter
+	csrfKey   []byte
+	pages     *pages
+
+	upstreamMu sync.Mutex
+	upstream   *upstreamProvider
+}
+
+// New builds the provider. It reads (or makes, once) the key that signs CSRF tokens.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Issuer == "" || len(cfg.Scopes) == 0 || cfg.GrantableScopes == nil {
+		return nil, errors.New("oauth: Config needs Store, Issuer, Scopes and GrantableScopes")
+	}
+	cfg.Issuer = strings.TrimRight(cfg.Issuer, "/")
+	if cfg.RefreshGrace == 0 {
+		cfg.RefreshGrace = DefaultRefreshGrace
+	}
+	if cfg.RefreshGrace < 0 || cfg.RefreshGrace > time.Minute {
+		return nil, errors.New("oauth: RefreshGrace must be between 0 and 60s")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if len(cfg.Resources) == 0 {
+		cfg.Resources = []string{cfg.Issuer + "/v1", cfg.Issuer + "/mcp"}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.ClientIP == nil {
+		cfg.ClientIP = remoteIP
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, db: &db{pool: cfg.Store.Pool()}, now: cfg.Now, grace: cfg.RefreshGrace,
+		secure: strings.HasPrefix(cfg.Issuer, "https://"), resources: map[string]string{}, catalogue: map[string]bool{},
+		limiter: cfg.RegisterLimiter}
+	for _, r := range cfg.Resources {
+		s.resources[normaliseResource(r)] = r
+	}
+	for _, sc := range cfg.Scopes {
+		s.catalogue[sc] = true
+	}
+	if s.limiter == nil {
+		s.limiter = NewMemoryLimiter(20, time.Hour, cfg.Now)
+	}
+	key, err := cfg.Store.Setting(ctx, "oauth_csrf_key", func() string { k, _ := store.NewSecret("csrf_"); return k })
+	if err != nil {
+		return nil, err
+	}
+	s.csrfKey = []byte(key)
+	if s.pages, err = newPages(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Handler serves every /oauth path; mount it at /oauth.
+//
+//	GET  /authorize            sign-in (redirect to /login), consent, or a code
+//	POST /authorize            the consent form
+//	GET  /login, POST /login   password sign-in; GET /upstream/start, /upstream/callback
+//	POST /logout
+//	POST /token, /revoke       apikey required; CORS *
+//	POST /register             RFC 7591; CORS *
+//	GET  /apps, POST /apps/revoke                 Connected apps
+//	GET  /admin/apps, POST /admin/apps[/rotate|/disable]  admin-registered apps
+//	GET  /static/style.css
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Get("/authorize", s.authorizeGet)
+	r.Post("/authorize", s.authorizePost)
+	r.Get("/login", s.loginGet)
+	r.Post("/login", s.loginPost)
+	r.Post("/logout", s.logout)
+	r.Get("/upstream/start", s.upstreamStart)
+	r.Get("/upstream/callback", s.upstreamCallback)
+	for path, h := range map[string]http.HandlerFunc{"/token": s.token, "/revoke": s.revoke, "/register": s.register} {
+		r.Options(path, preflight)
+		r.Post(path, withCORS(h))
+	}
+	r.Get("/apps", s.connectedApps)
+	r.Post("/apps/revoke", s.connectedAppsRevoke)
+	r.Get("/admin/apps", s.adminApps)
+	r.Post("/admin/apps", s.adminAppsCreate)
+	r.Post("/admin/apps/rotate", s.adminAppsRotate)
+	r.Post("/admin/apps/disable", s.adminAppsDisable)
+	r.Get("/static/style.css", serveCSS)
+	return r
+}
+
+// preflight answers CORS preflights of the endpoints browser-based clients call
+// (decisions.md 7: token, revoke and register are served with CORS *).
+func preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, apikey")
+	h.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func withCORS(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After")
+		h(w, r)
+	}
+}
+
+func remoteIP(r *http.Request) netip.Addr {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, _ := netip.ParseAddr(host)
+	return a.Unmap()
+}
+
+// normaliseResource lowercases scheme and host and drops one trailing slash (decisions.md
+// 7); the path keeps its case.
+func normaliseResource(r string) string {
+	scheme, rest, ok := strings.Cut(r, "://")
+	if !ok {
+		return r
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	out := strings.ToLower(scheme) + "://" + strings.ToLower(host)
+	if path != "" {
+		out += "/" + path
+	}
+	return strings.TrimSuffix(out, "/")
+}
+
+// resource resolves an RFC 8707 resource parameter: "" stays unbound; anything not ours is
+// invalid_target (RFC 8707 section 2).
+func (s *Server) resource(values []string) (string, error) {
+	switch len(values) {
+	case 0:
+		return "", nil
+	case 1:
+		if values[0] == "" {
+			return "", nil
+		}
+		if canon, ok := s.resources[normaliseResource(values[0])]; ok {
+			return canon, nil
+		}
+		return "", ErrInvalidTarget.WithHint("resource %q is not served here; use %s", values[0], strings.Join(s.cfg.Resources, " or "))
+	}
+	return "", ErrInvalidTarget.WithHint("send one resource parameter")
+}

@@ -1,0 +1,84 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// revoke is the revocation endpoint (RFC 7009). A refresh token takes its whole family
+// with it (service-spec 4.3 rule 5); an access token only itself. Unknown tokens, and
+// tokens of another client, answer 200 and change nothing (RFC 7009 2.1, 2.2).
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	if !s.apiKeyValid(r) {
+		s.fail(w, r, &Error{Code: "invalid_request", Status: http.StatusUnauthorized,
+			Description: "the apikey header (or apikey query parameter) is missing or unknown"})
+		return
+	}
+	v, err := params(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	token := v.Get("token")
+	if token == "" {
+		s.fail(w, r, ErrInvalidRequest.WithHint("token is required"))
+		return
+	}
+	// RFC 7009 2.1: the client authenticates as at the token endpoint.
+	c, err := s.authenticateClient(r.Context(), r, v)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// token_type_hint is only a hint (RFC 7009 2.1); the prefix says what the token is.
+	switch {
+	case strings.HasPrefix(token, store.PrefixRefreshToken) && store.WellFormed(token, store.PrefixRefreshToken):
+		err = s.revokeRefresh(r.Context(), c.ID, token)
+	case strings.HasPrefix(token, store.PrefixAccessToken) && store.WellFormed(token, store.PrefixAccessToken):
+		err = s.revokeAccess(r.Context(), c.ID, token)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+}
+
+func (s *Server) revokeRefresh(ctx context.Context, clientID, plain string) error {
+	var familyID string
+	err := s.db.pool.QueryRow(ctx, `SELECT f.id::text FROM oauth_refresh_tokens r JOIN oauth_families f ON f.id = r.family_id
+		WHERE r.token_hash = $1 AND f.client_id = $2`, store.HashSecret(plain), clientID).Scan(&familyID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := revokeFamily(ctx, s.db.pool, familyID, s.now()); err != nil {
+		return err
+	}
+	s.notify(ctx, "oauth_family:"+familyID)
+	return nil
+}
+
+func (s *Server) revokeAccess(ctx context.Context, clientID, plain string) error {
+	var id string
+	err := s.db.pool.QueryRow(ctx, `UPDATE oauth_access_tokens a SET revoked_at = coalesce(a.revoked_at, $3)
+		FROM oauth_families f WHERE f.id = a.family_id AND a.token_hash = $1 AND f.client_id = $2 RETURNING a.id::text`,
+		store.HashSecret(plain), clientID, s.now()).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.notify(ctx, "oauth_access:"+id)
+	return nil
+}

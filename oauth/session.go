@@ -1,0 +1,127 @@
+package oauth
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// dummyHash keeps a sign-in for an unknown email as slow as one for a known email, so
+// response times do not reveal who has an account.
+const dummyHash = "$argon2id$v=19$m=65536,t=3,p=2$c29tZXNhbHRzb21lc2FsdA$2Ue6x2oYhU8ZK8ouH1tm4zAyO2nNFY8z1x0ypL/DiwM"
+
+// signedIn returns the member of the browser's session, or nil. Only active, human
+// members have sessions that work (decisions.md 2).
+func (s *Server) signedIn(r *http.Request) (*member, error) {
+	plain := s.cookie(r, "ws_session")
+	if plain == "" {
+		return nil, nil
+	}
+	return s.db.sessionMember(r.Context(), plain, s.now())
+}
+
+// startSession signs the browser in as userID.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, userID, method string) error {
+	plain, err := s.db.createSession(r.Context(), userID, method, s.now())
+	if err != nil {
+		return err
+	}
+	s.setCookie(w, "ws_session", plain, int(SessionTTL.Seconds()))
+	return nil
+}
+
+// safeReturn keeps post-login redirects on our own pages (no open redirect).
+func safeReturn(ret string) string {
+	if !strings.HasPrefix(ret, "/oauth/") || strings.HasPrefix(ret, "//") || strings.ContainsAny(ret, "\\\r\n") {
+		return "/oauth/apps"
+	}
+	return ret
+}
+
+// loginData is what the login page shows.
+type loginData struct {
+	CSRF, Return, Email, Error, AppName string
+	UpstreamName, UpstreamURL           string
+}
+
+// loginPage renders the sign-in form. When the sign-in continues an authorization
+// request, the form may end in a redirect to that client, so its redirect origin joins
+// form-action.
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, ret, email, msg string) {
+	ret = safeReturn(ret)
+	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg}
+	var origin string
+	if raw, ok := strings.CutPrefix(ret, "/oauth/authorize?"); ok {
+		if req, pe, _, err := s.parseAuthorize(r.Context(), raw); err == nil && pe == nil && req != nil {
+			data.AppName, origin = req.Client.Name, redirectOrigin(req.RedirectURI)
+		}
+	}
+	if s.cfg.Upstream != nil {
+		data.UpstreamName = s.cfg.Upstream.Name
+		data.UpstreamURL = "/oauth/upstream/start?" + url.Values{"return": {ret}}.Encode()
+	}
+	s.render(w, status, "login", data, origin)
+}
+
+func (s *Server) loginGet(w http.ResponseWriter, r *http.Request) {
+	ret := safeReturn(r.URL.Query().Get("return"))
+	if m, err := s.signedIn(r); err == nil && m != nil {
+		http.Redirect(w, r, ret, http.StatusFound)
+		return
+	}
+	s.loginPage(w, r, http.StatusOK, ret, "", "")
+}
+
+// loginPost checks an email and password. Invited and suspended members cannot sign in,
+// nor can agents' users (they have keys, not passwords).
+func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, http.StatusBadRequest, "Invalid form", "The form could not be read.", "")
+		return
+	}
+	ret := safeReturn(r.PostFormValue("return"))
+	email := strings.TrimSpace(r.PostFormValue("email"))
+	if !s.csrfValid(r) {
+		s.loginPage(w, r, http.StatusForbidden, ret, email, "The form expired; please sign in again.")
+		return
+	}
+	m, err := s.db.memberByEmail(r.Context(), email)
+	if err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	hash := dummyHash
+	if m != nil && m.PasswordHash != "" {
+		hash = m.PasswordHash
+	}
+	ok := CheckPassword(hash, r.PostFormValue("password")) && m != nil && m.PasswordHash != "" && !m.IsAgent
+	if !ok {
+		s.loginPage(w, r, http.StatusUnauthorized, ret, email, "The email or password is not right.")
+		return
+	}
+	if m.Status != "active" {
+		s.loginPage(w, r, http.StatusForbidden, ret, email, "Your account is "+m.Status+" and cannot sign in; ask a workspace admin.")
+		return
+	}
+	if err := s.startSession(w, r, m.UserID, "password"); err != nil {
+		s.serverErrorPage(w, err)
+		return
+	}
+	http.Redirect(w, r, ret, http.StatusSeeOther)
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil || !s.csrfValid(r) {
+		s.errorPage(w, http.StatusForbidden, "Form expired", "Sign-out was not confirmed from this browser.", "")
+		return
+	}
+	if plain := s.cookie(r, "ws_session"); plain != "" {
+		if err := s.db.deleteSession(r.Context(), plain); err != nil {
+			s.serverErrorPage(w, err)
+			return
+		}
+	}
+	s.setCookie(w, "ws_session", "", -1)
+	http.Redirect(w, r, "/oauth/login", http.StatusSeeOther)
+}

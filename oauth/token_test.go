@@ -1,0 +1,391 @@
+package oauth_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agencyos/workspaced/oauth"
+)
+
+func oauthCreateApp(e *env, confidential bool, redirects ...string) (oauth.CreatedApp, error) {
+	return oauth.CreateApp(context.Background(), e.store, oauth.NewApp{WorkspaceID: e.WorkspaceID, Name: "Acme CRM sync",
+		RedirectURIs: redirects, Confidential: confidential}, time.Now())
+}
+
+// TestCodeExchangeAttacks is a fosite-style table of authorization_code grants that must
+// fail, each on a fresh code.
+func TestCodeExchangeAttacks(t *testing.T) {
+	e := newEnv(t)
+	redirect := "https://app.example.com/cb"
+	client := e.register(redirect)
+	other := e.register(redirect)
+	b := e.browser()
+	cases := []struct {
+		name       string
+		edit       func(form url.Values, verifier string)
+		before     func()
+		wantStatus int
+		wantErr    string
+	}{
+		{name: "fails because the verifier is wrong (RFC 7636 4.6)", wantErr: "invalid_grant",
+			edit: func(f url.Values, _ string) { v, _ := pkce(); f.Set("code_verifier", v) }},
+		{name: "fails because the verifier is missing (RFC 7636 4.5)", wantErr: "invalid_request",
+			edit: func(f url.Values, _ string) { f.Del("code_verifier") }},
+		{name: "fails because the verifier is too short (RFC 7636 4.1)", wantErr: "invalid_grant",
+			edit: func(f url.Values, v string) { f.Set("code_verifier", v[:42]) }},
+		{name: "fails because the verifier has reserved characters (RFC 7636 4.1)", wantErr: "invalid_grant",
+			edit: func(f url.Values, v string) { f.Set("code_verifier", v[:42]+"/") }},
+		{name: "fails because plain PKCE is not accepted: the challenge is not a verifier (RFC 7636 4.2)", wantErr: "invalid_grant",
+			edit: func(f url.Values, v string) { f.Set("code_verifier", challengeOf(v)) }},
+		{name: "fails because the code belongs to another client (RFC 6749 4.1.3)", wantErr: "invalid_grant",
+			edit: func(f url.Values, _ string) { f.Set("client_id", other) }},
+		{name: "fails because redirect_uri differs (RFC 6749 4.1.3)", wantErr: "invalid_grant",
+			edit: func(f url.Values, _ string) { f.Set("redirect_uri", "https://app.example.com/cb2") }},
+		{name: "fails because redirect_uri is missing (RFC 6749 4.1.3)", wantErr: "invalid_grant",
+			edit: func(f url.Values, _ string) { f.Del("redirect_uri") }},
+		{name: "fails because the code expired after 60 s (RFC 6749 4.1.2)", wantErr: "invalid_grant",
+			before: func() { e.clock.Advance(61 * time.Second) }},
+		{name: "fails because the code is unknown", wantErr: "invalid_grant",
+			edit: func(f url.Values, _ string) { f.Set("code", "svc_ac_"+strings.Repeat("A", 49)) }},
+		{name: "fails because the client is unknown (RFC 6749 5.2)", wantErr: "invalid_client", wantStatus: 401,
+			edit: func(f url.Values, _ string) { f.Set("client_id", "svcdyn_unknown") }},
+		{name: "fails because grant_type is unsupported", wantErr: "unsupported_grant_type",
+			edit: func(f url.Values, _ string) { f.Set("grant_type", "password") }},
+		{name: "fails because the resource is foreign (RFC 8707)", wantErr: "invalid_target",
+			edit: func(f url.Values, _ string) { f.Set("resource", "https://evil.example/") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, verifier := e.flow(b, e.Member, client, redirect, "deals:read", nil)
+			form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
+				"client_id": {client}, "redirect_uri": {redirect}}
+			if c.edit != nil {
+				c.edit(form, verifier)
+			}
+			if c.before != nil {
+				c.before()
+			}
+			status := c.wantStatus
+			if status == 0 {
+				status = 400
+			}
+			wantOAuthError(t, e.post("/oauth/token", form), status, c.wantErr)
+		})
+	}
+
+	t.Run("fails without the apikey (decisions.md 7)", func(t *testing.T) {
+		code, verifier := e.flow(b, e.Member, client, redirect, "deals:read", nil)
+		r := e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
+			"client_id": {client}, "redirect_uri": {redirect}}, "apikey", "")
+		wantOAuthError(t, r, 401, "invalid_request")
+		r = e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}}, "apikey", "pk_wrong")
+		wantOAuthError(t, r, 401, "invalid_request")
+	})
+
+	t.Run("a reused code fails and revokes what the first exchange issued (RFC 6749 4.1.2)", func(t *testing.T) {
+		code, verifier := e.flow(b, e.Member, client, redirect, "deals:read", nil)
+		first := e.exchange(client, code, verifier, redirect)
+		if me := e.me(first.Access); me.Status != 200 {
+			t.Fatalf("first token: %d", me.Status)
+		}
+		r := e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
+			"client_id": {client}, "redirect_uri": {redirect}})
+		wantOAuthError(t, r, 400, "invalid_grant")
+		waitStatus(t, e, first.Access, 401)
+		wantOAuthError(t, e.refresh(client, first.Refresh), 400, "invalid_grant")
+	})
+
+	t.Run("a failed attempt consumes the code", func(t *testing.T) {
+		code, verifier := e.flow(b, e.Member, client, redirect, "deals:read", nil)
+		bad, _ := pkce()
+		r := e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {bad},
+			"client_id": {client}, "redirect_uri": {redirect}})
+		wantOAuthError(t, r, 400, "invalid_grant")
+		r = e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
+			"client_id": {client}, "redirect_uri": {redirect}})
+		wantOAuthError(t, r, 400, "invalid_grant")
+	})
+}
+
+func challengeOf(verifier string) string {
+	_, c := pkceFrom(verifier)
+	return c
+}
+
+// TestConfidentialClient: admin apps with a secret authenticate with HTTP Basic or
+// client_secret (RFC 6749 2.3.1) on top of PKCE.
+func TestConfidentialClient(t *testing.T) {
+	e := newEnv(t)
+	redirect := "https://crm.example.com/oauth/cb"
+	app, err := oauthCreateApp(e, true, redirect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(app.ClientID, "svcapp_") || !strings.HasPrefix(app.ClientSecret, "svc_sk_") {
+		t.Fatalf("app: %+v", app)
+	}
+	b := e.browser()
+	exchange := func(form url.Values, headers ...string) response {
+		code, verifier := e.flow(b, e.Member, app.ClientID, redirect, "deals:read", nil)
+		form.Set("grant_type", "authorization_code")
+		form.Set("code", code)
+		form.Set("code_verifier", verifier)
+		form.Set("redirect_uri", redirect)
+		return e.post("/oauth/token", form, headers...)
+	}
+	t.Run("fails without the secret", func(t *testing.T) {
+		wantOAuthError(t, exchange(url.Values{"client_id": {app.ClientID}}), 401, "invalid_client")
+	})
+	t.Run("fails with a wrong secret in the body", func(t *testing.T) {
+		wantOAuthError(t, exchange(url.Values{"client_id": {app.ClientID}, "client_secret": {"svc_sk_wrong"}}), 401, "invalid_client")
+	})
+	t.Run("fails with a wrong secret over Basic, with a challenge (RFC 6749 5.2)", func(t *testing.T) {
+		r := exchange(url.Values{}, "Authorization", basic(app.ClientID, "svc_sk_"+strings.Repeat("x", 49)))
+		wantOAuthError(t, r, 401, "invalid_client")
+		if !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic ") {
+			t.Fatalf("WWW-Authenticate: %q", r.Header.Get("WWW-Authenticate"))
+		}
+	})
+	t.Run("succeeds with client_secret_post", func(t *testing.T) {
+		if r := exchange(url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}}); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Raw)
+		}
+	})
+	t.Run("succeeds with client_secret_basic", func(t *testing.T) {
+		r := exchange(url.Values{}, "Authorization", basic(app.ClientID, app.ClientSecret))
+		if r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Raw)
+		}
+		// Refreshing needs the secret too.
+		wantOAuthError(t, e.refresh(app.ClientID, r.str("refresh_token")), 401, "invalid_client")
+		ref := e.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {r.str("refresh_token")}},
+			"Authorization", basic(app.ClientID, app.ClientSecret))
+		if ref.Status != 200 {
+			t.Fatalf("refresh: %d %s", ref.Status, ref.Raw)
+		}
+	})
+	t.Run("an app of another workspace is refused to this workspace's members", func(t *testing.T) {
+		other := newEnv(t)
+		b := other.browser()
+		_, challenge := pkce()
+		b.get(other.authURL(app.ClientID, redirect, challenge, "deals:read", "s"))
+		r := b.login(other.Member)
+		loc, _ := url.Parse(r.Header.Get("Location"))
+		if r.Status != http.StatusFound || loc.Query().Get("error") != "access_denied" {
+			t.Fatalf("want access_denied, got %d %s", r.Status, r.Header.Get("Location"))
+		}
+	})
+}
+
+func basic(id, secret string) string {
+	req, _ := http.NewRequest("GET", "/", nil)
+	req.SetBasicAuth(url.QueryEscape(id), url.QueryEscape(secret))
+	return req.Header.Get("Authorization")
+}
+
+// TestRefresh covers rotation, narrowing, the grace window and family revocation
+// (RFC 6749 6, RFC 9700 4.14.2, decisions.md 7).
+func TestRefresh(t *testing.T) {
+	e := newEnv(t)
+	t.Run("rotation retires the old token; narrowing is allowed, widening is not", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read deals:write people:read")
+		r := e.refresh(client, tk.Refresh, "scope", "deals:read")
+		if r.Status != 200 || r.str("scope") != "deals:read" {
+			t.Fatalf("narrowing: %d %s", r.Status, r.Raw)
+		}
+		me := e.me(r.str("access_token"))
+		if got := me.Body["data"].(map[string]any)["scopes"]; len(got.([]any)) != 1 {
+			t.Fatalf("narrowed token scopes: %v", got)
+		}
+		wantOAuthError(t, e.refresh(client, r.str("refresh_token"), "scope", "deals:read deals:write"), 400, "invalid_scope")
+		wantOAuthError(t, e.refresh(client, r.str("refresh_token"), "scope", "hr:read"), 400, "invalid_scope")
+		wantOAuthError(t, e.refresh(client, r.str("refresh_token"), "scope", "bogus:read"), 400, "invalid_scope")
+		// The failed widening changed nothing: the token still works.
+		if r2 := e.refresh(client, r.str("refresh_token")); r2.Status != 200 {
+			t.Fatalf("after refused widening: %d %s", r2.Status, r2.Raw)
+		}
+	})
+	t.Run("reuse inside the grace window gets a new pair and revokes the one issued before", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read")
+		first := e.refresh(client, tk.Refresh)
+		e.clock.Advance(10 * time.Second)
+		retry := e.refresh(client, tk.Refresh)
+		if retry.Status != 200 {
+			t.Fatalf("retry inside grace: %d %s", retry.Status, retry.Raw)
+		}
+		if me := e.me(first.str("access_token")); me.Status != 401 {
+			t.Fatalf("the pair issued before must be revoked: %d", me.Status)
+		}
+		if me := e.me(retry.str("access_token")); me.Status != 200 {
+			t.Fatalf("the new pair works: %d", me.Status)
+		}
+		// The original access token (issued with the retired refresh) lives out its hour.
+		if me := e.me(tk.Access); me.Status != 200 {
+			t.Fatalf("original access token: %d", me.Status)
+		}
+		if r := e.refresh(client, retry.str("refresh_token")); r.Status != 200 {
+			t.Fatalf("the new refresh token works: %d %s", r.Status, r.Raw)
+		}
+	})
+	t.Run("reuse outside the grace window revokes the whole family", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read")
+		next := e.refresh(client, tk.Refresh)
+		e.clock.Advance(31 * time.Second)
+		wantOAuthError(t, e.refresh(client, tk.Refresh), 400, "invalid_grant")
+		for _, a := range []string{tk.Access, next.str("access_token")} {
+			if me := e.me(a); me.Status != 401 {
+				t.Fatalf("access tokens of a revoked family must fail: %d", me.Status)
+			}
+		}
+		wantOAuthError(t, e.refresh(client, next.str("refresh_token")), 400, "invalid_grant")
+	})
+	t.Run("a token revoked by a grace retry, used later, revokes the family", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read")
+		lost := e.refresh(client, tk.Refresh)
+		retry := e.refresh(client, tk.Refresh)
+		wantOAuthError(t, e.refresh(client, lost.str("refresh_token")), 400, "invalid_grant")
+		wantOAuthError(t, e.refresh(client, retry.str("refresh_token")), 400, "invalid_grant")
+	})
+	t.Run("the resource stays bound across refreshes (RFC 8707 2.2)", func(t *testing.T) {
+		redirect := "https://app.example.com/callback"
+		client := e.register(redirect)
+		b := e.browser()
+		verifier, challenge := pkce()
+		b.get(e.authURL(client, redirect, challenge, "deals:read", "s", "resource", e.issuer+"/mcp"))
+		b.login(e.Member)
+		loc := b.approve(nil)
+		tk := e.exchange(client, loc.Query().Get("code"), verifier, redirect)
+		p, err := e.oauth.Verifier().Authenticate(context.Background(), tk.Access)
+		if err != nil || p.Credential.Resource != e.issuer+"/mcp" {
+			t.Fatalf("resource %+v %v", p, err)
+		}
+		wantOAuthError(t, e.refresh(client, tk.Refresh, "resource", e.issuer+"/v1"), 400, "invalid_target")
+		if r := e.refresh(client, tk.Refresh, "resource", e.issuer+"/mcp/"); r.Status != 200 {
+			t.Fatalf("same resource: %d %s", r.Status, r.Raw)
+		}
+	})
+	t.Run("refresh of another client's token fails and changes nothing", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read")
+		other := e.register("https://other.example/cb")
+		wantOAuthError(t, e.refresh(other, tk.Refresh), 400, "invalid_grant")
+		if r := e.refresh(client, tk.Refresh); r.Status != 200 {
+			t.Fatalf("owner's refresh: %d %s", r.Status, r.Raw)
+		}
+	})
+	t.Run("refresh tokens expire after 30 days", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read")
+		e.clock.Advance(30*24*time.Hour + time.Second)
+		defer e.clock.Advance(-(30*24*time.Hour + time.Second))
+		wantOAuthError(t, e.refresh(client, tk.Refresh), 400, "invalid_grant")
+	})
+	t.Run("access tokens expire after an hour", func(t *testing.T) {
+		_, tk := e.tokensFor(e.Member, "deals:read")
+		verifier := e.oauth.Verifier()
+		if _, err := verifier.Authenticate(context.Background(), tk.Access); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(time.Hour)
+		defer e.clock.Advance(-time.Hour)
+		if _, err := verifier.Authenticate(context.Background(), tk.Access); err == nil {
+			t.Fatal("an access token older than an hour must fail")
+		}
+	})
+	t.Run("a suspended member's tokens stop working and cannot be refreshed", func(t *testing.T) {
+		u := e.addUser("member", "active", map[string]string{"crm": "read"})
+		client, tk := e.tokensFor(u, "deals:read")
+		if err := e.store.SetMember(context.Background(), u.ID, storeMember("suspended")); err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, e, tk.Access, 401)
+		wantOAuthError(t, e.refresh(client, tk.Refresh), 400, "invalid_grant")
+	})
+	t.Run("scopes follow the member's current grants (decisions.md 3)", func(t *testing.T) {
+		u := e.addUser("member", "active", map[string]string{"crm": "full"})
+		_, tk := e.tokensFor(u, "deals:read deals:write labels:read")
+		if tk.Scope != "deals:read deals:write labels:read" {
+			t.Fatalf("granted %q", tk.Scope)
+		}
+		p, err := e.oauth.Verifier().Authenticate(context.Background(), tk.Access)
+		if err != nil || len(p.Scopes) != 3 {
+			t.Fatalf("scopes %v %v", p, err)
+		}
+		if err := e.store.SetMember(context.Background(), u.ID, storeMemberGrants(map[string]string{"crm": "read"})); err != nil {
+			t.Fatal(err)
+		}
+		p, err = e.oauth.Verifier().Authenticate(context.Background(), tk.Access)
+		if err != nil || strings.Join(p.Scopes, " ") != "deals:read labels:read" {
+			t.Fatalf("after the grant dropped to read: %v %v", p.Scopes, err)
+		}
+	})
+}
+
+// waitStatus polls /v1/me until it answers want (the cache flush is asynchronous).
+func waitStatus(t testing.TB, e *env, access string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		r := e.me(access)
+		if r.Status == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/v1/me: want %d, got %d %s", want, r.Status, r.Raw)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestConcurrentRefresh: 20 parallel refreshes of one token serialise on the family: one
+// rotates, the rest are grace retries, and exactly one pair stays live in one family.
+func TestConcurrentRefresh(t *testing.T) {
+	e := newEnv(t)
+	client, tk := e.tokensFor(e.Member, "deals:read")
+	const n = 20
+	results := make([]response, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			results[i] = e.refresh(client, tk.Refresh)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	var live []response
+	ok := 0
+	for _, r := range results {
+		switch {
+		case r.Status == 200:
+			ok++
+			if e.me(r.str("access_token")).Status == 200 {
+				live = append(live, r)
+			}
+		case r.str("error") != "invalid_grant":
+			t.Fatalf("unexpected answer: %d %s", r.Status, r.Raw)
+		}
+	}
+	if ok == 0 || len(live) != 1 {
+		t.Fatalf("%d succeeded, %d pairs live; want exactly one live pair", ok, len(live))
+	}
+	var families, liveRefresh int
+	if err := e.store.Pool().QueryRow(context.Background(), `SELECT count(DISTINCT f.id),
+			count(r.id) FILTER (WHERE r.retired_at IS NULL AND r.revoked_at IS NULL)
+		FROM oauth_families f JOIN oauth_refresh_tokens r ON r.family_id = f.id
+		WHERE f.client_id = $1 AND f.revoked_at IS NULL`, client).Scan(&families, &liveRefresh); err != nil {
+		t.Fatal(err)
+	}
+	if families != 1 || liveRefresh != 1 {
+		t.Fatalf("%d live families with %d live refresh tokens; want 1 and 1", families, liveRefresh)
+	}
+	if r := e.refresh(client, live[0].str("refresh_token")); r.Status != 200 {
+		t.Fatalf("the surviving refresh token: %d %s", r.Status, r.Raw)
+	}
+}

@@ -1,0 +1,261 @@
+package restapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+// Benchmarks of docs/performance.md: the full HTTP stack (httptest server, a real client
+// with keep-alive) next to the operation layer alone and the same statement sent straight
+// through pgx, in one run. Re-run with:
+//
+//	go test ./restapi/ -run '^$' -bench . -benchtime 2s
+
+// benchWorld is a workspace with n deals, one pipeline, an admin and their token.
+type benchWorld struct {
+	e     *env
+	admin *store.Principal
+	token string
+	deal  string
+}
+
+func newBenchWorld(b testing.TB, deals int) *benchWorld {
+	b.Helper()
+	e := newEnv(b)
+	f := storetest.Workspace(b, e.store, restapi.Scopes())
+	ctx := context.Background()
+	var deal string
+	err := e.store.Pool().QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
+			VALUES ($1, $2, 'Bench') RETURNING id),
+		d AS (INSERT INTO deals (workspace_id, created_by, name, pipeline_id, value, notes, created_at)
+			SELECT $1, $2, 'Deal ' || g, pl.id, g * 10.5, 'notes of deal ' || g, now() - g * interval '1 second'
+			FROM pl, generate_series(1, $3::int) g RETURNING id)
+		SELECT id::text FROM d LIMIT 1`, f.WorkspaceID, f.Admin.UserID, deals).Scan(&deal)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := e.store.Pool().Exec(ctx, `VACUUM ANALYZE deals`); err != nil {
+		b.Fatal(err)
+	}
+	return &benchWorld{e: e, admin: f.Admin, token: e.token(f.Admin), deal: deal}
+}
+
+func (w *benchWorld) get(b testing.TB, path string) {
+	req, _ := http.NewRequest("GET", w.e.srv.URL+"/v1"+path, nil)
+	req.Header.Set("apikey", testAPIKey)
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		b.Fatalf("GET %s: %d", path, res.StatusCode)
+	}
+}
+
+func drain(rows pgx.Rows) error {
+	for rows.Next() {
+		var a, b, c any
+		if len(rows.FieldDescriptions()) == 1 {
+			if err := rows.Scan(&a); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := rows.Scan(&a, &b, &c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func BenchmarkGetDeal(b *testing.B) {
+	w := newBenchWorld(b, 60)
+	ctx := context.Background()
+	ops := w.e.api.Ops()
+	sql := restapi.GetSQLForTest("deals")
+	b.Run("api", func(b *testing.B) {
+		for b.Loop() {
+			w.get(b, "/deals/"+w.deal)
+		}
+	})
+	b.Run("ops", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ops.Get(ctx, w.admin, "deals", w.deal); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pgx", func(b *testing.B) { // the same statement and actor batch, one round trip
+		for b.Loop() {
+			if err := w.e.store.Query(ctx, w.admin, sql, []any{w.deal}, drain); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkListDeals50(b *testing.B) {
+	w := newBenchWorld(b, 60)
+	ctx := context.Background()
+	ops := w.e.api.Ops()
+	sql, args, err := ops.ListSQLForTest(ctx, w.admin, "deals", restapi.ListParams{Limit: 50})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("api", func(b *testing.B) {
+		for b.Loop() {
+			w.get(b, "/deals?limit=50")
+		}
+	})
+	b.Run("ops", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pgx", func(b *testing.B) {
+		for b.Loop() {
+			if err := w.e.store.Query(ctx, w.admin, sql, args, drain); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// deep is a workspace of 100,000 deals, made once per test binary.
+var deep struct {
+	once sync.Once
+	w    *benchWorld
+}
+
+func deepWorld(tb testing.TB) *benchWorld {
+	deep.once.Do(func() { deep.w = newBenchWorld(tb, 100_000) })
+	if deep.w == nil {
+		tb.Fatal("deep world failed")
+	}
+	return deep.w
+}
+
+// cursorAtDepth returns the cursor that continues after the depth-th newest deal.
+func cursorAtDepth(tb testing.TB, w *benchWorld, depth int) string {
+	tb.Helper()
+	ctx := context.Background()
+	var created time.Time
+	var id string
+	if err := w.e.store.Pool().QueryRow(ctx, `SELECT created_at, id::text FROM deals WHERE workspace_id = $1
+		ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, depth-1).Scan(&created, &id); err != nil {
+		tb.Fatal(err)
+	}
+	c, err := w.e.api.Ops().CursorForTest(ctx, "deals", created, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func BenchmarkListDeals50Deep(b *testing.B) {
+	w := deepWorld(b)
+	cursor := cursorAtDepth(b, w, 100_000-100)
+	ctx, ops := context.Background(), w.e.api.Ops()
+	b.Run("api first page", func(b *testing.B) {
+		for b.Loop() {
+			w.get(b, "/deals?limit=50")
+		}
+	})
+	b.Run("api page at depth 99900", func(b *testing.B) {
+		for b.Loop() {
+			w.get(b, "/deals?limit=50&cursor="+cursor)
+		}
+	})
+	b.Run("ops first page", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ops page at depth 99900", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50, Cursor: cursor}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestPageAtDepthCostsNoMore compares the first page of 100,000 deals with the page that
+// continues 99,900 rows in: the keyset condition is an index condition, so both read a
+// handful of index and heap pages. It reports buffers and timings (docs/performance.md)
+// and asserts only on buffers, which do not depend on the machine.
+func TestPageAtDepthCostsNoMore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 100,000 deals")
+	}
+	w := deepWorld(t)
+	ctx := context.Background()
+	ops := w.e.api.Ops()
+	cursor := cursorAtDepth(t, w, 100_000-100)
+	type cost struct {
+		buffers int
+		exec    float64
+		api     time.Duration
+	}
+	measure := func(params restapi.ListParams, path string) cost {
+		sql, args, err := ops.ListSQLForTest(ctx, w.admin, "deals", params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []byte
+		if err := w.e.store.Query(ctx, w.admin, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args, func(rows pgx.Rows) error {
+			for rows.Next() {
+				if err := rows.Scan(&plan); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var out []struct {
+			Plan struct {
+				Hit  int `json:"Shared Hit Blocks"`
+				Read int `json:"Shared Read Blocks"`
+			}
+			Exec float64 `json:"Execution Time"`
+		}
+		if err := json.Unmarshal(plan, &out); err != nil {
+			t.Fatal(err)
+		}
+		var times []time.Duration
+		for range 21 {
+			start := time.Now()
+			w.get(t, path)
+			times = append(times, time.Since(start))
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		return cost{out[0].Plan.Hit + out[0].Plan.Read, out[0].Exec, times[len(times)/2]}
+	}
+	first := measure(restapi.ListParams{Limit: 50}, "/deals?limit=50")
+	depth := measure(restapi.ListParams{Limit: 50, Cursor: cursor}, "/deals?limit=50&cursor="+cursor)
+	t.Logf("first page:        %d buffers, execution %.3f ms, API median %v", first.buffers, first.exec, first.api)
+	t.Logf("page at depth 99900: %d buffers, execution %.3f ms, API median %v", depth.buffers, depth.exec, depth.api)
+	if depth.buffers > 2*first.buffers+10 {
+		t.Errorf("the page at depth reads %d buffers, the first %d: the keyset is not an index condition", depth.buffers, first.buffers)
+	}
+}

@@ -1,0 +1,39 @@
+package restapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Hooks for the benchmarks and the depth test, which compare the API with the very
+// statements it runs.
+
+// ListSQLForTest returns the statement and arguments List runs for params.
+func (o *Ops) ListSQLForTest(ctx context.Context, p *store.Principal, resource string, params ListParams) (string, []any, error) {
+	limit := params.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	sql, args, _, err := o.listQuery(ctx, p, Lookup(resource), params, limit)
+	return sql, args, err
+}
+
+// GetSQLForTest returns the statement Get runs (its one argument is the id).
+func GetSQLForTest(resource string) string {
+	r := Lookup(resource)
+	return "SELECT row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table) +
+		` WHERE "id" = $1::text::uuid) x`
+}
+
+// CursorForTest returns the cursor of a position, as List would issue it.
+func (o *Ops) CursorForTest(ctx context.Context, resource string, createdAt time.Time, id string) (string, error) {
+	key, err := o.key(ctx)
+	if err != nil {
+		return "", err
+	}
+	return encodeCursor(key, resource, position{createdAt: createdAt, id: uuid.MustParse(id)}), nil
+}

@@ -1,0 +1,431 @@
+package restapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// The generic operations of spec 4.1. Every statement is derived from the catalogue:
+// identifiers come only from Catalog, values only travel as parameters. PostgreSQL builds
+// the JSON (row_to_json), so every column comes back in its native JSON type: numeric as a
+// number, date as "2026-01-31", timestamptz as RFC 3339. Each operation is one statement
+// run as the actor in one round trip (store.Query); RLS is the guard, the gates in front
+// of it are the first line.
+
+// DefaultLimit and MaxLimit bound list pages (spec 8).
+const (
+	DefaultLimit = 50
+	MaxLimit     = 200
+)
+
+// ListParams are the inputs of a list.
+type ListParams struct {
+	// Filters are exact-match filters by field name, values as a query string carries
+	// them ("true", a uuid, an enum value). Names must be filters of the resource.
+	Filters map[string]string
+	// Limit is the page size, 1 to 200; 0 means 50.
+	Limit int
+	// Cursor is the next_cursor of the previous page; "" for the first page.
+	Cursor string
+}
+
+// Page is one page of a list: a JSON array of records, and the cursor of the next page
+// (nil when the list is complete).
+type Page struct {
+	Data       json.RawMessage `json:"data"`
+	NextCursor *string         `json:"next_cursor"`
+}
+
+// ident quotes a catalogue identifier.
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+// hasOwner reports whether the resource's table carries workspace_id and created_by; the
+// workspace singleton is the workspaces row itself and carries neither.
+func hasOwner(r *Resource) bool { return r.Access != Singleton }
+
+// Columns lists the columns a record of r shows, in order: id, workspace_id, the catalogue
+// fields, created_by, created_at, updated_at. Nothing outside the catalogue is selected.
+func Columns(r *Resource) []string {
+	cols := []string{"id"}
+	if hasOwner(r) {
+		cols = append(cols, "workspace_id")
+	}
+	for _, f := range r.Fields {
+		cols = append(cols, f.Name)
+	}
+	if hasOwner(r) {
+		cols = append(cols, "created_by")
+	}
+	return append(cols, "created_at", "updated_at")
+}
+
+func columnList(r *Resource) string {
+	cols := Columns(r)
+	for i, c := range cols {
+		cols[i] = ident(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// sqlType is the column type a field's text parameter is cast to.
+func sqlType(t Type) string {
+	return [...]string{"text", "uuid", "boolean", "bigint", "numeric", "date", "timestamptz", "jsonb", "uuid[]", "text[]"}[t]
+}
+
+// param renders the placeholder of a value: text parameters cast in SQL, so the value's
+// exact text (a numeric's digits, a date) reaches PostgreSQL unchanged.
+func param(n int, t Type) string {
+	if t == UUIDs || t == Strings {
+		return fmt.Sprintf("$%d::text[]::%s", n, sqlType(t))
+	}
+	return fmt.Sprintf("$%d::text::%s", n, sqlType(t))
+}
+
+// List returns one page of the resource as the actor sees it, newest first by keyset on
+// (created_at, id). Errors: unknown_resource, method_not_allowed, insufficient_scope,
+// insufficient_permission, bad_request (unknown filter, bad filter value, bad limit or
+// cursor).
+func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, params ListParams) (*Page, error) {
+	r, err := resolve(p, resource, OpList)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFeature(p, r.Feature, false, "listing "+r.Name); err != nil {
+		return nil, err
+	}
+	limit := params.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	if limit < 1 || limit > MaxLimit {
+		return nil, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %d", MaxLimit, DefaultLimit, limit)
+	}
+	sql, args, key, err := o.listQuery(ctx, p, r, params, limit)
+	if err != nil {
+		return nil, err
+	}
+
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	var last position
+	n := 0
+	err = o.store.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
+		var created time.Time
+		var id string
+		var rec []byte
+		for rows.Next() {
+			if n == limit {
+				n++ // a next page exists
+				break
+			}
+			if err := rows.Scan(&created, &id, &rec); err != nil {
+				return err
+			}
+			if n > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(rec)
+			last = position{createdAt: created}
+			last.id, _ = uuid.Parse(id)
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, readError(err)
+	}
+	buf.WriteByte(']')
+	page := &Page{Data: buf.Bytes()}
+	if r.Paged && n > limit {
+		c := encodeCursor(key, r.Name, last)
+		page.NextCursor = &c
+	}
+	return page, nil
+}
+
+// listQuery builds a list statement from the catalogue: typed exact-match filters as
+// parameters, the keyset condition of the cursor, newest first, one row more than the
+// limit on paged resources. It returns the cursor key for the next page's cursor.
+func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams, limit int) (sql string, args []any, key []byte, err error) {
+	var where []string
+	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
+		v, ok := params.Filters[f.Name]
+		if !ok {
+			continue
+		}
+		if _, err := checkFilter(r, f.Name, v); err != nil {
+			return "", nil, nil, err
+		}
+		if f.Name == "entity_type" { // comments and activity on deals also need crm
+			if err := checkFeature(p, entityFeature(r, v), false, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
+				return "", nil, nil, err
+			}
+		}
+		args = append(args, v)
+		where = append(where, ident(f.Name)+" = "+param(len(args), f.Type))
+	}
+	for name := range params.Filters {
+		if f := r.Field(name); f == nil || !f.Filter {
+			return "", nil, nil, unknownParam(r, name)
+		}
+	}
+	if r.Paged {
+		if key, err = o.key(ctx); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	if params.Cursor != "" {
+		if !r.Paged {
+			return "", nil, nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
+		}
+		pos, err := decodeCursor(key, r.Name, params.Cursor)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		args = append(args, pos.createdAt, pos.id.String())
+		where = append(where, fmt.Sprintf(`("created_at", "id") < ($%d::timestamptz, $%d::text::uuid)`, len(args)-1, len(args)))
+	}
+	fetch := limit
+	if r.Paged {
+		fetch++ // one more row than asked tells whether there is a next page
+	}
+	sql = "SELECT x.created_at, x.id::text, row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table)
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	sql += ` ORDER BY "created_at" DESC, "id" DESC LIMIT ` + strconv.Itoa(fetch) + `) x ORDER BY x.created_at DESC, x.id DESC`
+
+	return sql, args, key, nil
+}
+
+// Get returns one record by id as the actor sees it. Errors: unknown_resource,
+// method_not_allowed, insufficient_scope, insufficient_permission, not_found (no such
+// record, another workspace's, or hidden by RLS such as another member's private task).
+func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) (json.RawMessage, error) {
+	r, err := resolve(p, resource, OpGet)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFeature(p, r.Feature, false, "reading "+r.Name); err != nil {
+		return nil, err
+	}
+	if r.Access == Singleton && id == "" {
+		id = p.WorkspaceID
+	}
+	if !isUUID(id) {
+		return nil, notFound(r, id)
+	}
+	sql := "SELECT row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table) +
+		` WHERE "id" = $1::text::uuid) x`
+	rec, err := o.one(ctx, p, sql, []any{id})
+	if err != nil {
+		return nil, readError(err)
+	}
+	if rec == nil {
+		return nil, notFound(r, id)
+	}
+	return rec, nil
+}
+
+// Create inserts a record from a JSON object body holding writable fields (spec 2.2) and
+// returns it. Errors: the gates' (insufficient_scope, insufficient_permission for the
+// feature grant or admin-only resources), bad_request (body not a JSON object),
+// validation_error (422, naming each field), create_failed (a reference to a record that
+// does not exist in this workspace, a duplicate), forbidden (refused by RLS).
+func (o *Ops) Create(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
+	r, err := resolve(p, resource, OpCreate)
+	if err != nil {
+		return nil, err
+	}
+	if r.Access == WriteOnly {
+		return o.Enrich(ctx, p, body)
+	}
+	m, err := DecodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.permitWrite(p, r, "", m); err != nil {
+		return nil, err
+	}
+	set, err := checkBody(r, m, true)
+	if err != nil {
+		return nil, err
+	}
+	var cols, vals []string
+	args := make([]any, 0, len(set))
+	for _, a := range set {
+		args = append(args, a.value)
+		cols = append(cols, ident(a.field.Name))
+		vals = append(vals, param(len(args), a.field.Type))
+	}
+	insert := "INSERT INTO " + ident(r.Table) + " DEFAULT VALUES"
+	if len(cols) > 0 {
+		insert = "INSERT INTO " + ident(r.Table) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
+	}
+	sql := "WITH x AS (" + insert + " RETURNING " + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
+	rec, err := o.one(ctx, p, sql, args)
+	if err != nil {
+		return nil, store.MapWriteError(err, "create_failed")
+	}
+	if rec == nil { // RETURNING hid the row: RLS would not let the actor see what it wrote
+		return nil, &store.Error{Status: http.StatusForbidden, Code: "forbidden",
+			Message: "the write was refused by the workspace's access rules"}
+	}
+	return rec, nil
+}
+
+// Update changes the fields present in a JSON object body (a partial update) of the record
+// id and returns it. For the workspace singleton id may be "" (the actor's workspace).
+// Errors: as Create, plus not_found when the record does not exist or the actor cannot see
+// it, validation_error when the body has no writable field, and update_failed.
+func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage) (json.RawMessage, error) {
+	r, err := resolve(p, resource, OpUpdate)
+	if err != nil {
+		return nil, err
+	}
+	if r.Access == Singleton && id == "" {
+		id = p.WorkspaceID
+	}
+	m, err := DecodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.permitWrite(p, r, id, m); err != nil {
+		return nil, err
+	}
+	set, err := checkBody(r, m, false)
+	if err != nil {
+		return nil, err
+	}
+	if !isUUID(id) {
+		return nil, notFound(r, id)
+	}
+	args := []any{id}
+	assigns := make([]string, 0, len(set))
+	for _, a := range set {
+		args = append(args, a.value)
+		assigns = append(assigns, ident(a.field.Name)+" = "+param(len(args), a.field.Type))
+	}
+	sql := "WITH x AS (UPDATE " + ident(r.Table) + " SET " + strings.Join(assigns, ", ") +
+		` WHERE "id" = $1::text::uuid RETURNING ` + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
+	rec, err := o.one(ctx, p, sql, args)
+	if err != nil {
+		return nil, store.MapWriteError(err, "update_failed")
+	}
+	if rec == nil {
+		return nil, notFound(r, id)
+	}
+	return rec, nil
+}
+
+// Detach unlinks a join record named by its two ids in a JSON object body (deal_id and
+// person_id for deal_people ...) and returns {<key1>, <key2>, detached: true}. Errors: the
+// gates', validation_error when an id is missing or not a uuid, not_found when there is no
+// such link.
+func (o *Ops) Detach(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
+	r, err := resolve(p, resource, OpDetach)
+	if err != nil {
+		return nil, err
+	}
+	m, err := DecodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.permitWrite(p, r, "", m); err != nil {
+		return nil, err
+	}
+	var ids [2]string
+	var bad []store.FieldError
+	for i, k := range r.DetachKeys {
+		f := r.Field(k)
+		raw, ok := m[k]
+		if !ok {
+			bad = append(bad, store.FieldError{Field: k, Problem: "is required to name the link to detach (a uuid)"})
+			continue
+		}
+		v, problem := checkValue(f, raw)
+		if problem != "" {
+			bad = append(bad, store.FieldError{Field: k, Problem: problem})
+			continue
+		}
+		ids[i] = v.(string)
+	}
+	if len(bad) > 0 {
+		return nil, validationError(r, bad)
+	}
+	k1, k2 := ident(r.DetachKeys[0]), ident(r.DetachKeys[1])
+	sql := "WITH x AS (DELETE FROM " + ident(r.Table) + " WHERE " + k1 + " = $1::text::uuid AND " + k2 +
+		" = $2::text::uuid RETURNING " + k1 + ", " + k2 + ") SELECT json_build_object(" +
+		quoteLiteral(r.DetachKeys[0]) + ", x." + k1 + ", " + quoteLiteral(r.DetachKeys[1]) + ", x." + k2 +
+		", 'detached', true)::text FROM x"
+	rec, err := o.one(ctx, p, sql, []any{ids[0], ids[1]})
+	if err != nil {
+		return nil, store.MapWriteError(err, "update_failed")
+	}
+	if rec == nil {
+		return nil, store.NotFound("no %s link between %s %s and %s %s in this workspace",
+			r.Name, r.DetachKeys[0], ids[0], r.DetachKeys[1], ids[1])
+	}
+	return rec, nil
+}
+
+// permitWrite runs the second gate and the admin rules for a write.
+func (o *Ops) permitWrite(p *store.Principal, r *Resource, id string, body map[string]json.RawMessage) error {
+	if err := checkFeature(p, r.Feature, true, "writing "+r.Name); err != nil {
+		return err
+	}
+	if r.Name == "comments" {
+		var et string
+		if raw, ok := body["entity_type"]; ok && json.Unmarshal(raw, &et) == nil {
+			if err := checkFeature(p, entityFeature(r, et), true, "commenting on a "+et); err != nil {
+				return err
+			}
+		}
+	}
+	return checkAdmin(p, r, id)
+}
+
+// one runs a statement returning at most one JSON text and returns it, or nil for no row.
+func (o *Ops) one(ctx context.Context, p *store.Principal, sql string, args []any) (json.RawMessage, error) {
+	var rec []byte
+	err := o.store.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
+		if rows.Next() {
+			return rows.Scan(&rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+func notFound(r *Resource, id string) error {
+	if !isUUID(id) {
+		return store.NotFound("no %s record %q: ids are uuids", r.Name, clip(id))
+	}
+	return store.NotFound("no %s record %s in this workspace", r.Name, id)
+}
+
+// readError keeps Errors and turns anything else into internal_error.
+func readError(err error) error {
+	var e *store.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return store.Internal(err)
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

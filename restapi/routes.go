@@ -1,0 +1,215 @@
+package restapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// The HTTP adapter of the generic operations (spec 4.1): it turns requests into Ops calls
+// and their results into the spec's envelopes, and nothing else. Gates, validation and SQL
+// live in the operation layer, which the MCP tools call the same way.
+
+// collection serves /{resource}: GET lists, POST creates or detaches, PATCH updates the
+// workspace singleton.
+func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
+	res := Lookup(chi.URLParam(r, "resource"))
+	if res == nil {
+		return UnknownResource(chi.URLParam(r, "resource"))
+	}
+	p := PrincipalFrom(r.Context())
+	switch r.Method {
+	case http.MethodGet:
+		params, err := listParams(res, r.URL.Query())
+		if err != nil {
+			return err
+		}
+		page, err := a.ops.List(r.Context(), p, res.Name, params)
+		if err != nil {
+			return err
+		}
+		writePage(w, page)
+		return nil
+	case http.MethodPost:
+		if !res.CanCreate() && !res.CanDetach() {
+			return MethodNotAllowed(res, r.Method, false)
+		}
+		body, err := readBody(w, r)
+		if err != nil {
+			return err
+		}
+		detach, err := wantsDetach(r.URL.Query(), body)
+		if err != nil {
+			return err
+		}
+		if detach {
+			data, err := a.ops.Detach(r.Context(), p, res.Name, body)
+			return writeData(w, http.StatusOK, data, err)
+		}
+		data, err := a.ops.Create(r.Context(), p, res.Name, body)
+		status := http.StatusCreated
+		if res.Access == WriteOnly {
+			status = http.StatusOK // enrich performs a lookup; nothing is created at a URL
+		}
+		return writeData(w, status, data, err)
+	case http.MethodPatch:
+		if res.Access != Singleton {
+			return MethodNotAllowed(res, r.Method, false)
+		}
+		body, err := readBody(w, r)
+		if err != nil {
+			return err
+		}
+		data, err := a.ops.Update(r.Context(), p, res.Name, "", body)
+		return writeData(w, http.StatusOK, data, err)
+	}
+	return MethodNotAllowed(res, r.Method, false)
+}
+
+// item serves /{resource}/{id}: GET fetches, PATCH updates.
+func (a *API) item(w http.ResponseWriter, r *http.Request) error {
+	res := Lookup(chi.URLParam(r, "resource"))
+	if res == nil {
+		return UnknownResource(chi.URLParam(r, "resource"))
+	}
+	p, id := PrincipalFrom(r.Context()), chi.URLParam(r, "id")
+	switch r.Method {
+	case http.MethodGet:
+		data, err := a.ops.Get(r.Context(), p, res.Name, id)
+		return writeData(w, http.StatusOK, data, err)
+	case http.MethodPatch:
+		if !res.CanUpdate() {
+			return MethodNotAllowed(res, r.Method, true)
+		}
+		body, err := readBody(w, r)
+		if err != nil {
+			return err
+		}
+		data, err := a.ops.Update(r.Context(), p, res.Name, id, body)
+		return writeData(w, http.StatusOK, data, err)
+	}
+	return MethodNotAllowed(res, r.Method, true)
+}
+
+// methodNotAllowed answers methods chi has no route for (PUT /me, PROPFIND /deals ...).
+func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	switch segs[0] {
+	case "me", "openapi.json":
+		return &store.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Header: map[string]string{"Allow": "GET"}}
+	}
+	res := Lookup(segs[0])
+	if res == nil {
+		return UnknownResource(segs[0])
+	}
+	return MethodNotAllowed(res, r.Method, len(segs) > 1)
+}
+
+func writeData(w http.ResponseWriter, status int, data json.RawMessage, err error) error {
+	if err != nil {
+		return err
+	}
+	body := make([]byte, 0, len(data)+10)
+	body = append(body, `{"data":`...)
+	body = append(body, data...)
+	body = append(body, "}\n"...)
+	writeRaw(w, status, body)
+	return nil
+}
+
+// writePage writes the list envelope around the page's JSON as PostgreSQL made it (no
+// re-encoding: encoding/json would re-scan every record of a RawMessage).
+func writePage(w http.ResponseWriter, page *Page) {
+	body := make([]byte, 0, len(page.Data)+120)
+	body = append(body, `{"data":`...)
+	body = append(body, page.Data...)
+	body = append(body, `,"next_cursor":`...)
+	if page.NextCursor == nil {
+		body = append(body, "null"...)
+	} else {
+		body = strconv.AppendQuote(body, *page.NextCursor) // base64url: nothing to escape
+	}
+	body = append(body, "}\n"...)
+	writeRaw(w, http.StatusOK, body)
+}
+
+// readBody reads at most MaxBody bytes (decisions.md 4: larger bodies are a 400).
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, store.BadRequest("the request body exceeds 1 MiB")
+	}
+	if err != nil {
+		return nil, store.BadRequest("the request body could not be read")
+	}
+	return b, nil
+}
+
+// wantsDetach reads the detach flag: ?detach=true, or the body key "_detach": true.
+func wantsDetach(q url.Values, body []byte) (bool, error) {
+	if v, ok := q["detach"]; ok {
+		switch strings.Join(v, ",") {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return false, store.BadRequest("detach must be true or false")
+	}
+	var peek struct {
+		Detach json.RawMessage `json:"_detach"`
+	}
+	if json.Unmarshal(body, &peek) != nil || peek.Detach == nil {
+		return false, nil // malformed bodies are reported by the operation itself
+	}
+	switch string(peek.Detach) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+		Message: "_detach must be true or false", Fields: []store.FieldError{{Field: "_detach", Problem: "must be true or false"}}}
+}
+
+// listParams reads a list's query (decisions.md 4): filters of the resource, limit 1-200,
+// cursor; apikey may ride along (decisions.md 7); anything else is a 400 naming the
+// valid parameters.
+func listParams(res *Resource, q url.Values) (ListParams, error) {
+	params := ListParams{Filters: map[string]string{}}
+	for k, vs := range q {
+		if k == "apikey" {
+			continue
+		}
+		if len(vs) != 1 {
+			return params, store.BadRequest("give query parameter %s once", k)
+		}
+		v := vs[0]
+		switch k {
+		case "limit":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > MaxLimit {
+				return params, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %q", MaxLimit, DefaultLimit, clip(v))
+			}
+			params.Limit = n
+		case "cursor":
+			params.Cursor = v
+		default:
+			if f := res.Field(k); f == nil || !f.Filter {
+				return params, unknownParam(res, k)
+			}
+			params.Filters[k] = v
+		}
+	}
+	return params, nil
+}
