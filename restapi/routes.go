@@ -28,7 +28,7 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 	p := PrincipalFrom(r.Context())
 	switch r.Method {
 	case http.MethodGet:
-		params, err := listParams(res, r.URL.Query())
+		params, err := ParseListParams(res, r.URL.Query())
 		if err != nil {
 			return err
 		}
@@ -182,10 +182,10 @@ func wantsDetach(q url.Values, body []byte) (bool, error) {
 		Message: "_detach must be true or false", Fields: []store.FieldError{{Field: "_detach", Problem: "must be true or false"}}}
 }
 
-// listParams reads a list's query (decisions.md 4): filters of the resource, limit 1-200,
-// cursor; apikey may ride along (decisions.md 7); anything else is a 400 naming the
-// valid parameters.
-func listParams(res *Resource, q url.Values) (ListParams, error) {
+// ParseListParams reads a list's query (decisions.md 4): filters of the resource, limit
+// 1-200, cursor; apikey may ride along (decisions.md 7); anything else is a 400 naming the
+// valid parameters. The MCP server parses list tools' arguments with it too.
+func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 	params := ListParams{Filters: map[string]string{}}
 	for k, vs := range q {
 		if k == "apikey" {
