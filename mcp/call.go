@@ -49,19 +49,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 // takeRate charges the call to the credential's and workspace's budgets, the ones REST
 // calls are charged to (decisions.md 5).
 func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
-	if s.cfg.Limiter == nil {
-		return nil
-	}
-	d, err := s.cfg.Limiter.Take(ctx, p.Credential.ID, p.WorkspaceID)
-	if err != nil {
-		return store.Internal(err)
-	}
-	if !d.Allowed {
-		return &store.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-			Message: fmt.Sprintf("rate limit of %d requests a minute reached for this credential or workspace; "+
-				"retry after 60 seconds", d.Limit)}
-	}
-	return nil
+	return restapi.TakeCall(ctx, s.cfg.Limiter, p, nil)
 }
 
 // toOp turns tool arguments (as sent, so large numbers keep their digits) into the

@@ -21,6 +21,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/wellknown"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -29,8 +30,9 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // with chosen scopes.
 const tokenPrefix = "tok_"
 
-// env is the MCP server over the package database, mounted as cmd mounts it, with agent
-// keys authenticated through the server's own cache and test tokens mapped to principals.
+// env is the REST API and the MCP server over the package database, mounted as cmd mounts
+// them and sharing one operation layer, authenticator and (optionally) limiter; agent keys
+// go through the server's revocation-aware cache and test tokens map to principals.
 type env struct {
 	t      testing.TB
 	store  *store.Store
@@ -40,12 +42,34 @@ type env struct {
 	tokens map[string]*store.Principal
 }
 
-// envOption adjusts the server's Config before it is built.
-type envOption func(*mcp.Config)
+// envConfig is what a test may change.
+type envConfig struct {
+	limiter  restapi.Limiter
+	enricher restapi.Enricher
+}
+
+// envOption adjusts the env before it is built.
+type envOption func(*envConfig)
+
+// testAPIKey is the REST routing key (/mcp needs none).
+const testAPIKey = "pk_mcp_test"
+
+// enrichAnswer is what the test enricher answers for every domain.
+func enrichAnswer(domain string) map[string]any {
+	return map[string]any{"domain": domain, "name": "Example", "website": "https://" + domain, "industry": "Software",
+		"socials": map[string]any{"linkedin": nil, "twitter": nil, "instagram": nil, "facebook": nil},
+		"cached": false, "credits_spent": 1, "credits_remaining": 9}
+}
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	s := storetest.New(t)
+	ec := envConfig{enricher: restapi.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+		return enrichAnswer(domain), nil
+	})}
+	for _, o := range opts {
+		o(&ec)
+	}
 	e := &env{t: t, store: s, tokens: map[string]*store.Principal{}}
 	scopes := restapi.Scopes()
 	keys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
@@ -64,19 +88,21 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	mux := http.NewServeMux()
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
-	cfg := mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: newTestOps(s)}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	srv, err := mcp.New(cfg)
+	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher})
+	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: mcp.RESTOperations{Ops: api.Ops()}, Limiter: ec.limiter})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.mcp = srv
-	mux.Handle(mcp.Path, srv.Handler())
-	for _, p := range mcp.MetadataPaths {
-		mux.Handle(p, srv.MetadataHandler())
+	docs, err := wellknown.Handler(wellknown.Document{Path: mcp.MetadataPath, Body: srv.Metadata()},
+		wellknown.Document{Path: mcp.RootMetadataPath, Body: srv.Metadata()})
+	if err != nil {
+		t.Fatal(err)
 	}
+	mux.Handle("/v1/", http.StripPrefix("/v1", api.Handler()))
+	mux.Handle(mcp.Path, srv.Handler())
+	mux.Handle(mcp.MetadataPath, docs)
+	mux.Handle(mcp.RootMetadataPath, docs)
 	return e
 }
 
@@ -221,4 +247,29 @@ func (e *env) post(t testing.TB, method, path, body string, headers ...string) (
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
 	return res.StatusCode, res.Header, raw
+}
+
+// rest calls the REST API with bearer and returns the status and the decoded body.
+func (e *env) rest(t testing.TB, method, path, bearer, body string) (int, map[string]any) {
+	t.Helper()
+	headers := []string{"apikey", testAPIKey, "Authorization", "Bearer " + bearer}
+	if body != "" {
+		headers = append(headers, "Content-Type", "application/json")
+	}
+	status, _, raw := e.post(t, method, "/v1"+path, body, headers...)
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s %s: %d %s", method, path, status, raw)
+	}
+	return status, out
+}
+
+// mustCreate creates a record over REST and returns its data.
+func (e *env) mustCreate(t testing.TB, bearer, resource, body string) map[string]any {
+	t.Helper()
+	status, out := e.rest(t, "POST", "/"+resource, bearer, body)
+	if status != http.StatusCreated {
+		t.Fatalf("POST /%s %s: %d %v", resource, body, status, out)
+	}
+	return out["data"].(map[string]any)
 }

@@ -72,21 +72,28 @@ func runAgentKeySDK(t testing.TB, e *env, key string, calls []sdkCall) sdkAnswer
 }
 
 // TestTypeScriptSDKWithAgentKey: the official SDK, configured with the agent-key header,
-// lists every tool and calls each kind; it validates results against the output schemas.
+// lists every tool and calls each kind on real records; it validates every result against
+// the tool's output schema.
 func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
-	id := "6f1c0c1e-8d1b-4c55-9a57-8a4c2e7b8f10"
+	key := f.Agent.Key
+	pipeline := e.mustCreate(t, key, "pipelines", `{"name":"Sales"}`)["id"].(string)
+	deal := e.mustCreate(t, key, "deals", `{"name":"Acme","pipeline_id":"`+pipeline+`","value":1200.5}`)["id"].(string)
+	label := e.mustCreate(t, key, "labels", `{"name":"VIP"}`)["id"].(string)
+	e.mustCreate(t, key, "deal_labels", `{"deal_id":"`+deal+`","label_id":"`+label+`"}`)
 	calls := []sdkCall{
 		{Name: "me"},
-		{Name: "list_deals", Arguments: map[string]any{"limit": 5}},
-		{Name: "get_deals", Arguments: map[string]any{"id": id}},
-		{Name: "create_labels", Arguments: map[string]any{"name": "VIP"}},
-		{Name: "update_labels", Arguments: map[string]any{"id": id, "name": "Gold"}},
-		{Name: "detach_deal_labels", Arguments: map[string]any{"deal_id": id, "label_id": id}},
+		{Name: "list_deals", Arguments: map[string]any{"limit": 5, "pipeline_id": pipeline}},
+		{Name: "get_deals", Arguments: map[string]any{"id": deal}},
+		{Name: "create_people", Arguments: map[string]any{"name": "Ann", "email": "ann@example.com"}},
+		{Name: "update_labels", Arguments: map[string]any{"id": label, "name": "Gold"}},
+		{Name: "detach_deal_labels", Arguments: map[string]any{"deal_id": deal, "label_id": label}},
+		{Name: "list_credits"},
+		{Name: "get_workspace", Arguments: map[string]any{"id": f.WorkspaceID}},
 		{Name: "enrich_company", Arguments: map[string]any{"domain": "example.com"}},
 	}
-	out := runAgentKeySDK(t, e, f.Agent.Key, calls)
+	out := runAgentKeySDK(t, e, key, calls)
 	if len(out.Tools) != len(e.mcp.Tools()) {
 		t.Fatalf("the SDK sees %d tools, want %d", len(out.Tools), len(e.mcp.Tools()))
 	}
@@ -94,6 +101,9 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 		if r.IsError || r.StructuredContent == nil {
 			t.Errorf("%s: error %v, structured %v, text %s", calls[i].Name, r.IsError, r.StructuredContent, r.Text)
 		}
+	}
+	if got := out.Results[1].StructuredContent["data"].([]any); len(got) != 1 {
+		t.Fatalf("list_deals: %v", got)
 	}
 	t.Logf("SDK negotiated protocol %s", out.Protocol)
 }

@@ -21,13 +21,6 @@ import (
 // Path is where the MCP endpoint is mounted (decisions.md 1).
 const Path = "/mcp"
 
-// Limiter charges a request to the per-credential and per-workspace budgets; the
-// *ratelimit.Limiter REST uses satisfies it, so tool calls and REST calls share budgets
-// (decisions.md 5).
-type Limiter interface {
-	Take(ctx context.Context, credentialKey, workspaceKey string) (ratelimit.Decision, error)
-}
-
 // Config is what the MCP server needs; cmd builds it.
 type Config struct {
 	// PublicURL is the origin clients reach, without a trailing slash; it is also the
@@ -38,8 +31,12 @@ type Config struct {
 	Auth restapi.Authenticator
 	// Ops runs the tools' operations.
 	Ops Operations
-	// Limiter, when set, charges every tool call to the caller's budgets.
-	Limiter Limiter
+	// Limiter, when set, charges every tool call to the caller's budgets and every failed
+	// authentication to the client's IP, exactly as REST does with the same limiter
+	// (decisions.md 5).
+	Limiter restapi.Limiter
+	// TrustedProxies are the proxy ranges whose X-Forwarded-For names the client IP.
+	TrustedProxies []netip.Prefix
 	// Logger receives causes of internal errors; nil discards.
 	Logger *slog.Logger
 }
@@ -174,12 +171,34 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // points to the RFC 9728 metadata (MCP authorization, "Protected Resource Metadata
 // Discovery"). errCode is "" when no credential was presented (RFC 6750 section 3.1).
 func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, message string) {
+	if err := s.limitFailure(r, w.Header()); err != nil {
+		restapi.WriteError(w, r, s.log, err)
+		return
+	}
 	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.MetadataURL(), strings.Join(ChallengeScopes(), " "))
 	if errCode != "" {
 		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
 	}
 	w.Header().Set("WWW-Authenticate", v)
 	restapi.WriteError(w, r, s.log, store.Unauthorized("%s", message))
+}
+
+// limitFailure charges a failed authentication to the client's IP, in the bucket REST
+// charges, so token guessing is throttled across both (decisions.md 5); it returns
+// rate_limited once that budget is spent.
+func (s *Server) limitFailure(r *http.Request, h http.Header) error {
+	if s.cfg.Limiter == nil {
+		return nil
+	}
+	d, err := s.cfg.Limiter.TakeIP(r.Context(), ratelimit.BucketAuthFail, ratelimit.ClientIP(r, s.cfg.TrustedProxies))
+	if err != nil {
+		return nil // a closed limiter fails open here as in REST; the 401 still stands
+	}
+	d.SetHeaders(h)
+	if !d.Allowed {
+		return restapi.RateLimited()
+	}
+	return nil
 }
 
 // headerSafe keeps a description within RFC 6750's quoted-string character set.
