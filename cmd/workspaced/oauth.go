@@ -34,15 +34,15 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string) (*oauth.Server
 	return oauth.New(ctx, cfg)
 }
 
-// wellKnown serves the discovery documents (RFC 8414; the MCP server's RFC 9728 documents
-// join this list).
-func (srv *server) wellKnown(scopes []string) (http.Handler, error) {
-	return wellknown.Handler(wellknown.NewAuthorizationServer(wellknown.ASConfig{
+// wellKnown serves the discovery documents: RFC 8414, and the others given (the MCP
+// server's RFC 9728 documents).
+func (srv *server) wellKnown(scopes []string, others ...wellknown.Document) (http.Handler, error) {
+	return wellknown.Handler(append([]wellknown.Document{wellknown.NewAuthorizationServer(wellknown.ASConfig{
 		Issuer:               srv.cfg.PublicURL,
 		APIKey:               srv.apiKey,
 		Scopes:               scopes,
 		ServiceDocumentation: "https://github.com/agencyos/workspaced/blob/main/docs/oauth.md",
-	}))
+	})}, others...)...)
 }
 
 // redirectURIs collects repeated --redirect-uri flags.

@@ -17,9 +17,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/wellknown"
 )
 
 func newLogger(w io.Writer, level string) *slog.Logger {
@@ -158,10 +160,6 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	wellKnown, err := srv.wellKnown(scopes)
-	if err != nil {
-		return nil, nil, err
-	}
 	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: agentKeys,
 		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
 	background := []func(context.Context){
@@ -183,6 +181,17 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	background = append(background, sweep)
 	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
 		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher})
+	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: mcp.RESTOperations{Ops: api.Ops()},
+		Limiter: limiter, TrustedProxies: trusted, Logger: srv.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	wellKnown, err := srv.wellKnown(scopes,
+		wellknown.Document{Path: mcp.MetadataPath, Body: tools.Metadata()},
+		wellknown.Document{Path: mcp.RootMetadataPath, Body: tools.Metadata()})
+	if err != nil {
+		return nil, nil, err
+	}
 
 	r := chi.NewRouter()
 	r.Use(restapi.RequestID, srv.accessLog)
@@ -202,6 +211,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	r.Mount("/v1", api.Handler())
 	r.Mount("/oauth", provider.Handler())
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
+	r.Handle(mcp.MetadataPath, wellKnown)
+	r.Handle(mcp.RootMetadataPath, wellKnown)
+	r.Handle(mcp.Path, tools.Handler())
 	return r, background, nil
 }
 
