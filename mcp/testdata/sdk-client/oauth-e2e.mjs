@@ -116,7 +116,7 @@ async function browse(start) {
       url = action;
       init = { method: 'GET' };
     }
-    emit('browser', { submitted: form.kind, to: action.pathname });
+    emit('browser', { submitted: form.kind, to: action.pathname, fields: form.fields.map(([k, v]) => (k === 'scope' ? v : k)) });
   }
   throw new Error('too many steps before the redirect back to the client');
 }
@@ -125,7 +125,11 @@ const attr = (tag, name) => {
   const m = tag.match(new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i'));
   return m ? decodeEntities(m[2] ?? m[3] ?? m[4]) : undefined;
 };
-const decodeEntities = (s) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+const named = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
+const decodeEntities = (s) => s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e) => {
+  if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+  return named[e.toLowerCase()] ?? m;
+});
 
 // pickForm finds the sign-in form (it has a password field) or else the consent form, and
 // returns its fields as a browser would submit them after the user filled or approved it.
@@ -190,7 +194,7 @@ async function main() {
     me, deals,
   });
 
-  emit('expire', { access_token_prefix: provider.tokens().access_token.slice(0, 7) });
+  emit('expire', { access_token: provider.tokens().access_token });
   await waitFor('expired');
   const before = provider.tokens();
   const again = structured(await client.callTool({ name: 'me', arguments: {} }), 'me after expiry');
