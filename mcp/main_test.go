@@ -56,9 +56,9 @@ const testAPIKey = "pk_mcp_test"
 
 // enrichAnswer is what the test enricher answers for every domain.
 func enrichAnswer(domain string) map[string]any {
+	socials := map[string]any{"linkedin": nil, "twitter": nil, "instagram": nil, "facebook": nil}
 	return map[string]any{"domain": domain, "name": "Example", "website": "https://" + domain, "industry": "Software",
-		"socials": map[string]any{"linkedin": nil, "twitter": nil, "instagram": nil, "facebook": nil},
-		"cached": false, "credits_spent": 1, "credits_remaining": 9}
+		"socials": socials, "cached": false, "credits_spent": 1, "credits_remaining": 9}
 }
 
 func newEnv(t testing.TB, opts ...envOption) *env {
