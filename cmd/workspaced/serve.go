@@ -154,7 +154,15 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	agentKeys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	provider, err := srv.newOAuth(ctx, scopes)
+	limiter, err := srv.limiter()
+	if err != nil {
+		return nil, nil, err
+	}
+	trusted, err := ratelimit.ParsePrefixes(srv.cfg.TrustedProxies)
+	if err != nil {
+		return nil, nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	provider, err := srv.newOAuth(ctx, scopes, limiter, trusted)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,14 +175,6 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	background := []func(context.Context){
 		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
 		func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) },
-	}
-	limiter, err := srv.limiter()
-	if err != nil {
-		return nil, nil, err
-	}
-	trusted, err := ratelimit.ParsePrefixes(srv.cfg.TrustedProxies)
-	if err != nil {
-		return nil, nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
 	}
 	enricher, sweep, err := srv.enricher()
 	if err != nil {
