@@ -181,8 +181,13 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 		return nil, nil, err
 	}
 	background = append(background, sweep)
-	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
-		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher})
+	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
+		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher}
+	if srv.cfg.RateLimitsOff {
+		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
+		apiCfg.Limiter = nil
+	}
+	api := restapi.New(apiCfg)
 
 	r := chi.NewRouter()
 	r.Use(restapi.RequestID, srv.accessLog)
