@@ -128,20 +128,31 @@ func (s *Server) redirectError(w http.ResponseWriter, r *http.Request, req *auth
 	s.redirectWith(w, r, req, url.Values{"error": {e.Code}, "error_description": {e.Description}})
 }
 
+// validAuthorize parses an authorization request and answers its errors: an error page
+// when the client or redirect_uri cannot be trusted, else a redirect with the error
+// (decisions.md 7). advice is the error page's last line.
+func (s *Server) validAuthorize(w http.ResponseWriter, r *http.Request, raw, advice string) (*authRequest, bool) {
+	req, pe, e, err := s.parseAuthorize(r.Context(), raw)
+	switch {
+	case err != nil:
+		s.serverErrorPage(w, err)
+		return nil, false
+	case pe != nil:
+		s.errorPage(w, http.StatusBadRequest, pe.title, pe.message, advice)
+		return nil, false
+	case e != nil:
+		s.redirectError(w, r, req, e)
+		return nil, false
+	}
+	return req, true
+}
+
 // authorizeGet starts or resumes an authorization: validate, make sure someone is signed
 // in, then either answer at once (an earlier consent covers the request) or ask.
 func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	req, pe, e, err := s.parseAuthorize(ctx, r.URL.RawQuery)
-	switch {
-	case err != nil:
-		s.serverErrorPage(w, err)
-		return
-	case pe != nil:
-		s.errorPage(w, http.StatusBadRequest, pe.title, pe.message, "Tell the application's developer; you can close this page.")
-		return
-	case e != nil:
-		s.redirectError(w, r, req, e)
+	req, ok := s.validAuthorize(w, r, r.URL.RawQuery, "Tell the application's developer; you can close this page.")
+	if !ok {
 		return
 	}
 	m, err := s.signedIn(r)
@@ -219,16 +230,8 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 			"Go back to the application and start again.")
 		return
 	}
-	req, pe, e, err := s.parseAuthorize(ctx, r.PostFormValue("request"))
-	switch {
-	case err != nil:
-		s.serverErrorPage(w, err)
-		return
-	case pe != nil:
-		s.errorPage(w, http.StatusBadRequest, pe.title, pe.message, "")
-		return
-	case e != nil:
-		s.redirectError(w, r, req, e)
+	req, ok := s.validAuthorize(w, r, r.PostFormValue("request"), "")
+	if !ok {
 		return
 	}
 	m, err := s.signedIn(r)

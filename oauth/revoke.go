@@ -15,14 +15,8 @@ import (
 // with it (service-spec 4.3 rule 5); an access token only itself. Unknown tokens, and
 // tokens of another client, answer 200 and change nothing (RFC 7009 2.1, 2.2).
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	if !s.apiKeyValid(r) {
-		s.fail(w, r, &Error{Code: "invalid_request", Status: http.StatusUnauthorized,
-			Description: "the apikey header (or apikey query parameter) is missing or unknown"})
-		return
-	}
-	v, err := params(r)
-	if err != nil {
-		s.fail(w, r, err)
+	v, ok := s.endpointParams(w, r)
+	if !ok {
 		return
 	}
 	token := v.Get("token")

@@ -157,16 +157,26 @@ type tokenResponse struct {
 	Scope        string `json:"scope"`
 }
 
-// token is the token endpoint (RFC 6749 3.2).
-func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+// endpointParams applies the apikey rule of the token and revocation endpoints
+// (decisions.md 7) and reads their form or JSON parameters; on failure it has answered.
+func (s *Server) endpointParams(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 	if !s.apiKeyValid(r) {
 		s.fail(w, r, &Error{Code: "invalid_request", Status: http.StatusUnauthorized,
 			Description: "the apikey header (or apikey query parameter) is missing or unknown"})
-		return
+		return nil, false
 	}
 	v, err := params(r)
 	if err != nil {
 		s.fail(w, r, err)
+		return nil, false
+	}
+	return v, true
+}
+
+// token is the token endpoint (RFC 6749 3.2).
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	v, ok := s.endpointParams(w, r)
+	if !ok {
 		return
 	}
 	grant := v.Get("grant_type")

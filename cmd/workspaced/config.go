@@ -23,6 +23,9 @@ type config struct {
 	OIDCName          string
 	TrustedProxies    string
 	RateLimitFailOpen bool
+	RateLimitsOff     bool // zero value: limits on
+	PerCredential     uint64
+	PerWorkspace      uint64
 	RefreshGrace      time.Duration
 	EnrichCost        int
 	FirmographicsURL  string
@@ -53,6 +56,20 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated proxy ranges whose X-Forwarded-For is believed")
 	failOpen, _ := strconv.ParseBool(env("RATE_LIMIT_FAIL_OPEN", "false"))
 	fs.BoolVar(&c.RateLimitFailOpen, "rate-limit-fail-open", failOpen, "when Redis is unreachable, let requests through (logged and counted) instead of refusing them")
+	limitsOn, _ := strconv.ParseBool(env("RATE_LIMITS", "true"))
+	fs.BoolFunc("rate-limits", "enforce rate limits (false only for load-test baselines; default $RATE_LIMITS or true)",
+		func(v string) error { on, err := strconv.ParseBool(v); c.RateLimitsOff = !on; return err })
+	c.RateLimitsOff = !limitsOn
+	perCred, err := strconv.ParseUint(env("RATE_LIMIT_PER_CREDENTIAL", "60"), 10, 64)
+	if err != nil {
+		return c, fmt.Errorf("RATE_LIMIT_PER_CREDENTIAL: %w", err)
+	}
+	perWS, err := strconv.ParseUint(env("RATE_LIMIT_PER_WORKSPACE", "600"), 10, 64)
+	if err != nil {
+		return c, fmt.Errorf("RATE_LIMIT_PER_WORKSPACE: %w", err)
+	}
+	fs.Uint64Var(&c.PerCredential, "rate-limit-per-credential", perCred, "requests a minute per access token or agent key")
+	fs.Uint64Var(&c.PerWorkspace, "rate-limit-per-workspace", perWS, "requests a minute per workspace")
 	grace, err := time.ParseDuration(env("REFRESH_GRACE", "30s"))
 	if err != nil {
 		return c, fmt.Errorf("REFRESH_GRACE: %w", err)

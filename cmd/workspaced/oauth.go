@@ -4,18 +4,24 @@ import (
 	"context"
 	"flag"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
 )
 
-// newOAuth builds the OAuth provider from the config (decisions.md 7).
-func (srv *server) newOAuth(ctx context.Context, scopes []string) (*oauth.Server, error) {
+// newOAuth builds the OAuth provider from the config (decisions.md 7). Dynamic
+// registration shares the process's rate limiter (20 an hour per client IP, counted in
+// Redis across processes when configured) and its trusted-proxy rule for the client IP.
+func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratelimit.Limiter, trusted []netip.Prefix) (*oauth.Server, error) {
 	cfg := oauth.Config{
+		RegisterLimiter: registerLimiter{limiter},
+		ClientIP:        func(r *http.Request) netip.Addr { return ratelimit.ClientIP(r, trusted) },
 		Store:           srv.store,
 		Issuer:          srv.cfg.PublicURL,
 		APIKey:          srv.apiKey,
@@ -34,6 +40,14 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string) (*oauth.Server
 	return oauth.New(ctx, cfg)
 }
 
+// registerLimiter spends the register bucket of the shared limiter.
+type registerLimiter struct{ l *ratelimit.Limiter }
+
+func (r registerLimiter) Allow(ctx context.Context, ip netip.Addr) bool {
+	d, err := r.l.TakeIP(ctx, ratelimit.BucketRegister, ip)
+	return err == nil && d.Allowed
+}
+
 // wellKnown serves the discovery documents: RFC 8414, and the others given (the MCP
 // server's RFC 9728 documents).
 func (srv *server) wellKnown(scopes []string, others ...wellknown.Document) (http.Handler, error) {
@@ -41,7 +55,7 @@ func (srv *server) wellKnown(scopes []string, others ...wellknown.Document) (htt
 		Issuer:               srv.cfg.PublicURL,
 		APIKey:               srv.apiKey,
 		Scopes:               scopes,
-		ServiceDocumentation: "https://github.com/agencyos/workspaced/blob/main/docs/oauth.md",
+		ServiceDocumentation: srv.cfg.PublicURL + "/v1/openapi.json",
 	})}, others...)...)
 }
 

@@ -156,7 +156,15 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	agentKeys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	provider, err := srv.newOAuth(ctx, scopes)
+	limiter, err := srv.limiter()
+	if err != nil {
+		return nil, nil, err
+	}
+	trusted, err := ratelimit.ParsePrefixes(srv.cfg.TrustedProxies)
+	if err != nil {
+		return nil, nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	provider, err := srv.newOAuth(ctx, scopes, limiter, trusted)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,23 +174,20 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
 		func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) },
 	}
-	limiter, err := srv.limiter()
-	if err != nil {
-		return nil, nil, err
-	}
-	trusted, err := ratelimit.ParsePrefixes(srv.cfg.TrustedProxies)
-	if err != nil {
-		return nil, nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
-	}
 	enricher, sweep, err := srv.enricher()
 	if err != nil {
 		return nil, nil, err
 	}
 	background = append(background, sweep)
-	api := restapi.New(restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
-		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher})
+	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
+		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher}
+	if srv.cfg.RateLimitsOff {
+		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
+		apiCfg.Limiter = nil
+	}
+	api := restapi.New(apiCfg)
 	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: mcp.RESTOperations{Ops: api.Ops()},
-		Limiter: limiter, TrustedProxies: trusted, Logger: srv.log})
+		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log})
 	if err != nil {
 		return nil, nil, err
 	}
