@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -41,7 +42,11 @@ func (s *Server) parseAuthorize(ctx context.Context, raw string) (*authRequest, 
 		}
 	}
 	clientID := q.Get("client_id")
-	c, err := s.db.client(ctx, clientID)
+	c, err := s.client(ctx, clientID)
+	if errors.Is(err, ErrClientMetadata) {
+		return nil, &pageError{"Unusable application", "The application's metadata document could not be used, so nothing was shared: " +
+			err.Error()}, nil, nil
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

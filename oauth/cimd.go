@@ -20,12 +20,13 @@ import (
 	"time"
 )
 
-// Limits of decisions.md 8.
+// Limits of decisions.md 8, and the redirect URIs any client may have (spec 4.3).
 const (
-	cimdTimeout  = 5 * time.Second
-	cimdMaxBytes = 5 << 10
-	cimdCacheTTL = 10 * time.Minute
-	cimdMaxCache = 1000
+	maxRedirectURIs = 10
+	cimdTimeout     = 5 * time.Second
+	cimdMaxBytes    = 5 << 10
+	cimdCacheTTL    = 10 * time.Minute
+	cimdMaxCache    = 1000
 )
 
 // ErrClientMetadata is wrapped by every failure to obtain a usable metadata document; the
@@ -184,13 +185,13 @@ func validateDocument(clientID string, doc cimdDocument) (*MetadataClient, error
 	default:
 		return bad("token_endpoint_auth_method %q: only public clients (none) are supported", doc.TokenEndpointAuthMethod)
 	}
-	if len(doc.RedirectURIs) == 0 {
-		return bad("redirect_uris is required")
+	if len(doc.RedirectURIs) == 0 || len(doc.RedirectURIs) > maxRedirectURIs {
+		return bad("redirect_uris is required, 1 to %d of them", maxRedirectURIs)
 	}
 	for _, u := range doc.RedirectURIs {
-		p, err := url.Parse(u)
-		if err != nil || p.Scheme == "" || p.Fragment != "" || strings.Contains(u, "#") {
-			return bad("redirect_uri %q is not an absolute URI without a fragment", u)
+		// The rules registered clients follow (service-spec 4.3 rule 7).
+		if e := checkRedirectURI(u); e != nil {
+			return bad("%s", e.Description)
 		}
 	}
 	if len(doc.GrantTypes) > 0 && !slices.Contains(doc.GrantTypes, "authorization_code") {
@@ -213,4 +214,40 @@ func httpsOnly(s string) string {
 		return s
 	}
 	return ""
+}
+
+// client resolves a client_id for the authorization and token endpoints: a Client ID
+// Metadata Document URL when Config.ClientMetadata is set, else a registered client. It
+// returns nil, nil when there is no such client or it is disabled, and an error wrapping
+// ErrClientMetadata when a document cannot be used.
+func (s *Server) client(ctx context.Context, id string) (*Client, error) {
+	if s.cfg.ClientMetadata == nil || !IsMetadataURL(id) {
+		return s.db.client(ctx, id)
+	}
+	m, err := s.cfg.ClientMetadata.Client(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var scope []string
+	if strings.TrimSpace(m.Scope) != "" {
+		if scope, err = s.parseScope(m.Scope); err != nil {
+			return nil, fmt.Errorf("%w: %s: scope: %s", ErrClientMetadata, id, err.(*Error).Description)
+		}
+	}
+	// A row of its own lets codes, token families and consents reference the client, and an
+	// admin disable it. It is refreshed from the document on every use, public (no secret)
+	// and unverified; unused ones are purged like dynamically registered clients.
+	c, err := scanClient(s.db.pool.QueryRow(ctx, `INSERT INTO oauth_clients
+			(id, name, logo_uri, client_uri, redirect_uris, scope, verified, dynamic, created_at)
+		VALUES ($1, $2, nullif($3, ''), nullif($4, ''), $5, $6, false, true, $7)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo_uri = excluded.logo_uri,
+			client_uri = excluded.client_uri, redirect_uris = excluded.redirect_uris, scope = excluded.scope
+		RETURNING `+clientColumns, m.ClientID, m.Name, m.LogoURI, m.ClientURI, m.RedirectURIs, scope, s.now()))
+	if err != nil {
+		return nil, err
+	}
+	if c.DisabledAt != nil {
+		return nil, nil
+	}
+	return c, nil
 }

@@ -66,6 +66,9 @@ type Config struct {
 	RegisterLimiter RegisterLimiter
 	// ClientIP returns the address a request comes from; nil uses RemoteAddr.
 	ClientIP func(*http.Request) netip.Addr
+	// ClientMetadata resolves client_ids that are https URLs as Client ID Metadata Documents
+	// (decisions.md 8); nil accepts registered clients only.
+	ClientMetadata *MetadataDocuments
 	// HTTPClient makes the calls to the upstream provider; nil uses http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger

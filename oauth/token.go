@@ -114,7 +114,10 @@ func (s *Server) authenticateClient(ctx context.Context, r *http.Request, v url.
 	if id == "" {
 		return nil, fail(ErrInvalidClient.WithHint("client_id is required"))
 	}
-	c, err := s.db.client(ctx, id)
+	c, err := s.client(ctx, id)
+	if errors.Is(err, ErrClientMetadata) {
+		return nil, fail(ErrInvalidClient.WithHint("%s", err.Error()))
+	}
 	if err != nil {
 		return nil, err
 	}

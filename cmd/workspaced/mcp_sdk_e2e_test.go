@@ -53,6 +53,16 @@ func TestMCPWithTypeScriptSDKThroughOAuth(t *testing.T) {
 	}
 	ts, s := startServer(t)
 	email, password := testMember(t, s, "member", map[string]string{"crm": "full"})
+	res, err := http.Get(ts.URL + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asMeta map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&asMeta)
+	res.Body.Close()
+	if asMeta["client_id_metadata_document_supported"] != true {
+		t.Fatalf("RFC 8414 metadata should announce Client ID Metadata Documents: %v", asMeta)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
@@ -29,6 +30,8 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratel
 		GrantableScopes: restapi.GrantableScopes,
 		RefreshGrace:    srv.cfg.RefreshGrace,
 		Logger:          srv.log,
+		// Client ID Metadata Documents are fetched behind the production SSRF guard.
+		ClientMetadata: oauth.NewMetadataDocuments((&enrich.Guard{}).Transport(nil)),
 	}
 	if srv.cfg.RefreshGrace == 0 {
 		cfg.RefreshGrace = time.Nanosecond // REFRESH_GRACE=0: no grace at all
@@ -56,6 +59,8 @@ func (srv *server) wellKnown(scopes []string, others ...wellknown.Document) (htt
 		APIKey:               srv.apiKey,
 		Scopes:               scopes,
 		ServiceDocumentation: srv.cfg.PublicURL + "/v1/openapi.json",
+		// newOAuth resolves https client_ids as metadata documents.
+		ClientIDMetadataDocuments: true,
 	})}, others...)...)
 }
 
