@@ -57,11 +57,3 @@ type Result struct {
 type Operations interface {
 	Do(ctx context.Context, p *store.Principal, op Op) (*Result, error)
 }
-
-// OperationsFunc adapts a function to Operations.
-type OperationsFunc func(ctx context.Context, p *store.Principal, op Op) (*Result, error)
-
-// Do calls f.
-func (f OperationsFunc) Do(ctx context.Context, p *store.Principal, op Op) (*Result, error) {
-	return f(ctx, p, op)
-}

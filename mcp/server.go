@@ -41,10 +41,6 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Protocol versions served: 2025-06-18 (the first with MCP-Protocol-Version and
-// structured tool output) through the stateless 2026-07-28.
-var protocolVersions = []string{mcpgo.ProtocolVersion20260728, mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618}
-
 const instructions = `Tools read and write one agency workspace (CRM, tasks, spaces, metrics, finance, HR, docs, automations, directory). ` +
 	`Names are verb_resource: list_, get_, create_, update_ (partial), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Call me first to see your scopes and feature grants. Lists return {data, next_cursor}: keep calling with cursor=next_cursor until it is null. ` +
@@ -95,7 +91,10 @@ func New(cfg Config) (*Server, error) {
 		server.WithStateLess(true),
 		// Nothing is ever pushed to clients, so no standalone GET stream is offered (405).
 		server.WithDisableStreaming(true),
-		server.WithStreamableHTTPProtocolVersions(protocolVersions...),
+		// 2025-06-18 (the first with MCP-Protocol-Version and structured tool output)
+		// through the stateless 2026-07-28.
+		server.WithStreamableHTTPProtocolVersions(mcpgo.ProtocolVersion20260728, mcpgo.ProtocolVersion20251125,
+			mcpgo.ProtocolVersion20250618),
 		// The DNS-rebinding guard refuses a non-localhost Host on a loopback connection,
 		// which is exactly a reverse proxy on the same machine forwarding PUBLIC_URL's
 		// host. It protects servers reached without credentials; ours requires a bearer
@@ -113,9 +112,6 @@ func loopbackHost(host string) bool {
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.IsLoopback()
 }
-
-// Resource returns the MCP URL, which is the RFC 9728 resource identifier.
-func (s *Server) Resource() string { return s.resource }
 
 // Tools returns every tool the server offers, in catalogue order.
 func (s *Server) Tools() []mcpgo.Tool { return append([]mcpgo.Tool(nil), s.tools...) }
@@ -158,7 +154,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		// RFC 8707 and MCP authorization: a token bound to another resource (the REST
 		// API) must not be accepted here.
-		if p.Credential.Resource != "" && !SameResource(p.Credential.Resource, s.resource) {
+		if p.Credential.Resource != "" && !sameResource(p.Credential.Resource, s.resource) {
 			s.challenge(w, r, "invalid_token", fmt.Sprintf("this token was issued for %s; authorize again with resource=%s",
 				p.Credential.Resource, s.resource))
 			return
@@ -175,7 +171,7 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 		restapi.WriteError(w, r, s.log, err)
 		return
 	}
-	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.MetadataURL(), strings.Join(ChallengeScopes(), " "))
+	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.MetadataURL(), strings.Join(challengeScopes(), " "))
 	if errCode != "" {
 		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
 	}
@@ -211,9 +207,9 @@ func headerSafe(s string) string {
 	}, s)
 }
 
-// ChallengeScopes are the scopes a person would normally grant an MCP client: the
+// challengeScopes are the scopes a person would normally grant an MCP client: the
 // catalogue without enrich:write, which spends credits and is opt-in (decisions.md 8).
-func ChallengeScopes() []string {
+func challengeScopes() []string {
 	var out []string
 	for _, sc := range restapi.Scopes() {
 		if sc != "enrich:write" {
@@ -223,9 +219,9 @@ func ChallengeScopes() []string {
 	return out
 }
 
-// SameResource reports whether two resource URLs are the same after normalising the case
+// sameResource reports whether two resource URLs are the same after normalising the case
 // of scheme and host and a trailing slash (decisions.md 7).
-func SameResource(a, b string) bool {
+func sameResource(a, b string) bool {
 	na, errA := normalResource(a)
 	nb, errB := normalResource(b)
 	return errA == nil && errB == nil && na == nb
