@@ -213,10 +213,14 @@ func (s *Store) AgentKeyPrincipal(ctx context.Context, plain string, allScopes [
 	}
 	p := &Principal{Scopes: allScopes, Credential: Credential{Type: "agent_key"}}
 	var grants []byte
-	err := s.pool.QueryRow(ctx, `SELECT k.id::text, u.id::text, u.workspace_id::text, u.email, coalesce(u.display_name, ''),
+	// One statement resolves the key and records its use (last_used_at); it runs on a
+	// cache miss only, so the stamp is as fresh as the credential cache's lifetime.
+	err := s.pool.QueryRow(ctx, `WITH k AS (UPDATE agent_keys SET last_used_at = now()
+			WHERE key_hash = $1 AND revoked_at IS NULL RETURNING id, agent_id)
+		SELECT k.id::text, u.id::text, u.workspace_id::text, u.email, coalesce(u.display_name, ''),
 			u.role, u.is_agent, u.grants
-		FROM agent_keys k JOIN agents a ON a.id = k.agent_id JOIN users u ON u.id = a.user_id
-		WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.status = 'active'`, HashSecret(plain)).
+		FROM k JOIN agents a ON a.id = k.agent_id JOIN users u ON u.id = a.user_id
+		WHERE u.status = 'active'`, HashSecret(plain)).
 		Scan(&p.Credential.ID, &p.UserID, &p.WorkspaceID, &p.Email, &p.DisplayName, &p.Role, &p.IsAgent, &grants)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, Unauthorized("the agent key is unknown or revoked")
@@ -228,12 +232,6 @@ func (s *Store) AgentKeyPrincipal(ctx context.Context, plain string, allScopes [
 		return nil, err
 	}
 	return p, nil
-}
-
-// TouchAgentKey records that a key was used. Callers debounce it.
-func (s *Store) TouchAgentKey(ctx context.Context, keyID string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE agent_keys SET last_used_at = now() WHERE id = $1`, keyID)
-	return err
 }
 
 // WorkspaceName returns a workspace's name.
