@@ -94,15 +94,19 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	e.mcp = srv
-	docs, err := wellknown.Handler(wellknown.Document{Path: mcp.MetadataPath, Body: srv.Metadata()},
-		wellknown.Document{Path: mcp.RootMetadataPath, Body: srv.Metadata()})
+	var metadata []wellknown.Document
+	for _, d := range srv.MetadataDocuments() {
+		metadata = append(metadata, wellknown.Document{Path: d.Path, Body: d.Body})
+	}
+	docs, err := wellknown.Handler(metadata...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux.Handle("/v1/", http.StripPrefix("/v1", api.Handler()))
 	mux.Handle(mcp.Path, srv.Handler())
-	mux.Handle(mcp.MetadataPath, docs)
+	mux.Handle(mcp.Path+"/", srv.Handler())
 	mux.Handle(mcp.RootMetadataPath, docs)
+	mux.Handle(mcp.RootMetadataPath+"/", docs)
 	return e
 }
 
@@ -117,12 +121,16 @@ func (e *env) token(p *store.Principal) string {
 	return tok
 }
 
-// client connects mcp-go's own Streamable HTTP client with bearer; version "" lets it
-// negotiate (the stateless 2026-07-28 core), an older one forces the initialize handshake.
-func (e *env) client(t testing.TB, bearer, version string) *client.Client {
+// client connects mcp-go's own Streamable HTTP client with bearer and headers (name,
+// value pairs); version "" lets it negotiate (the stateless 2026-07-28 core), an older one
+// forces the initialize handshake.
+func (e *env) client(t testing.TB, bearer, version string, headers ...string) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(e.srv.URL+mcp.Path,
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
+	h := map[string]string{"Authorization": "Bearer " + bearer}
+	for i := 0; i+1 < len(headers); i += 2 {
+		h[headers[i]] = headers[i+1]
+	}
+	c, err := client.NewStreamableHttpClient(e.srv.URL+mcp.Path, transport.WithHTTPHeaders(h))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func runAgentKeySDK(t testing.TB, e *env, key string, calls []sdkCall) sdkAnswer
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "agent-key.mjs")
 	cmd.Dir = sdkDir
-	cmd.Env = append(os.Environ(), "MCP_URL="+e.srv.URL+"/mcp", "AGENT_KEY="+key, "CALLS="+string(callsJSON))
+	cmd.Env = append(os.Environ(), "MCP_URL="+e.srv.URL+"/mcp/x/all", "AGENT_KEY="+key, "CALLS="+string(callsJSON))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -71,9 +71,9 @@ func runAgentKeySDK(t testing.TB, e *env, key string, calls []sdkCall) sdkAnswer
 	return out
 }
 
-// TestTypeScriptSDKWithAgentKey: the official SDK, configured with the agent-key header,
-// lists every tool and calls each kind on real records; it validates every result against
-// the tool's output schema.
+// TestTypeScriptSDKWithAgentKey: the official SDK, configured with the agent-key header on
+// /mcp/x/all, lists every tool and calls each kind on real records, also through
+// call_tool and find_tools; it validates every result against the tool's output schema.
 func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -93,9 +93,12 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 		{Name: "get_workspace", Arguments: map[string]any{"id": f.WorkspaceID}},
 		{Name: "enrich_company", Arguments: map[string]any{"domain": "example.com"}},
 	}
+	calls = append(calls, sdkCall{Name: "call_tool", Arguments: map[string]any{"name": "list_deals",
+		"arguments": map[string]any{"pipeline_id": pipeline}}})
+	calls = append(calls, sdkCall{Name: "find_tools", Arguments: map[string]any{"query": "add a label to a deal"}})
 	out := runAgentKeySDK(t, e, key, calls)
-	if len(out.Tools) != len(e.mcp.Tools()) {
-		t.Fatalf("the SDK sees %d tools, want %d", len(out.Tools), len(e.mcp.Tools()))
+	if want, _ := e.listTools(t, "/mcp/x/all", key); len(out.Tools) != len(want) || len(want) != 93 {
+		t.Fatalf("the SDK sees %d tools on /mcp/x/all, want the agent key's 93", len(out.Tools))
 	}
 	for i, r := range out.Results {
 		if r.IsError || r.StructuredContent == nil {

@@ -187,13 +187,15 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	}
 	api := restapi.New(apiCfg)
 	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: mcp.RESTOperations{Ops: api.Ops()},
-		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log})
+		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
 		return nil, nil, err
 	}
-	wellKnown, err := srv.wellKnown(scopes,
-		wellknown.Document{Path: mcp.MetadataPath, Body: tools.Metadata()},
-		wellknown.Document{Path: mcp.RootMetadataPath, Body: tools.Metadata()})
+	var metadata []wellknown.Document
+	for _, d := range tools.MetadataDocuments() {
+		metadata = append(metadata, wellknown.Document{Path: d.Path, Body: d.Body})
+	}
+	wellKnown, err := srv.wellKnown(scopes, metadata...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -216,9 +218,11 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	r.Mount("/v1", api.Handler())
 	r.Mount("/oauth", provider.Handler())
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
-	r.Handle(mcp.MetadataPath, wellKnown)
 	r.Handle(mcp.RootMetadataPath, wellKnown)
+	r.Handle(mcp.RootMetadataPath+mcp.Path, wellKnown)
+	r.Handle(mcp.RootMetadataPath+mcp.Path+"/*", wellKnown)
 	r.Handle(mcp.Path, tools.Handler())
+	r.Handle(mcp.Path+"/*", tools.Handler())
 	return r, background, nil
 }
 
