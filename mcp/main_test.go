@@ -44,8 +44,9 @@ type env struct {
 
 // envConfig is what a test may change.
 type envConfig struct {
-	limiter  restapi.Limiter
-	enricher restapi.Enricher
+	limiter        restapi.Limiter
+	enricher       restapi.Enricher
+	allowedOrigins []string
 }
 
 // envOption adjusts the env before it is built.
@@ -88,8 +89,10 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	mux := http.NewServeMux()
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
-	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher})
-	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: mcp.RESTOperations{Ops: api.Ops()}, Limiter: ec.limiter})
+	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher,
+		PublicURL: e.srv.URL})
+	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: mcp.RESTOperations{Ops: api.Ops()}, Limiter: ec.limiter,
+		AllowedOrigins: ec.allowedOrigins})
 	if err != nil {
 		t.Fatal(err)
 	}

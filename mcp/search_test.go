@@ -4,6 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agencyos/workspaced/mcp"
+
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
 )
@@ -58,4 +64,60 @@ func TestFindToolsRanking(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCallToolParity: call_tool answers exactly what the direct tool answers: the same
+// read, the same write (recorded in activity the same way), the same gate refusal and the
+// same readonly refusal; unknown names and the meta tools are refused.
+func TestCallToolParity(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	c := e.client(t, f.Agent.Key, "")
+	label := e.mustCreate(t, f.Agent.Key, "labels", `{"name":"VIP"}`)["id"].(string)
+	via := func(c *client.Client, name string, args map[string]any) *mcpgo.CallToolResult {
+		return call(t, c, "call_tool", map[string]any{"name": name, "arguments": args})
+	}
+
+	// A read.
+	direct := wantOK(t, call(t, c, "get_labels", map[string]any{"id": label}))
+	if diff := cmp.Diff(direct, wantOK(t, via(c, "get_labels", map[string]any{"id": label}))); diff != "" {
+		t.Fatalf("get_labels through call_tool (-direct +call_tool):\n%s", diff)
+	}
+	// A write, and its activity.
+	a := wantOK(t, call(t, c, "create_labels", map[string]any{"name": "Direct"}))
+	b := wantOK(t, via(c, "create_labels", map[string]any{"name": "Relayed"}))
+	for _, k := range []string{"id", "name", "created_at", "updated_at"} {
+		delete(a, k)
+		delete(b, k)
+	}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("create_labels through call_tool (-direct +call_tool):\n%s", diff)
+	}
+	acts := wantOK(t, call(t, c, "list_activity", map[string]any{"entity_type": "labels"}))["data"].([]any)
+	if len(acts) != 3 || acts[0].(map[string]any)["action"] != "created" ||
+		acts[0].(map[string]any)["changes"].(map[string]any)["name"] != "Relayed" {
+		t.Fatalf("want an activity row for each create (REST, direct, relayed), got %v", acts)
+	}
+	// Errors: validation, a scope the credential lacks, a feature grant the member lacks.
+	sameError := func(c *client.Client, code, name string, args map[string]any) {
+		t.Helper()
+		d := wantToolError(t, call(t, c, name, args), code)
+		r := wantToolError(t, via(c, name, args), code)
+		if d["message"] != r["message"] {
+			t.Fatalf("%s: direct says %q, call_tool says %q", name, d["message"], r["message"])
+		}
+	}
+	sameError(c, "validation_error", "get_labels", map[string]any{})
+	narrow := storetest.AddUser(t, e.store, f.WorkspaceID, "member", map[string]string{"crm": "full"}, []string{"labels:read"})
+	sameError(e.client(t, e.token(narrow), ""), "insufficient_scope", "create_labels", map[string]any{"name": "x"})
+	sameError(e.client(t, e.token(f.Member), ""), "insufficient_permission", "list_deals", nil)
+	// Readonly: the direct write and the relayed one are refused alike, reads still work.
+	ro := e.client(t, f.Agent.Key, "", mcp.HeaderReadonly, "true")
+	sameError(ro, "read_only", "create_labels", map[string]any{"name": "x"})
+	wantOK(t, via(ro, "get_labels", map[string]any{"id": label}))
+	// Only catalogue tools and me can be called.
+	for _, name := range []string{"no_such_tool", "call_tool", "find_tools"} {
+		wantToolError(t, via(c, name, nil), "unknown_tool")
+	}
+	wantOK(t, via(c, "me", nil))
 }

@@ -180,7 +180,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	}
 	background = append(background, sweep)
 	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
-		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher}
+		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL}
 	if srv.cfg.RateLimitsOff {
 		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
 		apiCfg.Limiter = nil
