@@ -37,10 +37,17 @@ type mcpRemote struct {
 // no desktop is running) and its token cache in configDir.
 func startMCPRemote(t *testing.T, node, serverURL, port, browser, configDir string) *mcpRemote {
 	t.Helper()
+	return startMCPRemoteArgs(t, node, configDir, []string{"BROWSER=" + browser}, serverURL, port, "--allow-http")
+}
+
+// startMCPRemoteArgs runs mcp-remote with args, its token cache in configDir and the
+// variables of env.
+func startMCPRemoteArgs(t *testing.T, node, configDir string, env []string, args ...string) *mcpRemote {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	cmd := exec.CommandContext(ctx, node, filepath.Join(mcpRemoteDir, "node_modules", "mcp-remote", "dist", "proxy.js"),
-		serverURL, port, "--allow-http")
-	env := []string{"BROWSER=" + browser, "MCP_REMOTE_CONFIG_DIR=" + configDir, "HOME=" + configDir}
+	env = append(env, "MCP_REMOTE_CONFIG_DIR="+configDir, "HOME="+configDir)
+	cmd := exec.CommandContext(ctx, node,
+		append([]string{filepath.Join(mcpRemoteDir, "node_modules", "mcp-remote", "dist", "proxy.js")}, args...)...)
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); k == "PATH" || k == "TMPDIR" {
 			env = append(env, kv) // nothing else: no DISPLAY or desktop for xdg-open to prefer

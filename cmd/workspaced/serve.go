@@ -299,10 +299,24 @@ workspaced is running (ready in %s) with a private PostgreSQL in %s
 
   curl -H 'apikey: %s' -H 'Authorization: Bearer %s' %s/v1/me
 
-  MCP client config:
-  {"mcpServers": {"workspaced": {"url": "%s/mcp", "headers": {"Authorization": "Bearer %s"}}}}
-
+%s
 `, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, demo.AdminEmail, demo.AdminPassword, u,
-		demo.AgentKey, srv.apiKey, demo.AgentKey, u, u, demo.AgentKey)
+		demo.AgentKey, srv.apiKey, demo.AgentKey, u, mcpSnippets(u+mcp.Path, demo.AgentKey))
 	return nil
+}
+
+// mcpSnippets are client configurations that work as printed (docs/mcp.md repeats them;
+// TestBannerSnippets runs the first with the MCP Inspector and the last with mcp-remote).
+// Without the Authorization header a client signs in with OAuth instead.
+func mcpSnippets(mcpURL, agentKey string) string {
+	return fmt.Sprintf(`  MCP clients (agent key; drop the Authorization header to sign in with OAuth instead):
+  MCP Inspector --config, Claude Code .mcp.json, Cursor mcp.json:
+  {"mcpServers": {"workspaced": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
+  VS Code .vscode/mcp.json:
+  {"servers": {"workspaced": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
+  Claude Code:
+  claude mcp add --transport http workspaced %[1]s --header "Authorization: Bearer %[2]s"
+  stdio-only clients, through mcp-remote:
+  npx -y mcp-remote@0.15.1 %[1]s --header "Authorization: Bearer %[2]s"
+`, mcpURL, agentKey)
 }
