@@ -75,6 +75,9 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	if strings.TrimSpace(args.Query) == "" || limit < 1 || limit > findMaxLimit {
 		return s.toolError(ctx, store.BadRequest("send a non-empty query and a limit from 1 to %d", findMaxLimit)), nil
 	}
+	if err := s.takeRate(ctx, p); err != nil {
+		return s.toolError(ctx, err), nil
+	}
 	v := viewFrom(ctx)
 	var candidates []toolSpec
 	for _, t := range s.tools {
@@ -252,7 +255,7 @@ func words(text string) []string {
 	return out
 }
 
-// toolTerms weighs the stems describing a catalogue tool.
+// toolTerms weighs the stems describing a catalogue tool (or me).
 func toolTerms(sp toolSpec) map[string]int {
 	terms := map[string]int{}
 	add := func(text string, weight int) {
@@ -306,7 +309,7 @@ func rank(query string, candidates []toolSpec, limit int) []toolSpec {
 	}
 	var all []scored
 	for i, sp := range candidates {
-		terms := toolTerms(sp)
+		terms := sp.terms
 		score := 0
 		for _, g := range groups {
 			best := 0

@@ -20,6 +20,8 @@ type toolSpec struct {
 	toolset  string            // "" for the tools every selection shows
 	// run answers find_tools and call_tool; nil runs the operation (Server.handler).
 	run server.ToolHandlerFunc
+	// terms are the weighed words find_tools matches (toolTerms), computed once.
+	terms map[string]int
 }
 
 // write reports whether the tool changes workspace data (what a readonly view hides).
@@ -61,6 +63,9 @@ func buildTools(catalog []*restapi.Resource) ([]toolSpec, error) {
 			sp.toolset = r.Toolset()
 			specs = append(specs, sp)
 		}
+	}
+	for i := range specs {
+		specs[i].terms = toolTerms(specs[i])
 	}
 	seen := map[string]bool{}
 	for _, s := range specs {
