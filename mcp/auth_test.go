@@ -170,7 +170,8 @@ func TestCORSPreflight(t *testing.T) {
 		t.Fatalf("headers %v", h)
 	}
 	allowed := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
-	for _, want := range []string{"authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name", "last-event-id"} {
+	for _, want := range []string{"authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name",
+		"last-event-id", "x-mcp-toolsets", "x-mcp-readonly"} {
 		if !strings.Contains(allowed, want) {
 			t.Fatalf("Access-Control-Allow-Headers %q lacks %s", allowed, want)
 		}

@@ -373,7 +373,7 @@ func cors(next http.Handler) http.Handler {
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
 			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, "+
-				"Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id")
+				"Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id, "+HeaderToolsets+", "+HeaderReadonly)
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return
