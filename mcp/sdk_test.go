@@ -7,9 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
@@ -109,4 +113,46 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 		t.Fatalf("list_deals: %v", got)
 	}
 	t.Logf("SDK negotiated protocol %s", out.Protocol)
+}
+
+// TestEveryReadMatchesItsOutputSchema: with one record in every resource table, the
+// official SDK calls every list_ tool and the get_ of each listed record, validating
+// every structuredContent against the tool's outputSchema (a mismatch fails the call).
+func TestEveryReadMatchesItsOutputSchema(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	if err := e.store.SeedRecords(context.Background(), f.WorkspaceID, f.Admin.UserID); err != nil {
+		t.Fatal(err)
+	}
+	admin := *f.Admin
+	admin.Scopes = restapi.Scopes()
+	tok := e.token(&admin)
+	c := e.client(t, tok, "", mcp.HeaderToolsets, "all")
+	names := toolNames(t, c)
+	calls := []sdkCall{{Name: "me"}}
+	for _, name := range names {
+		resource, ok := strings.CutPrefix(name, "list_")
+		if !ok {
+			continue
+		}
+		calls = append(calls, sdkCall{Name: name})
+		data, _ := wantOK(t, call(t, c, name, nil))["data"].([]any)
+		if len(data) == 0 {
+			t.Errorf("%s: the seed left it empty, so its items go unchecked", name)
+			continue
+		}
+		if slices.Contains(names, "get_"+resource) {
+			calls = append(calls, sdkCall{Name: "get_" + resource, Arguments: map[string]any{"id": data[0].(map[string]any)["id"]}})
+		}
+	}
+	out := runAgentKeySDK(t, e, tok, calls)
+	if len(out.Results) != len(calls) {
+		t.Fatalf("%d results for %d calls", len(out.Results), len(calls))
+	}
+	for i, r := range out.Results {
+		if r.IsError || r.StructuredContent == nil {
+			t.Errorf("%s: error %v, text %s", calls[i].Name, r.IsError, r.Text)
+		}
+	}
+	t.Logf("%d reads validated against their output schemas", len(calls))
 }
