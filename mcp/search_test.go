@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,6 +65,36 @@ func TestFindToolsRanking(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFindToolsFilters: find_tools offers only what the caller may use: nothing its grants
+// refuse, and no writes on a readonly view; every toolset is searched.
+func TestFindToolsFilters(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	find := func(c *client.Client, query string) []string {
+		return foundNames(t, wantOK(t, call(t, c, "find_tools", map[string]any{"query": query, "limit": 20})))
+	}
+	member := e.client(t, e.token(f.Member), "")
+	for _, n := range find(member, "list the deals in the pipeline") {
+		if strings.Contains(n, "deal") {
+			t.Fatalf("a member without the crm grant is offered %s", n)
+		}
+	}
+	if got := find(member, "show the spaces"); !slices.Contains(got, "list_spaces") {
+		t.Fatalf("find_tools searches outside the listed toolsets: %v", got)
+	}
+	ro := e.client(t, f.Agent.Key, "", mcp.HeaderReadonly, "true")
+	got := find(ro, "add a label to a deal")
+	for _, n := range got {
+		if !strings.HasPrefix(n, "list_") && !strings.HasPrefix(n, "get_") && n != "me" {
+			t.Fatalf("a readonly view is offered %s", n)
+		}
+	}
+	if len(got) == 0 {
+		t.Fatal("a readonly view should still find the reads")
+	}
+	wantToolError(t, call(t, ro, "find_tools", map[string]any{"query": " "}), "bad_request")
 }
 
 // TestCallToolParity: call_tool answers exactly what the direct tool answers: the same
