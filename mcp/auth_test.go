@@ -81,24 +81,36 @@ func TestChallenge(t *testing.T) {
 	})
 }
 
-// TestProtectedResourceMetadata: RFC 9728 section 3 at the path derived from the MCP URL and
-// at the bare well-known path.
+// TestProtectedResourceMetadata: RFC 9728 section 3 for every MCP path at the path derived
+// from it, naming that path's URL as resource (section 3.3), and the root document naming
+// the origin.
 func TestProtectedResourceMetadata(t *testing.T) {
 	e := newEnv(t)
-	want := map[string]any{
-		"resource":                 e.srv.URL + "/mcp",
-		"authorization_servers":    []any{e.srv.URL},
-		"bearer_methods_supported": []any{"header"},
-		"resource_name":            "workspaced MCP tools",
-	}
 	var scopes []any
 	for _, s := range restapi.Scopes() {
 		scopes = append(scopes, s)
 	}
-	want["scopes_supported"] = scopes
-	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
-		t.Run(path, func(t *testing.T) {
-			status, h, body := e.post(t, "GET", path, "", "Origin", "https://app.example")
+	if len(scopes) != 33 {
+		t.Fatalf("%d scopes, want the catalogue's 33", len(scopes))
+	}
+	cases := []struct{ path, resource, name string }{
+		{"/.well-known/oauth-protected-resource", e.srv.URL, "workspaced"},
+		{"/.well-known/oauth-protected-resource/mcp", e.srv.URL + "/mcp", "workspaced MCP tools"},
+		{"/.well-known/oauth-protected-resource/mcp/readonly", e.srv.URL + "/mcp/readonly", "workspaced MCP tools"},
+		{"/.well-known/oauth-protected-resource/mcp/x/hr", e.srv.URL + "/mcp/x/hr", "workspaced MCP tools"},
+		{"/.well-known/oauth-protected-resource/mcp/x/all/readonly", e.srv.URL + "/mcp/x/all/readonly", "workspaced MCP tools"},
+		{"/.well-known/oauth-protected-resource/mcp/x/default", e.srv.URL + "/mcp/x/default", "workspaced MCP tools"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			want := map[string]any{
+				"resource":                 c.resource,
+				"authorization_servers":    []any{e.srv.URL},
+				"bearer_methods_supported": []any{"header"},
+				"resource_name":            c.name,
+				"scopes_supported":         scopes,
+			}
+			status, h, body := e.post(t, "GET", c.path, "", "Origin", "https://app.example")
 			if status != http.StatusOK || h.Get("Content-Type") != "application/json" {
 				t.Fatalf("%d %s %s", status, h.Get("Content-Type"), body)
 			}
@@ -112,20 +124,43 @@ func TestProtectedResourceMetadata(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("metadata (-want +got):\n%s", diff)
 			}
-			if len(scopes) != 33 {
-				t.Fatalf("%d scopes, want the catalogue's 33", len(scopes))
-			}
-			status, h, _ = e.post(t, "OPTIONS", path, "", "Origin", "https://app.example", "Access-Control-Request-Method", "GET")
+			status, h, _ = e.post(t, "OPTIONS", c.path, "", "Origin", "https://app.example", "Access-Control-Request-Method", "GET")
 			if status != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" {
 				t.Fatalf("preflight: %d %v", status, h)
 			}
 		})
 	}
+	status, _, _ := e.post(t, "GET", "/.well-known/oauth-protected-resource/mcp/x/nope", "")
+	if status != http.StatusNotFound {
+		t.Fatalf("metadata of a path that is no MCP view: %d, want 404", status)
+	}
+}
+
+// TestChallengeNamesThePathMetadata: a 401 on a toolset path names that path's RFC 9728
+// document; a token bound to /mcp or to the origin works on every MCP path.
+func TestChallengeNamesThePathMetadata(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, nil)
+	status, h, _ := e.post(t, "POST", "/mcp/x/hr/readonly", initialize, mcpHeaders("")...)
+	want := `Bearer resource_metadata="` + e.srv.URL + `/.well-known/oauth-protected-resource/mcp/x/hr/readonly"`
+	if status != http.StatusUnauthorized || !strings.HasPrefix(h.Get("WWW-Authenticate"), want) {
+		t.Fatalf("%d %q, want 401 starting %s", status, h.Get("WWW-Authenticate"), want)
+	}
+	for _, resource := range []string{e.srv.URL + "/mcp", e.srv.URL, e.srv.URL + "/mcp/x/deals"} {
+		bound := *f.Admin
+		bound.Credential.Resource = resource
+		tok := e.token(&bound)
+		for _, path := range []string{"/mcp", "/mcp/x/hr", "/mcp/readonly", "/mcp/x/deals/readonly"} {
+			if status, _, body := e.post(t, "POST", path, initialize, mcpHeaders(tok)...); status != http.StatusOK {
+				t.Errorf("token bound to %s on %s: %d %s", resource, path, status, body)
+			}
+		}
+	}
 }
 
 func TestCORSPreflight(t *testing.T) {
 	e := newEnv(t)
-	status, h, body := e.post(t, "OPTIONS", mcp.Path, "", "Origin", "https://inspector.example",
+	status, h, body := e.post(t, "OPTIONS", mcp.Path, "", "Origin", "http://localhost:6274",
 		"Access-Control-Request-Method", "POST",
 		"Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version, mcp-session-id")
 	if status != http.StatusNoContent {
@@ -135,7 +170,8 @@ func TestCORSPreflight(t *testing.T) {
 		t.Fatalf("headers %v", h)
 	}
 	allowed := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
-	for _, want := range []string{"authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name", "last-event-id"} {
+	for _, want := range []string{"authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name",
+		"last-event-id", "x-mcp-toolsets", "x-mcp-readonly"} {
 		if !strings.Contains(allowed, want) {
 			t.Fatalf("Access-Control-Allow-Headers %q lacks %s", allowed, want)
 		}

@@ -24,6 +24,9 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 			// Handler always authenticates first; reaching here is a wiring fault.
 			return nil, errors.New("mcp: tool call without an authenticated principal")
 		}
+		if sp.write() && viewFrom(ctx).readonly {
+			return s.toolError(ctx, readonlyError(sp.tool.Name)), nil
+		}
 		if err := s.takeRate(ctx, p); err != nil {
 			return s.toolError(ctx, err), nil
 		}
@@ -44,6 +47,13 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		}
 		return toolResult(sp.kind, res)
 	}
+}
+
+// readonlyError refuses a write on a readonly view, direct or through call_tool.
+func readonlyError(name string) error {
+	return store.Errorf(http.StatusForbidden, "read_only",
+		"this connection is read-only (%s: true or a /readonly path) and %s writes; connect without it to write",
+		HeaderReadonly, name)
 }
 
 // takeRate charges the call to the credential's and workspace's budgets, the ones REST

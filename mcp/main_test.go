@@ -44,8 +44,9 @@ type env struct {
 
 // envConfig is what a test may change.
 type envConfig struct {
-	limiter  restapi.Limiter
-	enricher restapi.Enricher
+	limiter        restapi.Limiter
+	enricher       restapi.Enricher
+	allowedOrigins []string
 }
 
 // envOption adjusts the env before it is built.
@@ -88,21 +89,27 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	mux := http.NewServeMux()
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
-	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher})
-	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: mcp.RESTOperations{Ops: api.Ops()}, Limiter: ec.limiter})
+	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher,
+		PublicURL: e.srv.URL})
+	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: mcp.RESTOperations{Ops: api.Ops()}, Limiter: ec.limiter,
+		AllowedOrigins: ec.allowedOrigins})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.mcp = srv
-	docs, err := wellknown.Handler(wellknown.Document{Path: mcp.MetadataPath, Body: srv.Metadata()},
-		wellknown.Document{Path: mcp.RootMetadataPath, Body: srv.Metadata()})
+	var metadata []wellknown.Document
+	for _, d := range srv.MetadataDocuments() {
+		metadata = append(metadata, wellknown.Document{Path: d.Path, Body: d.Body})
+	}
+	docs, err := wellknown.Handler(metadata...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux.Handle("/v1/", http.StripPrefix("/v1", api.Handler()))
 	mux.Handle(mcp.Path, srv.Handler())
-	mux.Handle(mcp.MetadataPath, docs)
+	mux.Handle(mcp.Path+"/", srv.Handler())
 	mux.Handle(mcp.RootMetadataPath, docs)
+	mux.Handle(mcp.RootMetadataPath+"/", docs)
 	return e
 }
 
@@ -117,12 +124,16 @@ func (e *env) token(p *store.Principal) string {
 	return tok
 }
 
-// client connects mcp-go's own Streamable HTTP client with bearer; version "" lets it
-// negotiate (the stateless 2026-07-28 core), an older one forces the initialize handshake.
-func (e *env) client(t testing.TB, bearer, version string) *client.Client {
+// client connects mcp-go's own Streamable HTTP client with bearer and headers (name,
+// value pairs); version "" lets it negotiate (the stateless 2026-07-28 core), an older one
+// forces the initialize handshake.
+func (e *env) client(t testing.TB, bearer, version string, headers ...string) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(e.srv.URL+mcp.Path,
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
+	h := map[string]string{"Authorization": "Bearer " + bearer}
+	for i := 0; i+1 < len(headers); i += 2 {
+		h[headers[i]] = headers[i+1]
+	}
+	c, err := client.NewStreamableHttpClient(e.srv.URL+mcp.Path, transport.WithHTTPHeaders(h))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,27 +6,40 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 )
 
-// Where cmd serves Metadata (through package wellknown), decisions.md 8: MetadataPath is
-// derived from the MCP URL (RFC 9728 section 3.1) and named by the 401 challenge;
-// RootMetadataPath is the bare well-known path, which clients that drop the resource's path
-// try.
-const (
-	MetadataPath     = server.WellKnownProtectedResourcePath + Path
-	RootMetadataPath = server.WellKnownProtectedResourcePath
-)
+// RootMetadataPath is the bare RFC 9728 well-known path. Each MCP path has its own document
+// below it (section 3.1: the resource's path appended), which the 401 challenge names;
+// cmd serves MetadataDocuments through package wellknown.
+const RootMetadataPath = server.WellKnownProtectedResourcePath
 
-// MetadataURL is the absolute URL the 401 challenge's resource_metadata names.
-func (s *Server) MetadataURL() string { return s.cfg.PublicURL + MetadataPath }
+// metadataPath is where RFC 9728 section 3.1 puts the document of the resource at path.
+func metadataPath(path string) string { return RootMetadataPath + path }
 
-// Metadata returns the RFC 9728 document: the MCP URL as resource (section 2: it must equal
-// the URL the client used), the issuer PUBLIC_URL as the one authorization server, the 33
-// scopes, and bearer tokens in the Authorization header only.
-func (s *Server) Metadata() server.ProtectedResourceMetadataConfig {
+// MetadataDocument is one RFC 9728 document and the path it is served at.
+type MetadataDocument struct {
+	Path string
+	Body server.ProtectedResourceMetadataConfig
+}
+
+// MetadataDocuments returns the document of every MCP path (ResourcePaths), each naming
+// that path's URL as resource (section 3.3: it must equal the URL the metadata was
+// derived from), and the root document, which names the origin: the resource a token for
+// the whole service (REST and MCP) is bound to.
+func (s *Server) MetadataDocuments() []MetadataDocument {
+	docs := []MetadataDocument{{Path: RootMetadataPath, Body: s.metadata(s.cfg.PublicURL, "workspaced")}}
+	for _, p := range ResourcePaths() {
+		docs = append(docs, MetadataDocument{Path: metadataPath(p), Body: s.metadata(s.cfg.PublicURL+p, "workspaced MCP tools")})
+	}
+	return docs
+}
+
+// metadata is the RFC 9728 document of resource: the issuer PUBLIC_URL as the one
+// authorization server, the 33 scopes, and bearer tokens in the Authorization header only.
+func (s *Server) metadata(resource, name string) server.ProtectedResourceMetadataConfig {
 	return server.ProtectedResourceMetadataConfig{
-		Resource:               s.resource,
+		Resource:               resource,
 		AuthorizationServers:   []string{s.cfg.PublicURL},
 		ScopesSupported:        restapi.Scopes(),
 		BearerMethodsSupported: []string{"header"},
-		ResourceName:           "workspaced MCP tools",
+		ResourceName:           name,
 	}
 }

@@ -27,12 +27,13 @@ func TestToolCallsShareTheCredentialBudget(t *testing.T) {
 		t.Fatalf("REST call 1: %d", got)
 	}
 	c := e.client(t, f.Agent.Key, "")
-	wantOK(t, call(t, c, "me", nil))
+	// call_tool is charged once, as the tool it runs; find_tools like any tool.
+	wantOK(t, call(t, c, "call_tool", map[string]any{"name": "me"}))
 	if got := rest(); got != http.StatusOK {
 		t.Fatalf("REST call 3: %d", got)
 	}
-	wantOK(t, call(t, c, "me", nil))
-	wantToolError(t, call(t, c, "me", nil), "rate_limited")
+	wantOK(t, call(t, c, "find_tools", map[string]any{"query": "deals"}))
+	wantToolError(t, call(t, c, "call_tool", map[string]any{"name": "me"}), "rate_limited")
 	if got := rest(); got != http.StatusTooManyRequests {
 		t.Fatalf("REST after the budget was spent by tool calls: %d, want 429", got)
 	}

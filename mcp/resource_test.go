@@ -2,23 +2,31 @@ package mcp
 
 import "testing"
 
-// TestSameResource: decisions.md 7 compares resource values after normalising the case of
-// scheme and host and a trailing slash; anything else differs.
-func TestSameResource(t *testing.T) {
+// TestAcceptsResource: RFC 8707 audience of /mcp. decisions.md 7 compares resource values
+// after normalising the case of scheme and host and a trailing slash; a token bound to the
+// origin or to any MCP path is accepted, one bound to the REST API or elsewhere is not.
+func TestAcceptsResource(t *testing.T) {
+	s := &Server{cfg: Config{PublicURL: "https://api.example.com"}, resource: "https://api.example.com/mcp"}
 	cases := []struct {
-		a, b string
-		want bool
+		resource string
+		want     bool
 	}{
-		{"https://api.example.com/mcp", "https://api.example.com/mcp", true},
-		{"HTTPS://API.Example.com/mcp/", "https://api.example.com/mcp", true},
-		{"https://api.example.com/MCP", "https://api.example.com/mcp", false},
-		{"https://api.example.com/v1", "https://api.example.com/mcp", false},
-		{"http://api.example.com/mcp", "https://api.example.com/mcp", false},
-		{"/mcp", "/mcp", false},
+		{"https://api.example.com/mcp", true},
+		{"HTTPS://API.Example.com/mcp/", true},
+		{"https://api.example.com/mcp/x/hr", true},
+		{"https://api.example.com/mcp/readonly", true},
+		{"https://api.example.com", true},
+		{"https://api.example.com/", true},
+		{"https://api.example.com/MCP", false},
+		{"https://api.example.com/mcpx", false},
+		{"https://api.example.com/v1", false},
+		{"http://api.example.com/mcp", false},
+		{"https://other.example.com/mcp", false},
+		{"/mcp", false},
 	}
 	for _, c := range cases {
-		if got := sameResource(c.a, c.b); got != c.want {
-			t.Errorf("sameResource(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		if got := s.accepts(c.resource); got != c.want {
+			t.Errorf("accepts(%q) = %v, want %v", c.resource, got, c.want)
 		}
 	}
 }

@@ -7,9 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
@@ -58,7 +62,7 @@ func runAgentKeySDK(t testing.TB, e *env, key string, calls []sdkCall) sdkAnswer
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "agent-key.mjs")
 	cmd.Dir = sdkDir
-	cmd.Env = append(os.Environ(), "MCP_URL="+e.srv.URL+"/mcp", "AGENT_KEY="+key, "CALLS="+string(callsJSON))
+	cmd.Env = append(os.Environ(), "MCP_URL="+e.srv.URL+"/mcp/x/all", "AGENT_KEY="+key, "CALLS="+string(callsJSON))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -71,9 +75,9 @@ func runAgentKeySDK(t testing.TB, e *env, key string, calls []sdkCall) sdkAnswer
 	return out
 }
 
-// TestTypeScriptSDKWithAgentKey: the official SDK, configured with the agent-key header,
-// lists every tool and calls each kind on real records; it validates every result against
-// the tool's output schema.
+// TestTypeScriptSDKWithAgentKey: the official SDK, configured with the agent-key header on
+// /mcp/x/all, lists every tool and calls each kind on real records, also through
+// call_tool and find_tools; it validates every result against the tool's output schema.
 func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -93,9 +97,12 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 		{Name: "get_workspace", Arguments: map[string]any{"id": f.WorkspaceID}},
 		{Name: "enrich_company", Arguments: map[string]any{"domain": "example.com"}},
 	}
+	calls = append(calls, sdkCall{Name: "call_tool", Arguments: map[string]any{"name": "list_deals",
+		"arguments": map[string]any{"pipeline_id": pipeline}}})
+	calls = append(calls, sdkCall{Name: "find_tools", Arguments: map[string]any{"query": "add a label to a deal"}})
 	out := runAgentKeySDK(t, e, key, calls)
-	if len(out.Tools) != len(e.mcp.Tools()) {
-		t.Fatalf("the SDK sees %d tools, want %d", len(out.Tools), len(e.mcp.Tools()))
+	if want, _ := e.listTools(t, "/mcp/x/all", key); len(out.Tools) != len(want) || len(want) != 93 {
+		t.Fatalf("the SDK sees %d tools on /mcp/x/all, want the agent key's 93", len(out.Tools))
 	}
 	for i, r := range out.Results {
 		if r.IsError || r.StructuredContent == nil {
@@ -106,4 +113,46 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 		t.Fatalf("list_deals: %v", got)
 	}
 	t.Logf("SDK negotiated protocol %s", out.Protocol)
+}
+
+// TestEveryReadMatchesItsOutputSchema: with one record in every resource table, the
+// official SDK calls every list_ tool and the get_ of each listed record, validating
+// every structuredContent against the tool's outputSchema (a mismatch fails the call).
+func TestEveryReadMatchesItsOutputSchema(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	if err := e.store.SeedRecords(context.Background(), f.WorkspaceID, f.Admin.UserID); err != nil {
+		t.Fatal(err)
+	}
+	admin := *f.Admin
+	admin.Scopes = restapi.Scopes()
+	tok := e.token(&admin)
+	c := e.client(t, tok, "", mcp.HeaderToolsets, "all")
+	names := toolNames(t, c)
+	calls := []sdkCall{{Name: "me"}}
+	for _, name := range names {
+		resource, ok := strings.CutPrefix(name, "list_")
+		if !ok {
+			continue
+		}
+		calls = append(calls, sdkCall{Name: name})
+		data, _ := wantOK(t, call(t, c, name, nil))["data"].([]any)
+		if len(data) == 0 {
+			t.Errorf("%s: the seed left it empty, so its items go unchecked", name)
+			continue
+		}
+		if slices.Contains(names, "get_"+resource) {
+			calls = append(calls, sdkCall{Name: "get_" + resource, Arguments: map[string]any{"id": data[0].(map[string]any)["id"]}})
+		}
+	}
+	out := runAgentKeySDK(t, e, tok, calls)
+	if len(out.Results) != len(calls) {
+		t.Fatalf("%d results for %d calls", len(out.Results), len(calls))
+	}
+	for i, r := range out.Results {
+		if r.IsError || r.StructuredContent == nil {
+			t.Errorf("%s: error %v, text %s", calls[i].Name, r.IsError, r.Text)
+		}
+	}
+	t.Logf("%d reads validated against their output schemas", len(calls))
 }

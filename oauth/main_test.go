@@ -144,7 +144,7 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	case <-time.After(10 * time.Second):
 		t.Fatal("revocation listener did not start")
 	}
-	api := restapi.New(restapi.Config{Store: s, Auth: cache, APIKey: testAPIKey})
+	api := restapi.New(restapi.Config{Store: s, Auth: cache, APIKey: testAPIKey, PublicURL: e.issuer})
 	wk, err := wellknown.Handler(wellknown.NewAuthorizationServer(wellknown.ASConfig{Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes}))
 	if err != nil {
 		t.Fatal(err)

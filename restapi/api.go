@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -26,6 +28,10 @@ type Config struct {
 	Limiter Limiter
 	// TrustedProxies are the proxy ranges whose X-Forwarded-For names the client IP.
 	TrustedProxies []netip.Prefix
+	// PublicURL is the service's origin. A token bound to a resource (RFC 8707) is
+	// accepted only when bound to PublicURL or PublicURL/v1; with PublicURL "" no bound
+	// token is.
+	PublicURL string
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
@@ -105,7 +111,31 @@ func (a *API) principal(r *http.Request) (*store.Principal, error) {
 	if bearer == "" {
 		return nil, store.Unauthorized("send Authorization: Bearer <access token or agent key>")
 	}
-	return a.cfg.Auth.Authenticate(r.Context(), bearer)
+	p, err := a.cfg.Auth.Authenticate(r.Context(), bearer)
+	if err != nil {
+		return nil, err
+	}
+	// RFC 8707 section 2: a token bound to another resource (the MCP server) is not
+	// accepted here; one bound to the origin names the whole service.
+	if res := p.Credential.Resource; res != "" && !a.audience(res) {
+		return nil, store.Unauthorized("this token was issued for %s; authorize again with resource=%s/v1", res,
+			strings.TrimRight(a.cfg.PublicURL, "/"))
+	}
+	return p, nil
+}
+
+// audience reports whether resource names the REST API: the origin or the origin's /v1,
+// compared after lowercasing scheme and host and dropping a trailing slash (decisions.md 7).
+func (a *API) audience(resource string) bool {
+	norm := func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme == "" || u.Host == "" || a.cfg.PublicURL == "" {
+			return "\x00" + s // never equal to a valid URL
+		}
+		return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/")
+	}
+	n, origin := norm(resource), norm(a.cfg.PublicURL)
+	return n == origin || n == origin+"/v1"
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {

@@ -95,6 +95,9 @@ type Resource struct {
 	Reviewed bool
 	Doc      string
 	Fields   []Field
+	// toolset overrides Toolset's default, the scope family, where the catalogue groups
+	// better otherwise.
+	toolset string
 }
 
 // Writable lists the fields accepted in create and update bodies.
@@ -146,6 +149,16 @@ func (r *Resource) CanUpdate() bool {
 
 // CanDetach reports whether POST ?detach=true unlinks a join record.
 func (r *Resource) CanDetach() bool { return r.Access == Detach }
+
+// Toolset names the group the resource's MCP tools belong to, which clients select by
+// name (docs/mcp.md): the scope family, except the two file listings, which form "files"
+// so the everyday deals and tasks toolsets stay small.
+func (r *Resource) Toolset() string {
+	if r.toolset != "" {
+		return r.toolset
+	}
+	return r.Scope
+}
 
 // ReadScope and WriteScope name the scopes of spec 5.5.
 func (r *Resource) ReadScope() string  { return r.Scope + ":read" }
@@ -216,7 +229,7 @@ var Catalog = []*Resource{
 	{Name: "deal_labels", Scope: "deals", Access: Detach, Feature: CRM, DetachKeys: [2]string{"deal_id", "label_id"},
 		Doc:    "Links between deals and labels.",
 		Fields: []Field{filter(req("deal_id", UUID)), filter(req("label_id", UUID))}},
-	{Name: "crm_files", Scope: "deals", Access: ReadOnly, Feature: CRM, Paged: true,
+	{Name: "crm_files", Scope: "deals", Access: ReadOnly, Feature: CRM, Paged: true, toolset: "files",
 		Doc:    "Files attached to deals (metadata only).",
 		Fields: concat([]Field{filter(ro("deal_id", UUID)), ro("storage_path", String)}, fileFields)},
 	{Name: "people", Scope: "people", Feature: CRM, Paged: true,
@@ -247,7 +260,7 @@ var Catalog = []*Resource{
 		Doc: "Project tasks in client spaces.",
 		Fields: concat([]Field{req("name", String), filter(w("space_id", UUID)), filter(w("project_id", UUID))}, taskFields,
 			[]Field{filter(w("stage_id", UUID)), w("parent_task_id", UUID)})},
-	{Name: "task_attachments", Scope: "tasks", Access: ReadOnly, Paged: true,
+	{Name: "task_attachments", Scope: "tasks", Access: ReadOnly, Paged: true, toolset: "files",
 		Doc: "Files attached to tasks (metadata only).",
 		Fields: concat([]Field{filter(ro("task_id", UUID)), filter(ro("crm_task_id", UUID)), filter(ro("space_id", UUID))},
 			fileFields)},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,9 @@ type config struct {
 	FirmographicsURL  string
 	FirmographicsKey  string
 	LogLevel          string
+	// MCPAllowedOrigins are browser origins allowed on /mcp besides loopback ones while
+	// PUBLIC_URL is loopback (comma-separated).
+	MCPAllowedOrigins string
 }
 
 func env(key, def string) string {
@@ -83,6 +87,8 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	fs.StringVar(&c.FirmographicsURL, "firmographics-url", env("FIRMOGRAPHICS_URL", ""), "commercial firmographics API base URL; empty uses the built-in web site reader")
 	fs.StringVar(&c.FirmographicsKey, "firmographics-key", env("FIRMOGRAPHICS_KEY", ""), "API key of the firmographics API")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
+	fs.StringVar(&c.MCPAllowedOrigins, "mcp-allowed-origins", env("MCP_ALLOWED_ORIGINS", ""),
+		"comma-separated browser origins allowed on /mcp besides loopback ones while PUBLIC_URL is loopback")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -96,4 +102,15 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 		c.PublicURL = c.PublicURL[:len(c.PublicURL)-1] // the issuer has no trailing slash
 	}
 	return c, nil
+}
+
+// splitList splits a comma-separated setting, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

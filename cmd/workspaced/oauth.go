@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/enrich"
+	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
@@ -27,6 +28,9 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratel
 		Issuer:          srv.cfg.PublicURL,
 		APIKey:          srv.apiKey,
 		Scopes:          scopes,
+		// RFC 8707 resources: the origin (REST and MCP), the REST API, and every MCP path,
+		// each of which its RFC 9728 document names.
+		Resources:       resources(srv.cfg.PublicURL),
 		GrantableScopes: restapi.GrantableScopes,
 		RefreshGrace:    srv.cfg.RefreshGrace,
 		Logger:          srv.log,
@@ -41,6 +45,15 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratel
 			ClientSecret: srv.cfg.OIDCClientSecret, Name: srv.cfg.OIDCName}
 	}
 	return oauth.New(ctx, cfg)
+}
+
+// resources lists the RFC 8707 resource values tokens may be bound to.
+func resources(publicURL string) []string {
+	out := []string{publicURL, publicURL + "/v1"}
+	for _, p := range mcp.ResourcePaths() {
+		out = append(out, publicURL+p)
+	}
+	return out
 }
 
 // registerLimiter spends the register bucket of the shared limiter.

@@ -180,20 +180,22 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	}
 	background = append(background, sweep)
 	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
-		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher}
+		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL}
 	if srv.cfg.RateLimitsOff {
 		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
 	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: mcp.RESTOperations{Ops: api.Ops()},
-		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log})
+		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
 		return nil, nil, err
 	}
-	wellKnown, err := srv.wellKnown(scopes,
-		wellknown.Document{Path: mcp.MetadataPath, Body: tools.Metadata()},
-		wellknown.Document{Path: mcp.RootMetadataPath, Body: tools.Metadata()})
+	var metadata []wellknown.Document
+	for _, d := range tools.MetadataDocuments() {
+		metadata = append(metadata, wellknown.Document{Path: d.Path, Body: d.Body})
+	}
+	wellKnown, err := srv.wellKnown(scopes, metadata...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -216,9 +218,11 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	r.Mount("/v1", api.Handler())
 	r.Mount("/oauth", provider.Handler())
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
-	r.Handle(mcp.MetadataPath, wellKnown)
 	r.Handle(mcp.RootMetadataPath, wellKnown)
+	r.Handle(mcp.RootMetadataPath+mcp.Path, wellKnown)
+	r.Handle(mcp.RootMetadataPath+mcp.Path+"/*", wellKnown)
 	r.Handle(mcp.Path, tools.Handler())
+	r.Handle(mcp.Path+"/*", tools.Handler())
 	return r, background, nil
 }
 
@@ -295,10 +299,24 @@ workspaced is running (ready in %s) with a private PostgreSQL in %s
 
   curl -H 'apikey: %s' -H 'Authorization: Bearer %s' %s/v1/me
 
-  MCP client config:
-  {"mcpServers": {"workspaced": {"url": "%s/mcp", "headers": {"Authorization": "Bearer %s"}}}}
-
+%s
 `, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, demo.AdminEmail, demo.AdminPassword, u,
-		demo.AgentKey, srv.apiKey, demo.AgentKey, u, u, demo.AgentKey)
+		demo.AgentKey, srv.apiKey, demo.AgentKey, u, mcpSnippets(u+mcp.Path, demo.AgentKey))
 	return nil
+}
+
+// mcpSnippets are client configurations that work as printed (docs/mcp.md repeats them;
+// TestBannerSnippets runs the first with the MCP Inspector and the last with mcp-remote).
+// Without the Authorization header a client signs in with OAuth instead.
+func mcpSnippets(mcpURL, agentKey string) string {
+	return fmt.Sprintf(`  MCP clients (agent key; drop the Authorization header to sign in with OAuth instead):
+  MCP Inspector --config, Claude Code .mcp.json, Cursor mcp.json:
+  {"mcpServers": {"workspaced": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
+  VS Code .vscode/mcp.json:
+  {"servers": {"workspaced": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
+  Claude Code:
+  claude mcp add --transport http workspaced %[1]s --header "Authorization: Bearer %[2]s"
+  stdio-only clients, through mcp-remote:
+  npx -y mcp-remote@0.15.1 %[1]s --header "Authorization: Bearer %[2]s"
+`, mcpURL, agentKey)
 }

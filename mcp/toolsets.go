@@ -1,0 +1,154 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+)
+
+// Toolsets: every catalogue resource belongs to one (restapi.Resource.Toolset), and a
+// connection chooses which it sees (docs/mcp.md "Toolsets"). The choice shapes tools/list
+// only: find_tools searches, and call_tool and the direct tools run, every tool the caller
+// may use, so the server stays stateless and every operation stays reachable.
+const (
+	// HeaderToolsets names toolsets, comma-separated: "deals,hr", "all", "default,hr".
+	HeaderToolsets = "X-MCP-Toolsets"
+	// HeaderReadonly "true" shows only list_ and get_ tools and refuses writes.
+	HeaderReadonly = "X-MCP-Readonly"
+
+	toolsetsAll     = "all"
+	toolsetsDefault = "default"
+	// defaultToolsets are the everyday CRM and task work: 29 tools with me, find_tools and
+	// call_tool, comfortably under clients' tool limits (docs/mcp.md has the byte table).
+	defaultToolsets = "deals,people,companies,tasks"
+	readonlySegment = "readonly"
+)
+
+// Toolsets lists the toolset names in catalogue order.
+func Toolsets() []string {
+	var out []string
+	for _, r := range restapi.Catalog {
+		if !slices.Contains(out, r.Toolset()) {
+			out = append(out, r.Toolset())
+		}
+	}
+	return out
+}
+
+// ResourcePaths lists every path the MCP server answers on, each its own RFC 9728 resource:
+// /mcp, /mcp/readonly, /mcp/x/{toolset} and /mcp/x/{toolset}/readonly for every toolset,
+// all and default.
+func ResourcePaths() []string {
+	paths := []string{Path, Path + "/" + readonlySegment}
+	for _, t := range append([]string{toolsetsAll, toolsetsDefault}, Toolsets()...) {
+		paths = append(paths, Path+"/x/"+t, Path+"/x/"+t+"/"+readonlySegment)
+	}
+	return paths
+}
+
+// view is what one request chose to see.
+type view struct {
+	sets     map[string]bool // nil: every toolset
+	readonly bool
+}
+
+type viewKey struct{}
+
+func withView(ctx context.Context, v view) context.Context {
+	return context.WithValue(ctx, viewKey{}, v)
+}
+
+func viewFrom(ctx context.Context) view {
+	v, _ := ctx.Value(viewKey{}).(view)
+	return v
+}
+
+// shows reports whether the view lists a tool of toolset ("" is me, find_tools and
+// call_tool, always listed).
+func (v view) shows(sp toolSpec) bool {
+	if v.readonly && sp.write() {
+		return false
+	}
+	return sp.toolset == "" || v.sets == nil || v.sets[sp.toolset]
+}
+
+// parseView reads the path (/mcp, /mcp/readonly, /mcp/x/{toolset}[/readonly]) and the
+// selection headers; path and header toolsets add up, and either may make it readonly. It
+// returns a store.Error: 404 for a path that names no view, 400 for an unknown toolset.
+func parseView(r *http.Request) (view, error) {
+	var v view
+	var names []string
+	rest := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, Path), "/")
+	if after, ok := strings.CutSuffix(rest, "/"+readonlySegment); ok {
+		v.readonly, rest = true, after
+	}
+	switch {
+	case rest == "":
+	case strings.HasPrefix(rest, "/x/") && !strings.Contains(rest[3:], "/") && rest != "/x/":
+		names = append(names, rest[3:])
+	default:
+		return v, store.Errorf(http.StatusNotFound, "not_found", "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
+			"or %s/x/{toolset}/%s", r.URL.Path, Path, Path, readonlySegment, Path, Path, readonlySegment)
+	}
+	for _, h := range r.Header.Values(HeaderToolsets) {
+		for _, n := range strings.Split(h, ",") {
+			if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	switch ro := strings.ToLower(strings.TrimSpace(r.Header.Get(HeaderReadonly))); ro {
+	case "", "false":
+	case "true":
+		v.readonly = true
+	default:
+		return v, store.BadRequest("%s must be true or false, not %q", HeaderReadonly, ro)
+	}
+	if len(names) == 0 {
+		names = []string{toolsetsDefault}
+	}
+	known := Toolsets()
+	v.sets = map[string]bool{}
+	for _, n := range names {
+		switch {
+		case n == toolsetsAll:
+			v.sets = nil
+			return v, nil
+		case n == toolsetsDefault:
+			for _, d := range strings.Split(defaultToolsets, ",") {
+				v.sets[d] = true
+			}
+		case slices.Contains(known, n):
+			v.sets[n] = true
+		default:
+			return v, store.BadRequest("unknown toolset %q; valid toolsets are %s, %s, %s", n, toolsetsAll,
+				toolsetsDefault, strings.Join(known, ", "))
+		}
+	}
+	return v, nil
+}
+
+// canUse reports whether p passes the gates a call of sp checks before touching data: the
+// scope, the member's feature grant (read or full to read, full to write) and the admin
+// role for admin-only writes. Calls are still checked by the operation layer; this only
+// keeps tools/list and find_tools to what can succeed.
+func canUse(p *store.Principal, sp toolSpec) bool {
+	if sp.scope != "" && !restapi.HasScope(p.Scopes, sp.scope) {
+		return false
+	}
+	r := sp.resource
+	if r == nil {
+		return true
+	}
+	if r.Feature != restapi.NoFeature {
+		g := p.Grant(string(r.Feature))
+		if g != "full" && (sp.write() || g != "read") {
+			return false
+		}
+	}
+	return !(sp.write() && r.AdminWrites && !p.IsAdmin())
+}

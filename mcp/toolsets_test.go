@@ -1,0 +1,211 @@
+package mcp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+// listTools posts tools/list to path with bearer and extra headers and returns the tool
+// names and the size of the compact JSON answer.
+func (e *env) listTools(t testing.TB, path, bearer string, headers ...string) ([]string, int) {
+	t.Helper()
+	h := append(mcpHeaders(bearer), "MCP-Protocol-Version", mcpgo.ProtocolVersion20250618)
+	status, _, body := e.post(t, "POST", path, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, append(h, headers...)...)
+	if status != http.StatusOK {
+		t.Fatalf("tools/list on %s %v: %d %s", path, headers, status, body)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, body); err != nil {
+		t.Fatalf("tools/list answer is not JSON: %s", body)
+	}
+	var res struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Result.Tools {
+		names = append(names, tl.Name)
+	}
+	return names, compact.Len()
+}
+
+// TestToolsetCounts asserts what each selection lists and how large its tools/list is
+// (the table in docs/mcp.md): the default stays within 32 tools and 24,000 bytes for a
+// full-scope agent key; every selection lists me, find_tools and call_tool. Byte ceilings
+// leave room for schema growth; the counts are exact.
+func TestToolsetCounts(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	admin := *f.Admin
+	admin.Scopes = restapi.Scopes()
+	adminTok := e.token(&admin)
+	cases := []struct {
+		path      string
+		bearer    string
+		header    string // X-MCP-Toolsets
+		wantTools int
+		maxBytes  int
+	}{
+		{"/mcp", f.Agent.Key, "", 29, 24000},
+		{"/mcp/x/default", adminTok, "", 29, 24000},
+		{"/mcp", adminTok, "default", 29, 24000},
+		{"/mcp/x/all", adminTok, "", 158, 128000},
+		{"/mcp", adminTok, "all", 158, 128000},
+		{"/mcp/readonly", adminTok, "", 15, 13000},
+		{"/mcp/x/all/readonly", adminTok, "", 87, 74000},
+		{"/mcp/x/deals", adminTok, "", 13, 11000},
+		{"/mcp/x/files", adminTok, "", 7, 6500},
+		{"/mcp/x/people", adminTok, "", 7, 5500},
+		{"/mcp/x/companies", adminTok, "", 7, 5500},
+		{"/mcp/x/pipelines", adminTok, "", 11, 8000},
+		{"/mcp/x/tasks", adminTok, "", 11, 11000},
+		{"/mcp/x/spaces", adminTok, "", 22, 16000},
+		{"/mcp/x/labels", adminTok, "", 7, 5000},
+		{"/mcp/x/comments", adminTok, "", 7, 5500},
+		{"/mcp/x/activity", adminTok, "", 5, 4500},
+		{"/mcp/x/metrics", adminTok, "", 15, 13000},
+		{"/mcp/x/finance", adminTok, "", 23, 17000},
+		{"/mcp/x/hr", adminTok, "", 27, 22000},
+		{"/mcp/x/docs", adminTok, "", 15, 11000},
+		{"/mcp/x/automations", adminTok, "", 9, 8000},
+		{"/mcp/x/competitors", adminTok, "", 7, 6500},
+		{"/mcp/x/agents", adminTok, "", 5, 4500},
+		{"/mcp/x/directory", adminTok, "", 9, 9000},
+		{"/mcp/x/credits", adminTok, "", 4, 3500},
+		{"/mcp/x/enrich", adminTok, "", 4, 4000},
+		{"/mcp", adminTok, "default,hr", 53, 44000},
+		{"/mcp/x/hr", adminTok, "deals", 37, 30000},
+		{"/mcp/x/all", e.token(f.Member), "", 61, 50000},
+		{"/mcp", e.token(f.Member), "", 7, 7000},
+	}
+	for _, c := range cases {
+		t.Run(c.path+" "+c.header, func(t *testing.T) {
+			var h []string
+			if c.header != "" {
+				h = []string{mcp.HeaderToolsets, c.header}
+			}
+			names, size := e.listTools(t, c.path, c.bearer, h...)
+			t.Logf("%d tools, %d bytes", len(names), size)
+			if len(names) != c.wantTools || size > c.maxBytes {
+				t.Fatalf("%d tools in %d bytes, want %d tools within %d bytes", len(names), size, c.wantTools, c.maxBytes)
+			}
+			for _, always := range []string{"me", "find_tools", "call_tool"} {
+				if !slices.Contains(names, always) {
+					t.Fatalf("%s missing from %v", always, names)
+				}
+			}
+		})
+	}
+}
+
+// TestToolsetNames: the toolsets are the catalogue's scope families, with the two file
+// listings grouped as files.
+func TestToolsetNames(t *testing.T) {
+	want := []string{"deals", "files", "people", "companies", "pipelines", "tasks", "spaces", "labels", "comments",
+		"activity", "metrics", "finance", "hr", "docs", "automations", "competitors", "agents", "directory",
+		"credits", "enrich"}
+	if diff := cmp.Diff(want, mcp.Toolsets()); diff != "" {
+		t.Fatalf("toolsets (-want +got):\n%s", diff)
+	}
+}
+
+// TestDefaultAndFilteredNames pins the default list of a full-scope agent key and what a
+// member without feature grants sees: no CRM tools, no admin-only writes.
+func TestDefaultAndFilteredNames(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	got, _ := e.listTools(t, "/mcp", f.Agent.Key)
+	slices.Sort(got)
+	want := []string{"call_tool", "create_companies", "create_deal_labels", "create_deal_people", "create_deal_tasks",
+		"create_deals", "create_people", "create_tasks", "detach_deal_labels", "detach_deal_people", "find_tools",
+		"get_companies", "get_deal_tasks", "get_deals", "get_people", "get_tasks", "list_companies", "list_deal_labels",
+		"list_deal_people", "list_deal_tasks", "list_deals", "list_people", "list_tasks", "me", "update_companies",
+		"update_deal_tasks", "update_deals", "update_people", "update_tasks"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("default tools/list (-want +got):\n%s", diff)
+	}
+	member, _ := e.listTools(t, "/mcp/x/all", e.token(f.Member))
+	for _, hidden := range []string{"list_deals", "list_team_members", "list_income", "create_automations", "update_workspace"} {
+		if slices.Contains(member, hidden) {
+			t.Errorf("a member without grants, not admin, sees %s", hidden)
+		}
+	}
+	for _, shown := range []string{"list_automations", "get_workspace", "update_users", "create_tasks", "list_spaces"} {
+		if !slices.Contains(member, shown) {
+			t.Errorf("a member should see %s", shown)
+		}
+	}
+}
+
+// TestSelectionErrors: an unknown toolset is a 400 JSON-RPC error naming the valid ones,
+// never fewer tools; a path that names no view is 404.
+func TestSelectionErrors(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, nil)
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	cases := []struct {
+		path       string
+		headers    []string
+		wantStatus int
+		wantText   string
+	}{
+		{"/mcp/x/nope", nil, http.StatusBadRequest, `unknown toolset \"nope\"; valid toolsets are all, default, deals, files`},
+		{"/mcp", []string{mcp.HeaderToolsets, "deals,nope"}, http.StatusBadRequest, "valid toolsets are"},
+		{"/mcp", []string{mcp.HeaderReadonly, "yes"}, http.StatusBadRequest, "must be true or false"},
+		{"/mcp/x/deals/extra", nil, http.StatusNotFound, "no MCP endpoint"},
+		{"/mcp/other", nil, http.StatusNotFound, "no MCP endpoint"},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			status, _, body := e.post(t, "POST", c.path, list, append(mcpHeaders(f.Agent.Key), c.headers...)...)
+			var rpc struct {
+				JSONRPC string `json:"jsonrpc"`
+				Error   struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if status != c.wantStatus || json.Unmarshal(body, &rpc) != nil || rpc.JSONRPC != "2.0" || rpc.Error.Code == 0 ||
+				!strings.Contains(string(body), c.wantText) {
+				t.Fatalf("%d %s, want %d with a JSON-RPC error containing %s", status, body, c.wantStatus, c.wantText)
+			}
+		})
+	}
+}
+
+// TestReadonly: the readonly views list only list_ and get_ tools (and me, find_tools,
+// call_tool), and refuse writes whether called directly or through call_tool.
+func TestReadonly(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, nil)
+	for _, sel := range []struct{ path, header string }{{"/mcp/readonly", ""}, {"/mcp/x/labels/readonly", ""}, {"/mcp", "true"}} {
+		var h []string
+		if sel.header != "" {
+			h = []string{mcp.HeaderReadonly, sel.header}
+		}
+		names, _ := e.listTools(t, sel.path, f.Agent.Key, h...)
+		for _, n := range names {
+			if !(strings.HasPrefix(n, "list_") || strings.HasPrefix(n, "get_") || n == "me" || n == "find_tools" || n == "call_tool") {
+				t.Errorf("%s %s lists %s", sel.path, sel.header, n)
+			}
+		}
+	}
+}
