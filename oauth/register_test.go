@@ -107,9 +107,8 @@ func TestRegister(t *testing.T) {
 		// The registered scope bounds what the client may request.
 		_, challenge := pkce()
 		res := e.browser().get(e.authURL(r.str("client_id"), "https://claude.ai/api/mcp/auth_callback", challenge, "hr:read", "s"))
-		loc, _ := url.Parse(res.Header.Get("Location"))
-		if loc == nil || loc.Query().Get("error") != "invalid_scope" {
-			t.Fatalf("want invalid_scope, got %d %s", res.Status, res.Header.Get("Location"))
+		if loc := pageLink(t, res); loc.Query().Get("error") != "invalid_scope" {
+			t.Fatalf("want invalid_scope, got %d %s", res.Status, loc)
 		}
 	})
 	t.Run("omitted scope means the whole catalogue", func(t *testing.T) {
