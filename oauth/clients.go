@@ -145,6 +145,17 @@ func checkRedirectURI(raw string) *Error {
 	if strings.HasPrefix(scheme, "web+") || strings.HasSuffix(scheme, ".") {
 		return ErrInvalidRedirectURI.WithHint("%q: malformed private-use scheme", raw)
 	}
+	// Windows reserves ms-* for its own applications (ms-settings:, ms-msdt:): a redirect
+	// there launches a system program, not the client.
+	if strings.HasPrefix(scheme, "ms-") {
+		return ErrInvalidRedirectURI.WithHint("%q: the %s scheme belongs to the operating system", raw, scheme)
+	}
+	// A redirect URI names a place to return to, scheme:/path or scheme://authority/path
+	// (RFC 8252 7.1); opaque URIs (urn:ietf:wg:oauth:2.0:oob, the retired out-of-band
+	// value) are not places.
+	if u.Opaque != "" {
+		return ErrInvalidRedirectURI.WithHint("%q is not a redirect address: use scheme:/path (RFC 8252 7.1); the out-of-band flow is not supported", raw)
+	}
 	return nil
 }
 

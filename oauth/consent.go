@@ -21,7 +21,7 @@ func scopeLabel(scope string) string {
 	case scope == "enrich:write":
 		return "Look up company details (spends workspace credits)"
 	case scope == "directory:write":
-		return "Change member profiles and workspace settings"
+		return "Change your profile (admins: member profiles and workspace settings)"
 	case action == "read":
 		return "View " + name
 	default:

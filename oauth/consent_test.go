@@ -76,3 +76,32 @@ func TestConsentRemembered(t *testing.T) {
 			"http://127.0.0.1:50009/callback")
 	})
 }
+
+// TestMemberDirectoryWrite: a member may edit their own profile (spec 4.2), so
+// directory:write is offered to them and their token keeps it; the gate still limits their
+// writes to their own record and leaves workspace settings to admins.
+func TestMemberDirectoryWrite(t *testing.T) {
+	e := newEnv(t)
+	_, tk := e.tokensFor(e.Member, "directory:read directory:write")
+	if !strings.Contains(" "+tk.Scope+" ", " directory:write ") {
+		t.Fatalf("granted %q, want directory:write among them", tk.Scope)
+	}
+	patch := func(path, body string) response {
+		t.Helper()
+		req, _ := http.NewRequest("PATCH", e.srv.URL+"/v1"+path, strings.NewReader(body))
+		req.Header.Set("apikey", testAPIKey)
+		req.Header.Set("Authorization", "Bearer "+tk.Access)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		return decode(t, res, err)
+	}
+	if r := patch("/users/"+e.Member.ID, `{"display_name":"New Name"}`); r.Status != http.StatusOK {
+		t.Fatalf("own profile: %d %s", r.Status, r.Raw)
+	}
+	if r := patch("/users/"+e.Admin.ID, `{"display_name":"Hijacked"}`); r.Status != http.StatusForbidden {
+		t.Fatalf("another member's profile: want 403, got %d %s", r.Status, r.Raw)
+	}
+	if r := patch("/workspace", `{"name":"Renamed"}`); r.Status != http.StatusForbidden {
+		t.Fatalf("workspace settings: want 403, got %d %s", r.Status, r.Raw)
+	}
+}
