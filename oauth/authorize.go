@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -26,36 +27,43 @@ type authRequest struct {
 
 // pageError is an authorization error that must be shown, never redirected: the client
 // or its redirect_uri cannot be trusted (RFC 6749 4.1.2.1, RFC 9700 4.1).
-type pageError struct{ title, message string }
+type pageError struct {
+	title, message string
+	status         int // 0: 400
+}
 
 // parseAuthorize validates an authorization request. It returns a pageError when the
 // client or redirect_uri is bad, or the request with a redirectable *Error otherwise.
-func (s *Server) parseAuthorize(ctx context.Context, raw string) (*authRequest, *pageError, *Error, error) {
+func (s *Server) parseAuthorize(ctx context.Context, ip netip.Addr, raw string) (*authRequest, *pageError, *Error, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, &pageError{"Invalid request", "The authorization request is malformed."}, nil, nil
+		return nil, &pageError{title: "Invalid request", message: "The authorization request is malformed."}, nil, nil
 	}
 	// RFC 6749 3.1: request parameters MUST NOT be included more than once.
 	for k, v := range q {
 		if len(v) > 1 && (k == "client_id" || k == "redirect_uri") {
-			return nil, &pageError{"Invalid request", "The request repeats " + k + "."}, nil, nil
+			return nil, &pageError{title: "Invalid request", message: "The request repeats " + k + "."}, nil, nil
 		}
 	}
 	clientID := q.Get("client_id")
-	c, err := s.client(ctx, clientID)
+	c, err := s.authorizeClient(ctx, ip, clientID)
+	if errors.Is(err, ErrMetadataBudget) {
+		return nil, &pageError{title: "Too many requests", message: "Too many new applications were looked up from your network. Nothing was shared.",
+			status: http.StatusTooManyRequests}, nil, nil
+	}
 	if errors.Is(err, ErrClientMetadata) {
-		return nil, &pageError{"Unusable application", "The application's metadata document could not be used, so nothing was shared: " +
-			err.Error()}, nil, nil
+		return nil, &pageError{title: "Unusable application", message: "The application's metadata document could not be used, so nothing was shared: " +
+			err.Error() + "."}, nil, nil
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if c == nil {
-		return nil, &pageError{"Unknown application", "The application that sent you here is not registered (or was disabled). Nothing was shared."}, nil, nil
+		return nil, &pageError{title: "Unknown application", message: "The application that sent you here is not registered (or was disabled). Nothing was shared."}, nil, nil
 	}
 	redirect, ok := c.redirectAllowed(q.Get("redirect_uri"))
 	if !ok {
-		return nil, &pageError{"Invalid redirect address", "The application asked to send you to an address it did not register. For your safety you were not sent there."}, nil, nil
+		return nil, &pageError{title: "Invalid redirect address", message: "The application asked to send you to an address it did not register. For your safety you were not sent there."}, nil, nil
 	}
 	req := &authRequest{Client: c, RedirectURI: redirect, RedirectGiven: q.Get("redirect_uri") != "", State: q.Get("state"),
 		Raw: raw, Prompt: q.Get("prompt")}
@@ -174,13 +182,17 @@ func redirectTrusted(req *authRequest) bool {
 // when the client or redirect_uri cannot be trusted, else a redirect with the error
 // (decisions.md 7). advice is the error page's last line.
 func (s *Server) validAuthorize(w http.ResponseWriter, r *http.Request, raw, advice string) (*authRequest, bool) {
-	req, pe, e, err := s.parseAuthorize(r.Context(), raw)
+	req, pe, e, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw)
 	switch {
 	case err != nil:
 		s.serverErrorPage(w, err)
 		return nil, false
 	case pe != nil:
-		s.errorPage(w, http.StatusBadRequest, pe.title, pe.message, advice)
+		status := pe.status
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		s.errorPage(w, status, pe.title, pe.message, advice)
 		return nil, false
 	case e != nil:
 		s.answerError(w, r, req, e)

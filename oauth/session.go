@@ -52,7 +52,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, r
 	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg}
 	var origin string
 	if raw, ok := strings.CutPrefix(ret, "/oauth/authorize?"); ok {
-		if req, pe, _, err := s.parseAuthorize(r.Context(), raw); err == nil && pe == nil && req != nil {
+		if req, pe, _, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw); err == nil && pe == nil && req != nil {
 			data.AppName, origin = req.Client.Name, redirectOrigin(req.RedirectURI)
 		}
 	}
