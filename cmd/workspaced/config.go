@@ -31,6 +31,8 @@ type config struct {
 	FirmographicsURL  string
 	FirmographicsKey  string
 	LogLevel          string
+	MetricsAddr       string // "off": no metrics listener
+	MetricsToken      string // "": /metrics is not on the public port
 }
 
 func env(key, def string) string {
@@ -83,6 +85,8 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	fs.StringVar(&c.FirmographicsURL, "firmographics-url", env("FIRMOGRAPHICS_URL", ""), "commercial firmographics API base URL; empty uses the built-in web site reader")
 	fs.StringVar(&c.FirmographicsKey, "firmographics-key", env("FIRMOGRAPHICS_KEY", ""), "API key of the firmographics API")
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", "127.0.0.1:9090"), "address of the /metrics listener; off for none")
+	fs.StringVar(&c.MetricsToken, "metrics-token", env("METRICS_TOKEN", ""), "serve /metrics on the public port too, to requests with this bearer token")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

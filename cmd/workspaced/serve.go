@@ -15,7 +15,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/ratelimit"
@@ -123,6 +122,15 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 		return err
 	}
 	httpServer := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	if cfg.MetricsAddr != "off" {
+		addr, stopMetrics, err := serveMetrics(cfg.MetricsAddr, srv.metricsHandler(), log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopMetrics()
+		log.Info("metrics", "addr", addr)
+	}
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
 	for _, run := range background {
@@ -212,7 +220,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 		}
 		restapi.WriteJSON(w, 200, map[string]string{"status": "ready"})
 	})
-	r.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
+	if srv.cfg.MetricsToken != "" {
+		r.Handle("/metrics", bearerOnly(srv.cfg.MetricsToken, srv.metricsHandler()))
+	}
 	r.Mount("/v1", api.Handler())
 	r.Mount("/oauth", provider.Handler())
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
@@ -273,7 +283,7 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 
 func (m *httpMetrics) observe(route, method string, status int, d time.Duration) {
 	s := fmt.Sprint(status)
-	m.requests.WithLabelValues(route, method, s).Inc()
+	m.requests.WithLabelValues(route, methodLabel(method), s).Inc()
 	m.latency.WithLabelValues(route, s).Observe(d.Seconds())
 }
 
