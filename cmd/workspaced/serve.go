@@ -112,6 +112,9 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	srv := &server{cfg: cfg, log: log, store: s, apiKey: apiKey, reg: prometheus.NewRegistry()}
 	srv.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv.metrics = newHTTPMetrics(srv.reg)
+	if err := srv.forgetStoredDemo(ctx); err != nil {
+		return err
+	}
 
 	handler, background, err := srv.routes(ctx)
 	if err != nil {
@@ -288,7 +291,7 @@ func (m *httpMetrics) observe(route, method string, status int, d time.Duration)
 }
 
 // printDemo seeds the demo workspace on the first zero-config start and prints how to call
-// the service; later starts print the same demo from the database's settings.
+// the service; later starts print the same demo from the credentials file in DATA_DIR.
 func (srv *server) printDemo(ctx context.Context, w io.Writer, started time.Time) error {
 	demo, err := srv.demo(ctx)
 	if err != nil {
