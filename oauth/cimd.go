@@ -249,6 +249,9 @@ func validateDocument(clientID string, doc *cimdDocument) (*MetadataClient, erro
 	if name == "" {
 		name = clientID
 	}
+	if len(name) > 200 || !displayable(name) {
+		return bad("client_name must be at most 200 characters, with no control characters or direction overrides")
+	}
 	return &MetadataClient{ClientID: clientID, Name: name, RedirectURIs: doc.RedirectURIs, Scope: doc.Scope,
 		LogoURI: httpsOnly(doc.LogoURI), ClientURI: httpsOnly(doc.ClientURI)}, nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -43,6 +45,28 @@ func (c *Client) checkSecret(secret string) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare(store.HashSecret(secret), c.SecretHash) == 1
+}
+
+// storable reports whether s can be a text value in PostgreSQL at all: valid UTF-8 with no
+// NUL. Identifiers that are not cannot name anything stored, so lookups treat them as
+// unknown instead of sending them to the database (which would fail the statement).
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// displayable reports whether s may be shown as a name on our pages: storable, with no
+// control characters and no bidirectional overrides, which can make a name read as another
+// (an "\u202e" reverses what follows).
+func displayable(s string) bool {
+	if !storable(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069' {
+			return false
+		}
+	}
+	return true
 }
 
 // isLoopbackHost reports whether host (no port, brackets removed) is a loopback host of
@@ -104,6 +128,12 @@ var refusedSchemes = map[string]bool{"javascript": true, "data": true, "file": t
 func checkRedirectURI(raw string) *Error {
 	if raw == "" || len(raw) > 2000 {
 		return ErrInvalidRedirectURI.WithHint("redirect URIs must be 1 to 2000 characters")
+	}
+	// RFC 3986 URIs are printable ASCII; anything else is percent-encoded.
+	for i := 0; i < len(raw); i++ {
+		if raw[i] <= ' ' || raw[i] >= 0x7f {
+			return ErrInvalidRedirectURI.WithHint("redirect URIs are printable ASCII: percent-encode spaces, control and non-ASCII characters")
+		}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {

@@ -37,7 +37,7 @@ func scanClient(row pgx.Row) (*Client, error) {
 
 // client returns the client with id, or nil when there is none or it is disabled.
 func (d *db) client(ctx context.Context, id string) (*Client, error) {
-	if id == "" || len(id) > 200 {
+	if id == "" || len(id) > 200 || !storable(id) {
 		return nil, nil
 	}
 	c, err := scanClient(d.pool.QueryRow(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE id = $1`, id))
@@ -92,6 +92,9 @@ func scanMember(row pgx.Row) (*member, error) {
 
 // memberByEmail returns the user with email (case-insensitive), or nil.
 func (d *db) memberByEmail(ctx context.Context, email string) (*member, error) {
+	if !storable(email) {
+		return nil, nil
+	}
 	return scanMember(d.pool.QueryRow(ctx, `SELECT `+memberColumns+`
 		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE lower(u.email) = lower($1)`, email))
 }

@@ -115,6 +115,9 @@ func (s *Server) checkRegistration(m registration) (*Client, *Error) {
 		if len(name) > 100 {
 			return nil, ErrInvalidClientMetadata.WithHint("client_name is longer than 100 characters")
 		}
+		if !displayable(name) {
+			return nil, ErrInvalidClientMetadata.WithHint("client_name may not hold control characters or direction overrides")
+		}
 		if name != "" {
 			c.Name = name
 		}
@@ -147,7 +150,7 @@ func (s *Server) checkRegistration(m registration) (*Client, *Error) {
 // checkHTTPS accepts an absolute https URL (logo_uri and client_uri: decisions.md 7).
 func checkHTTPS(name, raw string) *Error {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > 2000 {
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > 2000 || !storable(raw) {
 		return ErrInvalidClientMetadata.WithHint("%s must be an https URL", name)
 	}
 	return nil
