@@ -273,9 +273,17 @@ func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.T
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		if sc := s.specs[t.Name].scope; sc == "" || restapi.HasScope(p.Scopes, sc) {
-			out = append(out, t)
+		sp := s.specs[t.Name]
+		if sp.scope != "" && !restapi.HasScope(p.Scopes, sp.scope) {
+			continue
 		}
+		// A member's directory:write covers their own profile (spec 4.2); the writes only
+		// admins may make (workspace settings) are not offered to members. Agent keys are
+		// left as they were: they list every tool their scopes name.
+		if sp.resource != nil && sp.resource.AdminWrites && sp.kind != KindList && sp.kind != KindGet && !p.IsAdmin() && !p.IsAgent {
+			continue
+		}
+		out = append(out, t)
 	}
 	return out
 }
