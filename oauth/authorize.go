@@ -164,14 +164,14 @@ func (s *Server) answerError(w http.ResponseWriter, r *http.Request, req *authRe
 		status = http.StatusBadRequest
 	}
 	s.errorLinkPage(w, status, "The application's request was refused",
-		"The application asked for something this service cannot grant: "+e.Description+".",
+		"The application's request could not be completed: "+e.Description+".",
 		s.responseURL(req, url.Values{"error": {e.Code}, "error_description": {e.Description}}), redirectHost(req.RedirectURI))
 }
 
 // redirectTrusted reports whether errors may be sent to req's redirect URI without a page:
 // the client is an admin-registered (verified) app, or the URI is a loopback one.
 func redirectTrusted(req *authRequest) bool {
-	if req.Client.Verified && !req.Client.Dynamic {
+	if req.Client.adminRegistered() {
 		return true
 	}
 	u, err := url.Parse(req.RedirectURI)
@@ -253,7 +253,7 @@ func consented(req *authRequest, prior *consent, offered []string) bool {
 	if prior == nil || !subset(offered, prior.Scopes) {
 		return false
 	}
-	return req.Client.Verified && !req.Client.Dynamic || slices.Contains(prior.RedirectURIs, req.RedirectURI)
+	return req.Client.adminRegistered() || slices.Contains(prior.RedirectURIs, req.RedirectURI)
 }
 
 // memberMayAuthorize refuses an app registered by another workspace: an admin-registered

@@ -36,6 +36,11 @@ type Client struct {
 	DisabledAt   *time.Time
 }
 
+// adminRegistered reports whether a workspace admin registered the client (verified, not
+// self-registered): only such clients are trusted to receive errors without a page and to
+// reuse a consent at any of their redirect URIs (decisions.md 7).
+func (c *Client) adminRegistered() bool { return c.Verified && !c.Dynamic }
+
 // Confidential reports whether the client holds a secret and must authenticate.
 func (c *Client) Confidential() bool { return len(c.SecretHash) > 0 }
 
