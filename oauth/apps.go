@@ -39,6 +39,9 @@ func CreateApp(ctx context.Context, st *store.Store, app NewApp, now time.Time) 
 	if name == "" || len(name) > 100 {
 		return CreatedApp{}, bad(ErrInvalidClientMetadata.WithHint("the name must be 1 to 100 characters"))
 	}
+	if !displayable(name) {
+		return CreatedApp{}, bad(ErrInvalidClientMetadata.WithHint("the name may not hold control characters or direction overrides"))
+	}
 	if len(app.RedirectURIs) == 0 || len(app.RedirectURIs) > MaxRedirectURIs {
 		return CreatedApp{}, bad(ErrInvalidRedirectURI.WithHint("give 1 to %d redirect URIs", MaxRedirectURIs))
 	}
@@ -172,6 +175,10 @@ func (s *Server) adminAppsDisable(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("client_id")
+	if !storable(id) {
+		s.adminPage(w, r, m, http.StatusBadRequest, nil, "No such app in this workspace.")
+		return
+	}
 	tag, err := s.db.pool.Exec(r.Context(), `UPDATE oauth_clients SET disabled_at = coalesce(disabled_at, $3)
 		WHERE id = $1 AND workspace_id = $2`, id, m.WorkspaceID, s.now())
 	if err != nil {
@@ -280,6 +287,9 @@ func (s *Server) connectedAppsRevoke(w http.ResponseWriter, r *http.Request) {
 
 // RevokeApp revokes every token family userID granted clientID and forgets the consent.
 func (s *Server) RevokeApp(ctx context.Context, userID, clientID string) error {
+	if !storable(clientID) {
+		return nil // no client has such an id, so there is nothing to revoke
+	}
 	now := s.now()
 	_, err := s.db.pool.Exec(ctx, `WITH f AS (UPDATE oauth_families SET revoked_at = $3
 			WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id),

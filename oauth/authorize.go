@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -26,36 +27,43 @@ type authRequest struct {
 
 // pageError is an authorization error that must be shown, never redirected: the client
 // or its redirect_uri cannot be trusted (RFC 6749 4.1.2.1, RFC 9700 4.1).
-type pageError struct{ title, message string }
+type pageError struct {
+	title, message string
+	status         int // 0: 400
+}
 
 // parseAuthorize validates an authorization request. It returns a pageError when the
 // client or redirect_uri is bad, or the request with a redirectable *Error otherwise.
-func (s *Server) parseAuthorize(ctx context.Context, raw string) (*authRequest, *pageError, *Error, error) {
+func (s *Server) parseAuthorize(ctx context.Context, ip netip.Addr, raw string) (*authRequest, *pageError, *Error, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, &pageError{"Invalid request", "The authorization request is malformed."}, nil, nil
+		return nil, &pageError{title: "Invalid request", message: "The authorization request is malformed."}, nil, nil
 	}
 	// RFC 6749 3.1: request parameters MUST NOT be included more than once.
 	for k, v := range q {
 		if len(v) > 1 && (k == "client_id" || k == "redirect_uri") {
-			return nil, &pageError{"Invalid request", "The request repeats " + k + "."}, nil, nil
+			return nil, &pageError{title: "Invalid request", message: "The request repeats " + k + "."}, nil, nil
 		}
 	}
 	clientID := q.Get("client_id")
-	c, err := s.client(ctx, clientID)
+	c, err := s.authorizeClient(ctx, ip, clientID)
+	if errors.Is(err, ErrMetadataBudget) {
+		return nil, &pageError{title: "Too many requests", message: "Too many new applications were looked up from your network. Nothing was shared.",
+			status: http.StatusTooManyRequests}, nil, nil
+	}
 	if errors.Is(err, ErrClientMetadata) {
-		return nil, &pageError{"Unusable application", "The application's metadata document could not be used, so nothing was shared: " +
-			err.Error()}, nil, nil
+		return nil, &pageError{title: "Unusable application", message: "The application's metadata document could not be used, so nothing was shared: " +
+			err.Error() + "."}, nil, nil
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if c == nil {
-		return nil, &pageError{"Unknown application", "The application that sent you here is not registered (or was disabled). Nothing was shared."}, nil, nil
+		return nil, &pageError{title: "Unknown application", message: "The application that sent you here is not registered (or was disabled). Nothing was shared."}, nil, nil
 	}
 	redirect, ok := c.redirectAllowed(q.Get("redirect_uri"))
 	if !ok {
-		return nil, &pageError{"Invalid redirect address", "The application asked to send you to an address it did not register. For your safety you were not sent there."}, nil, nil
+		return nil, &pageError{title: "Invalid redirect address", message: "The application asked to send you to an address it did not register. For your safety you were not sent there."}, nil, nil
 	}
 	req := &authRequest{Client: c, RedirectURI: redirect, RedirectGiven: q.Get("redirect_uri") != "", State: q.Get("state"),
 		Raw: raw, Prompt: q.Get("prompt")}
@@ -110,9 +118,10 @@ func unreserved(v string) bool {
 	return true
 }
 
-// redirectWith sends the browser back to the client with params plus state and iss
-// (RFC 6749 4.1.2, RFC 9207 2). The registered URI's own query is kept as it is.
-func (s *Server) redirectWith(w http.ResponseWriter, r *http.Request, req *authRequest, params url.Values) {
+// responseURL is the authorization response to the client: the redirect URI with params
+// plus state and iss (RFC 6749 4.1.2, RFC 9207 2). The registered URI's own query is kept
+// as it is.
+func (s *Server) responseURL(req *authRequest, params url.Values) string {
 	if req.State != "" {
 		params.Set("state", req.State)
 	}
@@ -121,32 +130,72 @@ func (s *Server) redirectWith(w http.ResponseWriter, r *http.Request, req *authR
 	if strings.Contains(req.RedirectURI, "?") {
 		sep = "&"
 	}
+	return req.RedirectURI + sep + params.Encode()
+}
+
+// redirectWith sends the browser back to the client with params.
+func (s *Server) redirectWith(w http.ResponseWriter, r *http.Request, req *authRequest, params url.Values) {
 	status := http.StatusFound
 	if r.Method == http.MethodPost {
 		status = http.StatusSeeOther
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, req.RedirectURI+sep+params.Encode(), status)
+	http.Redirect(w, r, s.responseURL(req, params), status)
 }
 
+// redirectError sends an error to the client after the member acted on one of our pages
+// (Deny, an empty approval): they saw where they are going.
 func (s *Server) redirectError(w http.ResponseWriter, r *http.Request, req *authRequest, e *Error) {
 	s.redirectWith(w, r, req, url.Values{"error": {e.Code}, "error_description": {e.Description}})
+}
+
+// answerError reports an error found before the member did anything. Anyone can register
+// a client with their own site as its redirect URI, so redirecting errors at once would
+// make this server an open redirector (RFC 9700 4.11.2): only admin-registered apps and
+// loopback URIs (the member's own machine) are redirected to; for other clients the error
+// is shown on a page whose link leads on to the client (decisions.md 7).
+func (s *Server) answerError(w http.ResponseWriter, r *http.Request, req *authRequest, e *Error) {
+	if redirectTrusted(req) {
+		s.redirectError(w, r, req, e)
+		return
+	}
+	status := e.Status
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	s.errorLinkPage(w, status, "The application's request was refused",
+		"The application's request could not be completed: "+e.Description+".",
+		s.responseURL(req, url.Values{"error": {e.Code}, "error_description": {e.Description}}), redirectHost(req.RedirectURI))
+}
+
+// redirectTrusted reports whether errors may be sent to req's redirect URI without a page:
+// the client is an admin-registered (verified) app, or the URI is a loopback one.
+func redirectTrusted(req *authRequest) bool {
+	if req.Client.adminRegistered() {
+		return true
+	}
+	u, err := url.Parse(req.RedirectURI)
+	return err == nil && u.Scheme == "http" && isLoopbackHost(u.Hostname())
 }
 
 // validAuthorize parses an authorization request and answers its errors: an error page
 // when the client or redirect_uri cannot be trusted, else a redirect with the error
 // (decisions.md 7). advice is the error page's last line.
 func (s *Server) validAuthorize(w http.ResponseWriter, r *http.Request, raw, advice string) (*authRequest, bool) {
-	req, pe, e, err := s.parseAuthorize(r.Context(), raw)
+	req, pe, e, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw)
 	switch {
 	case err != nil:
 		s.serverErrorPage(w, err)
 		return nil, false
 	case pe != nil:
-		s.errorPage(w, http.StatusBadRequest, pe.title, pe.message, advice)
+		status := pe.status
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		s.errorPage(w, status, pe.title, pe.message, advice)
 		return nil, false
 	case e != nil:
-		s.redirectError(w, r, req, e)
+		s.answerError(w, r, req, e)
 		return nil, false
 	}
 	return req, true
@@ -168,34 +217,43 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 	if m == nil {
 		if req.Prompt == "none" {
 			// OpenID Connect Core 3.1.2.6, which OAuth clients also use: no page may be shown.
-			s.redirectError(w, r, req, &Error{Code: "login_required", Description: "no member is signed in"})
+			s.answerError(w, r, req, &Error{Code: "login_required", Status: http.StatusBadRequest, Description: "no member is signed in"})
 			return
 		}
 		http.Redirect(w, r, "/oauth/login?"+url.Values{"return": {"/oauth/authorize?" + req.Raw}}.Encode(), http.StatusFound)
 		return
 	}
 	if e := s.memberMayAuthorize(req, m); e != nil {
-		s.redirectError(w, r, req, e)
+		s.answerError(w, r, req, e)
 		return
 	}
 	offered, unavailable := s.split(req, m)
-	if req.Prompt != "consent" && len(offered) > 0 {
-		prior, err := s.db.consent(ctx, m.UserID, req.Client.ID)
-		if err != nil {
-			s.serverErrorPage(w, err)
-			return
-		}
-		// A member who already granted the same or wider scopes is not asked again.
-		if prior != nil && subset(offered, prior) {
-			s.issueCode(w, r, req, m, offered)
-			return
-		}
-	}
-	if req.Prompt == "none" {
-		s.redirectError(w, r, req, &Error{Code: "consent_required", Description: "the member has not approved these scopes yet"})
+	prior, err := s.db.consent(ctx, m.UserID, req.Client.ID)
+	if err != nil {
+		s.serverErrorPage(w, err)
 		return
 	}
-	s.consentPage(w, r, req, m, offered, unavailable)
+	if req.Prompt != "consent" && len(offered) > 0 && consented(req, prior, offered) {
+		s.issueCode(w, r, req, m, offered)
+		return
+	}
+	if req.Prompt == "none" {
+		s.answerError(w, r, req, &Error{Code: "consent_required", Status: http.StatusBadRequest,
+			Description: "the member has not approved these scopes yet"})
+		return
+	}
+	s.consentPage(w, r, req, m, offered, unavailable, prior)
+}
+
+// consented reports whether an earlier approval covers the request, so the member is not
+// asked again: the same or wider scopes, and for any client but an admin-registered app the
+// exact redirect URI, port included. Any local program can listen on a loopback port, so an
+// approval given to one port is no approval for another (RFC 8252 8.6, RFC 9700 4.2).
+func consented(req *authRequest, prior *consent, offered []string) bool {
+	if prior == nil || !subset(offered, prior.Scopes) {
+		return false
+	}
+	return req.Client.adminRegistered() || slices.Contains(prior.RedirectURIs, req.RedirectURI)
 }
 
 // memberMayAuthorize refuses an app registered by another workspace: an admin-registered
@@ -265,7 +323,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		s.redirectError(w, r, req, ErrAccessDenied.WithHint("no permission was approved"))
 		return
 	}
-	if err := s.db.putConsent(ctx, m.UserID, req.Client.ID, chosen, s.now()); err != nil {
+	if err := s.db.putConsent(ctx, m.UserID, req.Client.ID, chosen, req.RedirectURI, s.now()); err != nil {
 		s.serverErrorPage(w, err)
 		return
 	}

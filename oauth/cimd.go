@@ -13,6 +13,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -26,12 +27,36 @@ const (
 	cimdTimeout     = 5 * time.Second
 	cimdMaxBytes    = 5 << 10
 	cimdCacheTTL    = 10 * time.Minute
-	cimdMaxCache    = 1000
+	// cimdFailureTTL is how long a failure is remembered, so repeating a request for a
+	// client_id that cannot be fetched does not fetch again.
+	cimdFailureTTL = time.Minute
+	cimdMaxCache   = 1000
 )
 
 // ErrClientMetadata is wrapped by every failure to obtain a usable metadata document; the
 // message says what is wrong with it, for the error page a user sees.
 var ErrClientMetadata = errors.New("client metadata document")
+
+// ErrMetadataBudget is returned, before any fetch, when the caller's budget refuses one
+// more fetch (Config.RegisterLimiter: fetches count as registrations do).
+var ErrMetadataBudget = errors.New("too many client metadata documents fetched from this address")
+
+// fetchError is a document that could not be fetched or read. Whatever went wrong, its
+// message is the same: the cause (a dial error naming the internal address the SSRF guard
+// refused, a status, a timeout) is for the log, never for the client.
+type fetchError struct{ cause error }
+
+func (e *fetchError) Error() string   { return "client metadata document could not be fetched" }
+func (e *fetchError) Unwrap() []error { return []error{ErrClientMetadata, e.cause} }
+
+// fetchCause returns what made a fetch fail, for the log; nil for any other error.
+func fetchCause(err error) error {
+	var fe *fetchError
+	if errors.As(err, &fe) {
+		return fe.cause
+	}
+	return nil
+}
 
 // MetadataClient is a client described by its metadata document. Such clients are public
 // and always unverified.
@@ -68,8 +93,10 @@ type MetadataDocuments struct {
 	cache map[string]cimdEntry
 }
 
+// cimdEntry is a cached document, or a cached failure (err set).
 type cimdEntry struct {
 	c       *MetadataClient
+	err     error
 	expires time.Time
 }
 
@@ -109,8 +136,14 @@ func IsMetadataURL(clientID string) bool {
 // Client returns the client clientID describes, from the cache or by fetching the
 // document. It returns an error wrapping ErrClientMetadata when the URL is not a valid
 // client identifier, the fetch fails, times out or exceeds 5 KB, or the document is not
-// valid for this client_id.
+// valid for this client_id. Failures are cached for a minute.
 func (m *MetadataDocuments) Client(ctx context.Context, clientID string) (*MetadataClient, error) {
+	return m.clientWithin(ctx, clientID, nil)
+}
+
+// clientWithin is Client, asking mayFetch (when not nil) before fetching; a refusal is
+// ErrMetadataBudget.
+func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, mayFetch func() bool) (*MetadataClient, error) {
 	if !IsMetadataURL(clientID) {
 		return nil, fmt.Errorf("%w: client_id %q is not an https URL with a path", ErrClientMetadata, clientID)
 	}
@@ -119,60 +152,72 @@ func (m *MetadataDocuments) Client(ctx context.Context, clientID string) (*Metad
 	e, ok := m.cache[clientID]
 	m.mu.Unlock()
 	if ok && now.Before(e.expires) {
-		return e.c, nil
+		return e.c, e.err
 	}
-	c, err := m.fetch(ctx, clientID)
+	if mayFetch != nil && !mayFetch() {
+		return nil, ErrMetadataBudget
+	}
+	var c *MetadataClient
+	doc, err := m.fetch(ctx, clientID)
+	if err == nil {
+		c, err = validateDocument(clientID, doc)
+	}
+	e = cimdEntry{c: c, err: err, expires: now.Add(cimdCacheTTL)}
 	if err != nil {
-		return nil, err
+		e.expires = now.Add(cimdFailureTTL)
 	}
 	m.mu.Lock()
 	if len(m.cache) >= cimdMaxCache {
 		m.cache = map[string]cimdEntry{} // bound memory against many distinct client ids
 	}
-	m.cache[clientID] = cimdEntry{c: c, expires: now.Add(cimdCacheTTL)}
+	m.cache[clientID] = e
 	m.mu.Unlock()
-	return c, nil
+	return c, err
 }
 
-func (m *MetadataDocuments) fetch(ctx context.Context, clientID string) (*MetadataClient, error) {
+// fetch reads the document; every failure is a fetchError.
+func (m *MetadataDocuments) fetch(ctx context.Context, clientID string) (*cimdDocument, error) {
+	fail := func(format string, args ...any) (*cimdDocument, error) {
+		return nil, &fetchError{fmt.Errorf(format, args...)}
+	}
 	ctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, clientID, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrClientMetadata, err)
+		return fail("%w", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	res, err := m.client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: fetching %s took longer than %s", ErrClientMetadata, clientID, m.timeout)
+			return fail("fetching %s took longer than %s", clientID, m.timeout)
 		}
-		return nil, fmt.Errorf("%w: fetching %s: %w", ErrClientMetadata, clientID, err)
+		return fail("fetching %s: %w", clientID, err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s answered %d", ErrClientMetadata, clientID, res.StatusCode)
+		return fail("%s answered %d", clientID, res.StatusCode)
 	}
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		return nil, fmt.Errorf("%w: %s is %q, not JSON", ErrClientMetadata, clientID, mt)
+		return fail("%s is %q, not JSON", clientID, mt)
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, cimdMaxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrClientMetadata, clientID, err)
+		return fail("reading %s: %w", clientID, err)
 	}
 	if len(body) > cimdMaxBytes {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrClientMetadata, clientID, cimdMaxBytes)
+		return fail("%s is larger than %d bytes", clientID, cimdMaxBytes)
 	}
 	var doc cimdDocument
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a JSON object: %v", ErrClientMetadata, clientID, err)
+		return fail("%s is not a JSON object: %w", clientID, err)
 	}
-	return validateDocument(clientID, doc)
+	return &doc, nil
 }
 
 // validateDocument applies the draft's section 4 rules: the document names itself, is for a
 // public client, and lists the redirect URIs that will be enforced.
-func validateDocument(clientID string, doc cimdDocument) (*MetadataClient, error) {
+func validateDocument(clientID string, doc *cimdDocument) (*MetadataClient, error) {
 	bad := func(format string, args ...any) (*MetadataClient, error) {
 		return nil, fmt.Errorf("%w: %s: %s", ErrClientMetadata, clientID, fmt.Sprintf(format, args...))
 	}
@@ -204,6 +249,9 @@ func validateDocument(clientID string, doc cimdDocument) (*MetadataClient, error
 	if name == "" {
 		name = clientID
 	}
+	if len(name) > 200 || !displayable(name) {
+		return bad("client_name must be at most 200 characters, with no control characters or direction overrides")
+	}
 	return &MetadataClient{ClientID: clientID, Name: name, RedirectURIs: doc.RedirectURIs, Scope: doc.Scope,
 		LogoURI: httpsOnly(doc.LogoURI), ClientURI: httpsOnly(doc.ClientURI)}, nil
 }
@@ -216,16 +264,28 @@ func httpsOnly(s string) string {
 	return ""
 }
 
-// client resolves a client_id for the authorization and token endpoints: a Client ID
-// Metadata Document URL when Config.ClientMetadata is set, else a registered client. It
-// returns nil, nil when there is no such client or it is disabled, and an error wrapping
-// ErrClientMetadata when a document cannot be used.
+// client resolves a client_id for the token and revocation endpoints: a registered client,
+// nil when there is none or it is disabled. A metadata-document client is known by the row
+// its authorization stored (authorizeClient), so these endpoints never fetch: a client
+// that was never authorized here has no code or token to present.
 func (s *Server) client(ctx context.Context, id string) (*Client, error) {
+	return s.db.client(ctx, id)
+}
+
+// authorizeClient resolves a client_id for an authorization request from ip: a Client ID
+// Metadata Document URL when Config.ClientMetadata is set, else a registered client. It
+// returns nil, nil when there is no such client or it is disabled, an error wrapping
+// ErrClientMetadata when a document cannot be used, and ErrMetadataBudget when ip has spent
+// its registration budget (a fetch costs what a registration does).
+func (s *Server) authorizeClient(ctx context.Context, ip netip.Addr, id string) (*Client, error) {
 	if s.cfg.ClientMetadata == nil || !IsMetadataURL(id) {
 		return s.db.client(ctx, id)
 	}
-	m, err := s.cfg.ClientMetadata.Client(ctx, id)
+	m, err := s.cfg.ClientMetadata.clientWithin(ctx, id, func() bool { return s.limiter.Allow(ctx, ip) })
 	if err != nil {
+		if cause := fetchCause(err); cause != nil {
+			s.log.Info("oauth: client metadata document could not be fetched", "client_id", id, "err", cause)
+		}
 		return nil, err
 	}
 	var scope []string

@@ -34,6 +34,21 @@ func document(clientID string, extra string) string {
 		`"logo_uri":"https://assistant.example/logo.png","client_uri":"http://assistant.example/"` + extra + `}`
 }
 
+// describe is what an error says: a fetch failure's client-facing message is always the
+// same, and its cause (for the log) is checked instead.
+func describe(err error) string {
+	if cause := fetchCause(err); cause != nil {
+		if err.Error() != "client metadata document could not be fetched" {
+			return "fetch failure with a revealing message: " + err.Error()
+		}
+		return cause.Error()
+	}
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
 func TestMetadataDocumentFetchedAndCached(t *testing.T) {
 	var hits atomic.Int32
 	var self string
@@ -96,8 +111,8 @@ func TestMetadataDocumentRefused(t *testing.T) {
 			srv, m := cimdServer(t, func(w http.ResponseWriter, r *http.Request) { c.serve(self)(w, r) })
 			self = srv.URL + "/client.json"
 			_, err := m.Client(context.Background(), self)
-			if !errors.Is(err, ErrClientMetadata) || !strings.Contains(err.Error(), c.wantErr) {
-				t.Fatalf("got %v, want ErrClientMetadata containing %q", err, c.wantErr)
+			if !errors.Is(err, ErrClientMetadata) || !strings.Contains(describe(err), c.wantErr) {
+				t.Fatalf("got %v, want ErrClientMetadata containing %q", describe(err), c.wantErr)
 			}
 		})
 	}
@@ -118,7 +133,7 @@ func TestMetadataDocumentTimeout(t *testing.T) {
 	m.timeout = 200 * time.Millisecond // the 5 s of decisions.md 8, shortened for the test
 	start := time.Now()
 	_, err := m.Client(context.Background(), self)
-	if !errors.Is(err, ErrClientMetadata) || !strings.Contains(err.Error(), "took longer than") {
+	if !errors.Is(err, ErrClientMetadata) || !strings.Contains(describe(err), "took longer than") {
 		t.Fatalf("got %v, want a timeout", err)
 	}
 	if time.Since(start) > 2*time.Second {

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -34,6 +36,11 @@ type Client struct {
 	DisabledAt   *time.Time
 }
 
+// adminRegistered reports whether a workspace admin registered the client (verified, not
+// self-registered): only such clients are trusted to receive errors without a page and to
+// reuse a consent at any of their redirect URIs (decisions.md 7).
+func (c *Client) adminRegistered() bool { return c.Verified && !c.Dynamic }
+
 // Confidential reports whether the client holds a secret and must authenticate.
 func (c *Client) Confidential() bool { return len(c.SecretHash) > 0 }
 
@@ -43,6 +50,28 @@ func (c *Client) checkSecret(secret string) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare(store.HashSecret(secret), c.SecretHash) == 1
+}
+
+// storable reports whether s can be a text value in PostgreSQL at all: valid UTF-8 with no
+// NUL. Identifiers that are not cannot name anything stored, so lookups treat them as
+// unknown instead of sending them to the database (which would fail the statement).
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// displayable reports whether s may be shown as a name on our pages: storable, with no
+// control characters and no bidirectional overrides, which can make a name read as another
+// (an "\u202e" reverses what follows).
+func displayable(s string) bool {
+	if !storable(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069' {
+			return false
+		}
+	}
+	return true
 }
 
 // isLoopbackHost reports whether host (no port, brackets removed) is a loopback host of
@@ -105,6 +134,12 @@ func checkRedirectURI(raw string) *Error {
 	if raw == "" || len(raw) > 2000 {
 		return ErrInvalidRedirectURI.WithHint("redirect URIs must be 1 to 2000 characters")
 	}
+	// RFC 3986 URIs are printable ASCII; anything else is percent-encoded.
+	for i := 0; i < len(raw); i++ {
+		if raw[i] <= ' ' || raw[i] >= 0x7f {
+			return ErrInvalidRedirectURI.WithHint("redirect URIs are printable ASCII: percent-encode spaces, control and non-ASCII characters")
+		}
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		return ErrInvalidRedirectURI.WithHint("%q is not an absolute URI", raw)
@@ -144,6 +179,17 @@ func checkRedirectURI(raw string) *Error {
 	}
 	if strings.HasPrefix(scheme, "web+") || strings.HasSuffix(scheme, ".") {
 		return ErrInvalidRedirectURI.WithHint("%q: malformed private-use scheme", raw)
+	}
+	// Windows reserves ms-* for its own applications (ms-settings:, ms-msdt:): a redirect
+	// there launches a system program, not the client.
+	if strings.HasPrefix(scheme, "ms-") {
+		return ErrInvalidRedirectURI.WithHint("%q: the %s scheme belongs to the operating system", raw, scheme)
+	}
+	// A redirect URI names a place to return to, scheme:/path or scheme://authority/path
+	// (RFC 8252 7.1); opaque URIs (urn:ietf:wg:oauth:2.0:oob, the retired out-of-band
+	// value) are not places.
+	if u.Opaque != "" {
+		return ErrInvalidRedirectURI.WithHint("%q is not a redirect address: use scheme:/path (RFC 8252 7.1); the out-of-band flow is not supported", raw)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package oauth
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ func scopeLabel(scope string) string {
 	case scope == "enrich:write":
 		return "Look up company details (spends workspace credits)"
 	case scope == "directory:write":
-		return "Change member profiles and workspace settings"
+		return "Change your profile (admins: member profiles and workspace settings)"
 	case action == "read":
 		return "View " + name
 	default:
@@ -30,8 +31,11 @@ func scopeLabel(scope string) string {
 
 // consentPage asks the member which of the requested scopes to grant (decisions.md 7):
 // one checkbox per scope they can grant, enrich:write unticked by default, the ones they
-// cannot grant listed apart, and a warning for apps nobody verified.
-func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req *authRequest, m *member, offered, unavailable []string) {
+// cannot grant listed apart, and a warning for apps nobody verified. When the member
+// approved this client before (at another redirect URI, or fewer scopes), the scopes they
+// chose then start ticked and the others unticked.
+func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req *authRequest, m *member, offered, unavailable []string,
+	prior *consent) {
 	workspace, err := s.cfg.Store.WorkspaceName(r.Context(), m.WorkspaceID)
 	if err != nil {
 		s.serverErrorPage(w, err)
@@ -48,8 +52,12 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req *authRe
 		data.ClientHost = u.Host
 	}
 	for _, sc := range offered {
+		checked := sc != "enrich:write"
+		if prior != nil {
+			checked = slices.Contains(prior.Scopes, sc)
+		}
 		data.Offered = append(data.Offered, scopeItem{Scope: sc, ID: strings.ReplaceAll(sc, ":", "-"), Label: scopeLabel(sc),
-			Checked: sc != "enrich:write"})
+			Checked: checked})
 	}
 	for _, sc := range unavailable {
 		data.Unavailable = append(data.Unavailable, scopeItem{Scope: sc, Label: scopeLabel(sc)})

@@ -37,7 +37,7 @@ func scanClient(row pgx.Row) (*Client, error) {
 
 // client returns the client with id, or nil when there is none or it is disabled.
 func (d *db) client(ctx context.Context, id string) (*Client, error) {
-	if id == "" || len(id) > 200 {
+	if id == "" || len(id) > 200 || !storable(id) {
 		return nil, nil
 	}
 	c, err := scanClient(d.pool.QueryRow(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE id = $1`, id))
@@ -92,6 +92,9 @@ func scanMember(row pgx.Row) (*member, error) {
 
 // memberByEmail returns the user with email (case-insensitive), or nil.
 func (d *db) memberByEmail(ctx context.Context, email string) (*member, error) {
+	if !storable(email) {
+		return nil, nil
+	}
 	return scanMember(d.pool.QueryRow(ctx, `SELECT `+memberColumns+`
 		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE lower(u.email) = lower($1)`, email))
 }
@@ -135,20 +138,39 @@ func (d *db) deleteSession(ctx context.Context, plain string) error {
 
 // Consents ---------------------------------------------------------------------------
 
-func (d *db) consent(ctx context.Context, userID, clientID string) ([]string, error) {
-	var scopes []string
-	err := d.pool.QueryRow(ctx, `SELECT scopes FROM oauth_consents WHERE user_id = $1 AND client_id = $2`,
-		userID, clientID).Scan(&scopes)
+// consent is what a member approved for a client: the scopes, and the exact redirect URIs
+// (port included) the approval was given at, most recent last.
+type consent struct {
+	Scopes       []string
+	RedirectURIs []string
+}
+
+// maxConsentRedirects bounds the redirect URIs a consent remembers: loopback clients pick
+// a new port per run, and only the recent ones matter.
+const maxConsentRedirects = 10
+
+// consent returns the member's consent for a client, or nil.
+func (d *db) consent(ctx context.Context, userID, clientID string) (*consent, error) {
+	c := &consent{}
+	err := d.pool.QueryRow(ctx, `SELECT scopes, redirect_uris FROM oauth_consents WHERE user_id = $1 AND client_id = $2`,
+		userID, clientID).Scan(&c.Scopes, &c.RedirectURIs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
-	return scopes, err
+	return c, err
 }
 
-func (d *db) putConsent(ctx context.Context, userID, clientID string, scopes []string, now time.Time) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO oauth_consents (user_id, client_id, scopes, updated_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at`,
-		userID, clientID, scopes, now)
+// putConsent records an approval of scopes at redirectURI. The redirect URIs approved
+// before are kept only when the new scopes are no wider than the old ones: they were
+// approved for those scopes, not for more.
+func (d *db) putConsent(ctx context.Context, userID, clientID string, scopes []string, redirectURI string, now time.Time) error {
+	_, err := d.pool.Exec(ctx, `INSERT INTO oauth_consents (user_id, client_id, scopes, redirect_uris, updated_at)
+		VALUES ($1, $2, $3, ARRAY[$4::text], $5)
+		ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at,
+			redirect_uris = CASE WHEN excluded.scopes <@ oauth_consents.scopes
+				THEN (array_remove(oauth_consents.redirect_uris, $4::text) || $4::text)[greatest(1, cardinality(array_remove(oauth_consents.redirect_uris, $4::text)) + 2 - $6):]
+				ELSE excluded.redirect_uris END`,
+		userID, clientID, scopes, redirectURI, now, maxConsentRedirects)
 	return err
 }
 

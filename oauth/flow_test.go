@@ -137,20 +137,43 @@ func TestAuthorizeRequestErrors(t *testing.T) {
 	page("loopback other query", "redirect_uri", "http://localhost:4000/cb?x=2")
 	page("no redirect_uri with several registered (RFC 6749 3.1.2.3)", "redirect_uri", "")
 
+	// Other errors go back to the client (RFC 6749 4.1.2.1), automatically only to an
+	// admin-registered app or a loopback URI; a self-registered client's own site gets them
+	// through a link on an error page, so this server is no open redirector (RFC 9700
+	// 4.11.2, decisions.md 7).
+	app, err := oauthCreateApp(e, false, redirect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loopback := "http://127.0.0.1:43210/loopback"
 	redirected := func(name, want string, extra ...string) {
 		t.Run(name, func(t *testing.T) {
+			check := func(loc *url.URL, target string) {
+				t.Helper()
+				if loc == nil || !strings.HasPrefix(loc.String(), target+"?") {
+					t.Fatalf("want the error sent to %s, got %v", target, loc)
+				}
+				q := loc.Query()
+				if q.Get("error") != want || q.Get("error_description") == "" || q.Get("state") != "xyz state" || q.Get("iss") != e.issuer {
+					t.Fatalf("want error=%s with state and iss, got %s", want, loc.RawQuery)
+				}
+				if q.Get("code") != "" {
+					t.Fatal("an error carries no code")
+				}
+			}
+			for _, c := range []struct{ client, target string }{{app.ClientID, redirect}, {client, loopback}} {
+				r := e.browser().get(e.authURL(c.client, c.target, challenge, "deals:read", "xyz state", extra...))
+				loc, _ := url.Parse(r.Header.Get("Location"))
+				if r.Status != http.StatusFound {
+					t.Fatalf("%s: want a redirect to the client, got %d %s", c.target, r.Status, r.Raw)
+				}
+				check(loc, c.target)
+			}
 			r := e.browser().get(e.authURL(client, redirect, challenge, "deals:read", "xyz state", extra...))
-			loc, _ := url.Parse(r.Header.Get("Location"))
-			if r.Status != http.StatusFound || loc == nil || !strings.HasPrefix(loc.String(), redirect+"?") {
-				t.Fatalf("want a redirect to the client, got %d %s", r.Status, r.Header.Get("Location"))
+			if r.Status < 400 || r.Header.Get("Location") != "" || !strings.Contains(r.Raw, `id="error"`) {
+				t.Fatalf("self-registered client, https redirect: want an error page, got %d %s", r.Status, r.Header.Get("Location"))
 			}
-			q := loc.Query()
-			if q.Get("error") != want || q.Get("error_description") == "" || q.Get("state") != "xyz state" || q.Get("iss") != e.issuer {
-				t.Fatalf("want error=%s with state and iss, got %s", want, loc.RawQuery)
-			}
-			if q.Get("code") != "" {
-				t.Fatal("an error carries no code")
-			}
+			check(pageLink(t, r), redirect)
 		})
 	}
 	redirected("missing code_challenge (RFC 7636 4.4.1)", "invalid_request", "code_challenge", "")

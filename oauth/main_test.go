@@ -433,3 +433,19 @@ func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+var continueRe = regexp.MustCompile(`<a href="([^"]*)" id="continue"`)
+
+// pageLink returns the link an error page offers back to the client.
+func pageLink(t testing.TB, r response) *url.URL {
+	t.Helper()
+	m := continueRe.FindStringSubmatch(r.Raw)
+	if m == nil {
+		t.Fatalf("no link to the client on the page: %d %s", r.Status, r.Raw)
+	}
+	u, err := url.Parse(html.UnescapeString(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

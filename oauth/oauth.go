@@ -64,6 +64,14 @@ type Config struct {
 	// RegisterLimiter throttles dynamic registration per client IP (20 per hour); nil uses
 	// an in-process limiter.
 	RegisterLimiter RegisterLimiter
+	// LoginLimiter throttles password sign-ins per client IP and per account; nil uses an
+	// in-process limiter with the Default* budgets.
+	LoginLimiter LoginLimiter
+	// PasswordChecks bounds the password hashes computed at once (each argon2id check holds
+	// 64 MiB); 0 means 2. PasswordWait is how long a sign-in waits for a free one before it
+	// is answered 429; 0 means 3 s.
+	PasswordChecks int
+	PasswordWait   time.Duration
 	// ClientIP returns the address a request comes from; nil uses RemoteAddr.
 	ClientIP func(*http.Request) netip.Addr
 	// ClientMetadata resolves client_ids that are https URLs as Client ID Metadata Documents
@@ -98,6 +106,8 @@ type Server struct {
 	resources map[string]string // normalised -> canonical
 	catalogue map[string]bool
 	limiter   RegisterLimiter
+	logins    LoginLimiter
+	checks    *passwordChecks
 	csrfKey   []byte
 	pages     *pages
 
@@ -134,7 +144,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, db: &db{pool: cfg.Store.Pool()}, now: cfg.Now, grace: cfg.RefreshGrace,
 		secure: strings.HasPrefix(cfg.Issuer, "https://"), resources: map[string]string{}, catalogue: map[string]bool{},
-		limiter: cfg.RegisterLimiter}
+		limiter: cfg.RegisterLimiter, logins: cfg.LoginLimiter, checks: newPasswordChecks(cfg.PasswordChecks, cfg.PasswordWait)}
 	for _, r := range cfg.Resources {
 		s.resources[normaliseResource(r)] = r
 	}
@@ -143,6 +153,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if s.limiter == nil {
 		s.limiter = NewMemoryLimiter(20, time.Hour, cfg.Now)
+	}
+	if s.logins == nil {
+		s.logins = newMemoryLoginLimiter(cfg.Now)
 	}
 	key, err := cfg.Store.Setting(ctx, "oauth_csrf_key", func() string { k, _ := store.NewSecret("csrf_"); return k })
 	if err != nil {

@@ -73,6 +73,15 @@ func (s *Server) errorPage(w http.ResponseWriter, status int, title, message, hi
 	s.render(w, status, "error", map[string]string{"Title": title, "Message": message, "Hint": hint})
 }
 
+// errorLinkPage is an error page whose link leads on to the client's redirect URI with the
+// error response, for a member who wants the application to know (RFC 9700 4.11.2). The
+// URI was registered and checked (no script or data schemes), so it may be a link target
+// even with a private-use scheme, which html/template would otherwise blank out.
+func (s *Server) errorLinkPage(w http.ResponseWriter, status int, title, message, link, host string) {
+	s.render(w, status, "error", map[string]any{"Title": title, "Message": message,
+		"Hint": "If you started this yourself, you can tell the application:", "Link": template.URL(link), "LinkHost": host})
+}
+
 func serveCSS(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/css; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=3600")

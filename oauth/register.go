@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agencyos/workspaced/store"
@@ -116,6 +115,9 @@ func (s *Server) checkRegistration(m registration) (*Client, *Error) {
 		if len(name) > 100 {
 			return nil, ErrInvalidClientMetadata.WithHint("client_name is longer than 100 characters")
 		}
+		if !displayable(name) {
+			return nil, ErrInvalidClientMetadata.WithHint("client_name may not hold control characters or direction overrides")
+		}
 		if name != "" {
 			c.Name = name
 		}
@@ -148,7 +150,7 @@ func (s *Server) checkRegistration(m registration) (*Client, *Error) {
 // checkHTTPS accepts an absolute https URL (logo_uri and client_uri: decisions.md 7).
 func checkHTTPS(name, raw string) *Error {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > 2000 {
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > 2000 || !storable(raw) {
 		return ErrInvalidClientMetadata.WithHint("%s must be an https URL", name)
 	}
 	return nil
@@ -157,43 +159,12 @@ func checkHTTPS(name, raw string) *Error {
 // MemoryLimiter is an in-process sliding-window RegisterLimiter: at most n registrations
 // per address per window. Counts are per process; the shared limiter replaces it when
 // several processes serve.
-type MemoryLimiter struct {
-	n      int
-	window time.Duration
-	now    func() time.Time
-
-	mu   sync.Mutex
-	seen map[netip.Addr][]time.Time
-}
+type MemoryLimiter struct{ w *window[netip.Addr] }
 
 // NewMemoryLimiter allows n registrations per window per address.
 func NewMemoryLimiter(n int, window time.Duration, now func() time.Time) *MemoryLimiter {
-	if now == nil {
-		now = time.Now
-	}
-	return &MemoryLimiter{n: n, window: window, now: now, seen: map[netip.Addr][]time.Time{}}
+	return &MemoryLimiter{newWindow[netip.Addr](n, window, now)}
 }
 
 // Allow implements RegisterLimiter.
-func (l *MemoryLimiter) Allow(_ context.Context, ip netip.Addr) bool {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.seen) > 10_000 {
-		for a, ts := range l.seen {
-			if len(ts) == 0 || now.Sub(ts[len(ts)-1]) > l.window {
-				delete(l.seen, a)
-			}
-		}
-	}
-	ts := l.seen[ip]
-	for len(ts) > 0 && now.Sub(ts[0]) >= l.window {
-		ts = ts[1:]
-	}
-	if len(ts) >= l.n {
-		l.seen[ip] = ts
-		return false
-	}
-	l.seen[ip] = append(ts, now)
-	return true
-}
+func (l *MemoryLimiter) Allow(_ context.Context, ip netip.Addr) bool { return l.w.allow(ip) }

@@ -62,6 +62,13 @@ func TestRegister(t *testing.T) {
 		{"ftp:", map[string]any{"redirect_uris": []string{"ftp://example.com/"}}, "invalid_redirect_uri"},
 		{"wss:", map[string]any{"redirect_uris": []string{"wss://example.com/"}}, "invalid_redirect_uri"},
 		{"user info", map[string]any{"redirect_uris": []string{"https://app.example.com@evil.example/"}}, "invalid_redirect_uri"},
+		{"out-of-band urn (issue 10)", map[string]any{"redirect_uris": []string{"urn:ietf:wg:oauth:2.0:oob"}}, "invalid_redirect_uri"},
+		{"ms-settings: (issue 10)", map[string]any{"redirect_uris": []string{"ms-settings:x"}}, "invalid_redirect_uri"},
+		{"ms-msdt with a path", map[string]any{"redirect_uris": []string{"ms-msdt:/id"}}, "invalid_redirect_uri"},
+		{"opaque private-use URI", map[string]any{"redirect_uris": []string{"com.example.app:callback"}}, "invalid_redirect_uri"},
+		{"non-ASCII redirect URI", map[string]any{"redirect_uris": []string{"https://app.example/caf\u00e9"}}, "invalid_redirect_uri"},
+		{"NUL in client_name", map[string]any{"redirect_uris": []string{"https://a.example/cb"}, "client_name": "a\u0000b"}, "invalid_client_metadata"},
+		{"direction override in client_name", map[string]any{"redirect_uris": []string{"https://a.example/cb"}, "client_name": "Trusted\u202eppA"}, "invalid_client_metadata"},
 		{"relative", map[string]any{"redirect_uris": []string{"/callback"}}, "invalid_redirect_uri"},
 		{"missing redirect_uris", map[string]any{"client_name": "x"}, "invalid_redirect_uri"},
 		{"empty redirect_uris", map[string]any{"redirect_uris": []string{}}, "invalid_redirect_uri"},
@@ -107,9 +114,8 @@ func TestRegister(t *testing.T) {
 		// The registered scope bounds what the client may request.
 		_, challenge := pkce()
 		res := e.browser().get(e.authURL(r.str("client_id"), "https://claude.ai/api/mcp/auth_callback", challenge, "hr:read", "s"))
-		loc, _ := url.Parse(res.Header.Get("Location"))
-		if loc == nil || loc.Query().Get("error") != "invalid_scope" {
-			t.Fatalf("want invalid_scope, got %d %s", res.Status, res.Header.Get("Location"))
+		if loc := pageLink(t, res); loc.Query().Get("error") != "invalid_scope" {
+			t.Fatalf("want invalid_scope, got %d %s", res.Status, loc)
 		}
 	})
 	t.Run("omitted scope means the whole catalogue", func(t *testing.T) {

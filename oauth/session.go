@@ -52,7 +52,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, r
 	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg}
 	var origin string
 	if raw, ok := strings.CutPrefix(ret, "/oauth/authorize?"); ok {
-		if req, pe, _, err := s.parseAuthorize(r.Context(), raw); err == nil && pe == nil && req != nil {
+		if req, pe, _, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw); err == nil && pe == nil && req != nil {
 			data.AppName, origin = req.Client.Name, redirectOrigin(req.RedirectURI)
 		}
 	}
@@ -86,6 +86,12 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.loginPage(w, r, http.StatusForbidden, ret, email, "The form expired; please sign in again.")
 		return
 	}
+	if !s.logins.AllowLogin(r.Context(), s.cfg.ClientIP(r), strings.ToLower(email)) {
+		w.Header().Set("Retry-After", loginRetryAfter)
+		s.loginPage(w, r, http.StatusTooManyRequests, ret, email,
+			"Too many sign-in attempts from this network or for this account. Wait a few minutes, then try again.")
+		return
+	}
 	m, err := s.db.memberByEmail(r.Context(), email)
 	if err != nil {
 		s.serverErrorPage(w, err)
@@ -95,7 +101,13 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	if m != nil && m.PasswordHash != "" {
 		hash = m.PasswordHash
 	}
-	ok := CheckPassword(hash, r.PostFormValue("password")) && m != nil && m.PasswordHash != "" && !m.IsAgent
+	match, busy := s.checks.check(r.Context(), hash, r.PostFormValue("password"))
+	if busy {
+		w.Header().Set("Retry-After", "5")
+		s.loginPage(w, r, http.StatusTooManyRequests, ret, email, "Too many people are signing in right now. Try again in a few seconds.")
+		return
+	}
+	ok := match && m != nil && m.PasswordHash != "" && !m.IsAgent
 	if !ok {
 		s.loginPage(w, r, http.StatusUnauthorized, ret, email, "The email or password is not right.")
 		return

@@ -36,7 +36,9 @@ func ValidScope(s string) bool {
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
 // never offers more (decisions.md 3): a scope is grantable when at least one resource under
 // it is usable with the member's feature grants (read or full to read, full to write), and
-// admin-only writes (automations, workspace settings: directory:write) need the admin role.
+// admin-only writes (automations) need the admin role. directory:write is grantable to
+// members: they may edit their own profile (spec 4.2), and the gate keeps their writes to
+// it (checkAdmin: workspace settings and other members stay admin-only).
 func GrantableScopes(p *store.Principal) []string {
 	var out []string
 	for _, s := range Scopes() {
@@ -49,7 +51,7 @@ func GrantableScopes(p *store.Principal) []string {
 
 func scopeUsable(p *store.Principal, scope string) bool {
 	name, action, _ := strings.Cut(scope, ":")
-	if action == "write" && (name == "automations" || name == "directory") && !p.IsAdmin() {
+	if action == "write" && name == "automations" && !p.IsAdmin() {
 		return false
 	}
 	for _, r := range Catalog {

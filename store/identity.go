@@ -296,9 +296,8 @@ func (s *Store) NotifyRevoked(ctx context.Context, payload string) error {
 	return err
 }
 
-// PutSetting stores a service setting.
-func (s *Store) PutSetting(ctx context.Context, key, value string) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO service_settings (key, value) VALUES ($1, $2)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+// DeleteSetting removes a service setting; a missing one is no error.
+func (s *Store) DeleteSetting(ctx context.Context, key string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM service_settings WHERE key = $1`, key)
 	return err
 }

@@ -35,6 +35,8 @@ type config struct {
 	// MCPAllowedOrigins are browser origins allowed on /mcp besides loopback ones while
 	// PUBLIC_URL is loopback (comma-separated).
 	MCPAllowedOrigins string
+	MetricsAddr       string // "off": no metrics listener
+	MetricsToken      string // "": /metrics is not on the public port
 }
 
 func env(key, def string) string {
@@ -89,6 +91,8 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	fs.StringVar(&c.LogLevel, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&c.MCPAllowedOrigins, "mcp-allowed-origins", env("MCP_ALLOWED_ORIGINS", ""),
 		"comma-separated browser origins allowed on /mcp besides loopback ones while PUBLIC_URL is loopback")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", "127.0.0.1:9090"), "address of the /metrics listener; off for none")
+	fs.StringVar(&c.MetricsToken, "metrics-token", env("METRICS_TOKEN", ""), "serve /metrics on the public port too, to requests with this bearer token")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -14,7 +14,8 @@ import (
 // several processes count together, else memory.
 func (srv *server) limiter() (*ratelimit.Limiter, error) {
 	return ratelimit.New(ratelimit.Config{RedisURL: srv.cfg.RedisURL, FailOpen: srv.cfg.RateLimitFailOpen,
-		PerCredential: srv.cfg.PerCredential, PerWorkspace: srv.cfg.PerWorkspace, Logger: srv.log, Registerer: srv.reg})
+		PerCredential: srv.cfg.PerCredential, PerWorkspace: srv.cfg.PerWorkspace, IPBudgets: ipBudgets(),
+		Logger: srv.log, Registerer: srv.reg})
 }
 
 // enricher builds POST /enrich: the commercial firmographics API when configured, else the

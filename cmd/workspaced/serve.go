@@ -15,7 +15,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/ratelimit"
@@ -113,6 +112,9 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	srv := &server{cfg: cfg, log: log, store: s, apiKey: apiKey, reg: prometheus.NewRegistry()}
 	srv.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv.metrics = newHTTPMetrics(srv.reg)
+	if err := srv.forgetStoredDemo(ctx); err != nil {
+		return err
+	}
 
 	handler, background, err := srv.routes(ctx)
 	if err != nil {
@@ -123,6 +125,15 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 		return err
 	}
 	httpServer := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	if cfg.MetricsAddr != "off" {
+		addr, stopMetrics, err := serveMetrics(cfg.MetricsAddr, srv.metricsHandler(), log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopMetrics()
+		log.Info("metrics", "addr", addr)
+	}
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
 	for _, run := range background {
@@ -214,7 +225,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 		}
 		restapi.WriteJSON(w, 200, map[string]string{"status": "ready"})
 	})
-	r.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
+	if srv.cfg.MetricsToken != "" {
+		r.Handle("/metrics", bearerOnly(srv.cfg.MetricsToken, srv.metricsHandler()))
+	}
 	r.Mount("/v1", api.Handler())
 	r.Mount("/oauth", provider.Handler())
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
@@ -277,12 +290,12 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 
 func (m *httpMetrics) observe(route, method string, status int, d time.Duration) {
 	s := fmt.Sprint(status)
-	m.requests.WithLabelValues(route, method, s).Inc()
+	m.requests.WithLabelValues(route, methodLabel(method), s).Inc()
 	m.latency.WithLabelValues(route, s).Observe(d.Seconds())
 }
 
 // printDemo seeds the demo workspace on the first zero-config start and prints how to call
-// the service; later starts print the same demo from the database's settings.
+// the service; later starts print the same demo from the credentials file in DATA_DIR.
 func (srv *server) printDemo(ctx context.Context, w io.Writer, started time.Time) error {
 	demo, err := srv.demo(ctx)
 	if err != nil {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -44,5 +48,39 @@ func TestRESTCarriesRateLimitHeaders(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("X-RateLimit-Limit") != "60" || res.Header.Get("X-RateLimit-Remaining") != "59" {
 		t.Fatalf("%d limit %q remaining %q", res.StatusCode, res.Header.Get("X-RateLimit-Limit"), res.Header.Get("X-RateLimit-Remaining"))
+	}
+}
+
+// Sign-ins spend the shared limiter's login buckets: the 11th attempt for one account
+// within 15 minutes is refused with 429 on the login page (issue 10 item 3).
+func TestLoginLimitedPerAccountThroughTheServer(t *testing.T) {
+	srv, _ := startServer(t)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Get(srv.URL + "/oauth/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("no csrf token on the login page: %s", page)
+	}
+	for i := 1; i <= 11; i++ {
+		res, err := c.PostForm(srv.URL+"/oauth/login", url.Values{"csrf": {string(m[1])}, "email": {"someone@example.test"},
+			"password": {"wrong password"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		want := http.StatusUnauthorized
+		if i == 11 {
+			want = http.StatusTooManyRequests
+		}
+		if res.StatusCode != want {
+			t.Fatalf("attempt %d: %d, want %d: %s", i, res.StatusCode, want, body)
+		}
 	}
 }

@@ -58,7 +58,9 @@ func startZeroConfig(t *testing.T, bin, dir, addr string) *started {
 	begin := time.Now()
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LISTEN_ADDR=" + addr, "LOG_LEVEL=warn"}
+	// Each run's metrics listener gets a free port: parallel test runs would share 9090.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LISTEN_ADDR=" + addr, "LOG_LEVEL=warn",
+		"METRICS_ADDR=" + freeAddr(t)}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

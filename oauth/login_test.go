@@ -1,0 +1,134 @@
+package oauth_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/store"
+)
+
+// fromHeader makes the provider take the client address from X-Test-IP, so one test can
+// sign in from many addresses.
+func fromHeader(c *oauth.Config) {
+	c.ClientIP = func(r *http.Request) netip.Addr {
+		a, _ := netip.ParseAddr(r.Header.Get("X-Test-IP"))
+		return a
+	}
+}
+
+// signIn posts the login form from a fresh browser at address ip.
+func (e *env) signIn(ip, email, password string) response {
+	e.t.Helper()
+	b := e.browser()
+	b.get("/oauth/login")
+	form := b.hidden()
+	form.Set("email", email)
+	form.Set("password", password)
+	req, _ := http.NewRequest("POST", e.srv.URL+"/oauth/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Test-IP", ip)
+	res, err := b.c.Do(req)
+	return decode(e.t, res, err)
+}
+
+// TestLoginThrottled: failed sign-ins are throttled per client IP and per account, with a
+// 429 and a message on the login page (issue 10 item 3).
+func TestLoginThrottled(t *testing.T) {
+	e := newEnv(t, fromHeader)
+	throttled := func(t *testing.T, r response) {
+		t.Helper()
+		if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" ||
+			!strings.Contains(r.Raw, `id="login-error">Too many sign-in attempts`) || !strings.Contains(r.Raw, `id="login"`) {
+			t.Fatalf("want 429 with the message on the login page, got %d %s", r.Status, r.Raw)
+		}
+	}
+	t.Run("per client IP", func(t *testing.T) {
+		for i := range oauth.DefaultLoginPerIP {
+			// Known members (cheap test hashes), each once, so no account budget is spent.
+			u := e.addUser("member", "active", nil)
+			if r := e.signIn("203.0.113.7", u.Email, "wrong password "+fmt.Sprint(i)); r.Status != http.StatusUnauthorized {
+				t.Fatalf("attempt %d: %d", i+1, r.Status)
+			}
+		}
+		throttled(t, e.signIn("203.0.113.7", "nobody-else@example.test", "wrong password"))
+		// Even the right password waits: the budget is spent before any hash is computed.
+		throttled(t, e.signIn("203.0.113.7", e.Member.Email, e.Member.Password))
+		if r := e.signIn("203.0.113.8", e.Member.Email, e.Member.Password); r.Status != http.StatusSeeOther {
+			t.Fatalf("another address: want 303, got %d %s", r.Status, r.Raw)
+		}
+	})
+	t.Run("per account", func(t *testing.T) {
+		victim := e.addUser("member", "active", nil)
+		for i := range oauth.DefaultLoginPerAccount {
+			if r := e.signIn(fmt.Sprintf("198.51.100.%d", i+1), victim.Email, "wrong password"); r.Status != http.StatusUnauthorized {
+				t.Fatalf("attempt %d: %d", i+1, r.Status)
+			}
+		}
+		throttled(t, e.signIn("198.51.100.200", strings.ToUpper(victim.Email), victim.Password))
+		if r := e.signIn("198.51.100.201", e.Admin.Email, e.Admin.Password); r.Status != http.StatusSeeOther {
+			t.Fatalf("another account: want 303, got %d %s", r.Status, r.Raw)
+		}
+	})
+}
+
+// TestPasswordChecksBounded: password hashes are computed a bounded number at a time, and
+// a sign-in that finds no free slot in time gets 429, so a login flood cannot grow memory
+// by 64 MiB per request (issue 10 item 3).
+func TestPasswordChecksBounded(t *testing.T) {
+	e := newEnv(t, fromHeader, func(c *oauth.Config) { c.PasswordChecks = 1; c.PasswordWait = 1 })
+	// A hash at the production cost, so the checks overlap.
+	hash, err := oauth.HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	email := fmt.Sprintf("costly-%s@example.test", strings.ReplaceAll(t.Name(), "/", "-"))
+	if _, err := e.store.AddMember(context.Background(), store.Member{WorkspaceID: e.WorkspaceID, Email: email, Name: "Costly",
+		Role: "member", Status: "active", PasswordHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	var wg sync.WaitGroup
+	results := make([]response, n)
+	forms := make([]url.Values, n)
+	browsers := make([]*browser, n)
+	for i := range n {
+		browsers[i] = e.browser()
+		browsers[i].get("/oauth/login")
+		forms[i] = browsers[i].hidden()
+		forms[i].Set("email", email)
+		forms[i].Set("password", "correct horse battery")
+	}
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", e.srv.URL+"/oauth/login", strings.NewReader(forms[i].Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("X-Test-IP", fmt.Sprintf("192.0.2.%d", i+1))
+			res, err := browsers[i].c.Do(req)
+			results[i] = decode(t, res, err)
+		}()
+	}
+	wg.Wait()
+	var ok, busy int
+	for _, r := range results {
+		switch {
+		case r.Status == http.StatusSeeOther:
+			ok++
+		case r.Status == http.StatusTooManyRequests && strings.Contains(r.Raw, "Too many people are signing in"):
+			busy++
+		default:
+			t.Fatalf("unexpected answer %d %s", r.Status, r.Raw)
+		}
+	}
+	if ok == 0 || busy == 0 {
+		t.Fatalf("%d signed in, %d told to retry; want both with one check at a time", ok, busy)
+	}
+}
