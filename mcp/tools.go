@@ -167,6 +167,7 @@ func createTool(r *restapi.Resource) toolSpec {
 			required = append(required, f.Name)
 		}
 	}
+	props[idempotencyKeyArg] = idempotencyKeyProperty()
 	if r.Access == restapi.WriteOnly {
 		return enrichTool(r, props, required)
 	}
@@ -232,6 +233,7 @@ func detachTool(r *restapi.Resource) toolSpec {
 	for _, k := range r.DetachKeys {
 		props[k] = inputProperty(*r.Field(k))
 	}
+	props[idempotencyKeyArg] = idempotencyKeyProperty()
 	desc := fmt.Sprintf("Unlink a record of %s: the link between %s and %s is removed; the records it joined "+
 		"stay. Returns {%s, %s, detached: true}; not_found when there is no such link. Needs the %s scope%s.",
 		human(r.Name), a, b, a, b, r.WriteScope(), gates(r, true))
@@ -264,6 +266,14 @@ func object(props map[string]any, required ...string) map[string]any {
 func typed(t string) map[string]any    { return map[string]any{"type": t} }
 func nullable(t string) map[string]any { return map[string]any{"type": []string{t, "null"}} }
 func uuidOut() map[string]any          { return map[string]any{"type": "string", "format": "uuid"} }
+
+// idempotencyKeyProperty is the optional idempotency_key argument of writes that create.
+func idempotencyKeyProperty() map[string]any {
+	return map[string]any{"type": "string", "minLength": 1, "maxLength": restapi.MaxIdempotencyKey,
+		"description": "optional; makes a retry safe: the same key with the same arguments within 24 hours returns the " +
+			"first result without writing again; with other arguments it fails with idempotency_conflict, and while " +
+			"the first call still runs with idempotency_in_flight. A UUID is a good key."}
+}
 
 func idProperty(r *restapi.Resource) map[string]any {
 	return map[string]any{"type": "string", "format": "uuid", "description": "the " + human(r.Name) + " record's id"}

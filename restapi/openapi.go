@@ -147,6 +147,18 @@ func dataResponse(desc string, schema obj) obj {
 			"additionalProperties": false})}
 }
 
+// recordResponse is a record's response, with its ETag; replayable marks POST responses,
+// which an Idempotency-Key may replay.
+func recordResponse(desc string, schema obj, replayable bool) obj {
+	resp := dataResponse(desc, schema)
+	headers := resp["headers"].(obj)
+	headers["ETag"] = ref("headers", "ETag")
+	if replayable {
+		headers["Idempotent-Replayed"] = ref("headers", "IdempotentReplayed")
+	}
+	return resp
+}
+
 func errorResponses(resp obj, codes ...string) obj {
 	for _, c := range codes {
 		resp[c] = ref("responses", "Error")
@@ -184,11 +196,12 @@ func openAPIDoc() obj {
 					"description": "exact match", "schema": fieldSchema(&f, false)})
 			}
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
-				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}})
+				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}},
+				ref("parameters", "UpdatedSince"), ref("parameters", "Order"))
 			listDesc := "One page of " + r.Name + ", newest first; the list is complete when next_cursor is null."
 			if r.Paged {
 				params = append(params, obj{"name": "cursor", "in": "query", "required": false,
-					"description": "next_cursor of the previous page", "schema": obj{"type": "string"}})
+					"description": "next_cursor of the previous page, with the same order", "schema": obj{"type": "string"}})
 			} else {
 				listDesc = "All " + r.Name + " in one bounded page (at most limit rows); next_cursor is always null."
 			}
@@ -206,14 +219,15 @@ func openAPIDoc() obj {
 			schemas[r.Name+"_create"] = writeSchema(r, true)
 			op := obj{"operationId": "create_" + r.Name, "summary": "Create a " + r.Name + " record", "tags": tag(r),
 				"description": r.Doc,
+				"parameters":  []any{ref("parameters", "IdempotencyKey")},
 				"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", r.Name+"_create"))},
-				"responses": errorResponses(obj{"201": dataResponse("The created record.", rec)},
-					"400", "401", "403", "404", "405", "422", "429", "500")}
+				"responses": errorResponses(obj{"201": recordResponse("The created record (or, with a reused Idempotency-Key, the first response replayed).", rec, true)},
+					"400", "401", "403", "404", "405", "409", "422", "429", "500")}
 			if r.CanDetach() {
 				op["summary"] = "Create or detach a " + r.Name + " link"
 				op["description"] = r.Doc + " With ?detach=true (or body _detach: true) the link named by " +
 					r.DetachKeys[0] + " and " + r.DetachKeys[1] + " is removed instead; no such link answers 404."
-				op["parameters"] = []any{obj{"name": "detach", "in": "query", "required": false,
+				op["parameters"] = []any{ref("parameters", "IdempotencyKey"), obj{"name": "detach", "in": "query", "required": false,
 					"description": "true unlinks instead of creating", "schema": obj{"type": "boolean"}}}
 				op["responses"].(obj)["200"] = dataResponse("The link was removed.", obj{"type": "object",
 					"required": []string{r.DetachKeys[0], r.DetachKeys[1], "detached"}, "additionalProperties": false,
@@ -227,11 +241,12 @@ func openAPIDoc() obj {
 			update := func(withID bool) obj {
 				op := obj{"operationId": "update_" + r.Name, "summary": "Update a " + r.Name + " record (partial)",
 					"description": r.Doc, "tags": tag(r),
+					"parameters":  []any{ref("parameters", "IfMatch")},
 					"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", r.Name+"_update"))},
-					"responses": errorResponses(obj{"200": dataResponse("The updated record.", rec)},
-						"400", "401", "403", "404", "405", "422", "429", "500")}
+					"responses": errorResponses(obj{"200": recordResponse("The updated record.", rec, false)},
+						"400", "401", "403", "404", "405", "412", "422", "429", "500")}
 				if withID {
-					op["parameters"] = []any{idParam}
+					op["parameters"] = []any{idParam, ref("parameters", "IfMatch")}
 				} else {
 					op["operationId"] = "update_" + r.Name + "_current"
 				}
@@ -244,8 +259,10 @@ func openAPIDoc() obj {
 		}
 		if r.CanGet() {
 			item["get"] = obj{"operationId": "get_" + r.Name, "summary": "Get a " + r.Name + " record", "tags": tag(r),
-				"description": r.Doc, "parameters": []any{idParam},
-				"responses": errorResponses(obj{"200": dataResponse("The record.", rec)},
+				"description": r.Doc, "parameters": []any{idParam, ref("parameters", "IfNoneMatch")},
+				"responses": errorResponses(obj{"200": recordResponse("The record.", rec, false),
+					"304": obj{"description": "Not modified: If-None-Match names the record's current ETag; no body.",
+						"headers": obj{"ETag": ref("headers", "ETag"), "X-Request-Id": ref("headers", "RequestID")}}},
 					"400", "401", "403", "404", "405", "429", "500")}
 		}
 		if len(coll) > 0 {
@@ -259,13 +276,14 @@ func openAPIDoc() obj {
 	schemas["enrich_create"] = writeSchema(enrich, true)
 	paths["/enrich"] = obj{"post": obj{"operationId": "enrich_company", "summary": "Look up a company by domain (metered)",
 		"description": enrich.Doc, "tags": []string{"enrich"},
+		"parameters":  []any{ref("parameters", "IdempotencyKey")},
 		"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", "enrich_create"))},
 		"responses": errorResponses(obj{"200": dataResponse("The company's firmographics.", obj{"type": "object",
 			"properties": obj{"domain": obj{"type": "string"}, "name": obj{"type": []any{"string", "null"}},
 				"website": obj{"type": []any{"string", "null"}}, "industry": obj{"type": []any{"string", "null"}},
 				"socials": obj{"type": "object"}, "cached": obj{"type": "boolean"},
 				"credits_spent": obj{"type": "integer"}, "credits_remaining": obj{"type": "integer"}}})},
-			"400", "401", "402", "403", "405", "422", "429", "500", "502", "503")}}
+			"400", "401", "402", "403", "405", "409", "422", "429", "500", "502", "503")}}
 	paths["/me"] = obj{"get": obj{"operationId": "me", "summary": "What the credential resolves to",
 		"description": "The member (or agent user), its workspace, the credential's scopes and kind. Needs no scope.",
 		"responses": errorResponses(obj{"200": dataResponse("The credential's identity.", obj{"type": "object",
@@ -300,7 +318,27 @@ func openAPIDoc() obj {
 					"schema": obj{"type": "integer"}},
 				"RateLimitRemaining": obj{"description": "requests left in the tighter budget", "schema": obj{"type": "integer"}},
 				"RateLimitReset":     obj{"description": "when the budget refills, Unix seconds", "schema": obj{"type": "integer"}},
-				"RetryAfter":         obj{"description": "on 429: seconds to wait (60)", "schema": obj{"type": "integer"}}},
+				"RetryAfter":         obj{"description": "on 429: seconds to wait (60)", "schema": obj{"type": "integer"}},
+				"ETag": obj{"description": "the record's version (strong entity tag); send it in If-Match to update only that version, or in If-None-Match to skip an unchanged GET",
+					"schema": obj{"type": "string"}},
+				"IdempotentReplayed": obj{"description": "true when the response is the stored response of an earlier request with the same Idempotency-Key",
+					"schema": obj{"type": "string", "enum": []any{"true"}}}},
+			"parameters": obj{
+				"IdempotencyKey": obj{"name": "Idempotency-Key", "in": "header", "required": false,
+					"description": "makes the POST safe to retry: the same key from the same credential within 24 hours replays the first response (with Idempotent-Replayed: true) and writes nothing; the same key with a different request answers 422 idempotency_conflict; a key whose first request is still running answers 409 idempotency_in_flight. Up to 255 printable ASCII characters; a UUID is a good key.",
+					"schema":      obj{"type": "string", "minLength": 1, "maxLength": MaxIdempotencyKey}},
+				"IfMatch": obj{"name": "If-Match", "in": "header", "required": false,
+					"description": "update only if the record's ETag is one of these; otherwise 412 precondition_failed (lost-update protection)",
+					"schema":      obj{"type": "string"}},
+				"IfNoneMatch": obj{"name": "If-None-Match", "in": "header", "required": false,
+					"description": "answer 304 with no body if the record's ETag is one of these",
+					"schema":      obj{"type": "string"}},
+				"UpdatedSince": obj{"name": "updated_since", "in": "query", "required": false,
+					"description": "only records updated at or after this instant (RFC 3339, inclusive); with order=updated_at, fetches what changed since the last sync",
+					"schema":      obj{"type": "string", "format": "date-time"}},
+				"Order": obj{"name": "order", "in": "query", "required": false,
+					"description": "created_at: newest created first (default); updated_at: least recently updated first, so records changed while paging come later in the same walk, each change once",
+					"schema":      obj{"type": "string", "enum": []any{"created_at", "updated_at"}, "default": "created_at"}}},
 			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 Retry-After.",
 				"headers": obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
 					"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset"),
