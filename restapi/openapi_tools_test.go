@@ -6,7 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // Third-party OpenAPI tools run on the served document (issue 12): Spectral's spectral:oas
@@ -114,4 +118,70 @@ func TestOpenAPILinters(t *testing.T) {
 			t.Errorf("redocly reports %d errors and %d warnings, want 0 and 0", report.Totals.Errors, report.Totals.Warnings)
 		}
 	})
+}
+
+// TestTypeScriptClient: openapi-typescript generates types from the served document,
+// tsc --strict type-checks testdata/openapi-tools/client.ts against them (with
+// openapi-fetch), and the compiled program runs against the server: /me, a deal created
+// and retried with an Idempotency-Key, an automation with a trigger object, the deals
+// paged to the end.
+func TestTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	dir := openAPITools(t)
+	e := newEnv(t)
+	r := e.do("GET", "/openapi.json", "", "", "")
+	build, err := os.MkdirTemp(dir, "build-") // inside the tools directory, so node_modules resolves
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(build) })
+	doc := filepath.Join(build, "openapi.json")
+	if err := os.WriteFile(doc, r.Raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "client.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(build, "client.ts"), src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	npxTool(t, dir, "openapi-typescript", doc, "--output", filepath.Join(build, "schema.d.ts"))
+	tsc := exec.Command(filepath.Join(dir, "node_modules", ".bin", "tsc"), "--strict", "--noUncheckedIndexedAccess",
+		"--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck",
+		"--outDir", filepath.Join(build, "out"), filepath.Join(build, "client.ts"))
+	tsc.Dir = dir
+	if out, err := tsc.CombinedOutput(); err != nil {
+		t.Fatalf("tsc --strict rejects the program against the generated types: %v\n%s", err, out)
+	}
+
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	run := exec.Command("node", filepath.Join(build, "out", "client.js"))
+	run.Env = append(os.Environ(), "BASE_URL="+e.srv.URL+"/v1", "APIKEY="+testAPIKey, "TOKEN="+e.token(f.Admin))
+	var stderr strings.Builder
+	run.Stderr = &stderr
+	out, err := run.Output()
+	if err != nil {
+		t.Fatalf("the compiled client failed: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Email        string `json:"email"`
+		CRM          string `json:"crm"`
+		Deal         string `json:"deal"`
+		Replayed     bool   `json:"replayed"`
+		TriggerEvent string `json:"trigger_event"`
+		Deals        []struct {
+			ID    string   `json:"id"`
+			Value *float64 `json:"value"`
+		} `json:"deals"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("client output: %v\n%s", err, out)
+	}
+	if got.Email != f.Admin.Email || got.CRM != "full" || !got.Replayed || got.TriggerEvent != "deal_created" || len(got.Deals) != 3 {
+		t.Fatalf("the client saw %s", out)
+	}
+	if n := e.count(t, `SELECT count(*) FROM deals WHERE workspace_id = $1`, f.WorkspaceID); n != 3 {
+		t.Fatalf("%d deals in the database, want 3 (the retried create must not write)", n)
+	}
 }
