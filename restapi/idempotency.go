@@ -54,8 +54,12 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource stri
 	if err := checkIdempotencyKey(key); err != nil {
 		return nil, err
 	}
-	if err := checkFeature(p, r.Feature, true, "writing "+r.Name); err != nil {
-		return nil, err // before a replay, too: a revoked grant sees no stored response
+	// The gates run before a replay too: a credential that lost its grant or role gets no
+	// stored response. A body that is not an object is the operation's to refuse.
+	if m, err := DecodeObject(body); err == nil {
+		if err := o.permitWrite(p, r, "", m); err != nil {
+			return nil, err
+		}
 	}
 	fp := fingerprint(op, r.Name, body)
 	held, err := o.store.ClaimIdempotencyKey(ctx, p, key, fp)
