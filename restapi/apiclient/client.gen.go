@@ -218,7 +218,7 @@ func (e ListDealsParamsOrder) Valid() bool {
 
 // Error Examples: {"error":"precondition_failed","message":"deals 0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1 changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry","request_id":"3c2f0e1a-9d7b-4c55-8a61-2b9e4f7d0c13"}
 type Error struct {
-	// Error stable snake_case code: bad_request, validation_error, not_found ...
+	// Error stable snake_case code: bad_request, validation_error, not_found ...; idempotency_conflict (422: an Idempotency-Key reused for another request), idempotency_in_flight (409: its first request still runs), precondition_failed (412: If-Match names an older version)
 	Error string `json:"error"`
 
 	// Fields 422 only: each invalid field
