@@ -20,7 +20,8 @@ import (
 // transaction (that is what makes a concurrent duplicate a 409 rather than a second write),
 // and the response is stored in the transaction of the write itself; enrichment, which
 // commits its credit charge in its own transactions around an upstream fetch, stores the
-// response right after it.
+// response right after it (if that fails, the key is freed and the retry is served by the
+// enrichment cache, free).
 
 // MaxIdempotencyKey is the longest Idempotency-Key accepted, as Stripe's.
 const MaxIdempotencyKey = 255

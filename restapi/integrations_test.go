@@ -283,6 +283,24 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM labels WHERE workspace_id = $1 AND name = 'expiring'`, f.WorkspaceID); n != 2 {
 		t.Fatalf("%d labels, want 2", n)
 	}
+	// A request that died mid-way (its process crashed) leaves its key in flight: 409
+	// until the lease ends, then the key is claimed again.
+	crashed := uuid.NewString()
+	must(t, c.postKey("/labels", crashed, map[string]any{"name": "crashed"}), http.StatusCreated)
+	if _, err := e.store.Pool().Exec(ctx, `UPDATE idempotency_keys SET response_status = NULL, response_body = NULL,
+		locked_until = now() + interval '1 minute' WHERE workspace_id = $1 AND key = $2`, f.WorkspaceID, crashed); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, c.postKey("/labels", crashed, map[string]any{"name": "crashed"}), http.StatusConflict, "idempotency_in_flight")
+	if _, err := e.store.Pool().Exec(ctx, `UPDATE idempotency_keys SET locked_until = now() - interval '1 second'
+		WHERE workspace_id = $1 AND key = $2`, f.WorkspaceID, crashed); err != nil {
+		t.Fatal(err)
+	}
+	r := must(t, c.postKey("/labels", crashed, map[string]any{"name": "crashed"}), http.StatusCreated)
+	if r.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("a key whose lease ran out was replayed instead of claimed")
+	}
+
 	// The sweeper deletes what expired, and nothing else.
 	other := uuid.NewString()
 	must(t, c.postKey("/labels", other, map[string]any{"name": "kept"}), http.StatusCreated)
@@ -293,8 +311,8 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 	if _, err := store.SweepIdempotencyKeys(ctx, e.store, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.count(t, `SELECT count(*) FROM idempotency_keys WHERE workspace_id = $1`, f.WorkspaceID); n != 1 {
-		t.Fatalf("%d keys after the sweep, want 1", n)
+	if n := e.count(t, `SELECT count(*) FROM idempotency_keys WHERE workspace_id = $1`, f.WorkspaceID); n != 2 {
+		t.Fatalf("%d keys after the sweep, want 2", n)
 	}
 	if n := e.count(t, `SELECT count(*) FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`, f.WorkspaceID, other); n != 1 {
 		t.Fatal("the sweep deleted a live key")
