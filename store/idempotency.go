@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -41,6 +44,22 @@ func credentialKey(p *Principal) string {
 // what the key holds, for the caller to replay, refuse as in flight, or refuse as a
 // conflict.
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, p *Principal, key string, fingerprint []byte) (*IdempotencyRecord, error) {
+	// A key released (its request failed) between the two statements below is gone when
+	// read: claim again.
+	for range 3 {
+		rec, err := s.claimIdempotencyKey(ctx, p, key, fingerprint)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			if err != nil {
+				return nil, Internal(err)
+			}
+			return rec, nil
+		}
+	}
+	return nil, Errorf(http.StatusConflict, "idempotency_in_flight",
+		"requests with this Idempotency-Key are racing; retry after a moment")
+}
+
+func (s *Store) claimIdempotencyKey(ctx context.Context, p *Principal, key string, fingerprint []byte) (*IdempotencyRecord, error) {
 	var rec *IdempotencyRecord
 	err := s.InTx(ctx, p, func(tx pgx.Tx) error {
 		var claimed bool
@@ -50,11 +69,11 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, p *Principal, key strin
 			   SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL,
 			       locked_until = excluded.locked_until, expires_at = excluded.expires_at, created_at = now()
 			 WHERE k.expires_at <= now() OR (k.response_status IS NULL AND k.locked_until <= now())
-			RETURNING true`, credentialKey(p), key, fingerprint, IdempotencyLease.String(), IdempotencyTTL.String()).Scan(&claimed)
+			RETURNING true`, credentialKey(p), key, fingerprint, seconds(IdempotencyLease), seconds(IdempotencyTTL)).Scan(&claimed)
 		if err == nil {
 			return nil
 		}
-		if err != pgx.ErrNoRows {
+		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		// The key is live: read what it holds. The conflicting row is committed (ON
@@ -71,7 +90,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, p *Principal, key strin
 		return nil
 	})
 	if err != nil {
-		return nil, Internal(err)
+		return nil, err
 	}
 	return rec, nil
 }
@@ -103,3 +122,6 @@ func SweepIdempotencyKeys(ctx context.Context, s *Store, now time.Time) (int64, 
 	}
 	return tag.RowsAffected(), nil
 }
+
+// seconds writes d as a PostgreSQL interval.
+func seconds(d time.Duration) string { return fmt.Sprintf("%d seconds", int64(d.Seconds())) }
