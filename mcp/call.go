@@ -97,9 +97,21 @@ func toOp(sp toolSpec, raw json.RawMessage) (Op, error) {
 		if string(raw) == "null" {
 			op.Body = json.RawMessage("{}")
 		}
+		if key, ok := args[idempotencyKeyArg]; ok {
+			if err := json.Unmarshal(key, &op.IdempotencyKey); err != nil {
+				return op, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+					Message: idempotencyKeyArg + " must be a string", Fields: []store.FieldError{{Field: idempotencyKeyArg, Problem: "not a string"}}}
+			}
+			delete(args, idempotencyKeyArg)
+			op.Body, _ = json.Marshal(args)
+		}
 	}
 	return op, nil
 }
+
+// idempotencyKeyArg is the argument of create, detach and enrich tools that REST sends as
+// the Idempotency-Key header, with the same meaning.
+const idempotencyKeyArg = "idempotency_key"
 
 // queryValue writes a JSON argument as REST's query string carries it: strings bare,
 // booleans and numbers as written, anything else as its JSON text (which REST refuses

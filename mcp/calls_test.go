@@ -93,6 +93,24 @@ func TestEveryToolKind(t *testing.T) {
 		}
 	})
 
+	t.Run("idempotency_key replays a create as REST's Idempotency-Key does", func(t *testing.T) {
+		args := map[string]any{"name": "Once", "idempotency_key": "mcp-key-1"}
+		first := wantOK(t, call(t, c, "create_labels", args))
+		again := wantOK(t, call(t, c, "create_labels", args))
+		if first["id"] != again["id"] || first["name"] != "Once" {
+			t.Fatalf("the retry created another label: %v / %v", first, again)
+		}
+		// REST, with the same credential and key, replays the same record.
+		status, header, raw := e.post(t, "POST", "/v1/labels", `{"name": "Once"}`, "apikey", testAPIKey, "Authorization", "Bearer "+key,
+			"Idempotency-Key", "mcp-key-1")
+		if status != 201 || header.Get("Idempotent-Replayed") != "true" || !strings.Contains(string(raw), first["id"].(string)) {
+			t.Fatalf("REST with the tool's key: %d %v %s", status, header, raw)
+		}
+		args["name"] = "Twice"
+		wantToolError(t, call(t, c, "create_labels", args), "idempotency_conflict")
+		wantToolError(t, call(t, c, "create_labels", map[string]any{"name": "x", "idempotency_key": 7}), "validation_error")
+	})
+
 	t.Run("REST's errors as tool errors", func(t *testing.T) {
 		wantToolError(t, call(t, c, "get_deals", map[string]any{"id": "0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1"}), "not_found")
 		body := wantToolError(t, call(t, c, "create_deals", map[string]any{"pipeline_id": pipeline}), "validation_error")

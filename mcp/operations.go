@@ -41,6 +41,9 @@ type Op struct {
 	// Body is the JSON object a create, update, detach or enrichment carries, with keys as
 	// given (unknown keys are the layer's to ignore).
 	Body json.RawMessage
+	// IdempotencyKey makes a create, detach or enrichment safe to retry, as REST's
+	// Idempotency-Key header does; "" for none.
+	IdempotencyKey string
 }
 
 // Result is an operation's answer: REST's data member and, for lists, next_cursor.

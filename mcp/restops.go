@@ -42,16 +42,18 @@ func (o RESTOperations) Do(ctx context.Context, p *store.Principal, op Op) (*Res
 		return &Result{Data: page.Data, NextCursor: page.NextCursor}, nil
 	case KindGet:
 		data, err = o.Ops.Get(ctx, p, name, op.ID)
-	case KindCreate:
-		if op.Resource.Access == restapi.WriteOnly {
-			data, err = o.Ops.Enrich(ctx, p, op.Body)
-		} else {
-			data, err = o.Ops.Create(ctx, p, name, op.Body)
+	case KindCreate, KindDetach:
+		kind := restapi.OpCreate
+		if op.Kind == KindDetach {
+			kind = restapi.OpDetach
 		}
+		posted, perr := o.Ops.Post(ctx, p, kind, name, op.Body, op.IdempotencyKey)
+		if perr != nil {
+			return nil, perr
+		}
+		data = posted.Data
 	case KindUpdate:
 		data, err = o.Ops.Update(ctx, p, name, op.ID, op.Body)
-	case KindDetach:
-		data, err = o.Ops.Detach(ctx, p, name, op.Body)
 	default:
 		return nil, fmt.Errorf("mcp: unknown operation %q", op.Kind)
 	}

@@ -190,6 +190,7 @@ func createTool(r *restapi.Resource) toolSpec {
 			required = append(required, f.Name)
 		}
 	}
+	props[idempotencyKeyArg] = idempotencyKeyProperty()
 	if r.Access == restapi.WriteOnly {
 		return enrichTool(r, props, required)
 	}
@@ -254,6 +255,7 @@ func detachTool(r *restapi.Resource) toolSpec {
 	for _, k := range r.DetachKeys {
 		props[k] = inputProperty(*r.Field(k))
 	}
+	props[idempotencyKeyArg] = idempotencyKeyProperty()
 	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found when they are not linked. %s",
 		b, a, human(r.Name), needs(r, true))
 	output := object(map[string]any{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
@@ -299,6 +301,13 @@ func anyJSON() map[string]any {
 		types = append(types, typed(t))
 	}
 	return map[string]any{"anyOf": types}
+}
+
+// idempotencyKeyProperty is the optional idempotency_key argument of create, detach and
+// enrich tools; its meaning is spelled out once, in the server instructions.
+func idempotencyKeyProperty() map[string]any {
+	return map[string]any{"type": "string", "minLength": 1, "maxLength": restapi.MaxIdempotencyKey,
+		"description": "optional retry key (see instructions)"}
 }
 
 // inputProperty is a field's schema in tool arguments (decisions.md 4 fixes the formats).

@@ -200,7 +200,8 @@ func BenchmarkListDeals50Deep(b *testing.B) {
 }
 
 // TestPageAtDepthCostsNoMore compares the first page of 100,000 deals with the page that
-// continues 99,900 rows in: the keyset condition is an index condition, so both read a
+// continues 99,900 rows in, in both orders: newest created first, and the incremental
+// sync's order=updated_at. The keyset condition is an index condition, so both read a
 // handful of index and heap pages. It reports buffers and timings (docs/performance.md)
 // and asserts only on buffers, which do not depend on the machine.
 func TestPageAtDepthCostsNoMore(t *testing.T) {
@@ -209,8 +210,27 @@ func TestPageAtDepthCostsNoMore(t *testing.T) {
 	}
 	w := deepWorld(t)
 	ctx := context.Background()
+	var updated time.Time
+	var id string
+	if err := w.e.store.Pool().QueryRow(ctx, `SELECT updated_at, id::text FROM deals WHERE workspace_id = $1
+		ORDER BY updated_at, id OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, 100_000-100-1).Scan(&updated, &id); err != nil {
+		t.Fatal(err)
+	}
+	syncCursor, err := w.e.api.Ops().SyncCursorForTest(ctx, "deals", updated, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("order=created_at", func(t *testing.T) {
+		pageAtDepth(t, w, restapi.OrderCreated, "", cursorAtDepth(t, w, 100_000-100))
+	})
+	t.Run("order=updated_at", func(t *testing.T) {
+		pageAtDepth(t, w, restapi.OrderUpdated, "&order=updated_at", syncCursor)
+	})
+}
+
+func pageAtDepth(t *testing.T, w *benchWorld, order restapi.Order, query, cursor string) {
+	ctx := context.Background()
 	ops := w.e.api.Ops()
-	cursor := cursorAtDepth(t, w, 100_000-100)
 	type cost struct {
 		buffers int
 		exec    float64
@@ -251,11 +271,15 @@ func TestPageAtDepthCostsNoMore(t *testing.T) {
 		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 		return cost{out[0].Plan.Hit + out[0].Plan.Read, out[0].Exec, times[len(times)/2]}
 	}
-	first := measure(restapi.ListParams{Limit: 50}, "/deals?limit=50")
-	depth := measure(restapi.ListParams{Limit: 50, Cursor: cursor}, "/deals?limit=50&cursor="+cursor)
+	first := measure(restapi.ListParams{Limit: 50, Order: order}, "/deals?limit=50"+query)
+	depth := measure(restapi.ListParams{Limit: 50, Order: order, Cursor: cursor}, "/deals?limit=50"+query+"&cursor="+cursor)
 	t.Logf("first page:        %d buffers, execution %.3f ms, API median %v", first.buffers, first.exec, first.api)
 	t.Logf("page at depth 99900: %d buffers, execution %.3f ms, API median %v", depth.buffers, depth.exec, depth.api)
 	if depth.buffers > 2*first.buffers+10 {
 		t.Errorf("the page at depth reads %d buffers, the first %d: the keyset is not an index condition", depth.buffers, first.buffers)
+	}
+	// 100,000 deals fill thousands of pages: a page that reads hundreds walks no index.
+	if first.buffers > 200 || depth.buffers > 200 {
+		t.Errorf("pages read %d and %d buffers for 50 rows: the order has no index", first.buffers, depth.buffers)
 	}
 }

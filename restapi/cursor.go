@@ -19,8 +19,13 @@ import (
 //
 //	created_at as Unix microseconds (8 bytes) | id (16 bytes) | HMAC-SHA256 tag (12 bytes)
 //
-// The tag covers the resource name and the position, so a cursor edited by hand, or taken
-// from another resource's list, is a 400 bad_request rather than a silently different page.
+// and, for lists in order=updated_at (incremental sync, issue 12),
+//
+//	updated_at as Unix microseconds (8 bytes) | id (16 bytes) | 'u' | HMAC-SHA256 tag (12 bytes)
+//
+// The tag covers the resource name and the position with its order, so a cursor edited by
+// hand, taken from another resource's list, or from a list in the other order, is a 400
+// bad_request rather than a silently different page.
 // The key is Config.CursorKey, or else one made once and kept in service_settings, so every
 // process of a deployment accepts the cursors of the others.
 
@@ -30,9 +35,14 @@ const (
 	cursorLen = cursorPos + cursorTag
 )
 
+// updatedMark ends the position of a cursor in order=updated_at.
+const updatedMark = 'u'
+
+// position is where a page ended: the order's timestamp and the id of its last record.
 type position struct {
-	createdAt time.Time
-	id        uuid.UUID
+	at    time.Time
+	id    uuid.UUID
+	order Order
 }
 
 func (o *Ops) key(ctx context.Context) ([]byte, error) {
@@ -62,24 +72,36 @@ func cursorMAC(key []byte, resource string, pos []byte) []byte {
 }
 
 func encodeCursor(key []byte, resource string, p position) string {
-	b := make([]byte, cursorPos, cursorLen)
-	binary.BigEndian.PutUint64(b, uint64(p.createdAt.UnixMicro()))
+	b := make([]byte, cursorPos, cursorLen+1)
+	binary.BigEndian.PutUint64(b, uint64(p.at.UnixMicro()))
 	copy(b[8:], p.id[:])
+	if p.order == OrderUpdated {
+		b = append(b, updatedMark)
+	}
 	b = append(b, cursorMAC(key, resource, b)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(key []byte, resource, s string) (position, error) {
+// decodeCursor reads a cursor issued for resource's list in order.
+func decodeCursor(key []byte, resource string, order Order, s string) (position, error) {
 	bad := store.BadRequest("the cursor is not valid; pass next_cursor from the previous page of %s unchanged, or omit cursor for the first page", resource)
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	if err != nil || len(b) != cursorLen {
+	if err != nil || len(b) != cursorLen && len(b) != cursorLen+1 {
 		return position{}, bad
 	}
-	if !hmac.Equal(b[cursorPos:], cursorMAC(key, resource, b[:cursorPos])) {
+	pos, tag := b[:len(b)-cursorTag], b[len(b)-cursorTag:]
+	if !hmac.Equal(tag, cursorMAC(key, resource, pos)) {
 		return position{}, bad
 	}
-	var p position
-	p.createdAt = time.UnixMicro(int64(binary.BigEndian.Uint64(b))).UTC()
-	copy(p.id[:], b[8:cursorPos])
+	p := position{order: OrderCreated}
+	if len(pos) == cursorPos+1 && pos[cursorPos] == updatedMark {
+		p.order = OrderUpdated
+	}
+	if p.order != order {
+		return position{}, store.BadRequest("the cursor continues %s in order=%s, not order=%s; pass the same order as the first page",
+			resource, p.order, order)
+	}
+	p.at = time.UnixMicro(int64(binary.BigEndian.Uint64(pos))).UTC()
+	copy(p.id[:], pos[8:cursorPos])
 	return p, nil
 }

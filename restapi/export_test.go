@@ -31,9 +31,18 @@ func GetSQLForTest(resource string) string {
 
 // CursorForTest returns the cursor of a position, as List would issue it.
 func (o *Ops) CursorForTest(ctx context.Context, resource string, createdAt time.Time, id string) (string, error) {
+	return o.orderCursorForTest(ctx, resource, OrderCreated, createdAt, id)
+}
+
+// SyncCursorForTest returns the cursor of a position in order=updated_at.
+func (o *Ops) SyncCursorForTest(ctx context.Context, resource string, updatedAt time.Time, id string) (string, error) {
+	return o.orderCursorForTest(ctx, resource, OrderUpdated, updatedAt, id)
+}
+
+func (o *Ops) orderCursorForTest(ctx context.Context, resource string, order Order, at time.Time, id string) (string, error) {
 	key, err := o.key(ctx)
 	if err != nil {
 		return "", err
 	}
-	return encodeCursor(key, resource, position{createdAt: createdAt, id: uuid.MustParse(id)}), nil
+	return encodeCursor(key, resource, position{at: at, id: uuid.MustParse(id), order: order}), nil
 }

@@ -51,15 +51,16 @@ func fieldSchema(f *Field, nullable bool) obj {
 			s["maximum"] = *f.Max
 		}
 	case Number:
-		s["type"] = "number"
+		s["type"], s["format"] = "number", "double" // generators would otherwise pick float32
 	case Date:
 		s["type"], s["format"] = "string", "date"
 	case Time:
 		s["type"], s["format"] = "string", "date-time"
 	case JSON:
-		// Any JSON value. Spelled out as a type list: kin-openapi treats an empty schema
-		// as not nullable.
-		s["type"] = []any{"object", "array", "string", "number", "boolean", "null"}
+		// Any JSON value (decisions.md 4), spelled out as a union of typed branches so
+		// generated clients get a usable type (an object is Record<string, unknown>, not
+		// never) and linters find items on the array branch.
+		s["anyOf"] = anyJSON()
 	case UUIDs:
 		s["type"], s["items"] = "array", obj{"type": "string", "format": "uuid"}
 	case Strings:
@@ -75,13 +76,68 @@ func fieldSchema(f *Field, nullable bool) obj {
 		}
 		s["enum"] = enum
 	}
-	if nullable && f.Type != JSON {
+	if nullable && f.Type != JSON { // anyJSON includes null
 		s["type"] = []any{s["type"], "null"}
 	}
 	if f.Doc != "" {
 		s["description"] = f.Doc
 	}
 	return s
+}
+
+// anyJSON is the branches of "any JSON value".
+func anyJSON() []any {
+	return []any{obj{"type": "object", "additionalProperties": true}, obj{"type": "array", "items": obj{}},
+		obj{"type": "string"}, obj{"type": "number", "format": "double"}, obj{"type": "boolean"}, obj{"type": "null"}}
+}
+
+// ScopeFamily is the group a resource belongs to: its scope (deals for deals, deal_people,
+// pipelines ...). The OpenAPI document tags each operation with it.
+func ScopeFamily(r *Resource) string { return r.Scope }
+
+// scopeFamilies lists the families in catalogue order, each with the resources in it.
+func scopeFamilies() (names []string, members map[string][]string) {
+	members = map[string][]string{}
+	for _, r := range Catalog {
+		f := ScopeFamily(r)
+		if members[f] == nil {
+			names = append(names, f)
+		}
+		members[f] = append(members[f], r.Name)
+	}
+	return names, members
+}
+
+// meSchema is the body of GET /me, field for field MeResult.
+func meSchema() obj {
+	str := obj{"type": "string"}
+	grants := obj{}
+	for _, f := range Features {
+		grants[string(f)] = obj{"type": "string", "enum": []any{"none", "read", "full"}}
+	}
+	example := obj{"user": obj{"id": "5f0c6a36-3d0e-4c39-9a57-0d7e3f1b2c4d", "email": "ann@example.com", "display_name": "Ann",
+		"role": "member", "is_agent": false, "grants": obj{"crm": "full", "hr": "none", "finance": "read", "metrics": "none",
+			"competitors": "none", "agents": "none"}},
+		"workspace":  obj{"id": "0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1", "name": "Acme Agency"},
+		"scopes":     []any{"deals:read", "deals:write"},
+		"credential": obj{"type": "oauth", "client_id": "crm-sync", "expires_at": "2026-11-22T15:00:00Z"}}
+	return obj{"type": "object", "additionalProperties": false, "required": []string{"user", "workspace", "scopes", "credential"},
+		"examples": []any{example},
+		"properties": obj{
+			"user": obj{"type": "object", "additionalProperties": false, "description": "the member (or agent user) behind the credential",
+				"required": []string{"id", "email", "display_name", "role", "is_agent", "grants"},
+				"properties": obj{"id": obj{"type": "string", "format": "uuid"}, "email": str, "display_name": str,
+					"role": obj{"type": "string", "enum": []any{"admin", "member"}}, "is_agent": obj{"type": "boolean"},
+					"grants": obj{"type": "object", "additionalProperties": false, "properties": grants,
+						"description": "feature grants; admins hold full on every feature"}}},
+			"workspace": obj{"type": "object", "additionalProperties": false, "required": []string{"id", "name"},
+				"properties": obj{"id": obj{"type": "string", "format": "uuid"}, "name": str}},
+			"scopes": obj{"type": "array", "items": str, "description": "the scopes the credential carries"},
+			"credential": obj{"type": "object", "additionalProperties": false, "required": []string{"type"},
+				"properties": obj{"type": obj{"type": "string", "enum": []any{"oauth", "agent_key"}},
+					"client_id":  obj{"type": "string", "description": "the OAuth client, for oauth"},
+					"expires_at": obj{"type": "string", "format": "date-time", "description": "when the access token expires, for oauth"}}},
+		}}
 }
 
 // recordSchema shows every column a record carries. Required fields and booleans are NOT
@@ -147,6 +203,18 @@ func dataResponse(desc string, schema obj) obj {
 			"additionalProperties": false})}
 }
 
+// recordResponse is a record's response, with its ETag; replayable marks POST responses,
+// which an Idempotency-Key may replay.
+func recordResponse(desc string, schema obj, replayable bool) obj {
+	resp := dataResponse(desc, schema)
+	headers := resp["headers"].(obj)
+	headers["ETag"] = ref("headers", "ETag")
+	if replayable {
+		headers["Idempotent-Replayed"] = ref("headers", "IdempotentReplayed")
+	}
+	return resp
+}
+
 func errorResponses(resp obj, codes ...string) obj {
 	for _, c := range codes {
 		resp[c] = ref("responses", "Error")
@@ -158,8 +226,13 @@ func openAPIDoc() obj {
 	schemas := obj{
 		"Error": obj{"type": "object", "required": []string{"error", "message", "request_id"},
 			"additionalProperties": false,
+			"examples": []any{obj{"error": "precondition_failed",
+				"message":    "deals 0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1 changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry",
+				"request_id": "3c2f0e1a-9d7b-4c55-8a61-2b9e4f7d0c13"}},
 			"properties": obj{
-				"error":      obj{"type": "string", "description": "stable snake_case code: bad_request, validation_error, not_found ..."},
+				"error": obj{"type": "string", "description": "stable snake_case code: bad_request, validation_error, not_found ...; " +
+					"idempotency_conflict (422: an Idempotency-Key reused for another request), idempotency_in_flight (409: its first request still runs), " +
+					"precondition_failed (412: If-Match names an older version)"},
 				"message":    obj{"type": "string", "description": "what went wrong and what to change"},
 				"request_id": obj{"type": "string", "description": "repeats the X-Request-Id header"},
 				"fields": obj{"type": "array", "description": "422 only: each invalid field",
@@ -168,7 +241,7 @@ func openAPIDoc() obj {
 			}},
 	}
 	paths := obj{}
-	tag := func(r *Resource) []string { return []string{r.Scope} }
+	tag := func(r *Resource) []string { return []string{ScopeFamily(r)} }
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "format": "uuid"}}
 	for _, r := range Catalog {
 		if r.Access == WriteOnly {
@@ -184,11 +257,12 @@ func openAPIDoc() obj {
 					"description": "exact match", "schema": fieldSchema(&f, false)})
 			}
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
-				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}})
+				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}},
+				ref("parameters", "UpdatedSince"), ref("parameters", "Order"))
 			listDesc := "One page of " + r.Name + ", newest first; the list is complete when next_cursor is null."
 			if r.Paged {
 				params = append(params, obj{"name": "cursor", "in": "query", "required": false,
-					"description": "next_cursor of the previous page", "schema": obj{"type": "string"}})
+					"description": "next_cursor of the previous page, with the same order", "schema": obj{"type": "string"}})
 			} else {
 				listDesc = "All " + r.Name + " in one bounded page (at most limit rows); next_cursor is always null."
 			}
@@ -206,14 +280,15 @@ func openAPIDoc() obj {
 			schemas[r.Name+"_create"] = writeSchema(r, true)
 			op := obj{"operationId": "create_" + r.Name, "summary": "Create a " + r.Name + " record", "tags": tag(r),
 				"description": r.Doc,
+				"parameters":  []any{ref("parameters", "IdempotencyKey")},
 				"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", r.Name+"_create"))},
-				"responses": errorResponses(obj{"201": dataResponse("The created record.", rec)},
-					"400", "401", "403", "404", "405", "422", "429", "500")}
+				"responses": errorResponses(obj{"201": recordResponse("The created record (or, with a reused Idempotency-Key, the first response replayed).", rec, true)},
+					"400", "401", "403", "404", "405", "409", "422", "429", "500")}
 			if r.CanDetach() {
 				op["summary"] = "Create or detach a " + r.Name + " link"
 				op["description"] = r.Doc + " With ?detach=true (or body _detach: true) the link named by " +
 					r.DetachKeys[0] + " and " + r.DetachKeys[1] + " is removed instead; no such link answers 404."
-				op["parameters"] = []any{obj{"name": "detach", "in": "query", "required": false,
+				op["parameters"] = []any{ref("parameters", "IdempotencyKey"), obj{"name": "detach", "in": "query", "required": false,
 					"description": "true unlinks instead of creating", "schema": obj{"type": "boolean"}}}
 				op["responses"].(obj)["200"] = dataResponse("The link was removed.", obj{"type": "object",
 					"required": []string{r.DetachKeys[0], r.DetachKeys[1], "detached"}, "additionalProperties": false,
@@ -227,11 +302,12 @@ func openAPIDoc() obj {
 			update := func(withID bool) obj {
 				op := obj{"operationId": "update_" + r.Name, "summary": "Update a " + r.Name + " record (partial)",
 					"description": r.Doc, "tags": tag(r),
+					"parameters":  []any{ref("parameters", "IfMatch")},
 					"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", r.Name+"_update"))},
-					"responses": errorResponses(obj{"200": dataResponse("The updated record.", rec)},
-						"400", "401", "403", "404", "405", "422", "429", "500")}
+					"responses": errorResponses(obj{"200": recordResponse("The updated record.", rec, false)},
+						"400", "401", "403", "404", "405", "412", "422", "429", "500")}
 				if withID {
-					op["parameters"] = []any{idParam}
+					op["parameters"] = []any{idParam, ref("parameters", "IfMatch")}
 				} else {
 					op["operationId"] = "update_" + r.Name + "_current"
 				}
@@ -244,8 +320,10 @@ func openAPIDoc() obj {
 		}
 		if r.CanGet() {
 			item["get"] = obj{"operationId": "get_" + r.Name, "summary": "Get a " + r.Name + " record", "tags": tag(r),
-				"description": r.Doc, "parameters": []any{idParam},
-				"responses": errorResponses(obj{"200": dataResponse("The record.", rec)},
+				"description": r.Doc, "parameters": []any{idParam, ref("parameters", "IfNoneMatch")},
+				"responses": errorResponses(obj{"200": recordResponse("The record.", rec, false),
+					"304": obj{"description": "Not modified: If-None-Match names the record's current ETag; no body.",
+						"headers": obj{"ETag": ref("headers", "ETag"), "X-Request-Id": ref("headers", "RequestID")}}},
 					"400", "401", "403", "404", "405", "429", "500")}
 		}
 		if len(coll) > 0 {
@@ -258,20 +336,31 @@ func openAPIDoc() obj {
 	enrich := Lookup("enrich")
 	schemas["enrich_create"] = writeSchema(enrich, true)
 	paths["/enrich"] = obj{"post": obj{"operationId": "enrich_company", "summary": "Look up a company by domain (metered)",
-		"description": enrich.Doc, "tags": []string{"enrich"},
+		"description": enrich.Doc, "tags": tag(enrich),
+		"parameters":  []any{ref("parameters", "IdempotencyKey")},
 		"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", "enrich_create"))},
 		"responses": errorResponses(obj{"200": dataResponse("The company's firmographics.", obj{"type": "object",
 			"properties": obj{"domain": obj{"type": "string"}, "name": obj{"type": []any{"string", "null"}},
 				"website": obj{"type": []any{"string", "null"}}, "industry": obj{"type": []any{"string", "null"}},
 				"socials": obj{"type": "object"}, "cached": obj{"type": "boolean"},
 				"credits_spent": obj{"type": "integer"}, "credits_remaining": obj{"type": "integer"}}})},
-			"400", "401", "402", "403", "405", "422", "429", "500", "502", "503")}}
-	paths["/me"] = obj{"get": obj{"operationId": "me", "summary": "What the credential resolves to",
+			"400", "401", "402", "403", "405", "409", "422", "429", "500", "502", "503")}}
+	paths["/me"] = obj{"get": obj{"operationId": "me", "summary": "What the credential resolves to", "tags": []string{"me"},
 		"description": "The member (or agent user), its workspace, the credential's scopes and kind. Needs no scope.",
-		"responses": errorResponses(obj{"200": dataResponse("The credential's identity.", obj{"type": "object",
-			"required": []string{"user", "workspace", "scopes", "credential"}})}, "401", "429", "500")}}
+		"responses":   errorResponses(obj{"200": dataResponse("The credential's identity.", ref("schemas", "me"))}, "401", "429", "500")}}
 	paths["/openapi.json"] = obj{"get": obj{"operationId": "openapi", "summary": "This document", "security": []any{},
-		"responses": obj{"200": obj{"description": "OpenAPI 3.1 document", "content": jsonContent(obj{"type": "object"})}}}}
+		"tags": []string{"openapi"}, "description": "The OpenAPI 3.1 document of this API, generated from the resource catalogue; needs no credentials.",
+		"responses": obj{"200": obj{"description": "OpenAPI 3.1 document", "content": jsonContent(obj{"type": "object"})},
+			"405": obj{"description": "Only GET is supported.", "content": jsonContent(ref("schemas", "Error"))}}}}
+	schemas["me"] = meSchema()
+
+	families, members := scopeFamilies()
+	tags := []any{obj{"name": "me", "description": "What the credential resolves to."},
+		obj{"name": "openapi", "description": "This document."}}
+	for _, f := range families {
+		tags = append(tags, obj{"name": f, "description": "Resources under the " + f + ":read and " + f + ":write scopes: " +
+			strings.Join(members[f], ", ") + "."})
+	}
 
 	var scopes []string
 	for _, s := range Scopes() {
@@ -280,11 +369,14 @@ func openAPIDoc() obj {
 	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "workspaced REST API", "version": "1",
+			"contact": obj{"name": "workspaced", "url": "https://github.com/agencyos/workspaced"},
+			"license": obj{"name": "Proprietary", "url": "https://github.com/agencyos/workspaced"},
 			"description": "Workspace data (CRM, tasks, spaces, metrics, finance, HR, documents, automations, agents, directory, credits) as JSON. " +
 				"Every call needs the apikey header (a public routing key) and Authorization: Bearer with an OAuth access token or an agent key. " +
 				"Scopes: " + strings.Join(scopes, ", ") + ". The API never deletes; join records are unlinked with POST ?detach=true."},
 		"servers":  []any{obj{"url": "/v1"}},
 		"security": []any{obj{"bearer": []any{}, "apikey": []any{}}},
+		"tags":     tags,
 		"paths":    paths,
 		"components": obj{
 			"schemas": schemas,
@@ -300,7 +392,28 @@ func openAPIDoc() obj {
 					"schema": obj{"type": "integer"}},
 				"RateLimitRemaining": obj{"description": "requests left in the tighter budget", "schema": obj{"type": "integer"}},
 				"RateLimitReset":     obj{"description": "when the budget refills, Unix seconds", "schema": obj{"type": "integer"}},
-				"RetryAfter":         obj{"description": "on 429: seconds to wait (60)", "schema": obj{"type": "integer"}}},
+				"RetryAfter":         obj{"description": "on 429: seconds to wait (60)", "schema": obj{"type": "integer"}},
+				"ETag": obj{"description": "the record's version (strong entity tag); send it in If-Match to update only that version, or in If-None-Match to skip an unchanged GET",
+					"schema": obj{"type": "string"}},
+				"IdempotentReplayed": obj{"description": "true when the response is the stored response of an earlier request with the same Idempotency-Key",
+					"schema": obj{"type": "string", "enum": []any{"true"}}}},
+			"parameters": obj{
+				"IdempotencyKey": obj{"name": "Idempotency-Key", "in": "header", "required": false,
+					"description": "makes the POST safe to retry: the same key from the same credential within 24 hours replays the first response (with Idempotent-Replayed: true) and writes nothing; the same key with a different request answers 422 idempotency_conflict; a key whose first request is still running answers 409 idempotency_in_flight. Up to 255 printable ASCII characters; a UUID is a good key.",
+					"schema":      obj{"type": "string", "minLength": 1, "maxLength": MaxIdempotencyKey},
+					"example":     "7d0f3c9e-2b1a-4e6f-9c8d-5a4b3c2d1e0f"},
+				"IfMatch": obj{"name": "If-Match", "in": "header", "required": false,
+					"description": "update only if the record's ETag is one of these; otherwise 412 precondition_failed (lost-update protection)",
+					"schema":      obj{"type": "string"}, "example": `"lz8k2a4f0q"`},
+				"IfNoneMatch": obj{"name": "If-None-Match", "in": "header", "required": false,
+					"description": "answer 304 with no body if the record's ETag is one of these",
+					"schema":      obj{"type": "string"}, "example": `"lz8k2a4f0q"`},
+				"UpdatedSince": obj{"name": "updated_since", "in": "query", "required": false,
+					"description": "only records updated at or after this instant (RFC 3339, inclusive); with order=updated_at, fetches what changed since the last sync",
+					"schema":      obj{"type": "string", "format": "date-time"}, "example": "2026-11-21T09:00:00Z"},
+				"Order": obj{"name": "order", "in": "query", "required": false,
+					"description": "created_at: newest created first (default); updated_at: least recently updated first, so records changed while paging come later in the same walk, each change once",
+					"schema":      obj{"type": "string", "enum": []any{"created_at", "updated_at"}, "default": "created_at"}}},
 			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 Retry-After.",
 				"headers": obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
 					"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset"),

@@ -3,6 +3,7 @@ package restapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -57,6 +58,28 @@ func TestOpenAPIDocument(t *testing.T) {
 		}
 		if create := doc.Components.Schemas[res.Name+"_create"]; res.CanCreate() && len(create.Value.Required) != len(res.Required()) {
 			t.Errorf("create_%s requires %v", res.Name, create.Value.Required)
+		}
+	}
+	// Issue 12: the headers and parameters integrations rely on, on every operation that
+	// takes them, and the new error codes.
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			has := func(in, name string) bool { return op.Parameters.GetByInAndName(in, name) != nil }
+			switch {
+			case method == "POST" && (!has("header", "Idempotency-Key") || op.Responses.Status(409) == nil):
+				t.Errorf("POST %s lacks Idempotency-Key or its 409", path)
+			case method == "PATCH" && (!has("header", "If-Match") || op.Responses.Status(412) == nil):
+				t.Errorf("PATCH %s lacks If-Match or its 412", path)
+			case method == "GET" && strings.HasSuffix(path, "/{id}") && (!has("header", "If-None-Match") || op.Responses.Status(304) == nil):
+				t.Errorf("GET %s lacks If-None-Match or its 304", path)
+			case method == "GET" && strings.HasPrefix(op.OperationID, "list_") && (!has("query", "updated_since") || !has("query", "order")):
+				t.Errorf("GET %s lacks updated_since or order", path)
+			}
+		}
+	}
+	for _, code := range []string{"idempotency_conflict", "idempotency_in_flight", "precondition_failed"} {
+		if !strings.Contains(doc.Components.Schemas["Error"].Value.Properties["error"].Value.Description, code) {
+			t.Errorf("the Error schema does not name %s", code)
 		}
 	}
 	for _, name := range []string{"bearer", "apikey"} {

@@ -39,6 +39,56 @@ type ListParams struct {
 	Limit int
 	// Cursor is the next_cursor of the previous page; "" for the first page.
 	Cursor string
+	// UpdatedSince keeps the records updated at or after it; zero keeps all.
+	UpdatedSince time.Time
+	// Order is the walk's order: newest created first (the default), or least recently
+	// updated first, which incremental sync walks (issue 12).
+	Order Order
+}
+
+// Order is the order a list walks its records in.
+type Order int
+
+// The orders of a list: created_at descending (the default), updated_at ascending.
+const (
+	OrderCreated Order = iota
+	OrderUpdated
+)
+
+// String names the order as the order query parameter does.
+func (o Order) String() string { return [...]string{"created_at", "updated_at"}[o] }
+
+// ParseOrder reads the order query parameter.
+func ParseOrder(v string) (Order, error) {
+	switch v {
+	case "created_at":
+		return OrderCreated, nil
+	case "updated_at":
+		return OrderUpdated, nil
+	}
+	return 0, store.BadRequest("order must be created_at (newest first, the default) or updated_at (least recently updated first, for sync), got %q", clip(v))
+}
+
+// querier runs one statement as the actor: the store, each statement its own
+// transaction, or txQuerier inside a transaction the operation shares with other writes.
+type querier interface {
+	Query(ctx context.Context, p *store.Principal, sql string, args []any, scan func(pgx.Rows) error) error
+}
+
+// txQuerier runs statements in a transaction store.InTx opened as the actor.
+type txQuerier struct{ tx pgx.Tx }
+
+func (q txQuerier) Query(ctx context.Context, _ *store.Principal, sql string, args []any, scan func(pgx.Rows) error) error {
+	rows, err := q.tx.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := scan(rows); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
 }
 
 // Page is one page of a list: a JSON array of records, and the cursor of the next page
@@ -94,7 +144,8 @@ func param(n int, t Type) string {
 }
 
 // List returns one page of the resource as the actor sees it, newest first by keyset on
-// (created_at, id). Errors: unknown_resource, method_not_allowed, insufficient_scope,
+// (created_at, id), or in order=updated_at least recently updated first by keyset on
+// (updated_at, id). Errors: unknown_resource, method_not_allowed, insufficient_scope,
 // insufficient_permission, bad_request (unknown filter, bad filter value, bad limit or
 // cursor).
 func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, params ListParams) (*Page, error) {
@@ -122,7 +173,7 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, par
 	var last position
 	n := 0
 	err = o.store.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
-		var created time.Time
+		var at time.Time
 		var id string
 		var rec []byte
 		for rows.Next() {
@@ -130,14 +181,14 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, par
 				n++ // a next page exists
 				break
 			}
-			if err := rows.Scan(&created, &id, &rec); err != nil {
+			if err := rows.Scan(&at, &id, &rec); err != nil {
 				return err
 			}
 			if n > 0 {
 				buf.WriteByte(',')
 			}
 			buf.Write(rec)
-			last = position{createdAt: created}
+			last = position{at: at, order: params.Order}
 			last.id, _ = uuid.Parse(id)
 			n++
 		}
@@ -156,8 +207,10 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, par
 }
 
 // listQuery builds a list statement from the catalogue: typed exact-match filters as
-// parameters, the keyset condition of the cursor, newest first, one row more than the
-// limit on paged resources. It returns the cursor key for the next page's cursor.
+// parameters, updated_since, the keyset condition of the cursor in the list's order, one
+// row more than the limit on paged resources. It returns the cursor key for the next
+// page's cursor. Each order walks its own index, (workspace_id, created_at DESC, id DESC)
+// or (workspace_id, updated_at, id), so a page at depth costs what the first page costs.
 func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams, limit int) (sql string, args []any, key []byte, err error) {
 	var where []string
 	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
@@ -181,6 +234,14 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 			return "", nil, nil, unknownParam(r, name)
 		}
 	}
+	if !params.UpdatedSince.IsZero() {
+		args = append(args, params.UpdatedSince)
+		where = append(where, fmt.Sprintf(`"updated_at" >= $%d::timestamptz`, len(args)))
+	}
+	col, after, dir := "created_at", "<", "DESC"
+	if params.Order == OrderUpdated {
+		col, after, dir = "updated_at", ">", "ASC"
+	}
 	if r.Paged {
 		if key, err = o.key(ctx); err != nil {
 			return "", nil, nil, err
@@ -190,22 +251,23 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		if !r.Paged {
 			return "", nil, nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
 		}
-		pos, err := decodeCursor(key, r.Name, params.Cursor)
+		pos, err := decodeCursor(key, r.Name, params.Order, params.Cursor)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		args = append(args, pos.createdAt, pos.id.String())
-		where = append(where, fmt.Sprintf(`("created_at", "id") < ($%d::timestamptz, $%d::text::uuid)`, len(args)-1, len(args)))
+		args = append(args, pos.at, pos.id.String())
+		where = append(where, fmt.Sprintf(`(%s, "id") %s ($%d::timestamptz, $%d::text::uuid)`, ident(col), after, len(args)-1, len(args)))
 	}
 	fetch := limit
 	if r.Paged {
 		fetch++ // one more row than asked tells whether there is a next page
 	}
-	sql = "SELECT x.created_at, x.id::text, row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table)
+	sql = "SELECT x." + col + ", x.id::text, row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table)
 	if len(where) > 0 {
 		sql += " WHERE " + strings.Join(where, " AND ")
 	}
-	sql += ` ORDER BY "created_at" DESC, "id" DESC LIMIT ` + strconv.Itoa(fetch) + `) x ORDER BY x.created_at DESC, x.id DESC`
+	sql += " ORDER BY " + ident(col) + " " + dir + `, "id" ` + dir + " LIMIT " + strconv.Itoa(fetch) +
+		") x ORDER BY x." + col + " " + dir + ", x.id " + dir
 
 	return sql, args, key, nil
 }
@@ -229,7 +291,7 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) 
 	}
 	sql := "SELECT row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table) +
 		` WHERE "id" = $1::text::uuid) x`
-	rec, err := o.one(ctx, p, sql, []any{id})
+	rec, err := one(ctx, o.store, p, sql, []any{id})
 	if err != nil {
 		return nil, readError(err)
 	}
@@ -245,6 +307,11 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) 
 // validation_error (422, naming each field), create_failed (a reference to a record that
 // does not exist in this workspace, a duplicate), forbidden (refused by RLS).
 func (o *Ops) Create(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
+	return o.create(ctx, o.store, p, resource, body)
+}
+
+// create is Create running its statement through q.
+func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
 	r, err := resolve(p, resource, OpCreate)
 	if err != nil {
 		return nil, err
@@ -275,7 +342,7 @@ func (o *Ops) Create(ctx context.Context, p *store.Principal, resource string, b
 		insert = "INSERT INTO " + ident(r.Table) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 	}
 	sql := "WITH x AS (" + insert + " RETURNING " + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
-	rec, err := o.one(ctx, p, sql, args)
+	rec, err := one(ctx, q, p, sql, args)
 	if err != nil {
 		return nil, store.MapWriteError(err, "create_failed")
 	}
@@ -291,6 +358,13 @@ func (o *Ops) Create(ctx context.Context, p *store.Principal, resource string, b
 // Errors: as Create, plus not_found when the record does not exist or the actor cannot see
 // it, validation_error when the body has no writable field, and update_failed.
 func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage) (json.RawMessage, error) {
+	return o.update(ctx, p, resource, id, body, nil)
+}
+
+// update is Update, conditional when ifMatch is not nil: the record changes only while its
+// version is one of ifMatch's, checked in the UPDATE itself (no read-then-write window),
+// and a record that exists at another version is a 412 precondition_failed.
+func (o *Ops) update(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
 	r, err := resolve(p, resource, OpUpdate)
 	if err != nil {
 		return nil, err
@@ -318,11 +392,19 @@ func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id strin
 		args = append(args, a.value)
 		assigns = append(assigns, ident(a.field.Name)+" = "+param(len(args), a.field.Type))
 	}
+	cond := ""
+	if ifMatch != nil {
+		args = append(args, ifMatch.versions)
+		cond = fmt.Sprintf(` AND "updated_at" = ANY($%d::timestamptz[])`, len(args))
+	}
 	sql := "WITH x AS (UPDATE " + ident(r.Table) + " SET " + strings.Join(assigns, ", ") +
-		` WHERE "id" = $1::text::uuid RETURNING ` + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
-	rec, err := o.one(ctx, p, sql, args)
+		` WHERE "id" = $1::text::uuid` + cond + ` RETURNING ` + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
+	rec, err := one(ctx, o.store, p, sql, args)
 	if err != nil {
 		return nil, store.MapWriteError(err, "update_failed")
+	}
+	if rec == nil && ifMatch != nil {
+		return nil, o.preconditionFailed(ctx, p, r, id)
 	}
 	if rec == nil {
 		return nil, notFound(r, id)
@@ -335,6 +417,11 @@ func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id strin
 // gates', validation_error when an id is missing or not a uuid, not_found when there is no
 // such link.
 func (o *Ops) Detach(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
+	return o.detach(ctx, o.store, p, resource, body)
+}
+
+// detach is Detach running its statement through q.
+func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
 	r, err := resolve(p, resource, OpDetach)
 	if err != nil {
 		return nil, err
@@ -370,7 +457,7 @@ func (o *Ops) Detach(ctx context.Context, p *store.Principal, resource string, b
 		" = $2::text::uuid RETURNING " + k1 + ", " + k2 + ") SELECT json_build_object(" +
 		quoteLiteral(r.DetachKeys[0]) + ", x." + k1 + ", " + quoteLiteral(r.DetachKeys[1]) + ", x." + k2 +
 		", 'detached', true)::text FROM x"
-	rec, err := o.one(ctx, p, sql, []any{ids[0], ids[1]})
+	rec, err := one(ctx, q, p, sql, []any{ids[0], ids[1]})
 	if err != nil {
 		return nil, store.MapWriteError(err, "update_failed")
 	}
@@ -398,9 +485,9 @@ func (o *Ops) permitWrite(p *store.Principal, r *Resource, id string, body map[s
 }
 
 // one runs a statement returning at most one JSON text and returns it, or nil for no row.
-func (o *Ops) one(ctx context.Context, p *store.Principal, sql string, args []any) (json.RawMessage, error) {
+func one(ctx context.Context, q querier, p *store.Principal, sql string, args []any) (json.RawMessage, error) {
 	var rec []byte
-	err := o.store.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
+	err := q.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
 		if rows.Next() {
 			return rows.Scan(&rec)
 		}

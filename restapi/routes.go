@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -50,16 +51,21 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		op := OpCreate
 		if detach {
-			data, err := a.ops.Detach(r.Context(), p, res.Name, body)
-			return writeData(w, http.StatusOK, data, err)
+			op = OpDetach
 		}
-		data, err := a.ops.Create(r.Context(), p, res.Name, body)
-		status := http.StatusCreated
-		if res.Access == WriteOnly {
-			status = http.StatusOK // enrich performs a lookup; nothing is created at a URL
+		posted, err := a.ops.Post(r.Context(), p, op, res.Name, body, r.Header.Get("Idempotency-Key"))
+		if err != nil {
+			return err
 		}
-		return writeData(w, status, data, err)
+		if posted.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+		if op == OpCreate {
+			setETag(w, posted.Data)
+		}
+		return writeData(w, posted.Status, posted.Data, nil)
 	case http.MethodPatch:
 		if res.Access != Singleton {
 			return MethodNotAllowed(res, r.Method, false)
@@ -68,8 +74,8 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.Update(r.Context(), p, res.Name, "", body)
-		return writeData(w, http.StatusOK, data, err)
+		data, err := a.ops.update(r.Context(), p, res.Name, "", body, ParseIfMatch(r.Header))
+		return writeRecord(w, http.StatusOK, data, err)
 	}
 	return MethodNotAllowed(res, r.Method, false)
 }
@@ -84,7 +90,14 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 	switch r.Method {
 	case http.MethodGet:
 		data, err := a.ops.Get(r.Context(), p, res.Name, id)
-		return writeData(w, http.StatusOK, data, err)
+		if err != nil {
+			return err
+		}
+		if etag := setETag(w, data); noneMatch(r.Header, etag) {
+			w.WriteHeader(http.StatusNotModified) // RFC 9110 section 13.1.2
+			return nil
+		}
+		return writeData(w, http.StatusOK, data, nil)
 	case http.MethodPatch:
 		if !res.CanUpdate() {
 			return MethodNotAllowed(res, r.Method, true)
@@ -93,8 +106,8 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.Update(r.Context(), p, res.Name, id, body)
-		return writeData(w, http.StatusOK, data, err)
+		data, err := a.ops.update(r.Context(), p, res.Name, id, body, ParseIfMatch(r.Header))
+		return writeRecord(w, http.StatusOK, data, err)
 	}
 	return MethodNotAllowed(res, r.Method, true)
 }
@@ -124,6 +137,24 @@ func writeData(w http.ResponseWriter, status int, data json.RawMessage, err erro
 	body = append(body, "}\n"...)
 	writeRaw(w, status, body)
 	return nil
+}
+
+// writeRecord writes a record with its ETag.
+func writeRecord(w http.ResponseWriter, status int, data json.RawMessage, err error) error {
+	if err != nil {
+		return err
+	}
+	setETag(w, data)
+	return writeData(w, status, data, nil)
+}
+
+// setETag sets the record's entity tag, if it has one, and returns it.
+func setETag(w http.ResponseWriter, data json.RawMessage) string {
+	etag := ETag(data)
+	if etag != "" {
+		w.Header().Set("ETag", etag)
+	}
+	return etag
 }
 
 // writePage writes the list envelope around the page's JSON as PostgreSQL made it (no
@@ -183,7 +214,7 @@ func wantsDetach(q url.Values, body []byte) (bool, error) {
 }
 
 // ParseListParams reads a list's query (decisions.md 4): filters of the resource, limit
-// 1-200, cursor; apikey may ride along (decisions.md 7); anything else is a 400 naming the
+// 1-200, cursor, and for incremental sync (issue 12) updated_since and order; apikey may ride along (decisions.md 7); anything else is a 400 naming the
 // valid parameters. The MCP server parses list tools' arguments with it too.
 func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 	params := ListParams{Filters: map[string]string{}}
@@ -204,6 +235,18 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			params.Limit = n
 		case "cursor":
 			params.Cursor = v
+		case "updated_since":
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return params, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, got %q", clip(v))
+			}
+			params.UpdatedSince = t
+		case "order":
+			o, err := ParseOrder(v)
+			if err != nil {
+				return params, err
+			}
+			params.Order = o
 		default:
 			if f := res.Field(k); f == nil || !f.Filter {
 				return params, unknownParam(res, k)

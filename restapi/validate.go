@@ -288,7 +288,7 @@ func checkFilter(r *Resource, name, v string) (*Field, error) {
 
 func unknownParam(r *Resource, name string) error {
 	filters := fieldNames(r.Filters())
-	valid := "limit, cursor"
+	valid := "limit, cursor, updated_since, order"
 	if len(filters) > 0 {
 		valid = strings.Join(filters, ", ") + ", " + valid
 	}

@@ -40,6 +40,10 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 			VALUES ($1, 1, 'held.example', now() + interval '1 minute')`, ws); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, fingerprint, locked_until, expires_at)
+			VALUES ($1, 'agent_key:seed', 'seed-key', '\x00', now(), now() + interval '1 day')`, ws); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Act as the admins, who hold every grant.
 	pa.UserID, pa.Role = da.AdminUserID, "admin"

@@ -189,7 +189,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	background = append(background, sweep)
+	background = append(background, sweep, srv.sweepIdempotencyKeys)
 	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
 		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL}
 	if srv.cfg.RateLimitsOff {

@@ -22,7 +22,9 @@ try {
     const r = await client.callTool({ name: c.name, arguments: c.arguments ?? {} });
     results.push({ name: c.name, isError: !!r.isError, structuredContent: r.structuredContent ?? null, text: r.content?.[0]?.text });
   }
-  process.stdout.write(JSON.stringify({ protocol: transport.protocolVersion, tools: tools.map((t) => t.name), results }) + '\n');
+  // Writes to a pipe are asynchronous: wait for the flush, or process.exit cuts the line short.
+  const line = JSON.stringify({ protocol: transport.protocolVersion, tools: tools.map((t) => t.name), results }) + '\n';
+  await new Promise((resolve) => process.stdout.write(line, resolve));
   await client.close();
   process.exit(0);
 } catch (err) {

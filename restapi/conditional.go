@@ -1,0 +1,114 @@
+package restapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Conditional requests (RFC 9110 section 13, issue 12). A record's version is its
+// updated_at, which every update moves strictly forward (ws_touch, migration 00012); its
+// entity tag is that instant in Unix microseconds, base 36, quoted: "lz8k2a4f0q". The tag is
+// read from the record's own updated_at, so GET, PATCH, POST and a replayed POST agree.
+
+// ETag returns the strong entity tag of a record's JSON, or "" when it carries no
+// updated_at.
+func ETag(record json.RawMessage) string {
+	var v struct {
+		UpdatedAt time.Time `json:"updated_at"`
+	}
+	if json.Unmarshal(record, &v) != nil || v.UpdatedAt.IsZero() {
+		return ""
+	}
+	return `"` + strconv.FormatInt(v.UpdatedAt.UnixMicro(), 36) + `"`
+}
+
+// IfMatch is an If-Match precondition: the versions a conditional update may replace.
+type IfMatch struct {
+	versions []time.Time
+}
+
+// ParseIfMatch reads an If-Match header; nil when absent or "*" (any current record).
+// RFC 9110 section 13.1.1: If-Match compares strongly, so weak tags (W/"...") and tags this
+// server never issued match nothing, and the update fails its precondition.
+func ParseIfMatch(h http.Header) *IfMatch {
+	vals := h.Values("If-Match")
+	if len(vals) == 0 {
+		return nil
+	}
+	m := &IfMatch{versions: []time.Time{}}
+	for _, tag := range splitTags(vals) {
+		if tag == "*" {
+			return nil
+		}
+		if v, ok := tagVersion(tag); ok {
+			m.versions = append(m.versions, v)
+		}
+	}
+	return m
+}
+
+// noneMatch reports whether an If-None-Match header matches etag, so a GET answers 304.
+// RFC 9110 section 13.1.2: the comparison is weak, so W/"x" matches "x".
+func noneMatch(h http.Header, etag string) bool {
+	if etag == "" {
+		return false
+	}
+	for _, tag := range splitTags(h.Values("If-None-Match")) {
+		if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+func splitTags(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, t := range strings.Split(v, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// tagVersion reads the version of a strong tag this server issued.
+func tagVersion(tag string) (time.Time, bool) {
+	if len(tag) < 3 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+		return time.Time{}, false
+	}
+	us, err := strconv.ParseInt(tag[1:len(tag)-1], 36, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.UnixMicro(us).UTC(), true
+}
+
+// preconditionFailed tells a conditional update that matched no row apart: the record
+// exists at another version (412 precondition_failed) or does not exist for the actor (404).
+func (o *Ops) preconditionFailed(ctx context.Context, p *store.Principal, r *Resource, id string) error {
+	exists := false
+	err := o.store.Query(ctx, p, "SELECT true FROM "+ident(r.Table)+` WHERE "id" = $1::text::uuid`, []any{id},
+		func(rows pgx.Rows) error {
+			exists = rows.Next()
+			return nil
+		})
+	if err != nil {
+		return readError(err)
+	}
+	if !exists {
+		return notFound(r, id)
+	}
+	return store.Errorf(http.StatusPreconditionFailed, "precondition_failed",
+		"%s %s changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry",
+		r.Name, id)
+}

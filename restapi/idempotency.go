@@ -1,0 +1,151 @@
+package restapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Idempotency keys on POST (issue 12), with Stripe's semantics: the same key from the same
+// credential within 24 hours replays the first response (status and body) and writes
+// nothing; the same key with another operation or body is a 422 idempotency_conflict; a key
+// whose first request is still running is a 409 idempotency_in_flight. A request that
+// fails stores nothing, so its retry runs again. The key is claimed in its own short
+// transaction (that is what makes a concurrent duplicate a 409 rather than a second write),
+// and the response is stored in the transaction of the write itself; enrichment, which
+// commits its credit charge in its own transactions around an upstream fetch, stores the
+// response right after it (if that fails, the key is freed and the retry is served by the
+// enrichment cache, free).
+
+// MaxIdempotencyKey is the longest Idempotency-Key accepted, as Stripe's.
+const MaxIdempotencyKey = 255
+
+// Posted is the outcome of a POST operation.
+type Posted struct {
+	Status   int             // 201 for a created record; 200 for a detach or an enrichment
+	Data     json.RawMessage // the response's data member
+	Replayed bool            // the stored response of an earlier request with the same key
+}
+
+// Post runs a POST operation: create (enrichment, on the enrich resource) or detach. A
+// non-empty key makes it idempotent (see above). Errors: those of the operation, plus
+// bad_request for a malformed key, idempotency_conflict and idempotency_in_flight.
+func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource string, body json.RawMessage, key string) (*Posted, error) {
+	r, err := resolve(p, resource, op)
+	if err != nil {
+		return nil, err
+	}
+	status := http.StatusCreated
+	if op == OpDetach || r.Access == WriteOnly {
+		status = http.StatusOK // nothing is created at a URL
+	}
+	if key == "" {
+		data, err := o.post(ctx, o.store, p, op, r, body)
+		if err != nil {
+			return nil, err
+		}
+		return &Posted{Status: status, Data: data}, nil
+	}
+	if err := checkIdempotencyKey(key); err != nil {
+		return nil, err
+	}
+	// The gates run before a replay too: a credential that lost its grant or role gets no
+	// stored response. A body that is not an object is the operation's to refuse.
+	if m, err := DecodeObject(body); err == nil {
+		if err := o.permitWrite(p, r, "", m); err != nil {
+			return nil, err
+		}
+	}
+	fp := fingerprint(op, r.Name, body)
+	held, err := o.store.ClaimIdempotencyKey(ctx, p, key, fp)
+	if err != nil {
+		return nil, err
+	}
+	if held != nil {
+		switch {
+		case !bytes.Equal(held.Fingerprint, fp):
+			return nil, store.Errorf(http.StatusUnprocessableEntity, "idempotency_conflict",
+				"this Idempotency-Key was used within the last 24 hours for a different request (another operation, resource or body); use a new key for a new request")
+		case held.Status == 0:
+			return nil, store.Errorf(http.StatusConflict, "idempotency_in_flight",
+				"a request with this Idempotency-Key is still being processed; retry after it finishes to get its response")
+		}
+		return &Posted{Status: held.Status, Data: held.Body, Replayed: true}, nil
+	}
+
+	var data json.RawMessage
+	if r.Access == WriteOnly {
+		if data, err = o.Enrich(ctx, p, body); err == nil {
+			err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+				return store.SaveIdempotentResponse(ctx, tx, p, key, status, data)
+			})
+		}
+	} else {
+		err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+			var werr error
+			if data, werr = o.post(ctx, txQuerier{tx}, p, op, r, body); werr != nil {
+				return werr
+			}
+			return store.SaveIdempotentResponse(ctx, tx, p, key, status, data)
+		})
+	}
+	if err != nil {
+		// Nothing was written (or the enrichment failed): free the key for a retry.
+		if rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key); rerr != nil {
+			return nil, store.Internal(rerr)
+		}
+		return nil, readError(err)
+	}
+	return &Posted{Status: status, Data: data}, nil
+}
+
+// post runs the operation itself, its statement through q.
+func (o *Ops) post(ctx context.Context, q querier, p *store.Principal, op Op, r *Resource, body json.RawMessage) (json.RawMessage, error) {
+	switch {
+	case op == OpDetach:
+		return o.detach(ctx, q, p, r.Name, body)
+	case r.Access == WriteOnly:
+		return o.Enrich(ctx, p, body)
+	}
+	return o.create(ctx, q, p, r.Name, body)
+}
+
+// checkIdempotencyKey accepts 1 to 255 printable ASCII characters.
+func checkIdempotencyKey(key string) error {
+	if len(key) > MaxIdempotencyKey {
+		return store.BadRequest("Idempotency-Key is longer than %d characters; a UUID is a good key", MaxIdempotencyKey)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return store.BadRequest("Idempotency-Key must be printable ASCII; a UUID is a good key")
+		}
+	}
+	return nil
+}
+
+// fingerprint identifies a request for its key: the operation, the resource and the body
+// with its members in canonical order, so re-encoding the same object is the same request.
+func fingerprint(op Op, resource string, body json.RawMessage) []byte {
+	h := sha256.New()
+	h.Write([]byte(op.String()))
+	h.Write([]byte{0})
+	h.Write([]byte(resource))
+	h.Write([]byte{0})
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber() // numbers keep their digits
+	var v any
+	if d.Decode(&v) == nil {
+		if canon, err := json.Marshal(v); err == nil {
+			h.Write(canon)
+			return h.Sum(nil)
+		}
+	}
+	h.Write(body)
+	return h.Sum(nil)
+}
