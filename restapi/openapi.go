@@ -91,15 +91,13 @@ func anyJSON() []any {
 		obj{"type": "string"}, obj{"type": "number", "format": "double"}, obj{"type": "boolean"}, obj{"type": "null"}}
 }
 
-// ScopeFamily is the group a resource belongs to: its scope (deals for deals, deal_people,
-// pipelines ...). The OpenAPI document tags each operation with it.
-func ScopeFamily(r *Resource) string { return r.Scope }
-
-// scopeFamilies lists the families in catalogue order, each with the resources in it.
-func scopeFamilies() (names []string, members map[string][]string) {
+// toolsets lists the resources' toolsets (Resource.Toolset) in catalogue order, each with
+// the resources in it: the OpenAPI document tags each operation with its toolset, so REST
+// and MCP group the same resources under the same names.
+func toolsets() (names []string, members map[string][]string) {
 	members = map[string][]string{}
 	for _, r := range Catalog {
-		f := ScopeFamily(r)
+		f := r.Toolset()
 		if members[f] == nil {
 			names = append(names, f)
 		}
@@ -241,7 +239,7 @@ func openAPIDoc() obj {
 			}},
 	}
 	paths := obj{}
-	tag := func(r *Resource) []string { return []string{ScopeFamily(r)} }
+	tag := func(r *Resource) []string { return []string{r.Toolset()} }
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "format": "uuid"}}
 	for _, r := range Catalog {
 		if r.Access == WriteOnly {
@@ -354,11 +352,11 @@ func openAPIDoc() obj {
 			"405": obj{"description": "Only GET is supported.", "content": jsonContent(ref("schemas", "Error"))}}}}
 	schemas["me"] = meSchema()
 
-	families, members := scopeFamilies()
+	families, members := toolsets()
 	tags := []any{obj{"name": "me", "description": "What the credential resolves to."},
 		obj{"name": "openapi", "description": "This document."}}
 	for _, f := range families {
-		tags = append(tags, obj{"name": f, "description": "Resources under the " + f + ":read and " + f + ":write scopes: " +
+		tags = append(tags, obj{"name": f, "description": "The " + f + " toolset, as MCP groups it too: " +
 			strings.Join(members[f], ", ") + "."})
 	}
 
