@@ -30,7 +30,7 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(newSampler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})))
 }
 
 func migrate(ctx context.Context, args []string) int {
@@ -115,6 +115,9 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	srv := &server{cfg: cfg, log: log, store: s, apiKey: apiKey, reg: prometheus.NewRegistry()}
 	srv.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv.metrics = newHTTPMetrics(srv.reg)
+	if sampled, ok := log.Handler().(*sampler); ok {
+		srv.reg.MustRegister(sampled.collectors()...)
+	}
 
 	handler, background, err := srv.routes(ctx)
 	if err != nil {
