@@ -108,14 +108,23 @@ func startDaemon(t *testing.T, bin string, client *http.Client, env ...string) *
 // default to a free loopback port unless env sets them.
 func launchDaemon(t *testing.T, bin string, env ...string) *daemon {
 	t.Helper()
-	addr := freeAddr(t)
+	addr, scheme, public := freeAddr(t), "http", ""
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "LISTEN_ADDR":
+			addr = v
+		case "PUBLIC_URL":
+			public = v
+		case "TLS_CERT_FILE":
+			scheme = "https"
+		}
+	}
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LOG_LEVEL=warn",
 		"APIKEY=" + drillAPIKey, "LISTEN_ADDR=" + addr, "DATA_DIR=" + t.TempDir()}
-	d := &daemon{url: "http://" + addr, exited: make(chan error, 1), log: &logBuffer{}}
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PUBLIC_URL="); ok {
-			d.url = v
-		}
+	d := &daemon{url: scheme + "://" + addr, exited: make(chan error, 1), log: &logBuffer{}}
+	if public != "" {
+		d.url = public
 	}
 	d.cmd = exec.Command(bin, "serve")
 	d.cmd.Env = append(base, env...)
