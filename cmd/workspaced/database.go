@@ -32,6 +32,6 @@ func connect(ctx context.Context, dsn string, c dbConfig, log *slog.Logger) (*st
 		case <-ctx.Done():
 		case <-time.After(pause):
 		}
-		pause = min(2*pause, 5*time.Second)
+		pause = min(2*pause, 2*time.Second)
 	}
 }

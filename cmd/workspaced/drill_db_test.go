@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -139,4 +144,140 @@ func metric(t *testing.T, url, series string) float64 {
 		t.Fatal(fmt.Errorf("%s: %w", series, err))
 	}
 	return v
+}
+
+// TestDrillPostgresRestartUnderLoad restarts PostgreSQL while clients write: every write
+// the service acknowledged (201) is in the database afterwards, every other answer is an
+// honest 503 with Retry-After, and writes succeed again after the restart.
+func TestDrillPostgresRestartUnderLoad(t *testing.T) {
+	pg := privatePG(t)
+	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+pg.DSN, roomyLimits, "RATE_LIMIT_PER_WORKSPACE=100000")
+	_, key := agentKey(t, pg.DSN)
+
+	var mu sync.Mutex
+	acked := map[string]string{} // id -> name
+	statuses := map[int]int{}
+	var afterRestart int
+	var restarted bool
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				name := fmt.Sprintf("restart drill %d-%d", w, i)
+				code, h, body := call(http.DefaultClient, "POST", d.url+"/v1/tasks", key, map[string]any{"name": name})
+				mu.Lock()
+				statuses[code]++
+				switch {
+				case code == 201:
+					var out struct{ Data struct{ ID string } }
+					json.Unmarshal(body, &out)
+					acked[out.Data.ID] = name
+					if restarted {
+						afterRestart++
+					}
+				case code != 503 || h.Get("Retry-After") == "":
+					t.Errorf("during the restart: %d Retry-After=%q %s", code, h.Get("Retry-After"), body)
+				}
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+	}
+	time.Sleep(time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := pg.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	restarted = true
+	mu.Unlock()
+	waitFor(t, 15*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return afterRestart >= 20 }, "20 writes after the restart")
+	close(stop)
+	wg.Wait()
+
+	conn, err := pgx.Connect(ctx, pg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	ids := make([]string, 0, len(acked))
+	for id := range acked {
+		ids = append(ids, id)
+	}
+	rows, err := conn.Query(ctx, `SELECT id::text, name FROM tasks WHERE id = ANY($1::uuid[])`, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]string{}
+	for rows.Next() {
+		var id, name string
+		rows.Scan(&id, &name)
+		found[id] = name
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for id, name := range acked {
+		if found[id] != name {
+			t.Errorf("acknowledged write %s (%q) is not in the database", id, name)
+		}
+	}
+	t.Logf("%d writes acknowledged, all found; answers by status: %v", len(acked), statuses)
+}
+
+// TestDrillStartAgainstSilentDatabase: a database that accepts connections and never
+// answers (frozen) fails the start within DB_CONNECT_TIMEOUT with a message saying so;
+// with DB_WAIT the start retries, logging each attempt, and serves once it answers.
+func TestDrillStartAgainstSilentDatabase(t *testing.T) {
+	pg := privatePG(t)
+	bin := buildBinary(t)
+	if err := pg.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	thaw := time.AfterFunc(30*time.Second, func() { pg.Signal(syscall.SIGCONT) })
+	defer thaw.Stop()
+
+	d := launchDaemon(t, bin, "DATABASE_URL="+pg.DSN, "DB_CONNECT_TIMEOUT=1s")
+	start := time.Now()
+	select {
+	case err := <-d.exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("exit: %v, want code 1", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still starting 10s into a 1s connect timeout")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("gave up after %s; the connect timeout is 1s", took)
+	}
+	if !strings.Contains(d.log.String(), "PostgreSQL did not answer") {
+		t.Errorf("unclear failure:\n%s", d.log)
+	}
+
+	d = launchDaemon(t, bin, "DATABASE_URL="+pg.DSN, "DB_CONNECT_TIMEOUT=1s", "DB_WAIT=60s")
+	time.Sleep(3 * time.Second)
+	if err := pg.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, func() bool {
+		res, err := http.Get(d.url + "/readyz")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == 200
+	}, "readiness after the database thawed")
+	if n := strings.Count(d.log.String(), "retrying (DB_WAIT)"); n < 1 {
+		t.Errorf("no logged retry while waiting:\n%s", d.log)
+	}
 }
