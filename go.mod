@@ -12,6 +12,14 @@ require (
 )
 
 require (
+	github.com/letsencrypt/challtestsrv v1.4.2
+	github.com/letsencrypt/pebble/v2 v2.10.1
+	github.com/miekg/dns v1.1.62 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/tools v0.51.0 // indirect
+)
+
+require (
 	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
