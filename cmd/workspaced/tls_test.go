@@ -88,7 +88,8 @@ func TestHTTPSWithCertificateFiles(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.pool},
 		ForceAttemptHTTP2: true, DisableKeepAlives: true}}
-	d := startDaemon(t, buildBinary(t), client, "DATABASE_URL="+storetest.DSN(t), "LISTEN_ADDR="+addr,
+	bin := buildBinary(t)
+	d := startDaemon(t, bin, client, "DATABASE_URL="+storetest.DSN(t), "LISTEN_ADDR="+addr,
 		"TLS_CERT_FILE="+certFile, "TLS_KEY_FILE="+keyFile)
 	if d.url != "https://127.0.0.1:"+port { // what PUBLIC_URL derives from LISTEN_ADDR when unset
 		t.Fatalf("url %s", d.url)
@@ -152,6 +153,19 @@ func TestHTTPSWithCertificateFiles(t *testing.T) {
 	for _, c := range cookies {
 		if !strings.HasPrefix(c, "__Host-") || !strings.Contains(c, "; Secure") {
 			t.Errorf("login page cookie not Secure/__Host-: %s", c)
+		}
+	}
+
+	// The image's HEALTHCHECK: the same environment, exit 0 while ready, 1 when nothing answers.
+	for _, tc := range []struct {
+		addr string
+		want int
+	}{{addr, 0}, {freeAddr(t), 1}} {
+		hc := exec.Command(bin, "healthcheck")
+		hc.Env = []string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + tc.addr, "TLS_CERT_FILE=" + certFile, "TLS_KEY_FILE=" + keyFile}
+		out, _ := hc.CombinedOutput()
+		if hc.ProcessState.ExitCode() != tc.want {
+			t.Errorf("healthcheck on %s: exit %d, want %d (%s)", tc.addr, hc.ProcessState.ExitCode(), tc.want, out)
 		}
 	}
 
