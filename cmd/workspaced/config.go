@@ -120,7 +120,7 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 		usage    string
 	}{
 		{&c.ReadTimeout, "HTTP_READ_TIMEOUT", "30s", "http-read-timeout", "longest time to read a request, body included"},
-		{&c.WriteTimeout, "HTTP_WRITE_TIMEOUT", "60s", "http-write-timeout", "longest time to answer a request (MCP event streams excepted)"},
+		{&c.WriteTimeout, "HTTP_WRITE_TIMEOUT", "60s", "http-write-timeout", "longest time to answer a request"},
 		{&c.ShutdownGrace, "SHUTDOWN_GRACE", "15s", "shutdown-grace", "on SIGTERM, how long requests in flight may finish before their connections are closed"},
 		{&c.DB.ConnectTimeout, "DB_CONNECT_TIMEOUT", "5s", "db-connect-timeout", "longest time one PostgreSQL connection attempt may take"},
 		{&c.DB.AcquireTimeout, "DB_ACQUIRE_TIMEOUT", "3s", "db-acquire-timeout", "longest time a request waits for a free database connection"},
