@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -86,6 +87,17 @@ func TestDrillFrozenPostgres(t *testing.T) {
 	mcpRes.Body.Close()
 	if mcpRes.StatusCode != 503 || mcpRes.Header.Get("Retry-After") == "" {
 		t.Errorf("MCP while frozen: %d Retry-After=%q", mcpRes.StatusCode, mcpRes.Header.Get("Retry-After"))
+	}
+	// So does the token endpoint, in OAuth's terms.
+	tokRes, err := http.PostForm(d.url+"/oauth/token?apikey="+drillAPIKey, url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {"svc_rt_unknown"}, "client_id": {"some-client"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokBody, _ := io.ReadAll(tokRes.Body)
+	tokRes.Body.Close()
+	if tokRes.StatusCode != 503 || tokRes.Header.Get("Retry-After") == "" || !strings.Contains(string(tokBody), "temporarily_unavailable") {
+		t.Errorf("token endpoint while frozen: %d Retry-After=%q %s", tokRes.StatusCode, tokRes.Header.Get("Retry-After"), tokBody)
 	}
 	res, err := http.Get(d.url + "/readyz")
 	if err != nil {
@@ -286,7 +298,18 @@ func TestDrillStartAgainstSilentDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 20*time.Second, func() bool {
-		res, err := http.Get(d.url + "/readyz")
+		// So does the token endpoint, in OAuth's terms.
+	tokRes, err := http.PostForm(d.url+"/oauth/token?apikey="+drillAPIKey, url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {"svc_rt_unknown"}, "client_id": {"some-client"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokBody, _ := io.ReadAll(tokRes.Body)
+	tokRes.Body.Close()
+	if tokRes.StatusCode != 503 || tokRes.Header.Get("Retry-After") == "" || !strings.Contains(string(tokBody), "temporarily_unavailable") {
+		t.Errorf("token endpoint while frozen: %d Retry-After=%q %s", tokRes.StatusCode, tokRes.Header.Get("Retry-After"), tokBody)
+	}
+	res, err := http.Get(d.url + "/readyz")
 		if err != nil {
 			return false
 		}
