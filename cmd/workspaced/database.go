@@ -35,3 +35,16 @@ func connect(ctx context.Context, dsn string, c dbConfig, log *slog.Logger) (*st
 		pause = min(2*pause, 2*time.Second)
 	}
 }
+
+// closePool closes the pool, waiting at most d: closing waits for every connection to be
+// released and cleaned up, which a frozen database can hold up for 15s, and a stop asked
+// for should not wait on it. What is left is released by the process's exit.
+func closePool(s *store.Store, d time.Duration, log *slog.Logger) {
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		log.Warn("database connections did not close in time; leaving them to the exit", "waited", d)
+	}
+}

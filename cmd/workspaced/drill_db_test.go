@@ -292,7 +292,8 @@ func TestDrillStartAgainstSilentDatabase(t *testing.T) {
 		t.Errorf("unclear failure:\n%s", d.log)
 	}
 
-	d = launchDaemon(t, bin, "DATABASE_URL="+pg.DSN, "DB_CONNECT_TIMEOUT=1s", "DB_WAIT=60s")
+	d = launchDaemon(t, bin, "DATABASE_URL="+pg.DSN, "DB_CONNECT_TIMEOUT=1s", "DB_WAIT=60s", "SHUTDOWN_GRACE=1s",
+		"DB_STATEMENT_TIMEOUT=1s")
 	time.Sleep(3 * time.Second)
 	if err := pg.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
@@ -308,4 +309,28 @@ func TestDrillStartAgainstSilentDatabase(t *testing.T) {
 	if n := strings.Count(d.log.String(), "retrying (DB_WAIT)"); n < 1 {
 		t.Errorf("no logged retry while waiting:\n%s", d.log)
 	}
+
+	// Stopped while the database is frozen again, it still exits 0 promptly.
+	if err := pg.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(d.url + "/readyz")
+	if err == nil {
+		res.Body.Close()
+	}
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	sent := time.Now()
+	select {
+	case err := <-d.exited:
+		if err != nil {
+			t.Errorf("exit while the database is frozen: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit within 20s of SIGTERM while the database is frozen")
+	}
+	if took := time.Since(sent); took > 8*time.Second {
+		t.Errorf("exit took %s with a 1s grace", took)
+	}
+	t.Logf("exit %s after SIGTERM with the database frozen", time.Since(sent).Round(time.Millisecond))
+	pg.Signal(syscall.SIGCONT)
 }

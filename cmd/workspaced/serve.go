@@ -71,7 +71,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*store.Sto
 		stopPG()
 		return nil, nil, err
 	}
-	return s, func() { s.Close(); stopPG() }, nil
+	return s, func() { closePool(s, 3*time.Second, log); stopPG() }, nil
 }
 
 // server is the whole process: every surface on one router.
