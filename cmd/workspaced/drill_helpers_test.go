@@ -42,10 +42,11 @@ func privatePG(t *testing.T) *pglaunch.Server {
 
 // daemon is a running workspaced process.
 type daemon struct {
-	cmd    *exec.Cmd
-	url    string
-	exited chan error
-	log    *logBuffer
+	cmd        *exec.Cmd
+	url        string
+	metricsURL string // where METRICS_ADDR points, for builds that serve /metrics apart
+	exited     chan error
+	log        *logBuffer
 }
 
 // logBuffer keeps the process's log, counting every byte but holding only the first MB.
@@ -120,9 +121,10 @@ func launchDaemon(t *testing.T, bin string, env ...string) *daemon {
 			scheme = "https"
 		}
 	}
+	metricsAddr := freeAddr(t)
 	base := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LOG_LEVEL=warn",
-		"APIKEY=" + drillAPIKey, "LISTEN_ADDR=" + addr, "DATA_DIR=" + t.TempDir()}
-	d := &daemon{url: scheme + "://" + addr, exited: make(chan error, 1), log: &logBuffer{}}
+		"APIKEY=" + drillAPIKey, "LISTEN_ADDR=" + addr, "DATA_DIR=" + t.TempDir(), "METRICS_ADDR=" + metricsAddr}
+	d := &daemon{url: scheme + "://" + addr, metricsURL: "http://" + metricsAddr, exited: make(chan error, 1), log: &logBuffer{}}
 	if public != "" {
 		d.url = public
 	}
