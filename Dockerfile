@@ -16,6 +16,13 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/workspaced /workspaced
 USER nonroot:nonroot
 # Listen on every interface inside the container; publish the port to choose who reaches it.
+# With no PUBLIC_URL the origin is http://localhost:8080 (a loopback origin, fine for a
+# published port on this machine); anywhere else set PUBLIC_URL=https://... (see
+# docs/operations.md), as the service refuses a non-loopback http origin.
 ENV LISTEN_ADDR=:8080
+# ACME certificates (ACME_DOMAINS) are cached here; mount a volume to keep them.
+ENV DATA_DIR=/home/nonroot/data
 EXPOSE 8080
+# The image has no shell or curl: the binary asks its own /readyz.
+HEALTHCHECK --interval=10s --timeout=6s --start-period=30s --retries=3 CMD ["/workspaced", "healthcheck"]
 ENTRYPOINT ["/workspaced", "serve"]

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // Error is an OAuth error response (RFC 6749 section 5.2, RFC 7009 2.2.1, RFC 7591 3.2.2):
@@ -66,6 +69,10 @@ var (
 		Description: "the member denied the request"}
 	ErrServerError = &Error{Code: "server_error", Status: http.StatusInternalServerError,
 		Description: "something failed on our side; retry"}
+	// ErrTemporarilyUnavailable is the database not answering (RFC 6749 4.1.2.1's code,
+	// used at every endpoint): the same request may be retried after Retry-After.
+	ErrTemporarilyUnavailable = &Error{Code: "temporarily_unavailable", Status: http.StatusServiceUnavailable,
+		Description: "the service is temporarily unavailable; retry shortly"}
 	ErrInvalidRedirectURI = &Error{Code: "invalid_redirect_uri", Status: http.StatusBadRequest,
 		Description: "a redirect URI is not acceptable"}
 	ErrInvalidClientMetadata = &Error{Code: "invalid_client_metadata", Status: http.StatusBadRequest,
@@ -77,7 +84,11 @@ var (
 // writeError renders an OAuth error as JSON with the no-store headers of RFC 6749 5.1.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := err.(*Error)
-	if !ok {
+	switch {
+	case !ok && store.IsUnavailable(err):
+		e = ErrTemporarilyUnavailable.WithCause(err)
+		w.Header().Set("Retry-After", strconv.Itoa(int(store.RetryAfterUnavailable.Seconds())))
+	case !ok:
 		e = ErrServerError.WithCause(err)
 	}
 	if e.Status >= 500 {

@@ -91,7 +91,13 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.principal(r)
 		if err != nil {
-			WriteError(w, r, a.cfg.Logger, a.limitFailure(r, w.Header(), err))
+			// Only a credential refused is a failed authentication; a lookup that could not
+			// run (database down) is the service's fault, answered 503 and not charged to
+			// the client's IP, or an outage would lock out everyone behind it.
+			if store.AsError(err).Status == http.StatusUnauthorized {
+				err = a.limitFailure(r, w.Header(), err)
+			}
+			WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
 		if err := TakeCall(r.Context(), a.cfg.Limiter, p, w.Header()); err != nil {
@@ -102,7 +108,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-// principal resolves the request's credential; every error is unauthorized.
+// principal resolves the request's credential: unauthorized, or the lookup's own failure.
 func (a *API) principal(r *http.Request) (*store.Principal, error) {
 	if !APIKeyValid(r, a.cfg.APIKey) {
 		return nil, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")

@@ -47,10 +47,13 @@ type position struct {
 
 func (o *Ops) key(ctx context.Context) ([]byte, error) {
 	o.keyMu.Lock()
-	defer o.keyMu.Unlock()
-	if o.cursorKey != nil {
-		return o.cursorKey, nil
+	k := o.cursorKey
+	o.keyMu.Unlock()
+	if k != nil {
+		return k, nil
 	}
+	// The lock is not held across the query: with the database down, every list request
+	// would queue behind one another's deadline. Concurrent first loads agree (Setting).
 	v, err := o.store.Setting(ctx, "cursor_key", func() string {
 		var b [32]byte
 		_, _ = rand.Read(b[:])
@@ -59,6 +62,8 @@ func (o *Ops) key(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, store.Internal(err)
 	}
+	o.keyMu.Lock()
+	defer o.keyMu.Unlock()
 	o.cursorKey = []byte(v)
 	return o.cursorKey, nil
 }

@@ -53,7 +53,12 @@ func BadRequest(format string, args ...any) *Error {
 func Unauthorized(format string, args ...any) *Error {
 	return Errorf(http.StatusUnauthorized, "unauthorized", format, args...)
 }
+
+// Internal is a 500, or the 503 of Unavailable when err is the database not answering.
 func Internal(err error) *Error {
+	if IsUnavailable(err) {
+		return Unavailable(err)
+	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal_error",
 		Message: "something failed on our side; retry, and quote the request id if it persists", Err: err}
 }

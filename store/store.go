@@ -23,16 +23,26 @@ type Store struct {
 }
 
 // Open connects to the database at dsn and checks that it answers.
-func Open(ctx context.Context, dsn string) (*Store, error) {
+func Open(ctx context.Context, dsn string) (*Store, error) { return OpenWith(ctx, dsn, Options{}) }
+
+// OpenWith is Open with bounds on every wait (Options).
+func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: parse DATABASE_URL: %w", err)
+	}
+	if o.ConnectTimeout > 0 {
+		cfg.ConnConfig.ConnectTimeout = o.ConnectTimeout
+	}
+	if o.AcquireTimeout > 0 || o.StatementTimeout > 0 {
+		// pgxpool takes the acquire hooks from the same tracer value.
+		cfg.ConnConfig.Tracer = deadlines{acquire: o.AcquireTimeout, statement: o.StatementTimeout}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	if err := pool.Ping(WithoutDeadlines(ctx)); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: ping: %w", err)
 	}
@@ -52,6 +62,7 @@ func (s *Store) Close() { s.pool.Close() }
 // Migrate applies the embedded migrations that have not run yet. Concurrent starts are
 // serialised by an advisory lock so two processes never migrate at once.
 func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
+	ctx = WithoutDeadlines(ctx)
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err

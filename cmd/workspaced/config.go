@@ -37,6 +37,26 @@ type config struct {
 	MCPAllowedOrigins string
 	MetricsAddr       string // "off": no metrics listener
 	MetricsToken      string // "": /metrics is not on the public port
+
+	// Serving (docs/operations.md): TLS here, deadlines, shutdown.
+	TLSCertFile      string
+	TLSKeyFile       string
+	ACMEDomains      []string
+	ACMEDirectoryURL string
+	ACMEEmail        string
+	ReadTimeout      time.Duration
+	WriteTimeout     time.Duration
+	ShutdownGrace    time.Duration
+	DB               dbConfig
+}
+
+// dbConfig bounds every wait on PostgreSQL, so a database that stops answering turns into
+// prompt 503s instead of requests piling up.
+type dbConfig struct {
+	ConnectTimeout   time.Duration // one connection attempt, handshake included
+	AcquireTimeout   time.Duration // waiting for a free pooled connection
+	StatementTimeout time.Duration // each statement, rows included
+	Wait             time.Duration // at startup, keep retrying the first connection this long
 }
 
 func env(key, def string) string {
@@ -93,17 +113,43 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 		"comma-separated browser origins allowed on /mcp besides loopback ones while PUBLIC_URL is loopback")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", "127.0.0.1:9090"), "address of the /metrics listener; off for none")
 	fs.StringVar(&c.MetricsToken, "metrics-token", env("METRICS_TOKEN", ""), "serve /metrics on the public port too, to requests with this bearer token")
+	fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("TLS_CERT_FILE", ""), "PEM certificate chain: serve HTTPS with it (re-read on change or SIGHUP)")
+	fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("TLS_KEY_FILE", ""), "PEM private key of -tls-cert-file")
+	fs.Func("acme-domains", "comma-separated domains to obtain certificates for with ACME (default $ACME_DOMAINS)", func(v string) error {
+		c.ACMEDomains = splitList(v)
+		return nil
+	})
+	c.ACMEDomains = splitList(env("ACME_DOMAINS", ""))
+	fs.StringVar(&c.ACMEDirectoryURL, "acme-directory-url", env("ACME_DIRECTORY_URL", "https://acme-v02.api.letsencrypt.org/directory"), "ACME directory of the certificate authority")
+	fs.StringVar(&c.ACMEEmail, "acme-email", env("ACME_EMAIL", ""), "contact address given to the ACME certificate authority")
+	for _, d := range []struct {
+		p        *time.Duration
+		env, def string
+		flag     string
+		usage    string
+	}{
+		{&c.ReadTimeout, "HTTP_READ_TIMEOUT", "30s", "http-read-timeout", "longest time to read a request, body included"},
+		{&c.WriteTimeout, "HTTP_WRITE_TIMEOUT", "60s", "http-write-timeout", "longest time to answer a request"},
+		{&c.ShutdownGrace, "SHUTDOWN_GRACE", "15s", "shutdown-grace", "on SIGTERM, how long requests in flight may finish before their connections are closed"},
+		{&c.DB.ConnectTimeout, "DB_CONNECT_TIMEOUT", "5s", "db-connect-timeout", "longest time one PostgreSQL connection attempt may take"},
+		{&c.DB.AcquireTimeout, "DB_ACQUIRE_TIMEOUT", "3s", "db-acquire-timeout", "longest time a request waits for a free database connection"},
+		{&c.DB.StatementTimeout, "DB_STATEMENT_TIMEOUT", "5s", "db-statement-timeout", "longest time one database statement may take before the request answers 503"},
+		{&c.DB.Wait, "DB_WAIT", "0s", "db-wait", "at startup, keep retrying an unreachable database this long (0: fail at once)"},
+	} {
+		v, err := time.ParseDuration(env(d.env, d.def))
+		if err != nil || v < 0 {
+			return c, fmt.Errorf("%s: want a duration such as %s", d.env, d.def)
+		}
+		fs.DurationVar(d.p, d.flag, v, d.usage+" (default $"+d.env+" or "+d.def+")")
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if c.RefreshGrace < 0 || c.RefreshGrace > time.Minute {
 		return c, fmt.Errorf("refresh grace %s: must be between 0 and 60s", c.RefreshGrace)
 	}
-	if c.PublicURL == "" {
-		c.PublicURL = "http://" + c.ListenAddr
-	}
-	for len(c.PublicURL) > 0 && c.PublicURL[len(c.PublicURL)-1] == '/' {
-		c.PublicURL = c.PublicURL[:len(c.PublicURL)-1] // the issuer has no trailing slash
+	if err := c.checkServing(); err != nil {
+		return c, err
 	}
 	return c, nil
 }

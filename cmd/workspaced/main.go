@@ -4,6 +4,7 @@
 //	workspaced [serve]      start the server (no DATABASE_URL: a private PostgreSQL and a demo workspace)
 //	workspaced migrate      apply the embedded migrations
 //	workspaced admin ...    administer workspaces; every command prints one JSON object
+//	workspaced healthcheck  exit 0 when the server configured by the same env is ready
 package main
 
 import (
@@ -33,8 +34,10 @@ func run(ctx context.Context, args []string) int {
 		return migrate(ctx, args)
 	case "admin":
 		return admin(ctx, args, os.Stdout, os.Stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args)
 	case "help", "-h", "--help":
-		fmt.Println("usage: workspaced [serve|migrate|admin <command>] [flags]; workspaced admin help lists the admin commands")
+		fmt.Println("usage: workspaced [serve|migrate|admin <command>|healthcheck] [flags]; workspaced admin help lists the admin commands")
 		return 0
 	default:
 		fmt.Fprintf(os.Stderr, "workspaced: unknown command %q (want serve, migrate or admin)\n", cmd)

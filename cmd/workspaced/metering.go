@@ -31,7 +31,7 @@ func (srv *server) enricher() (restapi.Enricher, func(context.Context), error) {
 		provider = p
 	}
 	svc := enrich.NewService(enrich.ServiceConfig{Store: srv.store, Provider: provider, Cost: int64(srv.cfg.EnrichCost),
-		Logger: srv.log})
+		HoldFor: holdFor, Logger: srv.log})
 	e := restapi.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
 		res, err := svc.Enrich(ctx, p, domain)
 		if err != nil {
@@ -42,20 +42,31 @@ func (srv *server) enricher() (restapi.Enricher, func(context.Context), error) {
 	return e, srv.sweepHolds, nil
 }
 
-// sweepHolds refunds the credit holds of requests that died, every minute.
+// holdFor is how long a credit reservation outlives its request. A lookup is bounded at
+// 10s (the providers' timeouts) and each statement by DB_STATEMENT_TIMEOUT, so 20s lets
+// every live request settle, while the holds of a process that crashed come back within
+// holdFor plus one sweep interval, well inside 30s of the next start (or sooner, by any
+// other replica's sweeper).
+const (
+	holdFor    = 20 * time.Second
+	sweepEvery = 5 * time.Second
+)
+
+// sweepHolds refunds the credit holds of requests that died: once at start, then every
+// sweepEvery.
 func (srv *server) sweepHolds(ctx context.Context) {
-	t := time.NewTicker(time.Minute)
+	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
-	for {
+	for now := time.Now(); ; {
+		if n, err := enrich.SweepHolds(ctx, srv.store, now); err != nil {
+			srv.log.Error("sweeping credit holds", "err", err)
+		} else if n > 0 {
+			srv.log.Warn("refunded expired credit holds", "workspaces", n)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case now := <-t.C:
-			if n, err := enrich.SweepHolds(ctx, srv.store, now); err != nil {
-				srv.log.Error("sweeping credit holds", "err", err)
-			} else if n > 0 {
-				srv.log.Warn("refunded expired credit holds", "workspaces", n)
-			}
+		case now = <-t.C:
 		}
 	}
 }

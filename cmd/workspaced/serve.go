@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -28,12 +29,13 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(newSampler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})))
 }
 
 func migrate(ctx context.Context, args []string) int {
 	cfg, err := parseConfig(flag.NewFlagSet("migrate", flag.ContinueOnError), args)
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	log := newLogger(os.Stderr, cfg.LogLevel)
@@ -58,7 +60,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*store.Sto
 			return nil, nil, err
 		}
 	}
-	s, err := store.Open(ctx, dsn)
+	s, err := connect(ctx, dsn, cfg.DB, log)
 	if err != nil {
 		stopPG()
 		return nil, nil, err
@@ -68,7 +70,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*store.Sto
 		stopPG()
 		return nil, nil, err
 	}
-	return s, func() { s.Close(); stopPG() }, nil
+	return s, func() { closePool(s, 3*time.Second, log); stopPG() }, nil
 }
 
 // server is the whole process: every surface on one router.
@@ -115,8 +117,17 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	if err := srv.forgetStoredDemo(ctx); err != nil {
 		return err
 	}
+	if sampled, ok := log.Handler().(*sampler); ok {
+		srv.reg.MustRegister(sampled.collectors()...)
+	}
 
 	handler, background, err := srv.routes(ctx)
+	if err != nil {
+		return err
+	}
+	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
+	tlsConfig, err := srv.tlsConfig(bgCtx)
 	if err != nil {
 		return err
 	}
@@ -124,7 +135,8 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	if err != nil {
 		return err
 	}
-	httpServer := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	httpServer := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: 120 * time.Second}
 	if cfg.MetricsAddr != "off" {
 		addr, stopMetrics, err := serveMetrics(cfg.MetricsAddr, srv.metricsHandler(), log)
 		if err != nil {
@@ -134,8 +146,6 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 		defer stopMetrics()
 		log.Info("metrics", "addr", addr)
 	}
-	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBackground()
 	for _, run := range background {
 		go run(bgCtx)
 	}
@@ -146,16 +156,34 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL)
 	errc := make(chan error, 1)
-	go func() { errc <- httpServer.Serve(ln) }()
+	go func() {
+		if tlsConfig != nil {
+			errc <- httpServer.ServeTLS(ln, "", "") // certificates come from tlsConfig; HTTP/2 on
+			return
+		}
+		errc <- httpServer.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	return shutdown(httpServer, cfg.ShutdownGrace, log)
+}
+
+// shutdown stops accepting, lets requests in flight finish for the grace period, then
+// closes whatever connections are left: a stop asked for is a clean stop (exit 0), even
+// when a client was still trickling a body.
+func shutdown(httpServer *http.Server, grace time.Duration, log *slog.Logger) error {
+	log.Info("shutting down", "grace", grace)
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := httpServer.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("grace period over; closing the connections still open")
+		return httpServer.Close()
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -213,6 +241,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 
 	r := chi.NewRouter()
 	r.Use(restapi.RequestID, srv.accessLog)
+	if strings.HasPrefix(srv.cfg.PublicURL, "https://") {
+		r.Use(hsts)
+	}
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		restapi.WriteJSON(w, 200, map[string]string{"status": "ok"})
 	})
