@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Load run: the rate limiter's cost per request. Starts the real server three times against
-# one database (limits off, in memory, in Redis), drives GET /v1/deals?limit=1 with wrk for
-# the same time each, and prints requests/s and the ratio to the limits-off run.
+# Load run: the rate limiter's cost per request. Starts the real server against one
+# database with limits off, in memory and in Redis, in interleaved rounds (off, memory,
+# redis, off, memory, redis ...) so all three see the same machine; each run drives
+# GET /v1/deals?limit=1 with wrk for the same time. Prints each round and, per limiter, the
+# total requests/s over all rounds and its ratio to limits off.
 # Budgets are set far above what the run can spend, so every request does the full work of
 # an allowed request. Traffic goes to 127.0.0.1 only.
-#   bash bench/ratelimit-load.sh [seconds]        (needs wrk: apt-get install wrk)
+#   bash bench/ratelimit-load.sh [seconds per run] [rounds]     (needs wrk: apt-get install wrk)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
+rounds=${2:-3}
 admin_url=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+redis_url=${REDIS_URL:-redis://127.0.0.1:6379/0}
 db=ws_loadrun
 db_url=${admin_url%/*}/$db?sslmode=disable
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
@@ -20,7 +24,7 @@ export DATABASE_URL=$db_url APIKEY=loadrun-key LOG_LEVEL=error \
   RATE_LIMIT_PER_CREDENTIAL=1000000000 RATE_LIMIT_PER_WORKSPACE=1000000000
 "$bin" migrate >/dev/null
 key=$("$bin" admin seed-demo | python3 -c 'import json,sys; print(json.load(sys.stdin)["agent_key"])')
-redis-cli -n 0 --scan --pattern 'workspaced:ratelimit*' | xargs -r redis-cli -n 0 del >/dev/null
+redis-cli -u "$redis_url" --scan --pattern 'workspaced:ratelimit:*' | xargs -r redis-cli -u "$redis_url" del >/dev/null
 
 run() { # name, env...
   local name=$1; shift
@@ -37,9 +41,15 @@ run() { # name, env...
 }
 
 results=$(
-  run off RATE_LIMITS=false
-  run memory RATE_LIMITS=true
-  run redis RATE_LIMITS=true REDIS_URL=redis://127.0.0.1:6379/0
+  for r in $(seq 1 "$rounds"); do
+    run off RATE_LIMITS=false | sed "s/^/$r /"
+    run memory RATE_LIMITS=true | sed "s/^/$r /"
+    run redis RATE_LIMITS=true REDIS_URL=$redis_url | sed "s/^/$r /"
+  done
 )
-echo "$results" | awk 'NR==1 {base=$2} {printf "%-7s %10.0f req/s   %.2fx of limits off\n", $1, $2, $2/base}'
+echo "$results" | awk '{printf "round %s  %-7s %10.0f req/s\n", $1, $2, $3}'
+echo "$results" | awk -v rounds="$rounds" '
+  {sum[$2] += $3; if (!($2 in seen)) {order[++n] = $2; seen[$2] = 1}}
+  END {for (i = 1; i <= n; i++) printf "%-7s %10.0f req/s   %.2fx of limits off\n", order[i], sum[order[i]] / rounds, sum[order[i]] / sum["off"]}'
+redis-cli -u "$redis_url" --scan --pattern 'workspaced:ratelimit:*' | xargs -r redis-cli -u "$redis_url" del >/dev/null
 psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"

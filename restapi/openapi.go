@@ -150,6 +150,11 @@ func dataResponse(desc string, schema obj) obj {
 func errorResponses(resp obj, codes ...string) obj {
 	for _, c := range codes {
 		resp[c] = ref("responses", "Error")
+		// A rate-limited call meets the rate-limit store's outages too: with the
+		// fail-closed policy it answers 503 (LimitError).
+		if c == "429" {
+			resp["503"] = ref("responses", "Error")
+		}
 	}
 	return resp
 }
@@ -296,12 +301,12 @@ func openAPIDoc() obj {
 			},
 			"headers": obj{"RequestID": obj{"required": true, "description": "the request id, kept from the request when well-formed",
 				"schema": obj{"type": "string"}},
-				"RateLimitLimit": obj{"description": "requests allowed a minute by the tighter budget (60 per token, 600 per workspace)",
+				"RateLimitLimit": obj{"description": "requests allowed a minute by the tighter budget (as configured; by default 60 per token, 600 per workspace)",
 					"schema": obj{"type": "integer"}},
 				"RateLimitRemaining": obj{"description": "requests left in the tighter budget", "schema": obj{"type": "integer"}},
-				"RateLimitReset":     obj{"description": "when the budget refills, Unix seconds", "schema": obj{"type": "integer"}},
-				"RetryAfter":         obj{"description": "on 429: seconds to wait (60)", "schema": obj{"type": "integer"}}},
-			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 Retry-After.",
+				"RateLimitReset":     obj{"description": "when the oldest request the budget counts leaves its sliding window, giving one back; Unix seconds", "schema": obj{"type": "integer"}},
+				"RetryAfter":         obj{"description": "on 429: seconds to wait (60); on 503: a few seconds", "schema": obj{"type": "integer"}}},
+			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 and 503 Retry-After.",
 				"headers": obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
 					"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset"),
 					"Retry-After": ref("headers", "RetryAfter")},
