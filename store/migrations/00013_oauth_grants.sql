@@ -7,6 +7,11 @@
 -- scope and resource syntax), mints the new secrets, and calls one function that locks,
 -- checks, rotates and issues in one round trip. The function's answer (outcome) names the
 -- rule that decided the grant; oauth/token.go turns it into the RFC 6749 error.
+--
+-- Every statement below finds its rows by a unique key (token_hash, code_hash, id) or by
+-- family_id through a family index, never by a column without an index, so plans do not
+-- depend on the tables' statistics: oauth's TestGrantsUseIndexesWithStaleStatistics
+-- analyses the tables nearly empty, grows them, and counts sequential scans.
 
 -- oauth_revoke_family kills a family and every token in it (RFC 9700 4.14.2, RFC 7009).
 -- +goose StatementBegin
@@ -95,8 +100,11 @@ BEGIN
   ELSIF outcome = 'rotated' THEN
     UPDATE oauth_refresh_tokens SET retired_at = at WHERE id = t.id;
   ELSIF outcome = 'superseded' THEN
+    -- a.family_id lets the family's index find the access tokens (there is none on
+    -- refresh_id): without it this is a sequential scan of every access token.
     UPDATE oauth_access_tokens a SET revoked_at = at FROM oauth_refresh_tokens r
-    WHERE a.refresh_id = r.id AND r.family_id = family AND r.generation > t.generation AND a.revoked_at IS NULL;
+    WHERE a.family_id = family AND a.refresh_id = r.id AND r.family_id = family AND r.generation > t.generation
+      AND a.revoked_at IS NULL;
     UPDATE oauth_refresh_tokens SET retired_at = t.retired_at
     WHERE family_id = family AND retired_at IS NULL AND revoked_at IS NULL;
   ELSE
