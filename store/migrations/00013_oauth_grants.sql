@@ -78,6 +78,10 @@ BEGIN
   FROM oauth_families fa JOIN users u ON u.id = fa.user_id WHERE fa.id = family FOR UPDATE OF fa;
   SELECT r.id, r.generation, r.scopes, r.expires_at, r.retired_at, r.revoked_at INTO t
   FROM oauth_refresh_tokens r WHERE r.token_hash = oauth_refresh_grant.token_hash;
+  IF NOT FOUND THEN -- the family was deleted (its client or member) since the first read
+    outcome := 'unknown';
+    RETURN;
+  END IF;
   granted := t.scopes;
   bound := f.resource;
   outcome := CASE
