@@ -9,6 +9,8 @@
 # neighbours, CPU per request much less.
 # Budgets are set far above what the run can spend, so every request does the full work of
 # an allowed request. Traffic goes to 127.0.0.1 only.
+# With OTHER_BIN set to another build of workspaced, each round also runs it with Redis
+# ("redis-other"), for before/after comparisons in one run.
 #   bash bench/ratelimit-load.sh [seconds per run] [rounds]     (needs wrk: apt-get install wrk)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,9 +37,9 @@ for _ in $(seq 1 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && brea
 
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system clock ticks
 
-run() { # name, env...
-  local name=$1; shift
-  env LISTEN_ADDR=127.0.0.1:18089 "$@" "$bin" serve >/dev/null 2>&1 &
+run() { # name, binary, env...
+  local name=$1 exe=$2; shift 2
+  env LISTEN_ADDR=127.0.0.1:18089 "$@" "$exe" serve >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do curl -fs 127.0.0.1:18089/readyz >/dev/null && break; sleep 0.1; done
   wrk -t2 -c16 -d2s -H "apikey: $APIKEY" -H "Authorization: Bearer $key" \
@@ -55,17 +57,20 @@ run() { # name, env...
 
 results=$(
   for r in $(seq 1 "$rounds"); do
-    run off RATE_LIMITS=false | sed "s/^/$r /"
-    run memory RATE_LIMITS=true | sed "s/^/$r /"
-    run redis RATE_LIMITS=true REDIS_URL=$redis_url | sed "s/^/$r /"
+    run off "$bin" RATE_LIMITS=false | sed "s/^/$r /"
+    run memory "$bin" RATE_LIMITS=true | sed "s/^/$r /"
+    run redis "$bin" RATE_LIMITS=true REDIS_URL=$redis_url | sed "s/^/$r /"
+    if [ -n "${OTHER_BIN:-}" ]; then
+      run redis-other "$OTHER_BIN" RATE_LIMITS=true REDIS_URL=$redis_url | sed "s/^/$r /"
+    fi
   done
 )
 tick=$(getconf CLK_TCK)
-echo "$results" | awk -v tick="$tick" '{printf "round %s  %-7s %8.0f req/s  %5.1f us CPU/request (server %5.1f, redis %4.1f)\n",
+echo "$results" | awk -v tick="$tick" '{printf "round %s  %-11s %8.0f req/s  %5.1f us CPU/request (server %5.1f, redis %4.1f)\n",
   $1, $2, $3, ($5 + $6) * 1e6 / tick / $4, $5 * 1e6 / tick / $4, $6 * 1e6 / tick / $4}'
 echo "$results" | awk -v rounds="$rounds" -v tick="$tick" '
   {rps[$2] += $3; req[$2] += $4; cpu[$2] += $5 + $6; if (!($2 in seen)) {order[++n] = $2; seen[$2] = 1}}
   END {for (i = 1; i <= n; i++) { k = order[i]
-    printf "%-7s %8.0f req/s  %.2fx of limits off   %5.1f us CPU/request  %.2fx of limits off\n",
+    printf "%-11s %8.0f req/s  %.2fx of limits off   %5.1f us CPU/request  %.2fx of limits off\n",
       k, rps[k] / rounds, rps[k] / rps["off"], cpu[k] * 1e6 / tick / req[k], (cpu["off"] / req["off"]) / (cpu[k] / req[k]) }}'
 psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"

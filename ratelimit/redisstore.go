@@ -3,7 +3,6 @@ package ratelimit
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -50,38 +49,10 @@ return out
 // redisCounter is the counter shared by every process using the same Redis and prefix.
 // It returns Redis errors as they are; what a failed take means is the Limiter's policy
 // (Config.FailOpen).
-//
-// Takes are batched the natural way: a take waits for no timer; it goes to Redis at once
-// when a sender is idle, and takes that arrive while every sender has a round trip in
-// flight go together in the next one, as one pipeline. Under load this spends one round
-// trip (two syscalls each side) on many requests instead of one each; alone, a take
-// costs what an unbatched one does.
 type redisCounter struct {
 	client *redis.Client
 	script *redis.Script
-	queue  chan *pendingTake
-	done   chan struct{}
-	wg     sync.WaitGroup
 }
-
-// pendingTake is one take waiting for its batch's round trip.
-type pendingTake struct {
-	keys   []string
-	args   []any
-	result chan takeResult // buffered: the sender never blocks on a caller that gave up
-}
-
-type takeResult struct {
-	vals []int64
-	err  error
-}
-
-const (
-	// redisSenders is the number of round trips in flight at once.
-	redisSenders = 4
-	// maxBatch bounds one pipeline.
-	maxBatch = 64
-)
 
 // newRedisCounter builds a client for url but does not contact Redis: a service whose
 // Redis is down starts and applies its failure policy.
@@ -110,38 +81,20 @@ func newRedisCounter(url string) (*redisCounter, error) {
 	if opt.DialerRetries == 0 {
 		opt.DialerRetries = 1
 	}
-	r := &redisCounter{client: redis.NewClient(opt), script: redis.NewScript(takeScript),
-		queue: make(chan *pendingTake, maxBatch), done: make(chan struct{})}
-	for range redisSenders {
-		r.wg.Add(1)
-		go r.send()
-	}
-	return r, nil
+	return &redisCounter{client: redis.NewClient(opt), script: redis.NewScript(takeScript)}, nil
 }
 
 func (r *redisCounter) take(ctx context.Context, cs []charge) ([]usage, bool, error) {
-	t := &pendingTake{keys: make([]string, len(cs)), args: make([]any, 0, 2*len(cs)), result: make(chan takeResult, 1)}
+	keys := make([]string, len(cs))
+	args := make([]any, 0, 2*len(cs))
 	for i, c := range cs {
-		t.keys[i] = c.key
-		t.args = append(t.args, c.budget.Tokens, c.budget.Interval.Milliseconds())
+		keys[i] = c.key
+		args = append(args, c.budget.Tokens, c.budget.Interval.Milliseconds())
 	}
-	var res takeResult
-	select {
-	case r.queue <- t:
-	case <-r.done:
-		return nil, false, ErrClosed
-	case <-ctx.Done():
-		return nil, false, ctx.Err()
+	vals, err := r.script.Run(ctx, r.client, keys, args...).Int64Slice()
+	if err != nil {
+		return nil, false, fmt.Errorf("ratelimit: redis take: %w", err)
 	}
-	select {
-	case res = <-t.result:
-	case <-ctx.Done():
-		return nil, false, ctx.Err()
-	}
-	if res.err != nil {
-		return nil, false, fmt.Errorf("ratelimit: redis take: %w", res.err)
-	}
-	vals := res.vals
 	if len(vals) != 1+2*len(cs) {
 		return nil, false, fmt.Errorf("ratelimit: redis take: %d values, want %d", len(vals), 1+2*len(cs))
 	}
@@ -152,68 +105,5 @@ func (r *redisCounter) take(ctx context.Context, cs []charge) ([]usage, bool, er
 	return use, vals[0] == 1, nil
 }
 
-// send is one sender: it takes what is queued, up to maxBatch, and runs it as one
-// pipeline, until close.
-func (r *redisCounter) send() {
-	defer r.wg.Done()
-	batch := make([]*pendingTake, 0, maxBatch)
-	for {
-		batch = batch[:0]
-		select {
-		case t := <-r.queue:
-			batch = append(batch, t)
-		case <-r.done:
-			return
-		}
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case t := <-r.queue:
-				batch = append(batch, t)
-			default:
-				break more
-			}
-		}
-		r.run(batch)
-	}
-}
-
-// run sends a batch as one pipeline of EVALSHA; if Redis lost the script (restart,
-// SCRIPT FLUSH), it loads it and sends the batch again, once.
-func (r *redisCounter) run(batch []*pendingTake) {
-	ctx := context.Background() // the client's read and write timeouts bound the round trip
-	cmds := make([]*redis.Cmd, len(batch))
-	exec := func() error {
-		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for i, t := range batch {
-				cmds[i] = r.script.EvalSha(ctx, p, t.keys, t.args...)
-			}
-			return nil
-		})
-		return err
-	}
-	err := exec()
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		if err = r.script.Load(ctx, r.client).Err(); err == nil {
-			err = exec()
-		}
-	}
-	for i, t := range batch {
-		var res takeResult
-		if cmds[i] != nil {
-			res.vals, res.err = cmds[i].Int64Slice()
-		}
-		if res.err == nil && err != nil && cmds[i] == nil {
-			res.err = err
-		}
-		t.result <- res
-	}
-}
-
-// close stops the senders and closes the client. The counts in Redis stay: other
-// processes share them.
-func (r *redisCounter) close() error {
-	close(r.done)
-	r.wg.Wait()
-	return r.client.Close()
-}
+// close closes the client. The counts in Redis stay: other processes share them.
+func (r *redisCounter) close() error { return r.client.Close() }
