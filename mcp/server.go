@@ -289,7 +289,7 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 
 // limitFailure charges a failed authentication to the client's IP, in the bucket REST
 // charges, so token guessing is throttled across both (decisions.md 5); it returns
-// rate_limited once that budget is spent.
+// restapi.LimitError's answer: rate_limited once that budget is spent.
 func (s *Server) limitFailure(r *http.Request, h http.Header) error {
 	if s.cfg.Limiter == nil {
 		return nil
@@ -299,10 +299,7 @@ func (s *Server) limitFailure(r *http.Request, h http.Header) error {
 		return nil // a closed limiter fails open here as in REST; the 401 still stands
 	}
 	d.SetHeaders(h)
-	if !d.Allowed {
-		return restapi.RateLimited()
-	}
-	return nil
+	return restapi.LimitError(d)
 }
 
 // headerSafe keeps a description within RFC 6750's quoted-string character set.

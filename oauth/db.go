@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agencyos/workspaced/store"
@@ -18,11 +17,6 @@ import (
 // statements run on the pool directly, before any actor exists.
 type db struct {
 	pool *pgxpool.Pool
-}
-
-// execer is a pool or a transaction.
-type execer interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
 const clientColumns = `id, coalesce(workspace_id::text, ''), name, coalesce(logo_uri, ''), coalesce(client_uri, ''),
@@ -185,8 +179,6 @@ type code struct {
 	Scopes                        []string
 	Resource                      string
 	ExpiresAt                     time.Time
-	UsedAt                        *time.Time
-	FamilyID                      *string
 }
 
 func (d *db) insertCode(ctx context.Context, hash []byte, c code, now time.Time) error {
@@ -197,19 +189,6 @@ func (d *db) insertCode(ctx context.Context, hash []byte, c code, now time.Time)
 	return err
 }
 
-// lockCode reads a code and locks its row for the rest of tx; nil when unknown.
-func lockCode(ctx context.Context, tx pgx.Tx, hash []byte) (*code, error) {
-	c := &code{}
-	err := tx.QueryRow(ctx, `SELECT client_id, user_id::text, workspace_id::text, redirect_uri, redirect_uri_given,
-			code_challenge, scopes, resource, expires_at, used_at, family_id::text
-		FROM oauth_codes WHERE code_hash = $1 FOR UPDATE`, hash).Scan(&c.ClientID, &c.UserID, &c.WorkspaceID,
-		&c.RedirectURI, &c.RedirectGiven, &c.Challenge, &c.Scopes, &c.Resource, &c.ExpiresAt, &c.UsedAt, &c.FamilyID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	return c, err
-}
-
 // Tokens -------------------------------------------------------------------------------
 
 // pair is an issued access and refresh token.
@@ -218,47 +197,8 @@ type pair struct {
 	Scopes          []string
 }
 
-// createFamily starts a token family (one authorization) and issues its first pair.
-func createFamily(ctx context.Context, tx pgx.Tx, clientID, userID, workspaceID string, scopes []string, resource string,
-	now time.Time) (string, pair, error) {
-	var familyID string
-	err := tx.QueryRow(ctx, `INSERT INTO oauth_families (client_id, user_id, workspace_id, scopes, resource, created_at, last_used_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id::text`, clientID, userID, workspaceID, scopes, resource, now).Scan(&familyID)
-	if err != nil {
-		return "", pair{}, err
-	}
-	p, err := issuePair(ctx, tx, familyID, 1, scopes, now)
-	if err != nil {
-		return "", pair{}, err
-	}
-	// The client row is shared by every member's exchange: touch it at most once a minute,
-	// so concurrent exchanges of a popular client do not queue on its row lock.
-	_, err = tx.Exec(ctx, `UPDATE oauth_clients SET last_used_at = $2 WHERE id = $1
-		AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, clientID, now)
-	return familyID, p, err
-}
-
-// issuePair stores a new refresh token of the given generation and its access token.
-func issuePair(ctx context.Context, tx pgx.Tx, familyID string, generation int, scopes []string, now time.Time) (pair, error) {
-	p := pair{Scopes: scopes}
-	var refreshHash, accessHash []byte
-	p.Refresh, refreshHash = store.NewSecret(store.PrefixRefreshToken)
-	p.Access, accessHash = store.NewSecret(store.PrefixAccessToken)
-	var refreshID string
-	if err := tx.QueryRow(ctx, `INSERT INTO oauth_refresh_tokens (family_id, token_hash, generation, scopes, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text`, familyID, refreshHash, generation, scopes, now,
-		now.Add(RefreshTTL)).Scan(&refreshID); err != nil {
-		return p, err
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO oauth_access_tokens (family_id, refresh_id, token_hash, scopes, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, familyID, refreshID, accessHash, scopes, now, now.Add(AccessTTL))
-	return p, err
-}
-
 // revokeFamily kills a family and every token in it.
-func revokeFamily(ctx context.Context, q execer, familyID string, now time.Time) error {
-	_, err := q.Exec(ctx, `WITH f AS (UPDATE oauth_families SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1),
-		r AS (UPDATE oauth_refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL)
-		UPDATE oauth_access_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL`, familyID, now)
+func (d *db) revokeFamily(ctx context.Context, familyID string, now time.Time) error {
+	_, err := d.pool.Exec(ctx, `SELECT oauth_revoke_family($1, $2)`, familyID, now)
 	return err
 }

@@ -55,7 +55,7 @@ func (s *Server) revokeRefresh(ctx context.Context, clientID, plain string) erro
 	if err != nil {
 		return err
 	}
-	if err := revokeFamily(ctx, s.db.pool, familyID, s.now()); err != nil {
+	if err := s.db.revokeFamily(ctx, familyID, s.now()); err != nil {
 		return err
 	}
 	s.notify(ctx, "oauth_family:"+familyID)

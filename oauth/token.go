@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -210,15 +208,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		ExpiresIn: int(AccessTTL.Seconds()), Scope: strings.Join(p.Scopes, " ")})
 }
 
-// verifierOK checks a PKCE code_verifier against the stored S256 challenge (RFC 7636 4.6).
-func verifierOK(verifier, challenge string) bool {
-	sum := sha256.Sum256([]byte(verifier))
-	return subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(challenge)) == 1
-}
-
 // exchangeCode is the authorization_code grant (RFC 6749 4.1.3, RFC 7636 4.5). A code is
 // consumed by its first presentation, whatever the outcome, and a second presentation
-// revokes the tokens the first one issued (RFC 6749 4.1.2).
+// revokes the tokens the first one issued (RFC 6749 4.1.2). The checks that need the code
+// and the issuing run in one statement, oauth_code_grant (store/migrations/00013).
 func (s *Server) exchangeCode(ctx context.Context, c *Client, v url.Values) (pair, error) {
 	plain, verifier := v.Get("code"), v.Get("code_verifier")
 	if plain == "" {
@@ -230,102 +223,72 @@ func (s *Server) exchangeCode(ctx context.Context, c *Client, v url.Values) (pai
 	if !store.WellFormed(plain, store.PrefixAuthCode) {
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code is malformed")
 	}
+	// What the request alone decides is checked here; a failure still consumes the code.
+	var requestErr error
+	// RFC 7636 4.1: 43 to 128 unreserved characters.
+	if len(verifier) < 43 || len(verifier) > 128 || !unreserved(verifier) {
+		requestErr = ErrInvalidGrant.WithHint("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1)")
+	}
+	resource, err := s.resource(v["resource"])
+	if err != nil && requestErr == nil {
+		requestErr = err
+	}
+	var redirect *string
+	if got := v.Get("redirect_uri"); got != "" {
+		redirect = &got
+	}
 	now := s.now()
-	var out pair
-	var result error
-	var revokedFamily string
-	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
-		code, err := lockCode(ctx, tx, store.HashSecret(plain))
-		if err != nil {
-			return err
-		}
-		if code == nil {
-			result = ErrInvalidGrant.WithHint("unknown authorization code")
-			return nil
-		}
-		if code.UsedAt != nil {
-			// RFC 6749 4.1.2: if a code is used more than once, the server SHOULD revoke
-			// all tokens previously issued based on it.
-			if code.FamilyID != nil {
-				if err := revokeFamily(ctx, tx, *code.FamilyID, now); err != nil {
-					return err
-				}
-				revokedFamily = *code.FamilyID
-			}
-			result = ErrInvalidGrant.WithHint("the authorization code was already used; the tokens it issued are revoked")
-			return nil
-		}
-		if _, err := tx.Exec(ctx, `UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1`, store.HashSecret(plain), now); err != nil {
-			return err
-		}
-		if result = s.checkCode(code, c, v, verifier, now); result != nil {
-			return nil
-		}
-		resource := code.Resource
-		if got := v["resource"]; len(got) > 0 {
-			r, err := s.resource(got)
-			if err != nil {
-				result = err
-				return nil
-			}
-			// RFC 8707 2.2: the token request may name the resource the code was bound to.
-			if resource != "" && r != resource {
-				result = ErrInvalidTarget.WithHint("the code was issued for %s", resource)
-				return nil
-			}
-			resource = r
-		}
-		family, p, err := createFamily(ctx, tx, c.ID, code.UserID, code.WorkspaceID, code.Scopes, resource, now)
-		if err != nil {
-			return err
-		}
-		out = p
-		_, err = tx.Exec(ctx, `UPDATE oauth_codes SET family_id = $2 WHERE code_hash = $1`, store.HashSecret(plain), family)
-		return err
+	p, g, err := s.grant(ctx, now, func(refreshHash, accessHash []byte) (string, []any) {
+		return `oauth_code_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, []any{store.HashSecret(plain), c.ID, now,
+			requestErr == nil, redirect, s256(verifier), resource, refreshHash, accessHash, now.Add(RefreshTTL), now.Add(AccessTTL)}
 	})
 	if err != nil {
 		return pair{}, err
 	}
-	if revokedFamily != "" {
-		s.notify(ctx, "oauth_family:"+revokedFamily)
+	switch g.outcome {
+	case "issued":
+		return p, nil
+	case "unknown":
+		return pair{}, ErrInvalidGrant.WithHint("unknown authorization code")
+	case "replayed":
+		if g.family != nil {
+			s.notify(ctx, "oauth_family:"+*g.family)
+		}
+		return pair{}, ErrInvalidGrant.WithHint("the authorization code was already used; the tokens it issued are revoked")
+	case "bad_request":
+		return pair{}, requestErr
+	case "expired":
+		return pair{}, ErrInvalidGrant.WithHint("the authorization code expired (codes live %d seconds)", int(CodeTTL.Seconds()))
+	case "other_client":
+		return pair{}, ErrInvalidGrant.WithHint("the authorization code was issued to another client")
+	case "other_redirect":
+		return pair{}, ErrInvalidGrant.WithHint("redirect_uri does not match the authorization request")
+	case "wrong_verifier":
+		return pair{}, ErrInvalidGrant.WithHint("code_verifier does not match the code_challenge (RFC 7636 4.6)")
+	case "other_resource":
+		return pair{}, ErrInvalidTarget.WithHint("the code was issued for %s", g.bound)
 	}
-	return out, result
+	return pair{}, fmt.Errorf("oauth: code grant: unexpected outcome %q", g.outcome)
 }
 
-// checkCode compares a code's bindings with the exchange request.
-func (s *Server) checkCode(code *code, c *Client, v url.Values, verifier string, now time.Time) error {
-	if !now.Before(code.ExpiresAt) {
-		return ErrInvalidGrant.WithHint("the authorization code expired (codes live %d seconds)", int(CodeTTL.Seconds()))
-	}
-	if code.ClientID != c.ID {
-		return ErrInvalidGrant.WithHint("the authorization code was issued to another client")
-	}
-	// RFC 6749 4.1.3: redirect_uri must be identical to the one of the authorization
-	// request when that request included it.
-	if got := v.Get("redirect_uri"); code.RedirectGiven && got != code.RedirectURI || !code.RedirectGiven && got != "" && got != code.RedirectURI {
-		return ErrInvalidGrant.WithHint("redirect_uri does not match the authorization request")
-	}
-	// RFC 7636 4.1: 43 to 128 unreserved characters.
-	if len(verifier) < 43 || len(verifier) > 128 || !unreserved(verifier) {
-		return ErrInvalidGrant.WithHint("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1)")
-	}
-	if !verifierOK(verifier, code.Challenge) {
-		return ErrInvalidGrant.WithHint("code_verifier does not match the code_challenge (RFC 7636 4.6)")
-	}
-	return nil
+// s256 is the S256 code_challenge of a verifier (RFC 7636 4.6).
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // refresh is the refresh_token grant with rotation (RFC 6749 6, RFC 9700 4.14.2):
 //
 //   - an active token is retired and a new pair issued;
 //   - a retired token replayed inside the grace window gets a new pair, and the pairs
-//     issued from it before are revoked, so the family keeps one live pair (a client that
-//     lost the response retries safely);
-//   - a retired token replayed after the window, or a token revoked by such a retry, is
-//     treated as stolen: the whole family is revoked.
+//     issued after it are superseded, so the family keeps one live pair (a client that
+//     lost the response, or sent parallel refreshes, retries safely); a superseded token
+//     is honoured inside the same window;
+//   - a retired token replayed after the window is treated as stolen: the whole family
+//     is revoked.
 //
-// Concurrent refreshes of one family serialise on the family row (SELECT ... FOR UPDATE),
-// and each reads the token only after holding that lock.
+// The rules run in one statement, oauth_refresh_grant (store/migrations/00013), which
+// serialises concurrent refreshes of one family on the family row.
 func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, error) {
 	plain := v.Get("refresh_token")
 	if plain == "" {
@@ -341,117 +304,70 @@ func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, er
 			return pair{}, err
 		}
 	}
-	var wantResource string
-	if len(v["resource"]) > 0 {
-		var err error
-		if wantResource, err = s.resource(v["resource"]); err != nil {
-			return pair{}, err
-		}
+	wantResource, err := s.resource(v["resource"])
+	if err != nil {
+		return pair{}, err
 	}
-	hash := store.HashSecret(plain)
 	now := s.now()
-	var out pair
-	var result error
-	var revoked string
-	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
-		var familyID string
-		err := tx.QueryRow(ctx, `SELECT family_id::text FROM oauth_refresh_tokens WHERE token_hash = $1`, hash).Scan(&familyID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			result = ErrInvalidGrant.WithHint("unknown refresh token")
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var clientID, userID, status, resource string
-		var familyRevoked *time.Time
-		if err := tx.QueryRow(ctx, `SELECT f.client_id, f.user_id::text, f.revoked_at, u.status, f.resource
-			FROM oauth_families f JOIN users u ON u.id = f.user_id WHERE f.id = $1 FOR UPDATE OF f`, familyID).
-			Scan(&clientID, &userID, &familyRevoked, &status, &resource); err != nil {
-			return err
-		}
-		// Read the token now that the family is ours: this statement sees every commit made
-		// before the lock was granted.
-		var tokenID string
-		var generation int
-		var scopes []string
-		var expires time.Time
-		var retired, tokenRevoked *time.Time
-		if err := tx.QueryRow(ctx, `SELECT id::text, generation, scopes, expires_at, retired_at, revoked_at
-			FROM oauth_refresh_tokens WHERE token_hash = $1`, hash).Scan(&tokenID, &generation, &scopes, &expires, &retired,
-			&tokenRevoked); err != nil {
-			return err
-		}
-		switch {
-		case clientID != c.ID:
-			result = ErrInvalidGrant.WithHint("the refresh token was issued to another client")
-			return nil
-		case familyRevoked != nil:
-			result = ErrInvalidGrant.WithHint("the refresh token was revoked; authorize again")
-			return nil
-		case !now.Before(expires):
-			result = ErrInvalidGrant.WithHint("the refresh token expired; authorize again")
-			return nil
-		case wantResource != "" && resource != "" && wantResource != resource:
-			// RFC 8707 2.2: a refresh may not move the tokens to another resource.
-			result = ErrInvalidTarget.WithHint("this authorization is bound to %q", resource)
-			return nil
-		case status != "active":
-			result = ErrInvalidGrant.WithHint("the member can no longer sign in")
-			return nil
-		case tokenRevoked != nil || retired != nil && now.Sub(*retired) > s.grace:
-			// RFC 9700 4.14.2: reuse of a rotated token means two parties hold it.
-			if err := revokeFamily(ctx, tx, familyID, now); err != nil {
-				return err
-			}
-			revoked = familyID
-			result = ErrInvalidGrant.WithHint("the refresh token was already used; every token of this authorization is revoked, authorize again")
-			return nil
-		}
-		// RFC 6749 6: the scope may be narrowed, never widened beyond what this token has.
-		newScopes := scopes
-		if requested != nil {
-			if !subset(requested, scopes) {
-				result = ErrInvalidScope.WithHint("the refresh may narrow the scope, never widen it; this token has %q", strings.Join(scopes, " "))
-				return nil
-			}
-			newScopes = requested
-		}
-		if retired == nil {
-			if _, err := tx.Exec(ctx, `UPDATE oauth_refresh_tokens SET retired_at = $2 WHERE id = $1`, tokenID, now); err != nil {
-				return err
-			}
-		} else {
-			// Inside the grace window: the pairs issued from this token (and after it) are
-			// revoked, so one live pair remains.
-			if _, err := tx.Exec(ctx, `WITH r AS (UPDATE oauth_refresh_tokens SET revoked_at = $3
-					WHERE family_id = $1 AND generation > $2 AND revoked_at IS NULL RETURNING id)
-				UPDATE oauth_access_tokens a SET revoked_at = $3 FROM oauth_refresh_tokens t
-				WHERE a.refresh_id = t.id AND t.family_id = $1 AND t.generation > $2 AND a.revoked_at IS NULL`,
-				familyID, generation, now); err != nil {
-				return err
-			}
-			revoked = familyID // access tokens died: flush caches, the family itself lives
-		}
-		var next int
-		if err := tx.QueryRow(ctx, `SELECT max(generation) + 1 FROM oauth_refresh_tokens WHERE family_id = $1`, familyID).Scan(&next); err != nil {
-			return err
-		}
-		p, err := issuePair(ctx, tx, familyID, next, newScopes, now)
-		if err != nil {
-			return err
-		}
-		out = p
-		_, err = tx.Exec(ctx, `UPDATE oauth_families SET last_used_at = $2 WHERE id = $1`, familyID, now)
-		return err
+	p, g, err := s.grant(ctx, now, func(refreshHash, accessHash []byte) (string, []any) {
+		return `oauth_refresh_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, []any{store.HashSecret(plain), c.ID, now,
+			now.Add(-s.grace), requested, wantResource, refreshHash, accessHash, now.Add(RefreshTTL), now.Add(AccessTTL)}
 	})
 	if err != nil {
 		return pair{}, err
 	}
-	if revoked != "" {
-		s.notify(ctx, "oauth_family:"+revoked)
+	switch g.outcome {
+	case "rotated":
+		return p, nil
+	case "superseded":
+		// Access tokens of the superseded pairs died: flush caches; the family lives.
+		s.notify(ctx, "oauth_family:"+*g.family)
+		return p, nil
+	case "unknown":
+		return pair{}, ErrInvalidGrant.WithHint("unknown refresh token")
+	case "other_client":
+		return pair{}, ErrInvalidGrant.WithHint("the refresh token was issued to another client")
+	case "revoked":
+		return pair{}, ErrInvalidGrant.WithHint("the refresh token was revoked; authorize again")
+	case "expired":
+		return pair{}, ErrInvalidGrant.WithHint("the refresh token expired; authorize again")
+	case "other_resource":
+		return pair{}, ErrInvalidTarget.WithHint("this authorization is bound to %q", g.bound)
+	case "inactive":
+		return pair{}, ErrInvalidGrant.WithHint("the member can no longer sign in")
+	case "reused":
+		// RFC 9700 4.14.2: reuse of a rotated token means two parties hold it.
+		s.notify(ctx, "oauth_family:"+*g.family)
+		return pair{}, ErrInvalidGrant.WithHint("the refresh token was already used; every token of this authorization is revoked, authorize again")
+	case "wider_scope":
+		return pair{}, ErrInvalidScope.WithHint("the refresh may narrow the scope, never widen it; this token has %q", strings.Join(g.granted, " "))
 	}
-	return out, result
+	return pair{}, fmt.Errorf("oauth: refresh grant: unexpected outcome %q", g.outcome)
+}
+
+// grantResult is what a grant function answered: the rule that decided (outcome), the
+// family concerned, the scopes granted (or the token's, when a narrowing failed) and the
+// resource the authorization is bound to.
+type grantResult struct {
+	outcome string
+	family  *string
+	granted []string
+	bound   string
+}
+
+// grant mints a pair and runs one grant function, which stores the pair's hashes only if
+// it issues it: one statement, one round trip, no transaction held open across them.
+func (s *Server) grant(ctx context.Context, now time.Time, call func(refreshHash, accessHash []byte) (string, []any)) (pair, grantResult, error) {
+	var p pair
+	var refreshHash, accessHash []byte
+	p.Refresh, refreshHash = store.NewSecret(store.PrefixRefreshToken)
+	p.Access, accessHash = store.NewSecret(store.PrefixAccessToken)
+	fn, args := call(refreshHash, accessHash)
+	var g grantResult
+	err := s.db.pool.QueryRow(ctx, `SELECT outcome, family::text, granted, coalesce(bound, '') FROM `+fn, args...).
+		Scan(&g.outcome, &g.family, &g.granted, &g.bound)
+	p.Scopes = g.granted
+	return p, g, err
 }
 
 // notify flushes every process's credential cache (store.ListenRevocations).

@@ -244,12 +244,17 @@ func TestRefresh(t *testing.T) {
 		}
 		wantOAuthError(t, e.refresh(client, next.str("refresh_token")), 400, "invalid_grant")
 	})
-	t.Run("a token revoked by a grace retry, used later, revokes the family", func(t *testing.T) {
+	t.Run("a token superseded by a grace retry is honoured inside the window and revokes the family after it", func(t *testing.T) {
 		client, tk := e.tokensFor(e.Member, "deals:read")
 		lost := e.refresh(client, tk.Refresh)
 		retry := e.refresh(client, tk.Refresh)
-		wantOAuthError(t, e.refresh(client, lost.str("refresh_token")), 400, "invalid_grant")
+		again := e.refresh(client, lost.str("refresh_token"))
+		if again.Status != 200 {
+			t.Fatalf("the superseded token inside the window: %d %s", again.Status, again.Raw)
+		}
+		e.clock.Advance(31 * time.Second)
 		wantOAuthError(t, e.refresh(client, retry.str("refresh_token")), 400, "invalid_grant")
+		wantOAuthError(t, e.refresh(client, again.str("refresh_token")), 400, "invalid_grant")
 	})
 	t.Run("the resource stays bound across refreshes (RFC 8707 2.2)", func(t *testing.T) {
 		redirect := "https://app.example.com/callback"
@@ -340,8 +345,11 @@ func waitStatus(t testing.TB, e *env, access string, want int) {
 	}
 }
 
-// TestConcurrentRefresh: 20 parallel refreshes of one token serialise on the family: one
-// rotates, the rest are grace retries, and exactly one pair stays live in one family.
+// TestConcurrentRefresh: 20 parallel refreshes of one token all succeed (they serialise
+// on the family: one rotates, the rest are grace retries), and a client that kept any of
+// the 19 superseded pairs is not logged out: inside the grace window each of them is
+// honoured in turn, the family lives, and exactly one pair stays live after every step.
+// Outside the window, a superseded token revokes the family (issue 14 item 4).
 func TestConcurrentRefresh(t *testing.T) {
 	e := newEnv(t)
 	client, tk := e.tokensFor(e.Member, "deals:read")
@@ -360,21 +368,48 @@ func TestConcurrentRefresh(t *testing.T) {
 	close(start)
 	wg.Wait()
 	var live []response
-	ok := 0
 	for _, r := range results {
-		switch {
-		case r.Status == 200:
-			ok++
-			if e.me(r.str("access_token")).Status == 200 {
-				live = append(live, r)
-			}
-		case r.str("error") != "invalid_grant":
-			t.Fatalf("unexpected answer: %d %s", r.Status, r.Raw)
+		if r.Status != 200 {
+			t.Fatalf("every parallel refresh succeeds; got %d %s", r.Status, r.Raw)
+		}
+		if e.me(r.str("access_token")).Status == 200 {
+			live = append(live, r)
 		}
 	}
-	if ok == 0 || len(live) != 1 {
-		t.Fatalf("%d succeeded, %d pairs live; want exactly one live pair", ok, len(live))
+	if len(live) != 1 {
+		t.Fatalf("%d pairs live after the parallel refreshes; want exactly one", len(live))
 	}
+	wantOneLivePair(t, e, client)
+
+	// Each superseded pair, used inside the window, is honoured and becomes the live one.
+	e.clock.Advance(10 * time.Second)
+	var last response
+	for _, r := range results {
+		if r.str("refresh_token") == live[0].str("refresh_token") {
+			continue
+		}
+		last = e.refresh(client, r.str("refresh_token"))
+		if last.Status != 200 {
+			t.Fatalf("a superseded refresh token inside the grace window: %d %s", last.Status, last.Raw)
+		}
+		wantOneLivePair(t, e, client)
+	}
+	waitStatus(t, e, live[0].str("access_token"), 401) // superseded by the replays
+	if me := e.me(last.str("access_token")); me.Status != 200 {
+		t.Fatalf("the pair issued last works: %d", me.Status)
+	}
+
+	// Outside the window, a superseded token is a stolen one: the family dies.
+	e.clock.Advance(31 * time.Second)
+	wantOAuthError(t, e.refresh(client, live[0].str("refresh_token")), 400, "invalid_grant")
+	waitStatus(t, e, last.str("access_token"), 401)
+	wantOAuthError(t, e.refresh(client, last.str("refresh_token")), 400, "invalid_grant")
+}
+
+// wantOneLivePair asserts that client has one unrevoked family holding exactly one live
+// (neither retired nor revoked) refresh token.
+func wantOneLivePair(t testing.TB, e *env, client string) {
+	t.Helper()
 	var families, liveRefresh int
 	if err := e.store.Pool().QueryRow(context.Background(), `SELECT count(DISTINCT f.id),
 			count(r.id) FILTER (WHERE r.retired_at IS NULL AND r.revoked_at IS NULL)
@@ -384,8 +419,5 @@ func TestConcurrentRefresh(t *testing.T) {
 	}
 	if families != 1 || liveRefresh != 1 {
 		t.Fatalf("%d live families with %d live refresh tokens; want 1 and 1", families, liveRefresh)
-	}
-	if r := e.refresh(client, live[0].str("refresh_token")); r.Status != 200 {
-		t.Fatalf("the surviving refresh token: %d %s", r.Status, r.Raw)
 	}
 }

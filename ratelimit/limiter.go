@@ -15,9 +15,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
-	"github.com/sethvargo/go-limiter"
-	"github.com/sethvargo/go-limiter/memorystore"
 )
 
 // Names of the per-IP buckets the service uses; TakeIP accepts any name configured in
@@ -33,7 +30,8 @@ const (
 // DefaultKeyPrefix starts the Redis keys when Config.KeyPrefix is empty.
 const DefaultKeyPrefix = "workspaced:ratelimit"
 
-// Budget is a number of takes allowed per fixed window.
+// Budget is a number of takes allowed in any window of Interval: a sliding window, so no
+// Interval-long span ever holds more than Tokens allowed takes.
 type Budget struct {
 	Tokens   uint64
 	Interval time.Duration
@@ -88,13 +86,10 @@ type Config struct {
 // Limiter applies the service's budgets. It is safe for concurrent use; REST, MCP and
 // OAuth registration share one.
 type Limiter struct {
-	cred, ws   limiter.Store
-	ip         map[string]limiter.Store // read-only after New
-	credLimit  uint64
-	wsLimit    uint64
-	interval   time.Duration
+	counts     counter
+	cred, ws   Budget
+	prefix     string // of every key: the Redis key prefix, or "" in memory
 	ipBudgets  map[string]Budget
-	client     *redis.Client // nil for the memory store
 	failOpen   bool
 	policy     string
 	log        *slog.Logger
@@ -106,28 +101,35 @@ type Limiter struct {
 	closeError error
 }
 
+// ErrClosed is returned by Take and TakeIP after Close.
+var ErrClosed = errors.New("ratelimit: limiter closed")
+
 // New returns a Limiter for cfg. With a RedisURL it builds a client but does not contact
 // Redis: a service whose Redis is down starts and applies its failure policy.
 func New(cfg Config) (*Limiter, error) {
+	interval := cfg.Interval
+	if interval == 0 {
+		interval = time.Minute
+	}
+	if interval < time.Millisecond {
+		return nil, fmt.Errorf("ratelimit: interval %v is shorter than a millisecond", interval)
+	}
 	l := &Limiter{
-		credLimit: orDefault(cfg.PerCredential, 60),
-		wsLimit:   orDefault(cfg.PerWorkspace, 600),
-		interval:  cfg.Interval,
+		cred:      Budget{orDefault(cfg.PerCredential, 60), interval},
+		ws:        Budget{orDefault(cfg.PerWorkspace, 600), interval},
 		ipBudgets: cfg.IPBudgets,
 		failOpen:  cfg.FailOpen,
 		policy:    "closed",
 		log:       cfg.Logger,
 		now:       time.Now,
-		ip:        map[string]limiter.Store{},
-	}
-	if l.interval == 0 {
-		l.interval = time.Minute
-	}
-	if l.interval < time.Millisecond {
-		return nil, fmt.Errorf("ratelimit: interval %v is shorter than a millisecond", l.interval)
 	}
 	if l.ipBudgets == nil {
 		l.ipBudgets = DefaultIPBudgets()
+	}
+	for name, b := range l.ipBudgets {
+		if name == "" || b.Tokens == 0 || b.Interval < time.Millisecond {
+			return nil, fmt.Errorf("ratelimit: IP budget %q needs a name, tokens and an interval of at least 1ms", name)
+		}
 	}
 	if l.failOpen {
 		l.policy = "open"
@@ -157,23 +159,18 @@ func New(cfg Config) (*Limiter, error) {
 	}
 	l.storeErrs = errs.WithLabelValues(l.policy)
 
-	newStore, err := l.storeMaker(cfg)
+	if cfg.RedisURL == "" {
+		l.counts = newMemoryCounter(func() time.Time { return l.now() })
+		return l, nil
+	}
+	c, err := newRedisCounter(cfg.RedisURL)
 	if err != nil {
 		return nil, err
 	}
-	if l.cred, err = newStore("cred", Budget{l.credLimit, l.interval}); err != nil {
-		return nil, l.abort(err)
-	}
-	if l.ws, err = newStore("ws", Budget{l.wsLimit, l.interval}); err != nil {
-		return nil, l.abort(err)
-	}
-	for name, b := range l.ipBudgets {
-		if name == "" || b.Tokens == 0 || b.Interval < time.Millisecond {
-			return nil, l.abort(fmt.Errorf("ratelimit: IP budget %q needs a name, tokens and an interval of at least 1ms", name))
-		}
-		if l.ip[name], err = newStore("ip:"+name, b); err != nil {
-			return nil, l.abort(err)
-		}
+	l.counts = c
+	l.prefix = cfg.KeyPrefix
+	if l.prefix == "" {
+		l.prefix = DefaultKeyPrefix
 	}
 	return l, nil
 }
@@ -185,81 +182,35 @@ func orDefault(v, def uint64) uint64 {
 	return v
 }
 
-// storeMaker returns a function that builds one store per budget, in memory or over one
-// shared Redis client.
-func (l *Limiter) storeMaker(cfg Config) (func(name string, b Budget) (limiter.Store, error), error) {
-	if cfg.RedisURL == "" {
-		return func(_ string, b Budget) (limiter.Store, error) {
-			return memorystore.New(&memorystore.Config{Tokens: b.Tokens, Interval: b.Interval})
-		}, nil
-	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("ratelimit: REDIS_URL: %w", err)
-	}
-	// A rate limiter sits in front of every request: a slow or down Redis must fail fast
-	// into the failure policy rather than stall requests for go-redis's 5 s defaults.
-	// Values given in the URL win.
-	if opt.DialTimeout == 0 {
-		opt.DialTimeout = time.Second
-	}
-	if opt.ReadTimeout == 0 {
-		opt.ReadTimeout = 500 * time.Millisecond
-	}
-	if opt.WriteTimeout == 0 {
-		opt.WriteTimeout = 500 * time.Millisecond
-	}
-	if opt.MaxRetries == 0 {
-		opt.MaxRetries = 1
-	}
-	// go-redis dials 5 times 100 ms apart by default, per command attempt: 0.8 s per
-	// request with Redis down. One dial per attempt; the pool retries in the background.
-	if opt.DialerRetries == 0 {
-		opt.DialerRetries = 1
-	}
-	l.client = redis.NewClient(opt)
-	prefix := cfg.KeyPrefix
-	if prefix == "" {
-		prefix = DefaultKeyPrefix
-	}
-	return func(name string, b Budget) (limiter.Store, error) {
-		return NewRedisStore(RedisStoreConfig{
-			Client:   l.client,
-			Tokens:   b.Tokens,
-			Interval: b.Interval,
-			Prefix:   prefix + ":" + name,
-		})
-	}, nil
-}
-
-// abort releases what New built before it failed.
-func (l *Limiter) abort(err error) error {
-	_ = l.Close()
-	return err
-}
-
 // Decision is one request's outcome against its budgets. For Take it describes the
 // tighter of the credential and workspace budgets, which is the one a client must pace
-// itself by.
+// itself by, or the one that denied.
 type Decision struct {
-	// Allowed reports whether the request may proceed; false means answer 429.
+	// Allowed reports whether the request may proceed; false means answer 429, or 503
+	// when Degraded.
 	Allowed bool
 	// Limit is the size of the budget described.
 	Limit uint64
 	// Remaining is the number of requests left in that budget's window.
 	Remaining uint64
-	// Reset is when that budget's window ends.
+	// Reset is when the oldest request counted in that budget's window leaves it, giving
+	// one request back.
 	Reset time.Time
 	// Degraded reports whether the store failed and Config.FailOpen decided the request,
 	// so Remaining (0) and Reset (one interval from now) are guesses.
 	Degraded bool
+	// Budget names the budget described: "credential", "workspace", or "ip:" and the
+	// bucket of TakeIP.
+	Budget string
+	// Interval is the window of that budget.
+	Interval time.Duration
 }
 
-// Take charges one request to the credential's budget and then, if that allowed it, to
-// the workspace's. A request the credential budget denies is not charged to the
-// workspace, so one runaway credential cannot exhaust its workspace's budget for the
-// others. A request the workspace budget denies has already spent a credential token:
-// go-limiter stores have no atomic refund, and the charge errs on the side of the limit.
+// Take charges one request to the credential's budget and to the workspace's, or, when
+// either is spent, to neither: a request the credential budget denies costs its
+// workspace nothing, so one runaway credential cannot exhaust the workspace's budget for
+// the others, and a request the workspace denies costs the credential nothing. Both
+// budgets are decided in one step (one Redis round trip).
 //
 // credentialKey identifies the access token or agent key (its id, or the token itself:
 // it is hashed before it reaches the store, so no bearer secret lands in Redis);
@@ -267,29 +218,50 @@ type Decision struct {
 //
 // Store failures never surface as errors: the failure policy decides them, and Take logs
 // and counts them. Take returns an error only for an empty key or a closed Limiter
-// (limiter.ErrStopped); the Decision then denies.
+// (ErrClosed); the Decision then denies.
 func (l *Limiter) Take(ctx context.Context, credentialKey, workspaceKey string) (Decision, error) {
 	if l.closed.Load() {
-		return Decision{}, limiter.ErrStopped
+		return Decision{}, ErrClosed
 	}
 	if credentialKey == "" || workspaceKey == "" {
 		return Decision{}, errors.New("ratelimit: empty credential or workspace key")
 	}
-	cred, err := take(ctx, l.cred, "c:"+hashKey(credentialKey))
-	if err != nil {
-		return l.storeFailed(err, "credential", min(l.credLimit, l.wsLimit)), nil
+	// Both keys carry the workspace as their Redis Cluster hash tag, so one script may
+	// touch both (a credential belongs to one workspace).
+	ws := "{" + workspaceKey + "}"
+	charges := []charge{
+		{key: l.prefix + ":c:" + ws + ":" + hashKey(credentialKey), budget: l.cred},
+		{key: l.prefix + ":w:" + ws, budget: l.ws},
 	}
-	if !cred.Allowed {
+	use, ok, err := l.counts.take(ctx, charges)
+	if err != nil {
+		if l.ws.Tokens < l.cred.Tokens {
+			return l.storeFailed(err, "workspace", l.ws), nil
+		}
+		return l.storeFailed(err, "credential", l.cred), nil
+	}
+	cred := decide(ok, l.cred, use[0], "credential")
+	wsd := decide(ok, l.ws, use[1], "workspace")
+	switch {
+	case ok:
+		return tighter(cred, wsd), nil
+	case use[0].used >= l.cred.Tokens: // the credential budget denied
 		return cred, nil
+	default:
+		return wsd, nil
 	}
-	ws, err := take(ctx, l.ws, "w:"+workspaceKey)
-	if err != nil {
-		return l.storeFailed(err, "workspace", min(l.credLimit, l.wsLimit)), nil
+}
+
+// decide describes one budget after a take that was (ok) or was not allowed.
+func decide(ok bool, b Budget, u usage, name string) Decision {
+	d := Decision{Allowed: ok, Limit: b.Tokens, Reset: u.reset, Budget: name, Interval: b.Interval}
+	if u.used < b.Tokens {
+		d.Remaining = b.Tokens - u.used
 	}
-	if !ws.Allowed {
-		return ws, nil
+	if !ok {
+		d.Remaining = 0
 	}
-	return tighter(cred, ws), nil
+	return d
 }
 
 // TakeIP charges one event to ip's budget in the named bucket (BucketAuthFail,
@@ -301,48 +273,27 @@ func (l *Limiter) Take(ctx context.Context, credentialKey, workspaceKey string) 
 // an unknown bucket or a closed Limiter, and the Decision then denies.
 func (l *Limiter) TakeIP(ctx context.Context, bucket string, ip netip.Addr) (Decision, error) {
 	if l.closed.Load() {
-		return Decision{}, limiter.ErrStopped
+		return Decision{}, ErrClosed
 	}
-	store, ok := l.ip[bucket]
+	b, ok := l.ipBudgets[bucket]
 	if !ok {
 		return Decision{}, fmt.Errorf("ratelimit: unknown IP bucket %q", bucket)
 	}
-	d, err := take(ctx, store, ipKey(ip))
+	use, ok, err := l.counts.take(ctx, []charge{{key: l.prefix + ":ip:" + bucket + ":{" + ipKey(ip) + "}", budget: b}})
 	if err != nil {
-		return l.storeFailed(err, "ip:"+bucket, l.ipBudgets[bucket].Tokens), nil
+		return l.storeFailed(err, "ip:"+bucket, b), nil
 	}
-	return d, nil
+	return decide(ok, b, use[0], "ip:"+bucket), nil
 }
 
-// Close releases the stores and the Redis client. Later calls to Take and TakeIP return
-// limiter.ErrStopped.
+// Close releases the store and the Redis client. Later calls to Take and TakeIP return
+// ErrClosed.
 func (l *Limiter) Close() error {
 	l.closeOnce.Do(func() {
 		l.closed.Store(true)
-		ctx := context.Background()
-		var errs []error
-		for _, s := range []limiter.Store{l.cred, l.ws} {
-			if s != nil {
-				errs = append(errs, s.Close(ctx))
-			}
-		}
-		for _, s := range l.ip {
-			errs = append(errs, s.Close(ctx))
-		}
-		if l.client != nil {
-			errs = append(errs, l.client.Close())
-		}
-		l.closeError = errors.Join(errs...)
+		l.closeError = l.counts.close()
 	})
 	return l.closeError
-}
-
-func take(ctx context.Context, s limiter.Store, key string) (Decision, error) {
-	tokens, remaining, reset, ok, err := s.Take(ctx, key)
-	if err != nil {
-		return Decision{}, err
-	}
-	return Decision{Allowed: ok, Limit: tokens, Remaining: remaining, Reset: time.Unix(0, int64(reset))}, nil
 }
 
 // tighter returns the decision with fewer requests left; on a tie, the smaller budget,
@@ -366,8 +317,8 @@ func tighter(a, b Decision) Decision {
 	}
 }
 
-// hashKey keeps credential secrets out of the store (go-limiter's Store docs ask callers
-// to hash identifying keys). 128 bits of SHA-256 is ample to avoid collisions.
+// hashKey keeps credential secrets out of the store: no bearer secret lands in Redis.
+// 128 bits of SHA-256 is ample to avoid collisions.
 func hashKey(k string) string {
 	sum := sha256.Sum256([]byte(k))
 	return hex.EncodeToString(sum[:16])
@@ -386,7 +337,7 @@ func ipKey(ip netip.Addr) string {
 }
 
 // storeFailed applies the failure policy to a request the store could not decide.
-func (l *Limiter) storeFailed(err error, budget string, limit uint64) Decision {
+func (l *Limiter) storeFailed(err error, budget string, b Budget) Decision {
 	l.storeErrs.Inc()
 	if log, suppressed := l.errGate.note(l.now()); log {
 		l.log.Error("rate-limit store failed; failure policy decides requests",
@@ -398,10 +349,12 @@ func (l *Limiter) storeFailed(err error, budget string, limit uint64) Decision {
 	}
 	return Decision{
 		Allowed:   l.failOpen,
-		Limit:     limit,
+		Limit:     b.Tokens,
 		Remaining: 0,
-		Reset:     l.now().Add(l.interval),
+		Reset:     l.now().Add(b.Interval),
 		Degraded:  true,
+		Budget:    budget,
+		Interval:  b.Interval,
 	}
 }
 
@@ -439,10 +392,15 @@ func (g *errorGate) note(now time.Time) (log bool, suppressed int) {
 	return log, suppressed
 }
 
+// OutageRetryAfter is the Retry-After, in seconds, of a request denied because the store
+// failed (fail-closed): the outage, not the client, decided, so the client may retry soon.
+const OutageRetryAfter = 5
+
 // SetHeaders writes the spec's rate-limit headers (decisions.md section 5):
 // X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset in Unix seconds, rounded
 // up so a client waiting until then is never early, and on a denial Retry-After: 60, the
-// fixed value spec section 7 gives (go-limiter's httplimit writes a date instead).
+// fixed value spec section 7 gives (some libraries write a date instead), or
+// OutageRetryAfter when the store failed and the request was denied for that.
 func (d Decision) SetHeaders(h http.Header) {
 	h.Set("X-RateLimit-Limit", strconv.FormatUint(d.Limit, 10))
 	h.Set("X-RateLimit-Remaining", strconv.FormatUint(d.Remaining, 10))
@@ -451,9 +409,12 @@ func (d Decision) SetHeaders(h http.Header) {
 		reset++
 	}
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
-	if !d.Allowed {
-		h.Set("Retry-After", "60")
-	} else {
+	switch {
+	case d.Allowed:
 		h.Del("Retry-After")
+	case d.Degraded:
+		h.Set("Retry-After", strconv.Itoa(OutageRetryAfter))
+	default:
+		h.Set("Retry-After", "60")
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/sethvargo/go-limiter"
 )
 
 // want is the part of a Decision the tests pin; Reset is checked separately.
@@ -173,10 +172,10 @@ func TestTakeErrors(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if d, err := l.Take(ctx, "a", "w"); !errors.Is(err, limiter.ErrStopped) || d.Allowed {
+	if d, err := l.Take(ctx, "a", "w"); !errors.Is(err, ErrClosed) || d.Allowed {
 		t.Errorf("Take after Close = %+v, %v; want denied, ErrStopped", d, err)
 	}
-	if d, err := l.TakeIP(ctx, BucketAuthFail, netip.MustParseAddr("192.0.2.1")); !errors.Is(err, limiter.ErrStopped) || d.Allowed {
+	if d, err := l.TakeIP(ctx, BucketAuthFail, netip.MustParseAddr("192.0.2.1")); !errors.Is(err, ErrClosed) || d.Allowed {
 		t.Errorf("TakeIP after Close = %+v, %v; want denied, ErrStopped", d, err)
 	}
 	for _, cfg := range []Config{

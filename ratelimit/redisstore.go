@@ -2,226 +2,108 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/sethvargo/go-limiter"
 )
 
-var _ limiter.Store = (*RedisStore)(nil)
-
-// overrideTTL is how long a per-key limit written by Set outlives the key's last Take. It
-// matches memorystore's default SweepMinTTL, after which that store forgets a bucket too.
-const overrideTTL = 12 * time.Hour
-
-// The scripts keep a fixed window per key in one hash, KEYS[1] = {w: window start in
-// Unix milliseconds, n: tokens used in that window}, expiring at the window's end. KEYS[2]
-// holds an optional per-key override {t: tokens, i: interval in ms} written by Set. The
-// window comes from the Redis server's clock (TIME), not the caller's, so processes with
-// skewed clocks still agree on one window and one budget. Every script names the keys it
-// touches in KEYS, and both keys of a bucket share a hash tag, so the scripts also run on
-// Redis Cluster.
+// takeScript is the counter's rules (see counter) in Redis, for every budget of a request
+// at once: one round trip, atomic across every process sharing the Redis.
 //
-// Times leave the scripts in milliseconds: Lua numbers are doubles, and Unix nanoseconds
-// (about 1.8e18) do not fit in their 53 bits; the Go side multiplies.
-
-// scriptPrelude reads the bucket's limit and the current window into locals.
-const scriptPrelude = `
-local tokens = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
-local cfg = redis.call('HMGET', KEYS[2], 't', 'i')
-if cfg[1] and cfg[2] then
-  tokens = tonumber(cfg[1])
-  interval = tonumber(cfg[2])
-end
+// KEYS[i] is budget i's log, a list of request times in Unix milliseconds, newest first;
+// ARGV[2i-1] and ARGV[2i] are its tokens and interval in milliseconds. It returns {ok,
+// used 1, reset 1, used 2, reset 2, ...}, resets in Unix milliseconds. Times come from the
+// Redis server's clock (TIME), not the callers', so processes with skewed clocks still
+// count one window. Every key a request touches shares one hash tag (Limiter.Take), so
+// the script also runs on Redis Cluster. Pruning pops from the old end, each entry once:
+// a take costs O(1) amortised whatever the budget.
+const takeScript = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window = now - (now % interval)
-local reset = window + interval
-local cur = redis.call('HMGET', KEYS[1], 'w', 'n')
-local used = 0
-if cur[1] and tonumber(cur[1]) == window then
-  used = tonumber(cur[2])
+local ok = 1
+local used, oldest = {}, {}
+for i, key in ipairs(KEYS) do
+  local cutoff = now - tonumber(ARGV[2 * i])
+  while true do
+    oldest[i] = tonumber(redis.call('LINDEX', key, -1))
+    if not oldest[i] or oldest[i] > cutoff then break end
+    redis.call('RPOP', key)
+  end
+  used[i] = redis.call('LLEN', key)
+  if used[i] >= tonumber(ARGV[2 * i - 1]) then ok = 0 end
 end
-`
-
-// takeScript returns {tokens, remaining, reset ms, ok}. A denied take writes nothing, so a
-// client hammering an exhausted bucket costs reads only.
-const takeScript = scriptPrelude + `
-if used >= tokens then
-  return {tokens, 0, reset, 0}
+local out = {ok}
+for i, key in ipairs(KEYS) do
+  local interval = tonumber(ARGV[2 * i])
+  if ok == 1 then
+    used[i] = redis.call('LPUSH', key, now)
+    redis.call('PEXPIRE', key, interval)
+  end
+  out[#out + 1] = used[i]
+  out[#out + 1] = (oldest[i] or now) + interval
 end
-used = used + 1
-redis.call('HSET', KEYS[1], 'w', window, 'n', used)
-redis.call('PEXPIREAT', KEYS[1], reset)
-if cfg[1] then
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-end
-return {tokens, tokens - used, reset, 1}
+return out
 `
 
-// getScript returns {tokens, remaining} without changing anything.
-const getScript = scriptPrelude + `
-local remaining = tokens - used
-if remaining < 0 then remaining = 0 end
-return {tokens, remaining}
-`
-
-// burstScript lowers the current window's use by ARGV[4], which may take it below zero
-// (remaining above the limit) until the window ends, like memorystore's Burst.
-const burstScript = scriptPrelude + `
-used = used - tonumber(ARGV[4])
-redis.call('HSET', KEYS[1], 'w', window, 'n', used)
-redis.call('PEXPIREAT', KEYS[1], reset)
-return 1
-`
-
-// setScript writes the override and starts the bucket full, as limiter.Store's Set says.
-const setScript = `
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[2], 't', ARGV[1], 'i', ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return 1
-`
-
-// RedisStoreConfig configures a RedisStore.
-type RedisStoreConfig struct {
-	// Client runs the scripts. The store does not own it: closing the store leaves the
-	// client open, because a service usually shares one client between several stores.
-	Client redis.Scripter
-
-	// Tokens is the number of takes allowed per key and interval.
-	Tokens uint64
-
-	// Interval is the length of the fixed window. It is counted in whole milliseconds
-	// and must be at least one.
-	Interval time.Duration
-
-	// Prefix starts every Redis key of this store, so that stores with different
-	// budgets, and tests, never share keys.
-	Prefix string
+// redisCounter is the counter shared by every process using the same Redis and prefix.
+// It returns Redis errors as they are; what a failed take means is the Limiter's policy
+// (Config.FailOpen).
+type redisCounter struct {
+	client *redis.Client
+	script *redis.Script
 }
 
-// RedisStore is a limiter.Store over Redis: a fixed window per key, counted by one
-// atomic Lua script per operation, so every process that points at the same Redis and
-// Prefix draws from one budget. It returns backend errors as they are; deciding what a
-// failed Take means is the caller's policy (see Config.FailOpen).
-type RedisStore struct {
-	client     redis.Scripter
-	tokens     uint64
-	intervalMS int64
-	prefix     string
-
-	take, get, burst, set *redis.Script
-
-	stopped atomic.Bool
-}
-
-// NewRedisStore returns a RedisStore for cfg. It does not contact Redis, so a service can
-// start, and apply its failure policy, while Redis is down.
-func NewRedisStore(cfg RedisStoreConfig) (*RedisStore, error) {
-	if cfg.Client == nil {
-		return nil, errors.New("ratelimit: RedisStoreConfig.Client is nil")
-	}
-	if cfg.Interval < time.Millisecond {
-		return nil, fmt.Errorf("ratelimit: interval %v is shorter than a millisecond", cfg.Interval)
-	}
-	if cfg.Prefix == "" {
-		return nil, errors.New("ratelimit: RedisStoreConfig.Prefix is empty")
-	}
-	return &RedisStore{
-		client:     cfg.Client,
-		tokens:     cfg.Tokens,
-		intervalMS: cfg.Interval.Milliseconds(),
-		prefix:     cfg.Prefix,
-		take:       redis.NewScript(takeScript),
-		get:        redis.NewScript(getScript),
-		burst:      redis.NewScript(burstScript),
-		set:        redis.NewScript(setScript),
-	}, nil
-}
-
-// keys returns the window and override keys of key. The braces make both one Redis
-// Cluster hash slot; the distinct last characters keep one key's window from ever being
-// another key's override.
-func (s *RedisStore) keys(key string) []string {
-	base := s.prefix + ":{" + key + "}"
-	return []string{base + ":n", base + ":c"}
-}
-
-func (s *RedisStore) args(extra ...any) []any {
-	return append([]any{s.tokens, s.intervalMS, overrideTTL.Milliseconds()}, extra...)
-}
-
-// Take takes one token from key's current window. It returns the key's limit, the tokens
-// left, the window's end in Unix nanoseconds, and whether the take succeeded; err is set
-// only when Redis could not be asked (or the store is closed: limiter.ErrStopped), in
-// which case ok is false.
-func (s *RedisStore) Take(ctx context.Context, key string) (tokens, remaining, reset uint64, ok bool, err error) {
-	if s.stopped.Load() {
-		return 0, 0, 0, false, limiter.ErrStopped
-	}
-	vals, err := s.take.Run(ctx, s.client, s.keys(key), s.args()...).Int64Slice()
+// newRedisCounter builds a client for url but does not contact Redis: a service whose
+// Redis is down starts and applies its failure policy.
+func newRedisCounter(url string) (*redisCounter, error) {
+	opt, err := redis.ParseURL(url)
 	if err != nil {
-		return 0, 0, 0, false, fmt.Errorf("ratelimit: redis take: %w", err)
+		return nil, fmt.Errorf("ratelimit: REDIS_URL: %w", err)
 	}
-	if len(vals) != 4 {
-		return 0, 0, 0, false, fmt.Errorf("ratelimit: redis take: %d values, want 4", len(vals))
+	// A rate limiter sits in front of every request: a slow or down Redis must fail fast
+	// into the failure policy rather than stall requests for go-redis's 5 s defaults.
+	// Values given in the URL win.
+	if opt.DialTimeout == 0 {
+		opt.DialTimeout = time.Second
 	}
-	return uint64(vals[0]), uint64(max(vals[1], 0)), uint64(vals[2]) * uint64(time.Millisecond), vals[3] == 1, nil
+	if opt.ReadTimeout == 0 {
+		opt.ReadTimeout = 500 * time.Millisecond
+	}
+	if opt.WriteTimeout == 0 {
+		opt.WriteTimeout = 500 * time.Millisecond
+	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = 1
+	}
+	// go-redis dials 5 times 100 ms apart by default, per command attempt: 0.8 s per
+	// request with Redis down. One dial per attempt; the pool retries in the background.
+	if opt.DialerRetries == 0 {
+		opt.DialerRetries = 1
+	}
+	return &redisCounter{client: redis.NewClient(opt), script: redis.NewScript(takeScript)}, nil
 }
 
-// Get returns key's limit and the tokens left in its current window without taking
-// one. Unlike memorystore, which reports 0, 0 for a key it has never seen, an unseen key
-// reports a full bucket: that is what its next Take will find.
-func (s *RedisStore) Get(ctx context.Context, key string) (tokens, remaining uint64, err error) {
-	if s.stopped.Load() {
-		return 0, 0, limiter.ErrStopped
+func (r *redisCounter) take(ctx context.Context, cs []charge) ([]usage, bool, error) {
+	keys := make([]string, len(cs))
+	args := make([]any, 0, 2*len(cs))
+	for i, c := range cs {
+		keys[i] = c.key
+		args = append(args, c.budget.Tokens, c.budget.Interval.Milliseconds())
 	}
-	vals, err := s.get.Run(ctx, s.client, s.keys(key), s.args()...).Int64Slice()
+	vals, err := r.script.Run(ctx, r.client, keys, args...).Int64Slice()
 	if err != nil {
-		return 0, 0, fmt.Errorf("ratelimit: redis get: %w", err)
+		return nil, false, fmt.Errorf("ratelimit: redis take: %w", err)
 	}
-	if len(vals) != 2 {
-		return 0, 0, fmt.Errorf("ratelimit: redis get: %d values, want 2", len(vals))
+	if len(vals) != 1+2*len(cs) {
+		return nil, false, fmt.Errorf("ratelimit: redis take: %d values, want %d", len(vals), 1+2*len(cs))
 	}
-	return uint64(vals[0]), uint64(vals[1]), nil
+	use := make([]usage, len(cs))
+	for i := range use {
+		use[i] = usage{used: uint64(vals[1+2*i]), reset: time.UnixMilli(vals[2+2*i])}
+	}
+	return use, vals[0] == 1, nil
 }
 
-// Set gives key its own limit of tokens per interval, overriding the store's, and starts
-// its bucket full. The override lasts until 12 hours after the key's last Take.
-func (s *RedisStore) Set(ctx context.Context, key string, tokens uint64, interval time.Duration) error {
-	if s.stopped.Load() {
-		return limiter.ErrStopped
-	}
-	if interval < time.Millisecond {
-		return fmt.Errorf("ratelimit: interval %v is shorter than a millisecond", interval)
-	}
-	args := []any{tokens, interval.Milliseconds(), overrideTTL.Milliseconds()}
-	if err := s.set.Run(ctx, s.client, s.keys(key), args...).Err(); err != nil {
-		return fmt.Errorf("ratelimit: redis set: %w", err)
-	}
-	return nil
-}
-
-// Burst adds tokens to key's current window only; the next window starts at the limit
-// again.
-func (s *RedisStore) Burst(ctx context.Context, key string, tokens uint64) error {
-	if s.stopped.Load() {
-		return limiter.ErrStopped
-	}
-	if err := s.burst.Run(ctx, s.client, s.keys(key), s.args(tokens)...).Err(); err != nil {
-		return fmt.Errorf("ratelimit: redis burst: %w", err)
-	}
-	return nil
-}
-
-// Close stops the store: later calls return limiter.ErrStopped. It leaves the client and
-// the counts in Redis alone, since other processes share them.
-func (s *RedisStore) Close(ctx context.Context) error {
-	s.stopped.Store(true)
-	return nil
-}
+// close closes the client. The counts in Redis stay: other processes share them.
+func (r *redisCounter) close() error { return r.client.Close() }

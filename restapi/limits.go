@@ -2,8 +2,11 @@ package restapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/netip"
+	"strconv"
+	"time"
 
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -21,15 +24,59 @@ type Limiter interface {
 // and each agent key has its own.
 func CredentialKey(p *store.Principal) string { return p.Credential.Type + ":" + p.Credential.ID }
 
-// RateLimited is the 429 of spec 7; Retry-After comes from the decision's headers.
-func RateLimited() *store.Error {
+// RateLimited is the 429 of spec 7 for a decision that denied: its message states the
+// budget that was spent as configured (d.Limit per d.Interval); Retry-After comes from the
+// decision's headers.
+func RateLimited(d ratelimit.Decision) *store.Error {
+	var spent string
+	switch d.Budget {
+	case "credential":
+		spent = fmt.Sprintf("this token's budget of %d requests per %s is spent", d.Limit, per(d.Interval))
+	case "workspace":
+		spent = fmt.Sprintf("this workspace's budget of %d requests per %s, shared by all its tokens and keys, is spent",
+			d.Limit, per(d.Interval))
+	case "ip:" + ratelimit.BucketAuthFail:
+		spent = fmt.Sprintf("too many failed authentications from this address (%d per %s)", d.Limit, per(d.Interval))
+	default:
+		spent = fmt.Sprintf("too many requests from this address (%d per %s)", d.Limit, per(d.Interval))
+	}
 	return &store.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-		Message: "rate limit exceeded (60 requests a minute per token, 600 per workspace); retry after the Retry-After seconds",
+		Message: "rate limit exceeded: " + spent + "; retry after the Retry-After seconds",
 		Header:  map[string]string{"Retry-After": "60"}}
 }
 
+// per names an interval the way people say it: "minute", "hour", else Go's "1m30s".
+func per(d time.Duration) string {
+	switch d {
+	case time.Second:
+		return "second"
+	case time.Minute:
+		return "minute"
+	case time.Hour:
+		return "hour"
+	}
+	return d.String()
+}
+
+// LimitError is the answer to a decision: nil when it allowed, RateLimited when a budget
+// is spent, and 503 internal_error with a short Retry-After when the rate-limit store
+// failed and the failure policy (fail-closed) denied: the outage decided, not the
+// client's use, so "you are over your limit" would be false.
+func LimitError(d ratelimit.Decision) error {
+	switch {
+	case d.Allowed:
+		return nil
+	case d.Degraded:
+		return &store.Error{Status: http.StatusServiceUnavailable, Code: "internal_error",
+			Message: "rate limits cannot be checked right now; retry shortly",
+			Header:  map[string]string{"Retry-After": strconv.Itoa(ratelimit.OutageRetryAfter)}}
+	}
+	return RateLimited(d)
+}
+
 // TakeCall charges one call of p against its budgets and sets the rate-limit headers on h.
-// It returns RateLimited when either budget is spent. With no limiter it allows everything.
+// It returns LimitError's answer when the call may not proceed. With no limiter it allows
+// everything.
 func TakeCall(ctx context.Context, l Limiter, p *store.Principal, h http.Header) error {
 	if l == nil {
 		return nil
@@ -41,14 +88,12 @@ func TakeCall(ctx context.Context, l Limiter, p *store.Principal, h http.Header)
 	if h != nil {
 		d.SetHeaders(h)
 	}
-	if !d.Allowed {
-		return RateLimited()
-	}
-	return nil
+	return LimitError(d)
 }
 
 // limitFailure charges a failed authentication to the client's IP, so token guessing is
-// throttled, and turns the failure into a 429 once that budget is spent.
+// throttled, and turns the failure into a 429 once that budget is spent (a 503 when the
+// store failed and the policy is fail-closed).
 func (a *API) limitFailure(r *http.Request, h http.Header, failure error) error {
 	if a.cfg.Limiter == nil {
 		return failure
@@ -58,8 +103,8 @@ func (a *API) limitFailure(r *http.Request, h http.Header, failure error) error 
 		return failure
 	}
 	d.SetHeaders(h)
-	if !d.Allowed {
-		return RateLimited()
+	if err := LimitError(d); err != nil {
+		return err
 	}
 	return failure
 }

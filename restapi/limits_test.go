@@ -3,9 +3,13 @@ package restapi_test
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,6 +92,10 @@ func TestRateLimitsPerTokenAndWorkspace(t *testing.T) {
 			if denied.Header.Get("Retry-After") != "60" {
 				t.Fatalf("Retry-After %q, want 60", denied.Header.Get("Retry-After"))
 			}
+			// The message states the budget as configured, not the defaults.
+			if msg, _ := denied.Body["message"].(string); !strings.Contains(msg, "budget of 3 requests per minute") {
+				t.Fatalf("429 message %q does not state the token's budget of 3", msg)
+			}
 			// Token B of the same workspace passes until the workspace's budget (5) is spent:
 			// A spent 3 of it (its denied call was not charged to the workspace).
 			for i := 0; i < 2; i++ {
@@ -95,7 +103,11 @@ func TestRateLimitsPerTokenAndWorkspace(t *testing.T) {
 					t.Fatalf("token b call %d: %d", i+1, r.Status)
 				}
 			}
-			wantError(t, e.do("GET", "/labels", b, testAPIKey, ""), http.StatusTooManyRequests, "rate_limited")
+			wsDenied := e.do("GET", "/labels", b, testAPIKey, "")
+			wantError(t, wsDenied, http.StatusTooManyRequests, "rate_limited")
+			if msg, _ := wsDenied.Body["message"].(string); !strings.Contains(msg, "workspace's budget of 5 requests per minute") {
+				t.Fatalf("429 message %q does not state the workspace's budget of 5", msg)
+			}
 			// Another workspace is untouched.
 			if r := e.do("GET", "/labels", c, testAPIKey, ""); r.Status != 200 || header(t, r, "X-RateLimit-Remaining") != 2 {
 				t.Fatalf("other workspace: %d remaining %s", r.Status, r.Header.Get("X-RateLimit-Remaining"))
@@ -128,21 +140,80 @@ func TestRateLimitSharedAcrossProcesses(t *testing.T) {
 	wantError(t, one.do("GET", "/labels", t1, testAPIKey, ""), http.StatusTooManyRequests, "rate_limited")
 }
 
+// A Redis that stops under a running service (its own redis-server, stopped by the test)
+// follows the failure policy: fail-open serves, fail-closed answers 503 internal_error
+// with a short Retry-After, not 429 "you are over your limit" (issue 14 item 3).
 func TestRateLimitRedisDownFollowsPolicy(t *testing.T) {
 	for _, failOpen := range []bool{false, true} {
 		t.Run("fail_open="+strconv.FormatBool(failOpen), func(t *testing.T) {
-			l := newLimiter(t, ratelimit.Config{RedisURL: "redis://127.0.0.1:1/0", FailOpen: failOpen})
+			url, stop := privateRedis(t)
+			l := newLimiter(t, ratelimit.Config{RedisURL: url, FailOpen: failOpen})
 			e := newEnv(t, withLimiter(l))
 			f := storetest.Workspace(t, e.store, restapi.Scopes())
-			r := e.do("GET", "/labels", e.token(f.Admin), testAPIKey, "")
-			if failOpen && r.Status != 200 {
-				t.Fatalf("fail-open: %d %s", r.Status, r.Raw)
+			token := e.token(f.Admin)
+			if r := e.do("GET", "/labels", token, testAPIKey, ""); r.Status != 200 {
+				t.Fatalf("with Redis up: %d %s", r.Status, r.Raw)
 			}
-			if !failOpen {
-				wantError(t, r, http.StatusTooManyRequests, "rate_limited")
+			stop()
+			for range 3 {
+				r := e.do("GET", "/labels", token, testAPIKey, "")
+				if failOpen {
+					if r.Status != 200 {
+						t.Fatalf("fail-open with Redis stopped: %d %s", r.Status, r.Raw)
+					}
+					continue
+				}
+				wantError(t, r, http.StatusServiceUnavailable, "internal_error")
+				if got := r.Header.Get("Retry-After"); got != strconv.Itoa(ratelimit.OutageRetryAfter) {
+					t.Fatalf("Retry-After %q, want %d", got, ratelimit.OutageRetryAfter)
+				}
+			}
+			// Failed authentication is throttled by the same store: fail-closed refuses it
+			// the same way rather than letting guesses through unthrottled.
+			r := e.do("GET", "/labels", "kagt_guess", testAPIKey, "")
+			if failOpen {
+				wantError(t, r, http.StatusUnauthorized, "unauthorized")
+			} else {
+				wantError(t, r, http.StatusServiceUnavailable, "internal_error")
 			}
 		})
 	}
+}
+
+// privateRedis starts a redis-server of the test's own on a free loopback port (the
+// machine's Redis is shared) and returns its URL and a function that stops it.
+func privateRedis(t *testing.T) (string, func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	ln.Close()
+	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("redis-server: %v (install redis-server; .ci/run does)", err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(stop)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server on %s did not start", addr)
+		}
+	}
+	return "redis://" + addr + "/0", stop
 }
 
 func TestFailedAuthenticationLimitedPerIP(t *testing.T) {

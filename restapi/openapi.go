@@ -216,6 +216,11 @@ func recordResponse(desc string, schema obj, replayable bool) obj {
 func errorResponses(resp obj, codes ...string) obj {
 	for _, c := range codes {
 		resp[c] = ref("responses", "Error")
+		// A rate-limited call meets the rate-limit store's outages too: with the
+		// fail-closed policy it answers 503 (LimitError).
+		if c == "429" {
+			resp["503"] = ref("responses", "Error")
+		}
 	}
 	return resp
 }
@@ -386,11 +391,11 @@ func openAPIDoc() obj {
 			},
 			"headers": obj{"RequestID": obj{"required": true, "description": "the request id, kept from the request when well-formed",
 				"schema": obj{"type": "string"}},
-				"RateLimitLimit": obj{"description": "requests allowed a minute by the tighter budget (60 per token, 600 per workspace)",
+				"RateLimitLimit": obj{"description": "requests allowed a minute by the tighter budget (as configured; by default 60 per token, 600 per workspace)",
 					"schema": obj{"type": "integer"}},
 				"RateLimitRemaining": obj{"description": "requests left in the tighter budget", "schema": obj{"type": "integer"}},
-				"RateLimitReset":     obj{"description": "when the budget refills, Unix seconds", "schema": obj{"type": "integer"}},
-				"RetryAfter":         obj{"description": "on 429: seconds to wait (60)", "schema": obj{"type": "integer"}},
+				"RateLimitReset":     obj{"description": "when the oldest request the budget counts leaves its sliding window, giving one back; Unix seconds", "schema": obj{"type": "integer"}},
+				"RetryAfter":         obj{"description": "on 429: seconds to wait (60); on 503: a few seconds", "schema": obj{"type": "integer"}},
 				"ETag": obj{"description": "the record's version (strong entity tag); send it in If-Match to update only that version, or in If-None-Match to skip an unchanged GET",
 					"schema": obj{"type": "string"}},
 				"IdempotentReplayed": obj{"description": "true when the response is the stored response of an earlier request with the same Idempotency-Key",
@@ -412,7 +417,7 @@ func openAPIDoc() obj {
 				"Order": obj{"name": "order", "in": "query", "required": false,
 					"description": "created_at: newest created first (default); updated_at: least recently updated first, so records changed while paging come later in the same walk, each change once",
 					"schema":      obj{"type": "string", "enum": []any{"created_at", "updated_at"}, "default": "created_at"}}},
-			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 Retry-After.",
+			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 and 503 Retry-After.",
 				"headers": obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
 					"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset"),
 					"Retry-After": ref("headers", "RetryAfter")},

@@ -1,0 +1,137 @@
+package ratelimit
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// The window slides: no interval-long span holds more allowed takes than the budget. A
+// fixed window fails this at its boundary: a take late in one window and a full budget
+// early in the next (issue 11 item 5). The client takes once, waits three quarters of
+// the interval, then takes every 10 ms. Each allowed take happened (on the store's clock)
+// between the moment it was sent and the moment it returned, so three allowed takes
+// prove a breach when the third returned less than an interval after the first was sent
+// (less 5 ms for millisecond clocks).
+func TestTakeSlidingWindow(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			const interval = 400 * time.Millisecond
+			cfg := Config{PerCredential: 2, PerWorkspace: 100, Interval: interval}
+			b.configure(t)(&cfg)
+			l := newLimiter(t, cfg)
+			ctx := context.Background()
+			start := time.Now()
+			type span struct{ sent, returned time.Time }
+			var allowed []span
+			for i := 0; time.Since(start) < 9*interval/4; i++ {
+				sent := time.Now()
+				d, err := l.Take(ctx, "a", "w")
+				if err != nil || d.Degraded {
+					t.Fatalf("take: %+v, %v", d, err)
+				}
+				if d.Allowed {
+					allowed = append(allowed, span{sent, time.Now()})
+				}
+				if i == 0 {
+					time.Sleep(3 * interval / 4)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			var at []time.Duration
+			for _, a := range allowed {
+				at = append(at, a.sent.Sub(start).Round(time.Millisecond))
+			}
+			for i := 0; i+2 < len(allowed); i++ {
+				if gap := allowed[i+2].returned.Sub(allowed[i].sent); gap < interval-5*time.Millisecond {
+					t.Fatalf("3 takes allowed within %v (sent at %v); the budget is 2 per %v", gap, at, interval)
+				}
+			}
+			if len(allowed) < 4 {
+				t.Fatalf("only %d takes allowed in %v (sent at %v); the budget of 2 per %v allows 5", len(allowed),
+					9*interval/4, at, interval)
+			}
+		})
+	}
+}
+
+// A request the workspace budget denies costs its credential nothing, and one the
+// credential denies costs the workspace nothing: both budgets are charged together or
+// not at all (issue 11 item 5).
+func TestTakeChargesBothOrNeither(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			cfg := Config{PerCredential: 2, PerWorkspace: 3}
+			b.configure(t)(&cfg)
+			l := newLimiter(t, cfg)
+			ctx := context.Background()
+			for _, cred := range []string{"a", "b", "b"} {
+				if d, err := l.Take(ctx, cred, "w"); err != nil || !d.Allowed {
+					t.Fatalf("take %s: %+v, %v", cred, d, err)
+				}
+			}
+			for range 3 {
+				d, err := l.Take(ctx, "a", "w")
+				if err != nil || d.Allowed || d.Budget != "workspace" || d.Limit != 3 {
+					t.Fatalf("a with the workspace spent: %+v, %v; want denied by the workspace budget of 3", d, err)
+				}
+			}
+			if n := logLen(t, l, l.prefix+":c:{w}:"+hashKey("a")); n != 1 {
+				t.Errorf("a's budget holds %d requests; want 1 (the workspace's denials charge nothing)", n)
+			}
+			for _, want := range []bool{true, true, false, false, false} {
+				d, err := l.Take(ctx, "c", "w2")
+				if err != nil || d.Allowed != want || !want && (d.Budget != "credential" || d.Limit != 2) {
+					t.Fatalf("c in w2: %+v, %v; want allowed=%v, denials by the credential budget of 2", d, err, want)
+				}
+			}
+			if n := logLen(t, l, l.prefix+":w:{w2}"); n != 2 {
+				t.Errorf("w2's budget holds %d requests; want 2 (the credential's denials charge nothing)", n)
+			}
+		})
+	}
+}
+
+// logLen reads how many requests a budget's log holds, from the store itself.
+func logLen(tb testing.TB, l *Limiter, key string) int {
+	tb.Helper()
+	switch c := l.counts.(type) {
+	case *memoryCounter:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if lg := c.logs[key]; lg != nil {
+			return lg.len()
+		}
+		return 0
+	case *redisCounter:
+		n, err := c.client.LLen(context.Background(), key).Result()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return int(n)
+	}
+	tb.Fatalf("unknown counter %T", l.counts)
+	return 0
+}
+
+// The memory counter forgets credentials and addresses whose requests have all left the
+// window, so idle keys do not accumulate in the process.
+func TestMemoryForgetsIdleLogs(t *testing.T) {
+	l := newLimiter(t, Config{PerCredential: 5, PerWorkspace: 10})
+	now := time.Now()
+	l.now = func() time.Time { return now }
+	ctx := context.Background()
+	if _, err := l.Take(ctx, "a", "w"); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := l.Take(ctx, "b", "w2"); err != nil {
+		t.Fatal(err)
+	}
+	m := l.counts.(*memoryCounter)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.logs) != 2 {
+		t.Errorf("%d logs kept after a's requests left the window; want b's 2", len(m.logs))
+	}
+}
