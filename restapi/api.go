@@ -57,7 +57,7 @@ func (a *API) Handler() http.Handler {
 	r.Use(RequestID)
 	r.Get("/openapi.json", a.openAPI)
 	r.Group(func(r chi.Router) {
-		r.Use(a.authenticate)
+		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
@@ -85,7 +85,9 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := a.principal(r)
 		if err != nil {
-			WriteError(w, r, a.cfg.Logger, a.limitFailure(r, w.Header(), err))
+			err = a.limitFailure(r, w.Header(), err)
+			a.challenge(w.Header(), r, err)
+			WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
 		if err := TakeCall(r.Context(), a.cfg.Limiter, p, w.Header()); err != nil {
@@ -94,6 +96,20 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 	})
+}
+
+// challenge sets the WWW-Authenticate header a 401 carries (RFC 6750 section 3):
+// error="invalid_token" when a bearer token was sent and refused, a bare challenge when
+// none was sent (or the apikey was missing, so the token was never looked at).
+func (a *API) challenge(h http.Header, r *http.Request, err error) {
+	if store.AsError(err).Status != http.StatusUnauthorized {
+		return
+	}
+	v := `Bearer realm="workspaced"`
+	if BearerToken(r) != "" && APIKeyValid(r, a.cfg.APIKey) {
+		v += `, error="invalid_token"`
+	}
+	h.Set("WWW-Authenticate", v)
 }
 
 // principal resolves the request's credential; every error is unauthorized.
