@@ -275,7 +275,7 @@ func inputProperty(f restapi.Field) map[string]any {
 	hint := ""
 	switch f.Type {
 	case restapi.String:
-		p["type"] = "string"
+		p["type"], p["maxLength"] = "string", f.MaxLength()
 	case restapi.UUID:
 		p["type"], p["format"] = "string", "uuid"
 	case restapi.Bool:
@@ -295,7 +295,7 @@ func inputProperty(f restapi.Field) map[string]any {
 	case restapi.UUIDs:
 		p["type"], p["items"] = "array", map[string]any{"type": "string", "format": "uuid"}
 	case restapi.Strings:
-		p["type"], p["items"] = "array", map[string]any{"type": "string"}
+		p["type"], p["items"] = "array", map[string]any{"type": "string", "maxLength": f.MaxLength()}
 	}
 	if len(f.Enum) > 0 {
 		p["enum"] = f.Enum

@@ -291,3 +291,33 @@ func decode(raw []byte) map[string]any {
 	_ = json.Unmarshal(raw, &m)
 	return m
 }
+
+// TestSchemasBoundText: the OpenAPI document states the catalogue's text bounds and integer
+// widths, so clients learn them before a 422 (issue 10 item 6).
+func TestSchemasBoundText(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(restapi.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		schema, field, key string
+		want               any
+	}{
+		{"companies_create", "industry", "maxLength", float64(restapi.ShortText)},
+		{"companies_create", "website", "maxLength", float64(restapi.LinkText)},
+		{"companies_create", "notes", "maxLength", float64(restapi.LongText)},
+		{"knowledge_create", "size_bytes", "format", "int64"},
+		{"pipelines_create", "position", "format", "int32"},
+	} {
+		got := doc.Components.Schemas[tc.schema].Properties[tc.field][tc.key]
+		if got != tc.want {
+			t.Errorf("%s.%s %s = %v, want %v", tc.schema, tc.field, tc.key, got, tc.want)
+		}
+	}
+}
