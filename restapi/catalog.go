@@ -457,7 +457,7 @@ var Catalog = []*Resource{
 		}},
 	{Name: "credits", Table: "credit_balances", Scope: "credits", Access: ListOnly,
 		Doc:    "The workspace's enrichment credit balance (one row).",
-		Fields: []Field{ro("balance", Int)}},
+		Fields: []Field{big(ro("balance", Int))}},
 	{Name: "enrich", Scope: "enrich", Access: WriteOnly,
 		Doc:    "Company firmographic lookup by domain (name, website, industry, socials). Fresh lookups spend one credit; lookups cached within 30 days are free.",
 		Fields: []Field{doc(req("domain", String), "the company's domain, e.g. example.com")}},
