@@ -315,7 +315,7 @@ func inputProperty(f restapi.Field) map[string]any {
 	p := map[string]any{}
 	switch f.Type {
 	case restapi.String:
-		p["type"] = "string"
+		p["type"], p["maxLength"] = "string", f.MaxLength()
 	case restapi.UUID:
 		p["type"], p["format"] = "string", "uuid"
 	case restapi.Bool:
@@ -333,7 +333,7 @@ func inputProperty(f restapi.Field) map[string]any {
 	case restapi.UUIDs:
 		p["type"], p["items"] = "array", uuidIn()
 	case restapi.Strings:
-		p["type"], p["items"] = "array", typed("string")
+		p["type"], p["items"] = "array", map[string]any{"type": "string", "maxLength": f.MaxLength()}
 	}
 	if len(f.Enum) > 0 {
 		p["enum"] = f.Enum

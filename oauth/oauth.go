@@ -49,7 +49,7 @@ type Config struct {
 	// Scopes is the catalogue (service-spec.md 5.5), the order the consent page shows.
 	Scopes []string
 	// GrantableScopes lists what a member can exercise right now (decisions.md 3): the
-	// consent page offers no more, and the Verifier intersects every token with it.
+	// consent page offers no more.
 	GrantableScopes func(*store.Principal) []string
 	// Resources are the RFC 8707 resource values accepted; default {Issuer}/v1 and
 	// {Issuer}/mcp.

@@ -309,22 +309,36 @@ func TestRefresh(t *testing.T) {
 		waitStatus(t, e, tk.Access, 401)
 		wantOAuthError(t, e.refresh(client, tk.Refresh), 400, "invalid_grant")
 	})
-	t.Run("scopes follow the member's current grants (decisions.md 3)", func(t *testing.T) {
+	t.Run("a grant removed later is insufficient_permission, not insufficient_scope (spec 5.6)", func(t *testing.T) {
 		u := e.addUser("member", "active", map[string]string{"crm": "full"})
 		_, tk := e.tokensFor(u, "deals:read deals:write labels:read")
 		if tk.Scope != "deals:read deals:write labels:read" {
 			t.Fatalf("granted %q", tk.Scope)
 		}
-		p, err := e.oauth.Verifier().Authenticate(context.Background(), tk.Access)
-		if err != nil || len(p.Scopes) != 3 {
-			t.Fatalf("scopes %v %v", p, err)
-		}
 		if err := e.store.SetMember(context.Background(), u.ID, storeMemberGrants(map[string]string{"crm": "read"})); err != nil {
 			t.Fatal(err)
 		}
-		p, err = e.oauth.Verifier().Authenticate(context.Background(), tk.Access)
-		if err != nil || strings.Join(p.Scopes, " ") != "deals:read labels:read" {
-			t.Fatalf("after the grant dropped to read: %v %v", p.Scopes, err)
+		p, err := e.oauth.Verifier().Authenticate(context.Background(), tk.Access)
+		if err != nil || strings.Join(p.Scopes, " ") != "deals:read deals:write labels:read" || p.Grant("crm") != "read" {
+			t.Fatalf("after the grant dropped to read: scopes %v, err %v; want the token's scopes and crm=read", p, err)
+		}
+		deadline := time.Now().Add(3 * time.Second) // the cache flush is asynchronous
+		for {
+			req, _ := http.NewRequest("POST", e.srv.URL+"/v1/deals", strings.NewReader(`{}`))
+			req.Header.Set("apikey", testAPIKey)
+			req.Header.Set("Authorization", "Bearer "+tk.Access)
+			res, err := http.DefaultClient.Do(req)
+			r := decode(t, res, err)
+			if r.Status == http.StatusForbidden {
+				if r.str("error") != "insufficient_permission" {
+					t.Fatalf("a write after the grant dropped: %d %s", r.Status, r.Raw)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("a write after the grant dropped: %d %s", r.Status, r.Raw)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	})
 }

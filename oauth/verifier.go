@@ -21,9 +21,11 @@ type Verifier struct {
 // Verifier returns the provider's access-token verifier.
 func (s *Server) Verifier() *Verifier { return &Verifier{s: s} }
 
-// Authenticate returns the principal of an access token. Its scopes are the granted
-// scopes that the member can still exercise now (decisions.md 3: a grant removed later
-// takes effect at once). It returns a store.Error with code unauthorized when the token is
+// Authenticate returns the principal of an access token, with the scopes the token was
+// granted and the member's grants as they are now. A grant removed later takes effect at
+// once through the feature gate (decisions.md 3), which answers 403
+// insufficient_permission (spec 5.6): the token still holds its scope, the member lacks
+// the grant. It returns a store.Error with code unauthorized when the token is
 // malformed, unknown, expired or revoked, its family or client is revoked or disabled, or
 // its member is no longer active.
 func (v *Verifier) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
@@ -67,7 +69,7 @@ func (v *Verifier) Authenticate(ctx context.Context, bearer string) (*store.Prin
 		return nil, err
 	}
 	p.Credential.ExpiresAt = &expires
-	p.Scopes = intersect(scopes, v.s.cfg.GrantableScopes(p))
+	p.Scopes = scopes
 	// "Last used" of the Connected apps page, written at most once a minute per family.
 	if lastUsed == nil || now.Sub(*lastUsed) > time.Minute {
 		if _, err := v.s.db.pool.Exec(ctx, `UPDATE oauth_families SET last_used_at = $2 WHERE id = $1`, familyID, now); err != nil {

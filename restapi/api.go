@@ -63,7 +63,7 @@ func (a *API) Handler() http.Handler {
 	r.Use(RequestID)
 	r.Get("/openapi.json", a.openAPI)
 	r.Group(func(r chi.Router) {
-		r.Use(a.authenticate)
+		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
@@ -97,6 +97,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			if store.AsError(err).Status == http.StatusUnauthorized {
 				err = a.limitFailure(r, w.Header(), err)
 			}
+			a.challenge(w.Header(), r, err)
 			WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
@@ -106,6 +107,20 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 	})
+}
+
+// challenge sets the WWW-Authenticate header a 401 carries (RFC 6750 section 3):
+// error="invalid_token" when a bearer token was sent and refused, a bare challenge when
+// none was sent (or the apikey was missing, so the token was never looked at).
+func (a *API) challenge(h http.Header, r *http.Request, err error) {
+	if store.AsError(err).Status != http.StatusUnauthorized {
+		return
+	}
+	v := `Bearer realm="workspaced"`
+	if BearerToken(r) != "" && APIKeyValid(r, a.cfg.APIKey) {
+		v += `, error="invalid_token"`
+	}
+	h.Set("WWW-Authenticate", v)
 }
 
 // principal resolves the request's credential: unauthorized, or the lookup's own failure.

@@ -43,14 +43,18 @@ func (p Prefixed) Authenticate(ctx context.Context, bearer string) (*store.Princ
 // Cache remembers resolved credentials briefly so a request costs no credential query.
 // Revocations flush it at once through PostgreSQL LISTEN/NOTIFY (store.ListenRevocations,
 // shared by every process); while that listener is down, entries live one second, so a
-// revocation is never visible later than that.
+// revocation is never visible later than that. A lookup that was in flight when a flush
+// came may have read the credential before it was revoked, so its result is returned but
+// not kept: every flush advances a generation, and only a lookup that began in the
+// current generation stores what it found.
 type Cache struct {
 	inner Authenticator
 	ttl   time.Duration
 
-	mu        sync.Mutex
-	entries   map[[32]byte]cacheEntry
-	listening bool
+	mu         sync.Mutex
+	entries    map[[32]byte]cacheEntry
+	listening  bool
+	generation uint64
 }
 
 type cacheEntry struct {
@@ -70,6 +74,7 @@ func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Princip
 	now := time.Now()
 	c.mu.Lock()
 	e, ok := c.entries[key]
+	gen := c.generation
 	c.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		return e.p, nil
@@ -80,6 +85,10 @@ func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Princip
 	}
 	ttl := time.Second
 	c.mu.Lock()
+	if c.generation != gen { // flushed meanwhile: what was read may already be revoked
+		c.mu.Unlock()
+		return p, nil
+	}
 	if c.listening {
 		ttl = c.ttl
 	}
@@ -100,6 +109,7 @@ func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Princip
 func (c *Cache) Flush(string) {
 	c.mu.Lock()
 	c.entries = map[[32]byte]cacheEntry{}
+	c.generation++
 	c.mu.Unlock()
 }
 
@@ -109,6 +119,7 @@ func (c *Cache) SetListening(on bool) {
 	c.listening = on
 	if !on {
 		c.entries = map[[32]byte]cacheEntry{}
+		c.generation++
 	}
 	c.mu.Unlock()
 }

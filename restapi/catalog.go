@@ -68,10 +68,32 @@ type Field struct {
 	Type     Type     // JSON type; also the filter's parameter type
 	Enum     []string // allowed values, when the spec enumerates them
 	Min, Max *int     // bounds for Int fields (priority 0-4)
-	Required bool     // required on create
-	Writable bool     // accepted in create and update bodies
-	Filter   bool     // usable as an exact-match list filter
-	Doc      string   // one phrase for people and models
+	// Big marks Int fields stored as bigint: the full 64-bit range (otherwise 32-bit).
+	Big bool
+	// MaxLen bounds String values (and each element of Strings), in characters; 0 means
+	// ShortText. It keeps every value storable and indexable (a btree row holds ~2.7 kB).
+	MaxLen   int
+	Required bool   // required on create
+	Writable bool   // accepted in create and update bodies
+	Filter   bool   // usable as an exact-match list filter
+	Doc      string // one phrase for people and models
+}
+
+// Maximum lengths of text values, in characters (decisions.md 4 leaves them open): names,
+// labels and codes are short and may be indexed; links may be long URLs; bodies of text
+// (notes, comments, documents) are bounded by what a request may carry.
+const (
+	ShortText = 500
+	LinkText  = 2048
+	LongText  = 200_000
+)
+
+// MaxLength is the longest String value the field accepts, in characters.
+func (f *Field) MaxLength() int {
+	if f.MaxLen > 0 {
+		return f.MaxLen
+	}
+	return ShortText
 }
 
 // Resource is one row of the spec's catalogue.
@@ -186,6 +208,18 @@ func bounded(f Field, min, max int) Field {
 	f.Min, f.Max = &min, &max
 	return f
 }
+func big(f Field) Field {
+	f.Big = true
+	return f
+}
+func link(f Field) Field {
+	f.MaxLen = LinkText
+	return f
+}
+func text(f Field) Field {
+	f.MaxLen = LongText
+	return f
+}
 
 // Field sets shared by several resources.
 var (
@@ -193,15 +227,15 @@ var (
 		filter(w("assignee_id", UUID)), doc(w("assignee_ids", UUIDs), "further assignees"),
 		w("due_date", Date), w("start_date", Date),
 		doc(bounded(w("priority", Int), 0, 4), "0 (none) to 4 (urgent)"),
-		filter(w("completed", Bool)), w("description", String),
+		filter(w("completed", Bool)), text(w("description", String)),
 		doc(filter(w("is_private", Bool)), "private tasks are visible to their creator, assignees and admins only"),
 	}
 	moneyFields = []Field{
 		req("name", String), req("date", Date), doc(req("amount", Number), "a JSON number"),
 		filter(req("type", String)), filter(enum(w("recurrence", String), "one_time", "monthly")),
-		w("avatar_url", String),
+		link(w("avatar_url", String)),
 	}
-	fileFields = []Field{ro("name", String), ro("url", String), ro("mime_type", String), ro("size_bytes", Int)}
+	fileFields = []Field{ro("name", String), link(ro("url", String)), ro("mime_type", String), big(ro("size_bytes", Int))}
 )
 
 func concat(parts ...[]Field) []Field {
@@ -218,8 +252,8 @@ var Catalog = []*Resource{
 		Doc: "Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.",
 		Fields: []Field{
 			req("name", String), filter(req("pipeline_id", UUID)), filter(w("pipeline_stage_id", UUID)),
-			filter(w("owner_id", UUID)), w("value", Number), w("confidence", Number), w("website", String),
-			w("instagram", String), w("twitter", String), w("notes", String), filter(w("company_id", UUID)),
+			filter(w("owner_id", UUID)), w("value", Number), w("confidence", Number), link(w("website", String)),
+			link(w("instagram", String)), link(w("twitter", String)), text(w("notes", String)), filter(w("company_id", UUID)),
 		}},
 	{Name: "deal_people", Scope: "deals", Access: Detach, Feature: CRM, DetachKeys: [2]string{"deal_id", "person_id"},
 		Doc: "Links between deals and people (contacts on a deal).",
@@ -231,18 +265,18 @@ var Catalog = []*Resource{
 		Fields: []Field{filter(req("deal_id", UUID)), filter(req("label_id", UUID))}},
 	{Name: "crm_files", Scope: "deals", Access: ReadOnly, Feature: CRM, Paged: true, toolset: "files",
 		Doc:    "Files attached to deals (metadata only).",
-		Fields: concat([]Field{filter(ro("deal_id", UUID)), ro("storage_path", String)}, fileFields)},
+		Fields: concat([]Field{filter(ro("deal_id", UUID)), link(ro("storage_path", String))}, fileFields)},
 	{Name: "people", Scope: "people", Feature: CRM, Paged: true,
 		Doc: "People (contacts) in the CRM.",
 		Fields: []Field{
 			req("name", String), w("company", String), filter(w("company_id", UUID)), w("phone", String),
-			filter(w("email", String)), doc(w("position", String), "job title"), w("linkedin_url", String), w("twitter_url", String),
+			filter(w("email", String)), doc(w("position", String), "job title"), link(w("linkedin_url", String)), link(w("twitter_url", String)),
 		}},
 	{Name: "companies", Scope: "companies", Feature: CRM, Paged: true,
 		Doc: "Companies (accounts) in the CRM.",
 		Fields: []Field{
-			req("name", String), w("website", String), w("instagram", String), w("linkedin", String),
-			w("twitter", String), filter(w("industry", String)), w("size", String), w("notes", String),
+			req("name", String), link(w("website", String)), link(w("instagram", String)), link(w("linkedin", String)),
+			link(w("twitter", String)), filter(w("industry", String)), w("size", String), text(w("notes", String)),
 		}},
 	{Name: "pipelines", Scope: "pipelines", Feature: CRM, Paged: true,
 		Doc:    "Sales pipelines that deals move through.",
@@ -267,8 +301,8 @@ var Catalog = []*Resource{
 	{Name: "spaces", Scope: "spaces", Paged: true,
 		Doc: "Client spaces: one per client or internal team.",
 		Fields: []Field{
-			req("name", String), w("image_url", String), filter(w("is_default", Bool)), filter(w("status", String)),
-			w("notes", String),
+			req("name", String), link(w("image_url", String)), filter(w("is_default", Bool)), filter(w("status", String)),
+			text(w("notes", String)),
 		}},
 	{Name: "projects", Scope: "spaces", Paged: true,
 		Doc: "Projects inside a space.",
@@ -286,7 +320,7 @@ var Catalog = []*Resource{
 		Fields: []Field{filter(req("space_id", UUID)), filter(req("user_id", UUID))}},
 	{Name: "space_updates", Scope: "spaces", Paged: true,
 		Doc:    "Status updates posted in a space.",
-		Fields: []Field{filter(req("space_id", UUID)), req("content", String), filter(w("status", String))}},
+		Fields: []Field{filter(req("space_id", UUID)), text(req("content", String)), filter(w("status", String))}},
 	{Name: "labels", Scope: "labels", Paged: true,
 		Doc:    "Labels that can be put on deals.",
 		Fields: []Field{req("name", String)}},
@@ -295,7 +329,7 @@ var Catalog = []*Resource{
 		Fields: []Field{
 			filter(enum(req("entity_type", String), "deal", "task")),
 			doc(filter(req("entity_id", UUID)), "the deal's or task's id"),
-			req("content", String), ro("user_id", UUID),
+			text(req("content", String)), ro("user_id", UUID),
 		}},
 	{Name: "activity", Scope: "activity", Access: ReadOnly, Paged: true,
 		Doc: "The audit trail: one row for every create, update and detach made through the API.",
@@ -306,7 +340,7 @@ var Catalog = []*Resource{
 	{Name: "metrics", Scope: "metrics", Feature: Metrics, Paged: true,
 		Doc: "Metric definitions shown on metric pages.",
 		Fields: []Field{
-			req("name", String), filter(enum(w("kind", String), "formula", "date_diff", "manual")), w("formula", String),
+			req("name", String), filter(enum(w("kind", String), "formula", "date_diff", "manual")), text(w("formula", String)),
 			enum(w("format", String), "number", "currency", "percent", "days", "hours"), w("date_range", String),
 			w("date_from", Date), w("date_to", Date), enum(w("manual_type", String), "number", "date_range", "time_range"),
 			enum(w("agg", String), "avg", "sum", "count", "latest"), filter(w("page_id", UUID)), w("position", Int),
@@ -319,7 +353,7 @@ var Catalog = []*Resource{
 		Doc: "Manually entered values of a metric.",
 		Fields: []Field{
 			filter(req("metric_id", UUID)), filter(enum(req("entry_kind", String), "number", "date_range", "time_range")),
-			w("value", Number), w("from_ts", Time), w("to_ts", Time), w("note", String), ro("user_id", UUID),
+			w("value", Number), w("from_ts", Time), w("to_ts", Time), text(w("note", String)), ro("user_id", UUID),
 		}},
 	{Name: "income", Scope: "finance", Feature: Finance, Paged: true,
 		Doc: "Income entries.", Fields: moneyFields},
@@ -335,7 +369,7 @@ var Catalog = []*Resource{
 		Doc: "Debts owed by the agency.",
 		Fields: []Field{
 			req("name", String), req("total_amount", Number), w("paid_amount", Number),
-			filter(req("expense_type", String)), w("notes", String),
+			filter(req("expense_type", String)), text(w("notes", String)),
 		}},
 	{Name: "debt_payments", Scope: "finance", Feature: Finance, Paged: true,
 		Doc:    "Payments made against a debt.",
@@ -345,30 +379,30 @@ var Catalog = []*Resource{
 		Fields: []Field{
 			filter(w("user_id", UUID)), req("display_name", String), filter(w("team_role", String)), w("squads", Strings),
 			w("authority_user_id", UUID), w("salary", Number), w("date_hired", Date), w("left_date", Date),
-			w("phone", String), w("email", String), w("contract_url", String), w("contract_name", String),
-			filter(w("archived", Bool)), w("avatar_url", String), w("slack_user_id", String), w("location", String),
-			filter(w("department_id", UUID)), w("summary", String), w("gender", String),
+			w("phone", String), w("email", String), link(w("contract_url", String)), w("contract_name", String),
+			filter(w("archived", Bool)), link(w("avatar_url", String)), w("slack_user_id", String), w("location", String),
+			filter(w("department_id", UUID)), text(w("summary", String)), w("gender", String),
 		}},
 	{Name: "departments", Scope: "hr", Feature: HR, Paged: true,
 		Doc: "Departments.", Fields: []Field{req("name", String)}},
 	{Name: "leave_requests", Scope: "hr", Feature: HR, Paged: true, Requester: "user_id", Reviewed: true,
 		Doc: "Leave requests. A status change records the reviewer.",
 		Fields: []Field{
-			req("leave_date", Date), req("return_date", Date), req("reason", String),
+			req("leave_date", Date), req("return_date", Date), text(req("reason", String)),
 			filter(enum(w("type", String), "annual", "sick", "personal")),
-			filter(enum(w("status", String), "pending", "approved", "rejected")), w("review_reason", String),
+			filter(enum(w("status", String), "pending", "approved", "rejected")), text(w("review_reason", String)),
 			doc(filter(ro("user_id", UUID)), "the requester"), ro("reviewed_by", UUID), ro("reviewed_at", Time),
 		}},
 	{Name: "hr_contracts", Scope: "hr", Feature: HR, Paged: true,
 		Doc: "Employment contracts of team members.",
 		Fields: []Field{
-			doc(filter(req("member_id", UUID)), "a team_members id"), w("name", String), w("type", String), w("url", String),
-			w("storage_path", String), w("date", Date), filter(w("is_current", Bool)),
+			doc(filter(req("member_id", UUID)), "a team_members id"), w("name", String), w("type", String), link(w("url", String)),
+			link(w("storage_path", String)), w("date", Date), filter(w("is_current", Bool)),
 		}},
 	{Name: "hr_change_requests", Scope: "hr", Feature: HR, Paged: true, Reviewed: true,
 		Doc: "Requests to change a team member's HR record. A status change records the reviewer.",
 		Fields: []Field{
-			doc(filter(req("member_id", UUID)), "a team_members id"), w("type", String), w("message", String),
+			doc(filter(req("member_id", UUID)), "a team_members id"), w("type", String), text(w("message", String)),
 			filter(w("status", String)), ro("reviewed_by", UUID), ro("reviewed_at", Time),
 		}},
 	{Name: "org_chart", Scope: "hr", Feature: HR, Paged: true,
@@ -379,13 +413,13 @@ var Catalog = []*Resource{
 		}},
 	{Name: "documents", Scope: "docs", Paged: true,
 		Doc:    "Documents in the workspace.",
-		Fields: []Field{req("name", String), w("content", String), w("icon", String), w("icon_color", String)}},
+		Fields: []Field{req("name", String), text(w("content", String)), w("icon", String), w("icon_color", String)}},
 	{Name: "knowledge", Scope: "docs", Paged: true,
 		Doc: "Knowledge base entries.",
 		Fields: []Field{
-			req("name", String), filter(w("type", String)), w("url", String), w("storage_path", String),
-			w("mime_type", String), w("size_bytes", Int), filter(w("source", String)), w("content", String),
-			w("icon_url", String), w("external_id", String),
+			req("name", String), filter(w("type", String)), link(w("url", String)), link(w("storage_path", String)),
+			w("mime_type", String), big(w("size_bytes", Int)), filter(w("source", String)), text(w("content", String)),
+			link(w("icon_url", String)), w("external_id", String),
 		}},
 	{Name: "canvases", Scope: "docs", Paged: true,
 		Doc: "Canvases (whiteboards and flow diagrams).",
@@ -402,7 +436,7 @@ var Catalog = []*Resource{
 	{Name: "automation_logs", Scope: "automations", Access: ReadOnly, Paged: true,
 		Doc: "Runs of automations.",
 		Fields: []Field{
-			filter(ro("automation_id", UUID)), filter(ro("success", Bool)), ro("message", String), ro("details", JSON),
+			filter(ro("automation_id", UUID)), filter(ro("success", Bool)), text(ro("message", String)), ro("details", JSON),
 		}},
 	{Name: "competitor_workflows", Scope: "competitors", Access: ReadOnly, Feature: Competitors, Paged: true,
 		Doc: "Competitor research workflows.",
@@ -412,17 +446,17 @@ var Catalog = []*Resource{
 	{Name: "competitor_reports", Scope: "competitors", Access: ReadOnly, Feature: Competitors, Paged: true,
 		Doc: "Findings of competitor research workflows.",
 		Fields: []Field{
-			filter(ro("workflow_id", UUID)), filter(ro("importance", String)), ro("title", String), ro("content", String),
+			filter(ro("workflow_id", UUID)), filter(ro("importance", String)), ro("title", String), text(ro("content", String)),
 		}},
 	{Name: "agents", Scope: "agents", Access: ReadOnly, Feature: Agents, Paged: true,
 		Doc: "The workspace's AI agents; each acts as its own user.",
 		Fields: []Field{
-			filter(ro("user_id", UUID)), filter(ro("is_default", Bool)), ro("name", String), ro("description", String),
+			filter(ro("user_id", UUID)), filter(ro("is_default", Bool)), ro("name", String), text(ro("description", String)),
 		}},
 	{Name: "users", Scope: "directory", Access: UpdateOnly, Paged: true, SelfOrAdmin: true,
 		Doc: "Members of the workspace. Members may update only their own profile; role, grants and status are not writable.",
 		Fields: []Field{
-			w("display_name", String), w("avatar_url", String), w("task_color", String), w("timezone", String),
+			w("display_name", String), link(w("avatar_url", String)), w("task_color", String), w("timezone", String),
 			w("department", String), filter(ro("email", String)), filter(enum(ro("role", String), "admin", "member")),
 			filter(ro("is_agent", Bool)), filter(enum(ro("status", String), "active", "invited", "suspended")),
 			doc(ro("grants", JSON), "feature grants: crm, hr, finance, metrics, competitors, agents -> none, read or full"),
@@ -430,13 +464,13 @@ var Catalog = []*Resource{
 	{Name: "workspace", Table: "workspaces", Scope: "directory", Access: Singleton, AdminWrites: true,
 		Doc: "The workspace itself (one row). Updating it needs the admin role.",
 		Fields: []Field{
-			w("name", String), w("image_url", String), w("timezone", String), w("okr_enabled", Bool),
+			w("name", String), link(w("image_url", String)), w("timezone", String), w("okr_enabled", Bool),
 			w("kb_ai_enabled", Bool), w("report_eod_enabled", Bool), w("report_eow_enabled", Bool),
 			w("report_eom_enabled", Bool), w("security_contact_email", String),
 		}},
 	{Name: "credits", Table: "credit_balances", Scope: "credits", Access: ListOnly,
 		Doc:    "The workspace's enrichment credit balance (one row).",
-		Fields: []Field{ro("balance", Int)}},
+		Fields: []Field{big(ro("balance", Int))}},
 	{Name: "enrich", Scope: "enrich", Access: WriteOnly,
 		Doc:    "Company firmographic lookup by domain (name, website, industry, socials). Fresh lookups spend one credit; lookups cached within 30 days are free.",
 		Fields: []Field{doc(req("domain", String), "the company's domain, e.g. example.com")}},

@@ -233,6 +233,9 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 				if !slices.Contains(fits[f.Type], c.udt) {
 					t.Errorf("%s.%s is %s, the catalogue says type %d", r.Table, f.Name, c.udt, f.Type)
 				}
+				if f.Type == restapi.Int && f.Big != (c.udt == "int8") {
+					t.Errorf("%s.%s is %s, the catalogue says Big %v", r.Table, f.Name, c.udt, f.Big)
+				}
 				if (f.Required || f.Type == restapi.Bool) && c.nullable {
 					t.Errorf("%s.%s is nullable but required or boolean", r.Table, f.Name)
 				}

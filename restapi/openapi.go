@@ -37,13 +37,16 @@ func fieldSchema(f *Field, nullable bool) obj {
 	s := obj{}
 	switch f.Type {
 	case String:
-		s["type"] = "string"
+		s["type"], s["maxLength"] = "string", f.MaxLength()
 	case UUID:
 		s["type"], s["format"] = "string", "uuid"
 	case Bool:
 		s["type"] = "boolean"
 	case Int:
-		s["type"] = "integer"
+		s["type"], s["format"] = "integer", "int32"
+		if f.Big {
+			s["format"] = "int64"
+		}
 		if f.Min != nil {
 			s["minimum"] = *f.Min
 		}
@@ -64,7 +67,7 @@ func fieldSchema(f *Field, nullable bool) obj {
 	case UUIDs:
 		s["type"], s["items"] = "array", obj{"type": "string", "format": "uuid"}
 	case Strings:
-		s["type"], s["items"] = "array", obj{"type": "string"}
+		s["type"], s["items"] = "array", obj{"type": "string", "maxLength": f.MaxLength()}
 	}
 	if len(f.Enum) > 0 {
 		enum := make([]any, 0, len(f.Enum)+1)

@@ -112,6 +112,19 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 	return MethodNotAllowed(res, r.Method, true)
 }
 
+// wellFormedQuery refuses a query string that does not parse (a stray %, a bad escape, a
+// semicolon): url.Values would drop the pair silently, and a dropped cursor or filter
+// answers a different question than the one asked.
+func (a *API) wellFormedQuery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+			WriteError(w, r, a.cfg.Logger, store.BadRequest("the query string does not parse (%v); percent-encode %% and other reserved characters", err))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // methodNotAllowed answers methods chi has no route for (PUT /me, PROPFIND /deals ...).
 func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -24,6 +26,9 @@ const MaxBody = 1 << 20
 // an array, a scalar, null, trailing data) is a 400 bad_request.
 func DecodeObject(body []byte) (map[string]json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(body)
+	if !utf8.Valid(trimmed) {
+		return nil, store.BadRequest("the request body is not valid UTF-8; send JSON encoded as UTF-8")
+	}
 	if len(trimmed) == 0 {
 		return nil, store.BadRequest("the request body is empty; send a JSON object such as {\"name\": \"...\"}")
 	}
@@ -75,7 +80,10 @@ func typeName(f *Field) string {
 		if f.Min != nil && f.Max != nil {
 			return fmt.Sprintf("an integer from %d to %d", *f.Min, *f.Max)
 		}
-		return "an integer"
+		if f.Big {
+			return "a 64-bit integer"
+		}
+		return "a 32-bit integer"
 	case Number:
 		return "a JSON number"
 	case Date:
@@ -87,12 +95,61 @@ func typeName(f *Field) string {
 	case UUIDs:
 		return "an array of uuid strings"
 	case Strings:
-		return "an array of strings"
+		return fmt.Sprintf("an array of strings of at most %d characters", f.MaxLength())
 	}
 	if len(f.Enum) > 0 {
 		return "one of " + strings.Join(f.Enum, ", ")
 	}
-	return "a string"
+	return fmt.Sprintf("a string of at most %d characters", f.MaxLength())
+}
+
+// MaxJSONDepth bounds the nesting of JSON values (jsonb columns): deeper values are a 422,
+// not a strain on PostgreSQL's parser.
+const MaxJSONDepth = 64
+
+// textProblem says what is wrong with a text value for f, or "" when it is acceptable.
+// PostgreSQL's text cannot hold NUL characters, so they are refused rather than
+// truncated; the length bound keeps values storable and indexable.
+func textProblem(f *Field, s string) string {
+	switch {
+	case strings.IndexByte(s, 0) >= 0:
+		return "must not contain NUL (\\u0000) characters"
+	case !utf8.ValidString(s):
+		return "must be valid UTF-8"
+	case len(s) > f.MaxLength() && utf8.RuneCountInString(s) > f.MaxLength():
+		return fmt.Sprintf("must be at most %d characters", f.MaxLength())
+	}
+	return ""
+}
+
+// jsonProblem says what PostgreSQL's jsonb would refuse in a JSON value (NUL characters in
+// strings or keys) or what is too deep to be sensible, or "" when it is acceptable.
+func jsonProblem(raw json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return ""
+		}
+		if err != nil {
+			return "must be valid JSON"
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				if depth++; depth > MaxJSONDepth {
+					return fmt.Sprintf("must not nest deeper than %d levels", MaxJSONDepth)
+				}
+			} else {
+				depth--
+			}
+		case string: // object keys arrive as strings too
+			if strings.IndexByte(v, 0) >= 0 {
+				return "must not contain NUL (\\u0000) characters in its strings or keys"
+			}
+		}
+	}
 }
 
 // checkValue validates one body value against its field and returns the parameter.
@@ -117,6 +174,9 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 		if json.Unmarshal(raw, &s) != nil {
 			return nil, want
 		}
+		if p := textProblem(f, s); p != "" && f.Type == String {
+			return nil, p
+		}
 		switch {
 		case f.Required && strings.TrimSpace(s) == "":
 			return nil, "is required and cannot be empty"
@@ -140,7 +200,7 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 		if !integerRE.Match(raw) {
 			return nil, want
 		}
-		n, err := strconv.ParseInt(string(raw), 10, 32)
+		n, err := strconv.ParseInt(string(raw), 10, intBits(f))
 		if err != nil || f.Min != nil && n < int64(*f.Min) || f.Max != nil && n > int64(*f.Max) {
 			return nil, want
 		}
@@ -152,22 +212,34 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 		}
 		return string(raw), ""
 	case JSON:
+		if p := jsonProblem(raw); p != "" {
+			return nil, p
+		}
 		return string(raw), ""
 	case UUIDs, Strings:
 		var list []string
 		if json.Unmarshal(raw, &list) != nil || raw[0] != '[' {
 			return nil, want
 		}
-		if f.Type == UUIDs {
-			for _, s := range list {
-				if !isUUID(s) {
-					return nil, fmt.Sprintf("%s; %q is not a uuid", want, clip(s))
-				}
+		for _, s := range list {
+			if f.Type == UUIDs && !isUUID(s) {
+				return nil, fmt.Sprintf("%s; %q is not a uuid", want, clip(s))
+			}
+			if p := textProblem(f, s); f.Type == Strings && p != "" {
+				return nil, "each element " + p
 			}
 		}
 		return list, ""
 	}
 	return nil, want
+}
+
+// intBits is the width of an Int field's column: bigint or integer.
+func intBits(f *Field) int {
+	if f.Big {
+		return 64
+	}
+	return 32
 }
 
 func isUUID(s string) bool {
@@ -264,6 +336,9 @@ func checkFilter(r *Resource, name, v string) (*Field, error) {
 	if f == nil || !f.Filter {
 		return nil, unknownParam(r, name)
 	}
+	if p := textProblem(f, v); p != "" {
+		return nil, store.BadRequest("filter %s %s", name, p)
+	}
 	var ok bool
 	switch {
 	case len(f.Enum) > 0:
@@ -273,7 +348,7 @@ func checkFilter(r *Resource, name, v string) (*Field, error) {
 	case f.Type == Bool:
 		ok = v == "true" || v == "false"
 	case f.Type == Int:
-		_, err := strconv.ParseInt(v, 10, 64)
+		_, err := strconv.ParseInt(v, 10, intBits(f))
 		ok = err == nil
 	case f.Type == Date:
 		ok = isDate(v)

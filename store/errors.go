@@ -97,11 +97,45 @@ func MapWriteError(err error, failCode string) error {
 		return &Error{Status: http.StatusBadRequest, Code: failCode, Message: msg, Err: err}
 	case "23505":
 		return &Error{Status: http.StatusBadRequest, Code: failCode, Message: "such a record already exists", Err: err}
-	case "23514", "23502", "22P02", "22007", "22008", "22003", "22023":
+	case "23514", "23502":
 		return &Error{Status: http.StatusBadRequest, Code: failCode,
 			Message: "the database rejected a value: check the fields' types and allowed values", Err: err}
 	}
+	if e := dataError(pg, failCode); e != nil {
+		return e
+	}
 	return err
+}
+
+// MapReadError turns a driver error from a read into bad_request when a value the client
+// sent was at fault (a filter the database cannot take), by SQLSTATE; other errors are
+// returned as they are.
+func MapReadError(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		if e := dataError(pg, "bad_request"); e != nil {
+			return e
+		}
+	}
+	return err
+}
+
+// dataError maps the SQLSTATE classes that mean "this value cannot be stored or compared"
+// to a 400 with code: class 22 (data exception: 22021 a NUL byte or invalid UTF-8, 22P05
+// \u0000 in jsonb, 22P02 bad text representation, 22001 too long, 22003 out of range,
+// 22007/22008 bad dates) and class 54 (program limit exceeded: 54000 an index row too large,
+// 54001 nesting too deep). Validation rejects these earlier; this is the backstop that
+// keeps hostile input from ever being a 500. It returns nil for any other SQLSTATE.
+func dataError(pg *pgconn.PgError, code string) *Error {
+	switch {
+	case strings.HasPrefix(pg.Code, "22"):
+		return &Error{Status: http.StatusBadRequest, Code: code,
+			Message: "the database rejected a value: check the fields' types and allowed values, and send text without NUL characters", Err: pg}
+	case strings.HasPrefix(pg.Code, "54"):
+		return &Error{Status: http.StatusBadRequest, Code: code,
+			Message: "a value is too large or too deeply nested to store; send a shorter or flatter value", Err: pg}
+	}
+	return nil
 }
 
 // fkColumn names the referencing column of a foreign key violation from its detail, which

@@ -505,7 +505,7 @@ type Pipelines struct {
 	CreatedBy   *openapi_types.UUID `json:"created_by"`
 	Id          openapi_types.UUID  `json:"id"`
 	Name        string              `json:"name"`
-	Position    *int                `json:"position"`
+	Position    *int32              `json:"position"`
 	UpdatedAt   time.Time           `json:"updated_at"`
 	WorkspaceId openapi_types.UUID  `json:"workspace_id"`
 }
@@ -513,7 +513,7 @@ type Pipelines struct {
 // PipelinesCreate Writable fields of pipelines; other keys are ignored.
 type PipelinesCreate struct {
 	Name     string `json:"name"`
-	Position *int   `json:"position,omitempty"`
+	Position *int32 `json:"position,omitempty"`
 }
 
 // IdempotencyKey defines model for IdempotencyKey.

@@ -1,0 +1,63 @@
+package restapi_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+)
+
+// TestCacheRevocationWinsOverLookupInFlight: a credential lookup that read the token before
+// its revocation, and finishes after the revocation's NOTIFY flushed the cache, must not
+// store what it read; the next request looks again and is refused (issue 10 item 11). The
+// interleaving is forced with channels, so the test is deterministic.
+func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
+	ctx := context.Background()
+	var revoked atomic.Bool
+	var calls atomic.Int32
+	entered, release := make(chan struct{}), make(chan struct{})
+	inner := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+		live := !revoked.Load() // the database read, before the revocation commits
+		if calls.Add(1) == 1 && bearer == "slow" {
+			close(entered)
+			<-release
+		}
+		if !live {
+			return nil, store.Unauthorized("the access token was revoked")
+		}
+		return &store.Principal{UserID: "u", WorkspaceID: "w"}, nil
+	})
+	c := restapi.NewCache(inner, time.Minute)
+	c.SetListening(true)
+
+	t.Run("a settled lookup is cached", func(t *testing.T) {
+		for i := 0; i < 2; i++ {
+			if _, err := c.Authenticate(ctx, "fast"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := calls.Swap(0); n != 1 {
+			t.Fatalf("two requests made %d lookups; the cache should have answered the second", n)
+		}
+	})
+	t.Run("a revocation during a lookup wins", func(t *testing.T) {
+		done := make(chan error)
+		go func() {
+			_, err := c.Authenticate(ctx, "slow")
+			done <- err
+		}()
+		<-entered // the lookup has read the token as live
+		revoked.Store(true)
+		c.Flush("oauth_access:slow") // the revocation's NOTIFY arrives
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatalf("the lookup in flight: %v", err) // it began before the revocation
+		}
+		if _, err := c.Authenticate(ctx, "slow"); store.AsError(err).Status != 401 {
+			t.Fatalf("after the revocation the token still authenticates (err %v): the stale lookup was cached", err)
+		}
+	})
+}
