@@ -64,10 +64,15 @@ func (p *Principal) settings() []any {
 }
 
 // actorSQL sets the actor for the rest of the transaction only (is_local = true), and drops
-// to the request role, which has no BYPASSRLS and owns nothing.
+// to the request role, which has no BYPASSRLS and owns nothing. It also turns sorting off:
+// every list has an ordered index that answers it (the keyset index, or a filter index
+// carrying the keyset's order, migration 00011), and without this the planner prefers
+// reading and sorting the whole workspace whenever its row estimate is off, as it is before
+// a table's first ANALYZE. Sorting stays possible, only priced as a last resort.
 const actorSQL = `SELECT set_config('role', 'workspaced_app', true),
 	set_config('app.workspace_id', $1, true), set_config('app.user_id', $2, true),
-	set_config('app.role', $3, true), set_config('app.grants', $4, true)`
+	set_config('app.role', $3, true), set_config('app.grants', $4, true),
+	set_config('enable_sort', 'off', true)`
 
 // InTx runs fn in a transaction as the actor p, under row-level security. Use it where a
 // write needs logic between statements; it commits when fn returns nil.
