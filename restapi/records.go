@@ -201,7 +201,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if r.Paged {
 		fetch++ // one more row than asked tells whether there is a next page
 	}
-	sql = "SELECT x.created_at, x.id::text, row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table)
+	sql = o.statements[r].listFrom
 	if len(where) > 0 {
 		sql += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -227,9 +227,7 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) 
 	if !isUUID(id) {
 		return nil, notFound(r, id)
 	}
-	sql := "SELECT row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table) +
-		` WHERE "id" = $1::text::uuid) x`
-	rec, err := o.one(ctx, p, sql, []any{id})
+	rec, err := o.one(ctx, p, o.statements[r].get, []any{id})
 	if err != nil {
 		return nil, readError(err)
 	}
@@ -274,7 +272,7 @@ func (o *Ops) Create(ctx context.Context, p *store.Principal, resource string, b
 	if len(cols) > 0 {
 		insert = "INSERT INTO " + ident(r.Table) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 	}
-	sql := "WITH x AS (" + insert + " RETURNING " + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
+	sql := "WITH x AS (" + insert + " RETURNING " + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
 	rec, err := o.one(ctx, p, sql, args)
 	if err != nil {
 		return nil, store.MapWriteError(err, "create_failed")
@@ -319,7 +317,7 @@ func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id strin
 		assigns = append(assigns, ident(a.field.Name)+" = "+param(len(args), a.field.Type))
 	}
 	sql := "WITH x AS (UPDATE " + ident(r.Table) + " SET " + strings.Join(assigns, ", ") +
-		` WHERE "id" = $1::text::uuid RETURNING ` + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
+		` WHERE "id" = $1::text::uuid RETURNING ` + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
 	rec, err := o.one(ctx, p, sql, args)
 	if err != nil {
 		return nil, store.MapWriteError(err, "update_failed")

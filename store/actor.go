@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -48,18 +47,31 @@ func (p *Principal) Grant(feature string) string {
 	return "none"
 }
 
-// settings are the transaction-local values RLS policies read (store/migrations).
+// grantedFeatures are the feature grants the policies read (app_grant); admins hold full
+// on each (decisions.md 2).
+var grantedFeatures = [...]string{"crm", "hr", "finance", "metrics", "competitors", "agents"}
+
+// settings are the transaction-local values RLS policies read (store/migrations). The
+// grants travel as a small JSON object written by hand: this runs on every request, and
+// only read and full need saying (app_grant reads anything else as none).
 func (p *Principal) settings() []any {
-	grants := map[string]string{}
-	for f, g := range p.Grants {
-		grants[f] = g
-	}
-	if p.IsAdmin() {
-		for _, f := range []string{"crm", "hr", "finance", "metrics", "competitors", "agents"} {
-			grants[f] = "full"
+	g := make([]byte, 0, 96)
+	g = append(g, '{')
+	for _, f := range grantedFeatures {
+		grant := p.Grant(f)
+		if grant != "read" && grant != "full" {
+			continue
 		}
+		if len(g) > 1 {
+			g = append(g, ',')
+		}
+		g = append(g, '"')
+		g = append(g, f...)
+		g = append(g, `":"`...)
+		g = append(g, grant...)
+		g = append(g, '"')
 	}
-	g, _ := json.Marshal(grants)
+	g = append(g, '}')
 	return []any{p.WorkspaceID, p.UserID, p.Role, string(g)}
 }
 

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -59,7 +61,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*store.Sto
 			return nil, nil, err
 		}
 	}
-	s, err := store.Open(ctx, dsn)
+	s, err := store.Open(ctx, dsn, store.MaxConns(cfg.DBMaxConns))
 	if err != nil {
 		stopPG()
 		return nil, nil, err
@@ -223,19 +225,26 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 }
 
 // accessLog logs one line per request with its id, never the query string (it may hold
-// the apikey) nor any header, and feeds the request metrics.
+// the apikey) nor any header, and feeds the request metrics. It runs on every request, so
+// it uses typed attributes (no boxing) and skips the line when info is not logged.
 func (srv *server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w, status: 200}
 		next.ServeHTTP(rw, r)
+		took := time.Since(start)
 		route := chi.RouteContext(r.Context()).RoutePattern()
 		if route == "" {
 			route = "unmatched"
 		}
-		srv.metrics.observe(route, r.Method, rw.status, time.Since(start))
-		srv.log.Info("request", "request_id", restapi.RequestIDFrom(r.Context()), "method", r.Method,
-			"path", r.URL.Path, "route", route, "status", rw.status, "duration_ms", time.Since(start).Milliseconds())
+		srv.metrics.observe(route, r.Method, rw.status, took)
+		if !srv.log.Enabled(r.Context(), slog.LevelInfo) {
+			return
+		}
+		srv.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("request_id", restapi.RequestIDFrom(r.Context())), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.String("route", route), slog.Int("status", rw.status),
+			slog.Int64("duration_ms", took.Milliseconds()))
 	})
 }
 
@@ -254,10 +263,23 @@ func (w *statusWriter) Flush() {
 	}
 }
 
-// httpMetrics are request counts and latency by route and status.
+// httpMetrics are request counts and latency by route and status. The series of one
+// route, method and status are looked up once and kept: resolving label values hashes
+// them, on every request.
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	series   sync.Map // seriesKey -> series
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -272,9 +294,15 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 }
 
 func (m *httpMetrics) observe(route, method string, status int, d time.Duration) {
-	s := fmt.Sprint(status)
-	m.requests.WithLabelValues(route, method, s).Inc()
-	m.latency.WithLabelValues(route, s).Observe(d.Seconds())
+	k := seriesKey{route, method, status}
+	v, ok := m.series.Load(k)
+	if !ok {
+		s := strconv.Itoa(status)
+		v, _ = m.series.LoadOrStore(k, series{m.requests.WithLabelValues(route, method, s), m.latency.WithLabelValues(route, s)})
+	}
+	s := v.(series)
+	s.requests.Inc()
+	s.latency.Observe(d.Seconds())
 }
 
 // printDemo seeds the demo workspace on the first zero-config start and prints how to call
