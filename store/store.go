@@ -22,11 +22,28 @@ type Store struct {
 	pool *pgxpool.Pool
 }
 
+// Option adjusts the pool Open makes.
+type Option func(*pgxpool.Config)
+
+// MaxConns caps the pool at n connections; n <= 0 keeps pgx's default (the larger of 4
+// and the number of CPUs), which leaves requests queuing for a connection while others
+// wait on the network or a lock.
+func MaxConns(n int) Option {
+	return func(c *pgxpool.Config) {
+		if n > 0 {
+			c.MaxConns = int32(n)
+		}
+	}
+}
+
 // Open connects to the database at dsn and checks that it answers.
-func Open(ctx context.Context, dsn string) (*Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: parse DATABASE_URL: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

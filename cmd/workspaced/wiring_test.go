@@ -1,9 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // The whole process's registration endpoint shares the rate limiter: the 21st dynamic
@@ -44,5 +57,101 @@ func TestRESTCarriesRateLimitHeaders(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("X-RateLimit-Limit") != "60" || res.Header.Get("X-RateLimit-Remaining") != "59" {
 		t.Fatalf("%d limit %q remaining %q", res.StatusCode, res.Header.Get("X-RateLimit-Limit"), res.Header.Get("X-RateLimit-Remaining"))
+	}
+}
+
+// The access log names the request by the id the response carries: the API's own router
+// must not replace the id the server's router gave the request. Metrics count the call.
+func TestAccessLogAndMetricsOfARequest(t *testing.T) {
+	s := storetest.New(t)
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil))
+	srv := &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log, store: s,
+		apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
+	srv.metrics = newHTTPMetrics(srv.reg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	handler, _, err := srv.routes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	demo, err := s.SeedDemo(ctx, func(p string) (string, error) { return "x:" + p, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 2 {
+		req, _ := http.NewRequest("GET", ts.URL+"/v1/deals?limit=1", nil)
+		req.Header.Set("apikey", e2eAPIKey)
+		req.Header.Set("Authorization", "Bearer "+demo.AgentKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 || len(res.Header.Values("X-Request-Id")) != 1 {
+			t.Fatalf("%d, X-Request-Id %q", res.StatusCode, res.Header.Values("X-Request-Id"))
+		}
+		ids = append(ids, res.Header.Get("X-Request-Id"))
+	}
+	mu.Lock()
+	lines := logs.String()
+	mu.Unlock()
+	for _, id := range ids {
+		if !strings.Contains(lines, `"msg":"request","request_id":"`+id+`","method":"GET","path":"/v1/deals"`) {
+			t.Fatalf("no access log line for request %s in:\n%s", id, lines)
+		}
+	}
+	res, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	want := `workspaced_http_requests_total{method="GET",route="/v1/{resource}",status="200"} 2`
+	if !strings.Contains(string(body), want) {
+		t.Fatalf("metrics lack %s:\n%s", want, body)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// DB_MAX_CONNS sizes the pool; the default is 16 and nonsense is refused.
+func TestPoolSizeFromConfig(t *testing.T) {
+	t.Setenv("DB_MAX_CONNS", "")
+	c, err := parseConfig(flag.NewFlagSet("serve", flag.ContinueOnError), nil)
+	if err != nil || c.DBMaxConns != 16 {
+		t.Fatalf("default: %d, %v", c.DBMaxConns, err)
+	}
+	for _, bad := range []string{"0", "-3", "many"} {
+		t.Setenv("DB_MAX_CONNS", bad)
+		if _, err := parseConfig(flag.NewFlagSet("serve", flag.ContinueOnError), nil); err == nil {
+			t.Fatalf("DB_MAX_CONNS=%s accepted", bad)
+		}
+	}
+	t.Setenv("DB_MAX_CONNS", "7")
+	c, err = parseConfig(flag.NewFlagSet("serve", flag.ContinueOnError), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(t.Context(), storetest.DSN(t), store.MaxConns(c.DBMaxConns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := s.Pool().Config().MaxConns; got != 7 {
+		t.Fatalf("pool of %d connections, want 7", got)
 	}
 }
