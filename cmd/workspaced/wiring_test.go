@@ -155,3 +155,34 @@ func TestPoolSizeFromConfig(t *testing.T) {
 		t.Fatalf("pool of %d connections, want 7", got)
 	}
 }
+
+// Log lines reach the output within the flush interval, whole, and all of them on Close.
+func TestBatchedLogFlushes(t *testing.T) {
+	var mu sync.Mutex
+	var out bytes.Buffer
+	l := newBatchedLog(lockedWriter{&mu, &out}, 20*time.Millisecond)
+	log := slog.New(slog.NewJSONHandler(l, nil))
+	log.Info("first")
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		got := out.String()
+		mu.Unlock()
+		if strings.Contains(got, `"msg":"first"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a line was not written within the flush interval")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for i := range 1000 {
+		log.Info("line", "n", i)
+	}
+	l.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(out.String(), `"msg":"line"`); n != 1000 || !strings.HasSuffix(out.String(), "\n") {
+		t.Fatalf("%d of 1000 lines after Close", n)
+	}
+}
