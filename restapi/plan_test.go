@@ -250,7 +250,7 @@ func (sd *seeder) seed(table string, n int) {
 		  FROM pg_attribute a
 		 WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped
 		   AND a.attname NOT IN ('id', 'workspace_id', 'created_by', 'created_at', 'updated_at')
-		   AND (a.attnotnull AND NOT a.atthasdef OR a.attname = 'entity_id'
+		   AND (a.attnotnull AND NOT a.atthasdef OR a.attname IN ('entity_id', 'is_private', 'feature')
 		        OR EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conrelid = a.attrelid AND c.contype = 'f'
 		                    AND a.attnum = ANY (c.conkey) AND cardinality(c.conkey) = 2))
 		 ORDER BY a.attnum`, table)
@@ -307,8 +307,13 @@ func (sd *seeder) value(table string, c column, n int, from *[]string) string {
 	case c.parent != "":
 		return ""
 	}
-	if c.name == "entity_id" { // comments and activity describe a task of the workspace
+	switch c.name {
+	case "entity_id": // comments and activity describe a task of the workspace
 		return "'" + sd.parent("tasks") + "'::uuid"
+	case "is_private": // every tenth task is private to its creator: the reader skips it
+		return "g % 10 = 0"
+	case "feature": // activity of a feature-gated resource: its grant is checked per row
+		return "'crm'"
 	}
 	if c.name == "entity_type" {
 		if table == "comments" {
