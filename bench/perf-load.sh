@@ -170,6 +170,6 @@ for v in "${variants[@]}"; do
 done
 for s in "${servers[@]}"; do
   half=$(( ${rps[get,$s]} / 2 ))
-  out=$(load "$s" "/v1/deals/${deal[$(base "$s")]}" -rate "$half")
+  out=$(load "$s" "/v1/deals/${deal[$(base "$s")]}" -rate "$half" -c 64) # workers enough not to queue
   python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("%-14s GET at %s/s: p50 %s ms, p99 %s ms" % (sys.argv[2], sys.argv[3], d["p50_ms"], d["p99_ms"]))' "$out" "$s" "$half"
 done
