@@ -86,6 +86,10 @@ BEGIN
        AND NOT x.indisunique AND x.indpred IS NULL AND x.indexprs IS NULL
        AND a.attname = 'workspace_id' AND x.indnatts > 1
        AND ix.relname <> c.relname || '_keyset'
+       -- an index that orders by something itself (updated_at ...) is left as it is
+       AND NOT EXISTS (SELECT 1 FROM unnest(x.indkey::int2[]) k
+                         JOIN pg_attribute o ON o.attrelid = c.oid AND o.attnum = k
+                        WHERE o.attname IN ('id', 'created_at', 'updated_at'))
        AND EXISTS (SELECT 1 FROM pg_class k WHERE k.relname = c.relname || '_keyset')
   LOOP
     EXECUTE regexp_replace(replace(i.def, 'INDEX ' || quote_ident(i.idx) || ' ON', 'INDEX ' || quote_ident(i.idx || '_ordered') || ' ON'),
