@@ -20,13 +20,10 @@ import (
 // executed as the request role with the actor set, that the first page walks the
 // resource's keyset index (workspace_id, created_at DESC, id DESC) for its 51 rows instead
 // of reading and sorting the workspace: no Sort, no other scan of the table, a handful of
-// buffers. Each table is checked twice: never analysed (the statistics of a table that
-// just grew) and analysed. Issue 11: at 10,000 rows the planner sorted the whole workspace
+// buffers. Each table is checked twice: before ANALYZE (no statistics, or those of the
+// table before it grew; autovacuum is off for it meanwhile) and after. Issue 11: at 10,000 rows the planner sorted the whole workspace
 // because the feature-grant policy looked selective.
 func TestListPlansWalkTheKeysetIndex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("seeds 10,000 rows per resource")
-	}
 	s := storetest.New(t)
 	pool := s.Pool()
 	f := storetest.Workspace(t, s, restapi.Scopes())
@@ -45,7 +42,7 @@ func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 				sd.quiet(r.Table)
 				sd.seed(r.Table, 10_000)
 			}
-			checkListPlan(t, s, ops, reader, r, restapi.ListParams{}, "never analysed")
+			checkListPlan(t, s, ops, reader, r, restapi.ListParams{}, "not analysed since seeding")
 			sd.exec("ANALYZE " + pgx.Identifier{r.Table}.Sanitize())
 			checkListPlan(t, s, ops, reader, r, restapi.ListParams{}, "analysed")
 		})
@@ -57,9 +54,6 @@ func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 // after it was seeded; and a list filtered by a column every deal shares (the filter's own
 // index would mean reading the whole workspace).
 func TestDealListPlansAtEverySize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("seeds 110,100 deals")
-	}
 	s := storetest.New(t)
 	ops := restapi.NewOps(s)
 	deals := restapi.Lookup("deals")
