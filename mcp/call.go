@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -30,14 +32,19 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		if err := s.takeRate(ctx, p); err != nil {
 			return s.toolError(ctx, err), nil
 		}
-		raw := req.Params.RawArguments
-		if len(raw) == 0 {
-			var err error
-			if raw, err = json.Marshal(req.Params.Arguments); err != nil {
-				return s.toolError(ctx, store.BadRequest("arguments are not JSON: %v", err)), nil
+		var op Op
+		var err error
+		if id, ok := getID(sp, req); ok {
+			op = Op{Kind: KindGet, Resource: sp.resource, ID: id}
+		} else {
+			raw := req.Params.RawArguments
+			if len(raw) == 0 {
+				if raw, err = json.Marshal(req.Params.Arguments); err != nil {
+					return s.toolError(ctx, store.BadRequest("arguments are not JSON: %v", err)), nil
+				}
 			}
+			op, err = toOp(sp, raw)
 		}
-		op, err := toOp(sp, raw)
 		if err != nil {
 			return s.toolError(ctx, err), nil
 		}
@@ -60,6 +67,21 @@ func readonlyError(name string) error {
 // calls are charged to (decisions.md 5).
 func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
 	return restapi.TakeCall(ctx, s.cfg.Limiter, p, nil)
+}
+
+// getID reads a get tool's id from the arguments mcp-go has already decoded, so the most
+// common call decodes its arguments once; anything unusual (no id, not a string) goes
+// through toOp, which words the error.
+func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
+	if sp.kind != KindGet {
+		return "", false
+	}
+	args, ok := req.Params.Arguments.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	id, ok := args["id"].(string)
+	return id, ok
 }
 
 // toOp turns tool arguments (as sent, so large numbers keep their digits) into the
@@ -117,6 +139,9 @@ const idempotencyKeyArg = "idempotency_key"
 // booleans and numbers as written, anything else as its JSON text (which REST refuses
 // with a message naming the expected type).
 func queryValue(v json.RawMessage) string {
+	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : n-1]) // a string without escapes is its own text
+	}
 	var str string
 	if json.Unmarshal(v, &str) == nil {
 		return str
@@ -143,23 +168,31 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 
 // toolResult returns REST's data as structured content and the same JSON as text
 // (decisions.md 8). Lists keep next_cursor beside data, since structured content is an
-// object and paging needs it.
+// object and paging needs it. Records arrive as JSON PostgreSQL wrote: they are embedded
+// as they are, not decoded or re-encoded here.
 func toolResult(kind Kind, res *Result) (*mcpgo.CallToolResult, error) {
-	var structured any = res.Data
-	if kind == KindList {
-		structured = listBody{Data: res.Data, NextCursor: res.NextCursor}
+	data, ok := res.Data.(json.RawMessage)
+	if !ok {
+		var err error
+		if data, err = json.Marshal(res.Data); err != nil {
+			return nil, fmt.Errorf("mcp: encode result: %w", err)
+		}
 	}
-	text, err := json.Marshal(structured)
-	if err != nil {
-		return nil, fmt.Errorf("mcp: encode result: %w", err)
+	text := data
+	if kind == KindList {
+		text = make([]byte, 0, len(data)+120)
+		text = append(text, `{"data":`...)
+		text = append(text, data...)
+		text = append(text, `,"next_cursor":`...)
+		if res.NextCursor == nil {
+			text = append(text, "null"...)
+		} else {
+			text = strconv.AppendQuote(text, *res.NextCursor) // base64url: nothing to escape
+		}
+		text = append(text, '}')
 	}
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		StructuredContent: json.RawMessage(text)}, nil
-}
-
-type listBody struct {
-	Data       any     `json:"data"`
-	NextCursor *string `json:"next_cursor"`
+		RawStructuredContent: text}, nil
 }
 
 // toolErrorBody is the spec's REST error envelope (service-spec.md 7), carried as the text

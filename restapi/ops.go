@@ -20,11 +20,34 @@ type Ops struct {
 
 	keyMu     sync.Mutex
 	cursorKey []byte // nil until first needed (see cursor.go)
+
+	// statements holds the parts of each resource's statements that never change, built
+	// once from the catalogue instead of on every request.
+	statements map[*Resource]statements
+}
+
+// statements are a resource's fixed SQL: its quoted column list, the whole Get statement
+// and the head of its list statement after the order column (listQuery puts created_at or
+// updated_at first).
+type statements struct {
+	columns, get, listFrom string
 }
 
 // NewOps builds the operation layer over a store, with no enricher and the cursor key
 // kept in the database.
-func NewOps(s *store.Store) *Ops { return &Ops{store: s} }
+func NewOps(s *store.Store) *Ops {
+	o := &Ops{store: s, statements: make(map[*Resource]statements, len(Catalog))}
+	for _, r := range Catalog {
+		cols := columnList(r)
+		o.statements[r] = statements{
+			columns: cols,
+			get: "SELECT row_to_json(x)::text FROM (SELECT " + cols + " FROM " + ident(r.Table) +
+				` WHERE "id" = $1::text::uuid) x`,
+			listFrom: ", x.id::text, row_to_json(x)::text FROM (SELECT " + cols + " FROM " + ident(r.Table),
+		}
+	}
+	return o
+}
 
 // MeResult is the body of GET /me (decisions.md 4).
 type MeResult struct {

@@ -262,7 +262,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if r.Paged {
 		fetch++ // one more row than asked tells whether there is a next page
 	}
-	sql = "SELECT x." + col + ", x.id::text, row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table)
+	sql = "SELECT x." + col + o.statements[r].listFrom
 	if len(where) > 0 {
 		sql += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -289,9 +289,7 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) 
 	if !isUUID(id) {
 		return nil, notFound(r, id)
 	}
-	sql := "SELECT row_to_json(x)::text FROM (SELECT " + columnList(r) + " FROM " + ident(r.Table) +
-		` WHERE "id" = $1::text::uuid) x`
-	rec, err := one(ctx, o.store, p, sql, []any{id})
+	rec, err := one(ctx, o.store, p, o.statements[r].get, []any{id})
 	if err != nil {
 		return nil, readError(err)
 	}
@@ -341,7 +339,7 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 	if len(cols) > 0 {
 		insert = "INSERT INTO " + ident(r.Table) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 	}
-	sql := "WITH x AS (" + insert + " RETURNING " + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
+	sql := "WITH x AS (" + insert + " RETURNING " + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
 	rec, err := one(ctx, q, p, sql, args)
 	if err != nil {
 		return nil, store.MapWriteError(err, "create_failed")
@@ -403,7 +401,7 @@ func (o *Ops) update(ctx context.Context, p *store.Principal, resource, id strin
 		cond = fmt.Sprintf(` AND "updated_at" = ANY($%d::timestamptz[])`, len(args))
 	}
 	sql := "WITH x AS (UPDATE " + ident(r.Table) + " SET " + strings.Join(assigns, ", ") +
-		` WHERE "id" = $1::text::uuid` + cond + ` RETURNING ` + columnList(r) + ") SELECT row_to_json(x)::text FROM x"
+		` WHERE "id" = $1::text::uuid` + cond + ` RETURNING ` + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
 	rec, err := one(ctx, o.store, p, sql, args)
 	if err != nil {
 		return nil, store.MapWriteError(err, "update_failed")

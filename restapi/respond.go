@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"regexp"
 
 	"github.com/google/uuid"
 
@@ -19,16 +18,33 @@ const (
 	principalKey
 )
 
-// wellFormedID accepts a client's X-Request-Id only if it is short and plain, so it cannot
-// smuggle anything into logs or headers.
-var wellFormedID = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,128}$`)
+// wellFormedID accepts a client's X-Request-Id only if it is short and plain
+// ([A-Za-z0-9._:-]{8,128}), so it cannot smuggle anything into logs or headers.
+func wellFormedID(id string) bool {
+	if len(id) < 8 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // RequestID keeps a well-formed incoming X-Request-Id or makes a uuid, sets it on the
-// response, and carries it in the context for logs and error bodies (decisions.md 4).
+// response, and carries it in the context for logs and error bodies (decisions.md 4). A
+// request that already carries an id (the server's outer router sets it before the API's
+// own router sees the request) passes through untouched, so the work is done once.
 func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if RequestIDFrom(r.Context()) != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
 		id := r.Header.Get("X-Request-Id")
-		if !wellFormedID.MatchString(id) {
+		if !wellFormedID(id) {
 			id = uuid.NewString()
 		}
 		w.Header().Set("X-Request-Id", id)

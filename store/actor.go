@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -48,26 +47,44 @@ func (p *Principal) Grant(feature string) string {
 	return "none"
 }
 
-// settings are the transaction-local values RLS policies read (store/migrations).
+// grantedFeatures are the feature grants the policies read (app_grant); admins hold full
+// on each (decisions.md 2).
+var grantedFeatures = [...]string{"crm", "hr", "finance", "metrics", "competitors", "agents"}
+
+// settings are the transaction-local values RLS policies read (store/migrations). The
+// grants travel as a small JSON object written by hand: this runs on every request, and
+// only read and full need saying (app_grant reads anything else as none).
 func (p *Principal) settings() []any {
-	grants := map[string]string{}
-	for f, g := range p.Grants {
-		grants[f] = g
-	}
-	if p.IsAdmin() {
-		for _, f := range []string{"crm", "hr", "finance", "metrics", "competitors", "agents"} {
-			grants[f] = "full"
+	g := make([]byte, 0, 96)
+	g = append(g, '{')
+	for _, f := range grantedFeatures {
+		grant := p.Grant(f)
+		if grant != "read" && grant != "full" {
+			continue
 		}
+		if len(g) > 1 {
+			g = append(g, ',')
+		}
+		g = append(g, '"')
+		g = append(g, f...)
+		g = append(g, `":"`...)
+		g = append(g, grant...)
+		g = append(g, '"')
 	}
-	g, _ := json.Marshal(grants)
+	g = append(g, '}')
 	return []any{p.WorkspaceID, p.UserID, p.Role, string(g)}
 }
 
 // actorSQL sets the actor for the rest of the transaction only (is_local = true), and drops
-// to the request role, which has no BYPASSRLS and owns nothing.
+// to the request role, which has no BYPASSRLS and owns nothing. It also turns sorting off:
+// every list has an ordered index that answers it (the keyset index, or a filter index
+// carrying the keyset's order, migration 00011), and without this the planner prefers
+// reading and sorting the whole workspace whenever its row estimate is off, as it is before
+// a table's first ANALYZE. Sorting stays possible, only priced as a last resort.
 const actorSQL = `SELECT set_config('role', 'workspaced_app', true),
 	set_config('app.workspace_id', $1, true), set_config('app.user_id', $2, true),
-	set_config('app.role', $3, true), set_config('app.grants', $4, true)`
+	set_config('app.role', $3, true), set_config('app.grants', $4, true),
+	set_config('enable_sort', 'off', true)`
 
 // InTx runs fn in a transaction as the actor p, under row-level security. Use it where a
 // write needs logic between statements; it commits when fn returns nil.

@@ -38,6 +38,9 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 		// pgxpool takes the acquire hooks from the same tracer value.
 		cfg.ConnConfig.Tracer = deadlines{acquire: o.AcquireTimeout, statement: o.StatementTimeout}
 	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = int32(o.MaxConns)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)

@@ -57,6 +57,7 @@ type dbConfig struct {
 	AcquireTimeout   time.Duration // waiting for a free pooled connection
 	StatementTimeout time.Duration // each statement, rows included
 	Wait             time.Duration // at startup, keep retrying the first connection this long
+	MaxConns         int           // connections the pool may open
 }
 
 func env(key, def string) string {
@@ -70,6 +71,11 @@ func env(key, def string) string {
 func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	var c config
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private PostgreSQL under -data-dir")
+	maxConns, err := strconv.Atoi(env("DB_MAX_CONNS", "16"))
+	if err != nil || maxConns < 1 {
+		return c, fmt.Errorf("DB_MAX_CONNS: want a positive integer, got %q", env("DB_MAX_CONNS", ""))
+	}
+	fs.IntVar(&c.DB.MaxConns, "db-max-conns", maxConns, "connections the PostgreSQL pool may open")
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", ".data"), "folder of the private PostgreSQL (zero-config start)")
 	fs.StringVar(&c.ListenAddr, "listen", env("LISTEN_ADDR", "127.0.0.1:8080"), "address to listen on")
 	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "the origin clients reach, also the OAuth issuer (default http://<listen>)")
@@ -144,6 +150,9 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.DB.MaxConns < 1 {
+		return c, fmt.Errorf("db max conns %d: must be at least 1", c.DB.MaxConns)
 	}
 	if c.RefreshGrace < 0 || c.RefreshGrace > time.Minute {
 		return c, fmt.Errorf("refresh grace %s: must be between 0 and 60s", c.RefreshGrace)

@@ -14,7 +14,8 @@ import (
 // DB_WAIT set, the start retries (logging each attempt) for that long first, for
 // orchestrators that start the service and its database together.
 func connect(ctx context.Context, dsn string, c dbConfig, log *slog.Logger) (*store.Store, error) {
-	opts := store.Options{ConnectTimeout: c.ConnectTimeout, AcquireTimeout: c.AcquireTimeout, StatementTimeout: c.StatementTimeout}
+	opts := store.Options{ConnectTimeout: c.ConnectTimeout, AcquireTimeout: c.AcquireTimeout, StatementTimeout: c.StatementTimeout,
+		MaxConns: c.MaxConns}
 	giveUp := time.Now().Add(c.Wait)
 	pause := 500 * time.Millisecond
 	for attempt := 1; ; attempt++ {

@@ -1,13 +1,25 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"flag"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // The whole process's registration endpoint shares the rate limiter: the 21st dynamic
@@ -82,5 +94,130 @@ func TestLoginLimitedPerAccountThroughTheServer(t *testing.T) {
 		if res.StatusCode != want {
 			t.Fatalf("attempt %d: %d, want %d: %s", i, res.StatusCode, want, body)
 		}
+	}
+}
+
+// The access log names the request by the id the response carries: the API's own router
+// must not replace the id the server's router gave the request. Metrics count the call.
+func TestAccessLogAndMetricsOfARequest(t *testing.T) {
+	s := storetest.New(t)
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil))
+	srv := &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log, store: s,
+		apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
+	srv.metrics = newHTTPMetrics(srv.reg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	handler, _, err := srv.routes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	demo, err := s.SeedDemo(ctx, func(p string) (string, error) { return "x:" + p, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 2 {
+		req, _ := http.NewRequest("GET", ts.URL+"/v1/deals?limit=1", nil)
+		req.Header.Set("apikey", e2eAPIKey)
+		req.Header.Set("Authorization", "Bearer "+demo.AgentKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 || len(res.Header.Values("X-Request-Id")) != 1 {
+			t.Fatalf("%d, X-Request-Id %q", res.StatusCode, res.Header.Values("X-Request-Id"))
+		}
+		ids = append(ids, res.Header.Get("X-Request-Id"))
+	}
+	mu.Lock()
+	lines := logs.String()
+	mu.Unlock()
+	for _, id := range ids {
+		if !strings.Contains(lines, `"msg":"request","request_id":"`+id+`","method":"GET","path":"/v1/deals"`) {
+			t.Fatalf("no access log line for request %s in:\n%s", id, lines)
+		}
+	}
+	// /metrics is not on the public port (METRICS_ADDR); read the handler that listener serves.
+	rec := httptest.NewRecorder()
+	srv.metricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	want := `workspaced_http_requests_total{method="GET",route="/v1/{resource}",status="200"} 2`
+	if !strings.Contains(body, want) {
+		t.Fatalf("metrics lack %s:\n%s", want, body)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// DB_MAX_CONNS sizes the pool; the default is 16 and nonsense is refused.
+func TestPoolSizeFromConfig(t *testing.T) {
+	t.Setenv("DB_MAX_CONNS", "")
+	c, err := parseConfig(flag.NewFlagSet("serve", flag.ContinueOnError), nil)
+	if err != nil || c.DB.MaxConns != 16 {
+		t.Fatalf("default: %d, %v", c.DB.MaxConns, err)
+	}
+	for _, bad := range []string{"0", "-3", "many"} {
+		t.Setenv("DB_MAX_CONNS", bad)
+		if _, err := parseConfig(flag.NewFlagSet("serve", flag.ContinueOnError), nil); err == nil {
+			t.Fatalf("DB_MAX_CONNS=%s accepted", bad)
+		}
+	}
+	t.Setenv("DB_MAX_CONNS", "7")
+	c, err = parseConfig(flag.NewFlagSet("serve", flag.ContinueOnError), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.OpenWith(t.Context(), storetest.DSN(t), store.Options{MaxConns: c.DB.MaxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := s.Pool().Config().MaxConns; got != 7 {
+		t.Fatalf("pool of %d connections, want 7", got)
+	}
+}
+
+// Log lines reach the output within the flush interval, whole, and all of them on Close.
+func TestBatchedLogFlushes(t *testing.T) {
+	var mu sync.Mutex
+	var out bytes.Buffer
+	l := newBatchedLog(lockedWriter{&mu, &out}, 20*time.Millisecond)
+	log := slog.New(slog.NewJSONHandler(l, nil))
+	log.Info("first")
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		got := out.String()
+		mu.Unlock()
+		if strings.Contains(got, `"msg":"first"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a line was not written within the flush interval")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for i := range 1000 {
+		log.Info("line", "n", i)
+	}
+	l.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(out.String(), `"msg":"line"`); n != 1000 || !strings.HasSuffix(out.String(), "\n") {
+		t.Fatalf("%d of 1000 lines after Close", n)
 	}
 }

@@ -1,0 +1,163 @@
+// Command floor is the baseline of bench/perf-load.sh: a bare net/http + pgxpool server
+// answering GET /v1/{resource}/{id} and GET /v1/{resource} (exact-match filters, limit,
+// cursor) with the same rows in the same JSON as workspaced, and nothing else: no apikey,
+// no authentication, no gates, no row-level security (it connects as the schema owner and
+// names the workspace in the statement), no rate limits, no logs, no metrics. What the
+// service costs beyond it is the price of everything it does that the floor does not.
+//
+//	floor -listen 127.0.0.1:18093 -workspace <uuid>    (DATABASE_URL names the database)
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"flag"
+	"log"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agencyos/workspaced/restapi"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:18093", "address to listen on")
+	workspace := flag.String("workspace", "", "the workspace whose rows it answers")
+	maxConns := flag.Int("max-conns", 16, "pool size")
+	flag.Parse()
+	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg.MaxConns = int32(*maxConns)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	f := &floor{pool: pool, ws: *workspace, columns: map[*restapi.Resource]string{}}
+	for _, r := range restapi.Catalog {
+		f.columns[r] = columns(r)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/{resource}/{id}", f.get)
+	mux.HandleFunc("GET /v1/{resource}", f.list)
+	log.Fatal(http.ListenAndServe(*listen, mux))
+}
+
+type floor struct {
+	pool    *pgxpool.Pool
+	ws      string
+	columns map[*restapi.Resource]string // quoted column lists, made once
+}
+
+// columns is the record's column list, as the service selects it.
+func columns(r *restapi.Resource) string {
+	cols := restapi.Columns(r)
+	for i, c := range cols {
+		cols[i] = pgx.Identifier{c}.Sanitize()
+	}
+	return strings.Join(cols, ", ")
+}
+
+func (f *floor) get(w http.ResponseWriter, r *http.Request) {
+	res := restapi.Lookup(r.PathValue("resource"))
+	if res == nil {
+		http.NotFound(w, r)
+		return
+	}
+	var rec []byte
+	err := f.pool.QueryRow(r.Context(), "SELECT row_to_json(x)::text FROM (SELECT "+f.columns[res]+" FROM "+
+		pgx.Identifier{res.Table}.Sanitize()+` WHERE "id" = $1::text::uuid AND "workspace_id" = $2::uuid) x`,
+		r.PathValue("id"), f.ws).Scan(&rec)
+	if err == pgx.ErrNoRows {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	body := append(append(append(make([]byte, 0, len(rec)+10), `{"data":`...), rec...), "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+func (f *floor) list(w http.ResponseWriter, r *http.Request) {
+	res := restapi.Lookup(r.PathValue("resource"))
+	if res == nil {
+		http.NotFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	limit := 50
+	if v := q.Get("limit"); v != "" {
+		limit, _ = strconv.Atoi(v)
+	}
+	args := []any{f.ws}
+	where := []string{`"workspace_id" = $1::uuid`}
+	for k, vs := range q {
+		if k == "limit" || k == "cursor" || k == "apikey" || res.Field(k) == nil {
+			continue
+		}
+		args = append(args, vs[0])
+		where = append(where, pgx.Identifier{k}.Sanitize()+" = $"+strconv.Itoa(len(args))+"::text::"+sqlType(res.Field(k).Type))
+	}
+	if c := q.Get("cursor"); c != "" {
+		raw, _ := base64.RawURLEncoding.DecodeString(c)
+		at, id, _ := strings.Cut(string(raw), "|")
+		args = append(args, at, id)
+		where = append(where, `("created_at", "id") < ($`+strconv.Itoa(len(args)-1)+`::timestamptz, $`+strconv.Itoa(len(args))+`::uuid)`)
+	}
+	rows, err := f.pool.Query(r.Context(), "SELECT x.created_at, x.id::text, row_to_json(x)::text FROM (SELECT "+f.columns[res]+
+		" FROM "+pgx.Identifier{res.Table}.Sanitize()+" WHERE "+strings.Join(where, " AND ")+
+		` ORDER BY "created_at" DESC, "id" DESC LIMIT `+strconv.Itoa(limit+1)+`) x ORDER BY x.created_at DESC, x.id DESC`, args...)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer rows.Close()
+	body := append(make([]byte, 0, 64<<10), `{"data":[`...)
+	var created time.Time
+	var id string
+	var rec []byte
+	var next string
+	n := 0
+	for rows.Next() {
+		if n == limit {
+			next = base64.RawURLEncoding.EncodeToString([]byte(created.Format(time.RFC3339Nano) + "|" + id))
+			break
+		}
+		if err := rows.Scan(&created, &id, &rec); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if n > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, rec...)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	body = append(body, `],"next_cursor":`...)
+	if next == "" {
+		body = append(body, "null"...)
+	} else {
+		body = strconv.AppendQuote(body, next)
+	}
+	body = append(body, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// sqlType is the column type a filter's text is cast to.
+func sqlType(t restapi.Type) string {
+	return [...]string{"text", "uuid", "boolean", "bigint", "numeric", "date", "timestamptz", "jsonb", "uuid[]", "text[]"}[t]
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Load run of issue 11: the real binary against a floor server (bench/floor: bare net/http
+# + pgxpool answering the same rows with the same JSON, no auth, no RLS) in the same run,
+# interleaved, on 127.0.0.1. Prints requests/s per scenario and the ratios to the floor:
+#   get     GET /v1/deals/{id}                          target >= 0.75 of the floor
+#   list    GET /v1/deals?limit=50 at 100, 10,000 and 100,000 deals, unfiltered and
+#           filtered by pipeline_id (every seeded deal shares it)   target >= 0.6
+#   mcp     tools/call get_deals against the same server's REST get  target >= 0.85
+#   rss     the server's resident memory after the read load          target <= 64 MB
+#   p99     GET one record at half the measured peak rate
+# With BEFORE_BIN=<path to another workspaced binary> the same runs also go to that binary,
+# on a database of its own migrated by it, with a floor of its own (before/after).
+# Each (scenario, server) pair runs -d seconds per round; rounds interleave the servers and
+# the figure is the median over rounds. Other processes on the machine move absolute
+# numbers; compare ratios.
+#   bash bench/perf-load.sh [seconds per run, default 5] [rounds, default 3]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-5}
+rounds=${2:-3}
+conns=${CONNS:-16}
+admin_url=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  for db in ws_perf_after ws_perf_before; do
+    psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" 2>/dev/null || true
+  done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+go build -o "$tmp/after" ./cmd/workspaced
+go build -o "$tmp/floor" ./bench/floor
+go build -o "$tmp/load" ./bench/load
+variants=(after)
+if [[ -n "${BEFORE_BIN:-}" ]]; then
+  cp "$BEFORE_BIN" "$tmp/before"
+  variants=(before after)
+fi
+
+apikey=perf-key
+declare -A url key ws pipeline deal port pid_of
+next_port=18091
+for v in "${variants[@]}"; do
+  db=ws_perf_$v
+  url[$v]=${admin_url%/*}/$db?sslmode=disable
+  psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+  DATABASE_URL=${url[$v]} LOG_LEVEL=error "$tmp/$v" migrate >/dev/null
+  demo=$(DATABASE_URL=${url[$v]} "$tmp/$v" admin seed-demo)
+  key[$v]=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["agent_key"])' "$demo")
+  ws[$v]=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["workspace_id"])' "$demo")
+  pipeline[$v]=$(psql -qAt "${url[$v]}" -c "INSERT INTO pipelines (workspace_id, name) VALUES ('${ws[$v]}', 'Load') RETURNING id")
+  port[$v]=$next_port
+  port[rest_$v]=$next_port
+  port[floor_$v]=$((next_port + 1))
+  next_port=$((next_port + 2))
+  env DATABASE_URL="${url[$v]}" APIKEY=$apikey LOG_LEVEL=info LISTEN_ADDR=127.0.0.1:${port[$v]} RATE_LIMITS=false \
+    "$tmp/$v" serve >/dev/null 2>"$tmp/$v.log" &
+  pid_of[$v]=$!
+  pids+=($!)
+  DATABASE_URL=${url[$v]} "$tmp/floor" -listen 127.0.0.1:${port[floor_$v]} -workspace "${ws[$v]}" -max-conns 16 &
+  pid_of[floor_$v]=$!
+  pids+=($!)
+done
+for v in "${variants[@]}"; do
+  for _ in $(seq 1 100); do curl -fs 127.0.0.1:${port[$v]}/readyz >/dev/null && break; sleep 0.1; done
+done
+
+# seed_to n: the Load pipeline holds n deals in every variant's workspace.
+seed_to() {
+  for v in "${variants[@]}"; do
+    psql -q "${url[$v]}" -c "INSERT INTO deals (workspace_id, name, pipeline_id, value, notes, created_at)
+      SELECT '${ws[$v]}', 'Deal ' || g, '${pipeline[$v]}', g * 10.5, 'notes of deal ' || g, now() - interval '1 day' - g * interval '1 second'
+      FROM generate_series((SELECT count(*) FROM deals WHERE pipeline_id = '${pipeline[$v]}') + 1, $1) g"
+    # Analysed, as autovacuum would soon do: the floor's own statement needs statistics to
+    # walk its index (the service's plans do not: restapi/plan_test.go).
+    psql -q "${url[$v]}" -c "VACUUM ANALYZE deals"
+    deal[$v]=$(psql -qAt "${url[$v]}" -c "SELECT id FROM deals WHERE pipeline_id = '${pipeline[$v]}' LIMIT 1")
+  done
+}
+
+# base <server>: the variant a server name belongs to (floor_after, rest_after -> after).
+base() { local s=${1#floor_}; echo "${s#rest_}"; }
+
+# load <server> <path> [extra load flags]: one run, prints load's JSON line.
+load() {
+  local server=$1 path=$2; shift 2
+  local v
+  v=$(base "$server")
+  "$tmp/load" -url "http://127.0.0.1:${port[$server]}$path" -H "apikey: $apikey" -H "Authorization: Bearer ${key[$v]}" \
+    -c "$conns" -d "${secs}s" "$@"
+}
+
+mcp_body() {
+  printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_deals","arguments":{"id":"%s"}}}' "${deal[$1]}"
+}
+
+# scenario <name> <path> <servers...>: interleaved rounds, median requests/s per server.
+declare -A rps
+scenario() {
+  local name=$1 path=$2; shift 2
+  local servers=("$@")
+  declare -A all
+  local round
+  for round in $(seq 0 "$rounds"); do # round 0 warms up
+    for s in "${servers[@]}"; do
+      local v
+      v=$(base "$s")
+      local p=${path//DEAL/${deal[$v]}}
+      p=${p//PIPELINE/${pipeline[$v]}}
+      local out d=${secs}s
+      [[ $round == 0 ]] && d=1s
+      if [[ $name == mcp && $s != rest_* ]]; then
+        out=$("$tmp/load" -url "http://127.0.0.1:${port[$s]}/mcp" -method POST -body "$(mcp_body "$s")" \
+          -H "Authorization: Bearer ${key[$s]}" -H "Content-Type: application/json" \
+          -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2025-06-18" -c "$conns" -d "$d")
+      else
+        out=$(load "$s" "$p" -d "$d")
+      fi
+      python3 -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if d["errors"]+d["bad_status"]==0 else print(sys.argv[2], d, file=sys.stderr) or 1)' "$out" "$name $s"
+      [[ $round == 0 ]] && continue
+      all[$s]+="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rps"])' "$out") "
+    done
+  done
+  for s in "${servers[@]}"; do
+    rps[$name,$s]=$(python3 -c 'import statistics,sys; print(round(statistics.median(map(float, sys.argv[1].split()))))' "${all[$s]}")
+  done
+}
+
+servers=()
+for v in "${variants[@]}"; do servers+=("$v" "floor_$v"); done
+for n in 100 10000 100000; do
+  seed_to $n
+  scenario "list_$n" "/v1/deals?limit=50" "${servers[@]}"
+  scenario "listf_$n" "/v1/deals?limit=50&pipeline_id=PIPELINE" "${servers[@]}"
+  if [[ $n == 10000 ]]; then
+    scenario get "/v1/deals/DEAL" "${servers[@]}"
+    # MCP against REST on the same server, interleaved.
+    mcp_servers=()
+    for v in "${variants[@]}"; do mcp_servers+=("$v" "rest_$v"); done
+    scenario mcp "/v1/deals/DEAL" "${mcp_servers[@]}"
+  fi
+done
+
+printf '\n%-28s' "scenario (median req/s)"
+for v in "${variants[@]}"; do printf '%12s %12s %9s' "$v" "floor" "ratio"; done
+echo
+for sc in get list_100 listf_100 list_10000 listf_10000 list_100000 listf_100000; do
+  printf '%-28s' "$sc"
+  for v in "${variants[@]}"; do
+    printf '%12s %12s %9s' "${rps[$sc,$v]}" "${rps[$sc,floor_$v]}" \
+      "$(python3 -c "print(f'{${rps[$sc,$v]}/${rps[$sc,floor_$v]}:.2f}')")"
+  done
+  echo
+done
+printf '%-28s' "mcp get_deals vs REST get"
+for v in "${variants[@]}"; do
+  printf '%12s %12s %9s' "${rps[mcp,$v]}" "${rps[mcp,rest_$v]}" "$(python3 -c "print(f'{${rps[mcp,$v]}/${rps[mcp,rest_$v]}:.2f}')")"
+done
+echo
+
+# Memory after the read load, then p99 of GET one record at half its peak.
+for v in "${variants[@]}"; do
+  printf '%-8s RSS %s MB (peak %s MB)\n' "$v" \
+    "$(awk '/VmRSS/ {printf "%.0f", $2/1024}' /proc/${pid_of[$v]}/status)" \
+    "$(awk '/VmHWM/ {printf "%.0f", $2/1024}' /proc/${pid_of[$v]}/status)"
+done
+for s in "${servers[@]}"; do
+  half=$(( ${rps[get,$s]} / 2 ))
+  out=$(load "$s" "/v1/deals/${deal[$(base "$s")]}" -rate "$half" -c 64) # workers enough not to queue
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("%-14s GET at %s/s: p50 %s ms, p99 %s ms" % (sys.argv[2], sys.argv[3], d["p50_ms"], d["p99_ms"]))' "$out" "$s" "$half"
+done

@@ -1,0 +1,367 @@
+package restapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+// TestListPlansWalkTheKeysetIndex seeds 10,000 rows of every listable resource in one
+// workspace and asserts, with EXPLAIN (ANALYZE, BUFFERS) of the very statement List runs,
+// executed as the request role with the actor set, that the first page walks the
+// resource's keyset index (workspace_id, created_at DESC, id DESC) for its 51 rows instead
+// of reading and sorting the workspace: no Sort, no other scan of the table, a handful of
+// buffers. Each table is checked twice: before ANALYZE (no statistics, or those of the
+// table before it grew; autovacuum is off for it meanwhile) and after. Issue 11: at 10,000 rows the planner sorted the whole workspace
+// because the feature-grant policy looked selective.
+func TestListPlansWalkTheKeysetIndex(t *testing.T) {
+	s := storetest.New(t)
+	pool := s.Pool()
+	f := storetest.Workspace(t, s, restapi.Scopes())
+	reader := readerOfEverything(t, s, f.WorkspaceID)
+	ops := restapi.NewOps(s)
+	sd := &seeder{t: t, pool: pool, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
+	sd.otherWorkspaces(10_000) // the workspace and credits tables: one row per workspace
+
+	for _, r := range restapi.Catalog {
+		if !r.CanList() {
+			continue
+		}
+		t.Run(r.Name, func(t *testing.T) {
+			sd.t = t
+			if r.Access != restapi.Singleton && r.Access != restapi.ListOnly {
+				sd.quiet(r.Table)
+				sd.seed(r.Table, 10_000)
+			}
+			checkListPlan(t, s, ops, reader, r, restapi.ListParams{}, "not analysed since seeding")
+			sd.exec("ANALYZE " + pgx.Identifier{r.Table}.Sanitize())
+			checkListPlan(t, s, ops, reader, r, restapi.ListParams{}, "analysed")
+		})
+	}
+}
+
+// TestDealListPlansAtEverySize checks deals at 100, 10,000 and 100,000 rows, each in a
+// workspace of its own, with statistics taken while the workspace was empty (stale) and
+// after it was seeded; and a list filtered by a column every deal shares (the filter's own
+// index would mean reading the whole workspace).
+func TestDealListPlansAtEverySize(t *testing.T) {
+	s := storetest.New(t)
+	ops := restapi.NewOps(s)
+	deals := restapi.Lookup("deals")
+	for _, n := range []int{100, 10_000, 100_000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			f := storetest.Workspace(t, s, restapi.Scopes())
+			reader := readerOfEverything(t, s, f.WorkspaceID)
+			sd := &seeder{t: t, pool: s.Pool(), ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
+			sd.quiet("deals")
+			sd.exec("ANALYZE deals")
+			pipeline := sd.parent("pipelines")
+			sd.seed("deals", n)
+			byPipeline := restapi.ListParams{Filters: map[string]string{"pipeline_id": pipeline}}
+			checkListPlan(t, s, ops, reader, deals, restapi.ListParams{}, "stale statistics")
+			checkListPlan(t, s, ops, reader, deals, byPipeline, "stale statistics, filtered")
+			sd.exec("ANALYZE deals")
+			checkListPlan(t, s, ops, reader, deals, restapi.ListParams{}, "analysed")
+			checkListPlan(t, s, ops, reader, deals, byPipeline, "analysed, filtered")
+		})
+	}
+}
+
+// readerOfEverything is a member holding read on every feature: every policy is evaluated
+// (admins pass the same checks with full).
+func readerOfEverything(t *testing.T, s *store.Store, ws string) *store.Principal {
+	grants := map[string]string{}
+	for _, f := range restapi.Features {
+		grants[string(f)] = "read"
+	}
+	return storetest.AddUser(t, s, ws, "member", grants, restapi.Scopes())
+}
+
+// maxListBuffers bounds the buffers of a first page: a few index pages and the heap pages
+// of 51 rows seeded in key order. Reading the workspace of 10,000 rows takes well over 100.
+// Tables whose read policy looks up each row's parent (task attachments, comments and
+// activity look at their task, under the task's own policies: a few index and heap pages)
+// may add lookupBuffers a row; those read 30,000 buffers when they read the workspace.
+const (
+	maxListBuffers = 60
+	lookupBuffers  = 8
+)
+
+// parentLookups are the tables whose read policy looks up each row's parent.
+var parentLookups = map[string]bool{"task_attachments": true, "comments": true, "activity": true}
+
+// checkListPlan explains the statement List runs for params, as the reader, and asserts
+// the keyset walk, the rows it returns and its buffers.
+func checkListPlan(t *testing.T, s *store.Store, ops *restapi.Ops, reader *store.Principal, r *restapi.Resource, params restapi.ListParams, when string) {
+	t.Helper()
+	ctx := context.Background()
+	sql, args, err := ops.ListSQLForTest(ctx, reader, r.Name, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []byte
+	err = s.InTx(ctx, reader, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args...).Scan(&raw)
+	})
+	if err != nil {
+		t.Fatalf("%s: explain: %v", when, err)
+	}
+	var doc []struct{ Plan planNode }
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	top := doc[0].Plan
+	want := restapi.DefaultLimit
+	switch {
+	case r.Access == restapi.Singleton || r.Access == restapi.ListOnly:
+		want = 1
+	case r.Paged:
+		want++
+	}
+	index := r.Table + "_keyset"
+	if r.Access == restapi.Singleton {
+		index = "workspaces_pkey"
+	}
+	var problems []string
+	if top.ActualRows != want {
+		problems = append(problems, fmt.Sprintf("returned %d rows, want %d (is the seed visible?)", top.ActualRows, want))
+	}
+	walks := false
+	top.walk(func(n planNode) {
+		switch {
+		case n.NodeType == "Sort" && r.Access != restapi.Singleton: // the workspace: one row by id
+			problems = append(problems, "sorts")
+		case n.RelationName == r.Table && n.NodeType == "Index Scan" &&
+			(n.IndexName == index || len(params.Filters) > 0 && strings.HasPrefix(n.IndexName, r.Table+"_")):
+			walks = true // a filter's index carries the keyset order too (migration 00011)
+		case n.RelationName == r.Table:
+			problems = append(problems, fmt.Sprintf("reads %s by %s %s", r.Table, n.NodeType, n.IndexName))
+		}
+	})
+	if !walks {
+		problems = append(problems, "does not walk "+index)
+	}
+	limit := maxListBuffers
+	if parentLookups[r.Table] {
+		limit += lookupBuffers * want
+	}
+	if b := top.SharedHit + top.SharedRead; b > limit {
+		problems = append(problems, fmt.Sprintf("reads %d buffers (at most %d)", b, limit))
+	}
+	if testing.Verbose() {
+		t.Logf("%s, %s: %d buffers", r.Name, when, top.SharedHit+top.SharedRead)
+	}
+	if len(problems) > 0 {
+		pretty, _ := json.MarshalIndent(doc, "", " ")
+		t.Errorf("%s, %s: %s\n%s\n%s", r.Name, when, strings.Join(problems, "; "), sql, pretty)
+	}
+}
+
+// planNode is the part of EXPLAIN's JSON the check reads.
+type planNode struct {
+	NodeType     string     `json:"Node Type"`
+	RelationName string     `json:"Relation Name"`
+	IndexName    string     `json:"Index Name"`
+	ActualRows   int        `json:"Actual Rows"`
+	SharedHit    int        `json:"Shared Hit Blocks"`
+	SharedRead   int        `json:"Shared Read Blocks"`
+	Plans        []planNode `json:"Plans"`
+}
+
+func (n planNode) walk(fn func(planNode)) {
+	fn(n)
+	for _, c := range n.Plans {
+		c.walk(fn)
+	}
+}
+
+// seeder fills tables of one workspace as the owner, with one INSERT ... SELECT
+// generate_series a table. Columns come from the catalogue of PostgreSQL, not from the
+// test: every NOT NULL column without a default gets a value of its type (the first value
+// its CHECK allows, for enumerations), every reference points at a real parent row of the
+// workspace, and where a reference is part of a unique key each row gets its own parent.
+type seeder struct {
+	t       *testing.T
+	pool    *pgxpool.Pool
+	ws      string
+	user    string
+	parents map[string]string // table -> id of a parent row made for references
+}
+
+func (sd *seeder) exec(sql string, args ...any) {
+	sd.t.Helper()
+	if _, err := sd.pool.Exec(context.Background(), sql, args...); err != nil {
+		sd.t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// quiet keeps autovacuum from analysing the table behind the test's back.
+func (sd *seeder) quiet(table string) {
+	sd.exec("ALTER TABLE " + pgx.Identifier{table}.Sanitize() + " SET (autovacuum_enabled = false)")
+	sd.t.Cleanup(func() {
+		_, _ = sd.pool.Exec(context.Background(), "ALTER TABLE "+pgx.Identifier{table}.Sanitize()+" RESET (autovacuum_enabled)")
+	})
+}
+
+// otherWorkspaces adds n workspaces, each with its credit balance.
+func (sd *seeder) otherWorkspaces(n int) {
+	sd.exec(`WITH w AS (INSERT INTO workspaces (name) SELECT 'other ' || g FROM generate_series(1, $1::int) g RETURNING id)
+		INSERT INTO credit_balances (workspace_id, balance) SELECT id, 0 FROM w`, n)
+}
+
+// column is a column the seed must fill: NOT NULL without a default, or a reference.
+type column struct {
+	name, typ string
+	notNull   bool
+	check     string // the column's CHECK (... IN (...)) text, if any
+	parent    string // referenced table of a (workspace_id, column) foreign key
+	unique    bool   // part of a unique key beside workspace_id: one parent per row
+}
+
+// seed inserts n rows into table, created a second apart, newest first in key order.
+func (sd *seeder) seed(table string, n int) {
+	sd.t.Helper()
+	ctx := context.Background()
+	rows, err := sd.pool.Query(ctx, `
+		SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+		       coalesce((SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c
+		                  WHERE c.conrelid = a.attrelid AND c.contype = 'c' AND c.conkey = ARRAY[a.attnum] LIMIT 1), ''),
+		       coalesce((SELECT c.confrelid::regclass::text FROM pg_constraint c
+		                  WHERE c.conrelid = a.attrelid AND c.contype = 'f' AND a.attnum = ANY (c.conkey)
+		                    AND cardinality(c.conkey) = 2 LIMIT 1), ''),
+		       EXISTS (SELECT 1 FROM pg_constraint c
+		                WHERE c.conrelid = a.attrelid AND c.contype = 'u' AND a.attnum = ANY (c.conkey)
+		                  AND cardinality(c.conkey) = 3)
+		  FROM pg_attribute a
+		 WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped
+		   AND a.attname NOT IN ('id', 'workspace_id', 'created_by', 'created_at', 'updated_at')
+		   AND (a.attnotnull AND NOT a.atthasdef OR a.attname IN ('entity_id', 'is_private', 'feature')
+		        OR EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conrelid = a.attrelid AND c.contype = 'f'
+		                    AND a.attnum = ANY (c.conkey) AND cardinality(c.conkey) = 2))
+		 ORDER BY a.attnum`, table)
+	if err != nil {
+		sd.t.Fatal(err)
+	}
+	cols, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (column, error) {
+		var c column
+		return c, r.Scan(&c.name, &c.typ, &c.notNull, &c.check, &c.parent, &c.unique)
+	})
+	if err != nil {
+		sd.t.Fatal(err)
+	}
+	names := []string{"workspace_id", "created_at", "created_by"}
+	values := []string{"$1::uuid", "now() - g * interval '1 second'", "$2::uuid"}
+	var from []string
+	for _, c := range cols {
+		v := sd.value(table, c, n, &from)
+		if v == "" {
+			continue
+		}
+		names = append(names, pgx.Identifier{c.name}.Sanitize())
+		values = append(values, v)
+	}
+	sql := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM generate_series(1, $3::int) g%s",
+		pgx.Identifier{table}.Sanitize(), strings.Join(names, ", "), strings.Join(values, ", "), strings.Join(from, ""))
+	sd.exec(sql, sd.ws, sd.user, n)
+}
+
+// value is the SQL of a column's value in row g ("" leaves a nullable column out); joins
+// it needs are appended to from.
+func (sd *seeder) value(table string, c column, n int, from *[]string) string {
+	switch {
+	case c.parent == "users" && c.unique: // space_members: n members of the workspace
+		alias := "u_" + c.name
+		sd.seed("users", n)
+		*from = append(*from, fmt.Sprintf(` JOIN (SELECT id, row_number() OVER (ORDER BY id) rn FROM users
+			WHERE workspace_id = $1::uuid AND id <> $2::uuid LIMIT $3::int) %s ON %s.rn = g`, alias, alias))
+		return alias + ".id"
+	case c.parent == "users":
+		if c.notNull {
+			return "$2::uuid"
+		}
+		return ""
+	case c.parent != "" && c.unique: // join records: each row links its own parent
+		alias := "p_" + c.name
+		sd.seed(c.parent, n)
+		*from = append(*from, fmt.Sprintf(` JOIN (SELECT id, row_number() OVER (ORDER BY id) rn FROM %s
+			WHERE workspace_id = $1::uuid ORDER BY id LIMIT $3::int) %s ON %s.rn = g`,
+			pgx.Identifier{c.parent}.Sanitize(), alias, alias))
+		return alias + ".id"
+	case c.parent != "" && (c.notNull || visibilityParent(table, c.name)):
+		return "'" + sd.parent(c.parent) + "'::uuid"
+	case c.parent != "":
+		return ""
+	}
+	switch c.name {
+	case "entity_id": // comments and activity describe a task of the workspace
+		return "'" + sd.parent("tasks") + "'::uuid"
+	case "is_private": // every tenth task is private to its creator: the reader skips it
+		return "g % 10 = 0"
+	case "feature": // activity of a feature-gated resource: its grant is checked per row
+		return "'crm'"
+	}
+	if c.name == "entity_type" {
+		if table == "comments" {
+			return "'task'"
+		}
+		return "'tasks'"
+	}
+	if c.check != "" {
+		if i := strings.Index(c.check, "'"); i >= 0 {
+			j := strings.Index(c.check[i+1:], "'")
+			return c.check[i:i+j+2] + "::" + c.typ
+		}
+	}
+	switch c.typ {
+	case "uuid":
+		return "gen_random_uuid()"
+	case "text":
+		return fmt.Sprintf("'%s ' || g || ' ' || gen_random_uuid()", table)
+	case "integer", "bigint", "numeric":
+		return "g"
+	case "date":
+		return "current_date"
+	case "timestamp with time zone":
+		return "now()"
+	case "boolean":
+		return "false"
+	case "jsonb":
+		return "'{}'::jsonb"
+	}
+	sd.t.Fatalf("seed %s: no value for %s %s", table, c.name, c.typ)
+	return ""
+}
+
+// visibilityParent names the nullable references a read policy follows: they are seeded
+// so the policy's lookup runs for every row, as it does in a real workspace.
+func visibilityParent(table, column string) bool {
+	return table == "task_attachments" && column == "task_id"
+}
+
+// parent returns a row of table in the workspace, made (with its own parents) on first use.
+func (sd *seeder) parent(table string) string {
+	sd.t.Helper()
+	if id, ok := sd.parents[table]; ok {
+		return id
+	}
+	if table == "users" {
+		return sd.user
+	}
+	sd.seed(table, 1)
+	var id string
+	if err := sd.pool.QueryRow(context.Background(), "SELECT id::text FROM "+pgx.Identifier{table}.Sanitize()+
+		" WHERE workspace_id = $1 ORDER BY created_at DESC LIMIT 1", sd.ws).Scan(&id); err != nil {
+		sd.t.Fatal(err)
+	}
+	sd.parents[table] = id
+	return id
+}
