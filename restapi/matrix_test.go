@@ -30,8 +30,8 @@ var parentOf = map[string]string{
 // allFull grants every feature in full; allRead every feature read-only.
 func grantsAll(level string) map[string]string {
 	g := map[string]string{}
-	for _, f := range restapi.Features {
-		g[string(f)] = level
+	for _, f := range store.Features {
+		g[f] = level
 	}
 	return g
 }
