@@ -17,6 +17,7 @@ import (
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/wellknown"
 )
 
 // Path is where the MCP endpoint is mounted (decisions.md 1).
@@ -328,12 +329,12 @@ func challengeScopes() []string {
 // the origin (which names the whole service) or to any MCP path, all of which are views of
 // the same tool server whose calls the token's scopes govern.
 func (s *Server) accepts(resource string) bool {
-	n, err := normalResource(resource)
+	n, err := wellknown.NormalResource(resource)
 	if err != nil {
 		return false
 	}
-	origin, _ := normalResource(s.cfg.PublicURL)
-	base, _ := normalResource(s.resource)
+	origin, _ := wellknown.NormalResource(s.cfg.PublicURL)
+	base, _ := wellknown.NormalResource(s.resource)
 	return n == origin || n == base || strings.HasPrefix(n, base+"/")
 }
 
@@ -347,20 +348,6 @@ func (s *Server) pathOf(r *http.Request) string {
 
 // resourceOf is the RFC 9728 resource identifier of the path r used.
 func (s *Server) resourceOf(r *http.Request) string { return s.cfg.PublicURL + s.pathOf(r) }
-
-// normalResource normalises the case of scheme and host and drops a trailing slash, the
-// comparison decisions.md 7 sets for resource values.
-func normalResource(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", fmt.Errorf("not an absolute URL: %q", s)
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u.String(), nil
-}
 
 // cors lets browser-based MCP clients call /mcp (decisions.md 8). Credentials travel in the
 // Authorization header, never in cookies, so any origin may call.
