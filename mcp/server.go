@@ -31,8 +31,10 @@ type Config struct {
 	// Auth resolves bearer credentials (access tokens and agent keys), the same
 	// authenticator REST uses.
 	Auth restapi.Authenticator
-	// Ops runs the tools' operations.
-	Ops Operations
+	// Ops is REST's operation layer; every tool call runs through it, so the two
+	// transports share their gates, validation, row-level security, activity, credits and
+	// rate limits.
+	Ops *restapi.Ops
 	// Limiter, when set, charges every tool call to the caller's budgets and every failed
 	// authentication to the client's IP, exactly as REST does with the same limiter
 	// (decisions.md 5).
