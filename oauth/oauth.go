@@ -158,7 +158,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.catalogue[sc] = true
 	}
 	if s.limiter == nil {
-		s.limiter = NewMemoryLimiter(20, time.Hour, cfg.Now)
+		s.limiter = newMemoryLimiter(20, time.Hour, cfg.Now)
 	}
 	if s.logins == nil {
 		s.logins = newMemoryLoginLimiter(cfg.Now)
