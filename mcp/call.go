@@ -17,8 +17,8 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// handler runs one tool: rate limit, arguments to an Op, the operation layer, and the
-// result or the REST error as a tool error.
+// handler runs one tool: rate limit, the operation layer, and the result or the REST error
+// as a tool error.
 func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		p := restapi.PrincipalFrom(ctx)
@@ -32,10 +32,10 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		if err := s.takeRate(ctx, p); err != nil {
 			return s.toolError(ctx, err), nil
 		}
-		var op Op
+		var res *result
 		var err error
 		if id, ok := getID(sp, req); ok {
-			op = Op{Kind: KindGet, Resource: sp.resource, ID: id}
+			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource.Name, id))
 		} else {
 			raw := req.Params.RawArguments
 			if len(raw) == 0 {
@@ -43,16 +43,12 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 					return s.toolError(ctx, store.BadRequest("arguments are not JSON: %v", err)), nil
 				}
 			}
-			op, err = toOp(sp, raw)
+			res, err = s.run(ctx, p, sp, raw)
 		}
 		if err != nil {
 			return s.toolError(ctx, err), nil
 		}
-		res, err := s.cfg.Ops.Do(ctx, p, op)
-		if err != nil {
-			return s.toolError(ctx, err), nil
-		}
-		return toolResult(sp.kind, res)
+		return toolResult(sp.is(restapi.OpList), res)
 	}
 }
 
@@ -71,9 +67,9 @@ func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
 
 // getID reads a get tool's id from the arguments mcp-go has already decoded, so the most
 // common call decodes its arguments once; anything unusual (no id, not a string) goes
-// through toOp, which words the error.
+// through run, which words the error.
 func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
-	if sp.kind != KindGet {
+	if !sp.is(restapi.OpGet) {
 		return "", false
 	}
 	args, ok := req.Params.Arguments.(map[string]any)
@@ -84,51 +80,93 @@ func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	return id, ok
 }
 
-// toOp turns tool arguments (as sent, so large numbers keep their digits) into the
-// operation REST would run for the same request.
-func toOp(sp toolSpec, raw json.RawMessage) (Op, error) {
-	op := Op{Kind: sp.kind, Resource: sp.resource}
-	if sp.kind == KindMe {
-		return op, nil
+// result is an operation's answer: REST's data member and, for lists, next_cursor.
+type result struct {
+	data       any
+	nextCursor *string
+}
+
+// one wraps the answer of an operation that returns one record.
+func one(data json.RawMessage, err error) (*result, error) {
+	if err != nil {
+		return nil, err
 	}
-	var err error
+	return &result{data: data}, nil
+}
+
+// run calls REST's operation layer with the tool's arguments (as sent, so large numbers
+// keep their digits) in the form REST hands it a request: list arguments as a query string
+// parsed by REST's own parser (unknown keys included, so the layer answers 400 naming the
+// valid filters), bodies as JSON objects. A tool call and the equivalent REST call so pass
+// the same gates and validation and return the same data; failures are store.Error values
+// with the spec's codes.
+func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw json.RawMessage) (*result, error) {
+	ops := s.cfg.Ops
+	if sp.resource == nil { // me
+		me, err := ops.Me(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return &result{data: me}, nil
+	}
+	r := sp.resource
 	args := map[string]json.RawMessage{}
 	if string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return op, store.BadRequest("arguments must be a JSON object")
+			return nil, store.BadRequest("arguments must be a JSON object")
 		}
 	}
-	switch sp.kind {
-	case KindList:
-		op.Query = url.Values{}
+	switch sp.op {
+	case restapi.OpList:
+		query := url.Values{}
 		for k, v := range args {
-			op.Query.Set(k, queryValue(v))
+			query.Set(k, queryValue(v))
 		}
-	case KindGet:
-		if op.ID, err = idArgument(args, true); err != nil {
-			return op, err
+		params, err := restapi.ParseListParams(r, query)
+		if err != nil {
+			return nil, err
 		}
-	case KindUpdate:
-		if op.ID, err = idArgument(args, sp.resource.Access != restapi.Singleton); err != nil {
-			return op, err
+		page, err := ops.List(ctx, p, r.Name, params)
+		if err != nil {
+			return nil, err
+		}
+		return &result{data: page.Data, nextCursor: page.NextCursor}, nil
+	case restapi.OpGet:
+		id, err := idArgument(args, true)
+		if err != nil {
+			return nil, err
+		}
+		return one(ops.Get(ctx, p, r.Name, id))
+	case restapi.OpUpdate:
+		// "" updates the singleton workspace.
+		id, err := idArgument(args, r.Access != restapi.Singleton)
+		if err != nil {
+			return nil, err
 		}
 		delete(args, "id")
-		op.Body, _ = json.Marshal(args)
-	case KindCreate, KindDetach:
-		op.Body = raw
+		body, _ := json.Marshal(args)
+		return one(ops.Update(ctx, p, r.Name, id, body))
+	case restapi.OpCreate, restapi.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
+		body := raw
 		if string(raw) == "null" {
-			op.Body = json.RawMessage("{}")
+			body = json.RawMessage("{}")
 		}
-		if key, ok := args[idempotencyKeyArg]; ok {
-			if err := json.Unmarshal(key, &op.IdempotencyKey); err != nil {
-				return op, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+		var key string
+		if k, ok := args[idempotencyKeyArg]; ok {
+			if err := json.Unmarshal(k, &key); err != nil {
+				return nil, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
 					Message: idempotencyKeyArg + " must be a string", Fields: []store.FieldError{{Field: idempotencyKeyArg, Problem: "not a string"}}}
 			}
 			delete(args, idempotencyKeyArg)
-			op.Body, _ = json.Marshal(args)
+			body, _ = json.Marshal(args)
 		}
+		posted, err := ops.Post(ctx, p, sp.op, r.Name, body, key)
+		if err != nil {
+			return nil, err
+		}
+		return &result{data: posted.Data}, nil
 	}
-	return op, nil
+	return nil, fmt.Errorf("mcp: tool %s runs no operation", sp.tool.Name)
 }
 
 // idempotencyKeyArg is the argument of create, detach and enrich tools that REST sends as
@@ -170,24 +208,24 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 // (decisions.md 8). Lists keep next_cursor beside data, since structured content is an
 // object and paging needs it. Records arrive as JSON PostgreSQL wrote: they are embedded
 // as they are, not decoded or re-encoded here.
-func toolResult(kind Kind, res *Result) (*mcpgo.CallToolResult, error) {
-	data, ok := res.Data.(json.RawMessage)
+func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
+	data, ok := res.data.(json.RawMessage)
 	if !ok {
 		var err error
-		if data, err = json.Marshal(res.Data); err != nil {
+		if data, err = json.Marshal(res.data); err != nil {
 			return nil, fmt.Errorf("mcp: encode result: %w", err)
 		}
 	}
 	text := data
-	if kind == KindList {
+	if list {
 		text = make([]byte, 0, len(data)+120)
 		text = append(text, `{"data":`...)
 		text = append(text, data...)
 		text = append(text, `,"next_cursor":`...)
-		if res.NextCursor == nil {
+		if res.nextCursor == nil {
 			text = append(text, "null"...)
 		} else {
-			text = strconv.AppendQuote(text, *res.NextCursor) // base64url: nothing to escape
+			text = strconv.AppendQuote(text, *res.nextCursor) // base64url: nothing to escape
 		}
 		text = append(text, '}')
 	}

@@ -91,7 +91,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Cleanup(e.srv.Close)
 	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher,
 		PublicURL: e.srv.URL})
-	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: mcp.RESTOperations{Ops: api.Ops()}, Limiter: ec.limiter,
+	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: api.Ops(), Limiter: ec.limiter,
 		AllowedOrigins: ec.allowedOrigins})
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func TestAcceptsResource(t *testing.T) {
 		{"http://api.example.com/mcp", false},
 		{"https://other.example.com/mcp", false},
 		{"/mcp", false},
+		{"https://api.example.com/mcp#tools", false}, // RFC 8707 section 2: no fragment
 	}
 	for _, c := range cases {
 		if got := s.accepts(c.resource); got != c.want {

@@ -164,21 +164,21 @@ const (
 )
 
 // actionKind maps a word to the operation it asks for.
-func actionKind(word string) (Kind, bool) {
+func actionKind(word string) (restapi.Op, bool) {
 	switch word {
 	case "list", "show", "find", "search", "who", "which", "all", "browse", "many", "what":
-		return KindList, true
+		return restapi.OpList, true
 	case "get", "detail", "open", "fetch", "read", "view":
-		return KindGet, true
+		return restapi.OpGet, true
 	case "create", "add", "new", "log", "record", "make", "file", "submit", "post", "write", "register", "pay":
-		return KindCreate, true
+		return restapi.OpCreate, true
 	case "update", "change", "edit", "move", "set", "rename", "mark", "assign", "approve", "reject", "complete",
 		"close", "reschedule":
-		return KindUpdate, true
+		return restapi.OpUpdate, true
 	case "detach", "unlink", "remove", "untag", "unassign":
-		return KindDetach, true
+		return restapi.OpDetach, true
 	}
-	return "", false
+	return 0, false
 }
 
 // synonyms adds the catalogue's words for everyday ones.
@@ -285,7 +285,7 @@ func toolTerms(sp toolSpec) map[string]int {
 // the one an action word asks for loses a point, so "who is on the team" prefers any list
 // to another resource's get.
 func rank(query string, candidates []toolSpec, limit int) []toolSpec {
-	var kinds []Kind
+	var kinds []restapi.Op
 	var groups [][]string // each query word with its synonyms
 	seen := map[string]bool{}
 	for _, w := range words(query) {
@@ -322,11 +322,11 @@ func rank(query string, candidates []toolSpec, limit int) []toolSpec {
 			continue // nothing in the query names this tool's resource
 		}
 		switch {
-		case slices.Contains(kinds, sp.kind):
+		case sp.resource != nil && slices.Contains(kinds, sp.op):
 			score += weightVerb
 		case len(kinds) > 0:
 			score--
-		case sp.kind == KindList:
+		case sp.is(restapi.OpList):
 			score++ // with no action word, reading is the likelier wish
 		}
 		all = append(all, scored{sp, score, i})

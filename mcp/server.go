@@ -17,6 +17,7 @@ import (
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/wellknown"
 )
 
 // Path is where the MCP endpoint is mounted (decisions.md 1).
@@ -30,8 +31,10 @@ type Config struct {
 	// Auth resolves bearer credentials (access tokens and agent keys), the same
 	// authenticator REST uses.
 	Auth restapi.Authenticator
-	// Ops runs the tools' operations.
-	Ops Operations
+	// Ops is REST's operation layer; every tool call runs through it, so the two
+	// transports share their gates, validation, row-level security, activity, credits and
+	// rate limits.
+	Ops *restapi.Ops
 	// Limiter, when set, charges every tool call to the caller's budgets and every failed
 	// authentication to the client's IP, exactly as REST does with the same limiter
 	// (decisions.md 5).
@@ -328,12 +331,12 @@ func challengeScopes() []string {
 // the origin (which names the whole service) or to any MCP path, all of which are views of
 // the same tool server whose calls the token's scopes govern.
 func (s *Server) accepts(resource string) bool {
-	n, err := normalResource(resource)
+	n, err := wellknown.NormalResource(resource)
 	if err != nil {
 		return false
 	}
-	origin, _ := normalResource(s.cfg.PublicURL)
-	base, _ := normalResource(s.resource)
+	origin, _ := wellknown.NormalResource(s.cfg.PublicURL)
+	base, _ := wellknown.NormalResource(s.resource)
 	return n == origin || n == base || strings.HasPrefix(n, base+"/")
 }
 
@@ -347,20 +350,6 @@ func (s *Server) pathOf(r *http.Request) string {
 
 // resourceOf is the RFC 9728 resource identifier of the path r used.
 func (s *Server) resourceOf(r *http.Request) string { return s.cfg.PublicURL + s.pathOf(r) }
-
-// normalResource normalises the case of scheme and host and drops a trailing slash, the
-// comparison decisions.md 7 sets for resource values.
-func normalResource(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", fmt.Errorf("not an absolute URL: %q", s)
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return u.String(), nil
-}
 
 // cors lets browser-based MCP clients call /mcp (decisions.md 8). Credentials travel in the
 // Authorization header, never in cookies, so any origin may call.

@@ -14,7 +14,7 @@ import (
 // toolSpec is one generated tool and what calling it means.
 type toolSpec struct {
 	tool     mcpgo.Tool
-	kind     Kind
+	op       restapi.Op        // the operation on resource (REST's own enum)
 	resource *restapi.Resource // nil for me, find_tools and call_tool
 	scope    string            // "" for me, find_tools and call_tool: any valid credential
 	toolset  string            // "" for the tools every selection shows
@@ -26,8 +26,11 @@ type toolSpec struct {
 
 // write reports whether the tool changes workspace data (what a readonly view hides).
 func (sp toolSpec) write() bool {
-	return sp.kind == KindCreate || sp.kind == KindUpdate || sp.kind == KindDetach
+	return sp.resource != nil && sp.op.Write()
 }
+
+// is reports whether the tool runs op on a catalogue resource.
+func (sp toolSpec) is(op restapi.Op) bool { return sp.resource != nil && sp.op == op }
 
 // Names of the tools that are not verb_resource of a catalogue entry.
 const (
@@ -144,7 +147,7 @@ func meTool() toolSpec {
 		"scopes":     map[string]any{"type": "array", "items": typed("string")},
 		"credential": map[string]any{"type": "object", "description": "type (oauth or agent_key), client_id, expires_at"},
 	}, "user", "workspace", "scopes", "credential")
-	return toolSpec{kind: KindMe, tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants (none, read or full) "+
+	return toolSpec{tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants (none, read or full) "+
 		"and scopes. Reads no workspace data; call it first to learn which tools will succeed.",
 		input(nil), output, hints(true, true, false))}
 }
@@ -167,7 +170,7 @@ func listTool(r *restapi.Resource) toolSpec {
 		"data":        map[string]any{"type": "array", "items": listItem(r)},
 		"next_cursor": nullable("string"),
 	}, "data", "next_cursor")
-	return toolSpec{kind: KindList, resource: r, scope: r.ReadScope(),
+	return toolSpec{op: restapi.OpList, resource: r, scope: r.ReadScope(),
 		tool: newTool("list_"+r.Name, b.String(), input(props), output, hints(true, true, false))}
 }
 
@@ -177,7 +180,7 @@ func getTool(r *restapi.Resource) toolSpec {
 		desc = fmt.Sprintf("Get one %s record by id (see list_%s). %s", human(r.Name), r.Name, needs(r, false))
 	}
 	args := input(map[string]any{"id": uuidIn()}, "id")
-	return toolSpec{kind: KindGet, resource: r, scope: r.ReadScope(),
+	return toolSpec{op: restapi.OpGet, resource: r, scope: r.ReadScope(),
 		tool: newTool("get_"+r.Name, desc, args, recordSchema(r), hints(true, true, false))}
 }
 
@@ -195,7 +198,7 @@ func createTool(r *restapi.Resource) toolSpec {
 		return enrichTool(r, props, required)
 	}
 	desc := fmt.Sprintf("Create a %s record (see list_%s); returns it. %s", human(r.Name), r.Name, needs(r, true))
-	return toolSpec{kind: KindCreate, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: restapi.OpCreate, resource: r, scope: r.WriteScope(),
 		tool: newTool("create_"+r.Name, desc, input(props, required...), typed("object"),
 			hints(false, false, false))}
 }
@@ -216,7 +219,7 @@ func enrichTool(r *restapi.Resource, props map[string]any, required []string) to
 		"credits; the same domain looked up again within 30 days is served from cache for free. Fails with " +
 		"insufficient_credits when the balance is too low (see list_credits), validation_error when the domain " +
 		"is not a valid hostname. " + needs(r, true)
-	return toolSpec{kind: KindCreate, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: restapi.OpCreate, resource: r, scope: r.WriteScope(),
 		tool: newTool(toolEnrich, desc, input(props, required...), output,
 			hints(false, false, true))}
 }
@@ -244,7 +247,7 @@ func updateTool(r *restapi.Resource) toolSpec {
 		desc = fmt.Sprintf("Update a %s record by id; fields not sent keep their values (see create_%s). %s",
 			human(r.Name), r.Name, needs(r, true))
 	}
-	return toolSpec{kind: KindUpdate, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: restapi.OpUpdate, resource: r, scope: r.WriteScope(),
 		tool: newTool("update_"+r.Name, desc, input(props, required...), typed("object"),
 			hints(false, true, false))}
 }
@@ -259,7 +262,7 @@ func detachTool(r *restapi.Resource) toolSpec {
 	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found when they are not linked. %s",
 		b, a, human(r.Name), needs(r, true))
 	output := object(map[string]any{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
-	return toolSpec{kind: KindDetach, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: restapi.OpDetach, resource: r, scope: r.WriteScope(),
 		tool: newTool("detach_"+r.Name, desc, input(props, a, b), output, hints(false, false, false))}
 }
 

@@ -186,6 +186,7 @@ func TestAuthorizeRequestErrors(t *testing.T) {
 	redirected("missing response_type", "invalid_request", "response_type", "")
 	redirected("foreign resource (RFC 8707 2)", "invalid_target", "resource", "https://evil.example/v1")
 	redirected("resource on our host, other path", "invalid_target", "resource", e.issuer+"/v2")
+	redirected("resource with a fragment (RFC 8707 2)", "invalid_target", "resource", e.issuer+"/mcp#tools")
 
 	t.Run("loopback redirect ignores the port (RFC 8252 7.3)", func(t *testing.T) {
 		for _, u := range []string{"http://127.0.0.1:51004/loopback", "http://127.0.0.1/loopback", "http://localhost:9/cb?x=1"} {

@@ -10,6 +10,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/wellknown"
 )
 
 // Lifetimes of service-spec.md 5.3 and 8.
@@ -146,13 +148,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		secure: strings.HasPrefix(cfg.Issuer, "https://"), resources: map[string]string{}, catalogue: map[string]bool{},
 		limiter: cfg.RegisterLimiter, logins: cfg.LoginLimiter, checks: newPasswordChecks(cfg.PasswordChecks, cfg.PasswordWait)}
 	for _, r := range cfg.Resources {
-		s.resources[normaliseResource(r)] = r
+		n, err := wellknown.NormalResource(r)
+		if err != nil {
+			return nil, fmt.Errorf("oauth: Resources: %w", err)
+		}
+		s.resources[n] = r
 	}
 	for _, sc := range cfg.Scopes {
 		s.catalogue[sc] = true
 	}
 	if s.limiter == nil {
-		s.limiter = NewMemoryLimiter(20, time.Hour, cfg.Now)
+		s.limiter = newMemoryLimiter(20, time.Hour, cfg.Now)
 	}
 	if s.logins == nil {
 		s.logins = newMemoryLoginLimiter(cfg.Now)
@@ -230,21 +236,6 @@ func remoteIP(r *http.Request) netip.Addr {
 	return a.Unmap()
 }
 
-// normaliseResource lowercases scheme and host and drops one trailing slash (decisions.md
-// 7); the path keeps its case.
-func normaliseResource(r string) string {
-	scheme, rest, ok := strings.Cut(r, "://")
-	if !ok {
-		return r
-	}
-	host, path, _ := strings.Cut(rest, "/")
-	out := strings.ToLower(scheme) + "://" + strings.ToLower(host)
-	if path != "" {
-		out += "/" + path
-	}
-	return strings.TrimSuffix(out, "/")
-}
-
 // resource resolves an RFC 8707 resource parameter: "" stays unbound; anything not ours is
 // invalid_target (RFC 8707 section 2).
 func (s *Server) resource(values []string) (string, error) {
@@ -255,8 +246,8 @@ func (s *Server) resource(values []string) (string, error) {
 		if values[0] == "" {
 			return "", nil
 		}
-		if canon, ok := s.resources[normaliseResource(values[0])]; ok {
-			return canon, nil
+		if n, err := wellknown.NormalResource(values[0]); err == nil && s.resources[n] != "" {
+			return s.resources[n], nil
 		}
 		return "", ErrInvalidTarget.WithHint("resource %q is not served here; use %s", values[0], strings.Join(s.cfg.Resources, " or "))
 	}

@@ -33,8 +33,8 @@ func HashPassword(password string) (string, error) {
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
 }
 
-// CheckPassword reports whether password matches a hash made by HashPassword.
-func CheckPassword(hash, password string) bool {
+// checkPassword reports whether password matches a hash made by HashPassword.
+func checkPassword(hash, password string) bool {
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
 		return false

@@ -156,15 +156,15 @@ func checkHTTPS(name, raw string) *Error {
 	return nil
 }
 
-// MemoryLimiter is an in-process sliding-window RegisterLimiter: at most n registrations
-// per address per window. Counts are per process; the shared limiter replaces it when
-// several processes serve.
-type MemoryLimiter struct{ w *window[netip.Addr] }
+// memoryLimiter is the in-process sliding-window RegisterLimiter used when
+// Config.RegisterLimiter is nil: at most n registrations per address per window. Counts
+// are per process; cmd wires the shared limiter instead.
+type memoryLimiter struct{ w *window[netip.Addr] }
 
-// NewMemoryLimiter allows n registrations per window per address.
-func NewMemoryLimiter(n int, window time.Duration, now func() time.Time) *MemoryLimiter {
-	return &MemoryLimiter{newWindow[netip.Addr](n, window, now)}
+// newMemoryLimiter allows n registrations per window per address.
+func newMemoryLimiter(n int, window time.Duration, now func() time.Time) *memoryLimiter {
+	return &memoryLimiter{newWindow[netip.Addr](n, window, now)}
 }
 
 // Allow implements RegisterLimiter.
-func (l *MemoryLimiter) Allow(_ context.Context, ip netip.Addr) bool { return l.w.allow(ip) }
+func (l *memoryLimiter) Allow(_ context.Context, ip netip.Addr) bool { return l.w.allow(ip) }

@@ -113,5 +113,5 @@ func (p *passwordChecks) check(ctx context.Context, hash, password string) (ok, 
 		return false, true
 	}
 	defer func() { <-p.slots }()
-	return CheckPassword(hash, password), false
+	return checkPassword(hash, password), false
 }

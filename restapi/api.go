@@ -117,7 +117,7 @@ func (a *API) challenge(h http.Header, r *http.Request, err error) {
 		return
 	}
 	v := `Bearer realm="workspaced"`
-	if BearerToken(r) != "" && APIKeyValid(r, a.cfg.APIKey) {
+	if BearerToken(r) != "" && apiKeyValid(r, a.cfg.APIKey) {
 		v += `, error="invalid_token"`
 	}
 	h.Set("WWW-Authenticate", v)
@@ -125,7 +125,7 @@ func (a *API) challenge(h http.Header, r *http.Request, err error) {
 
 // principal resolves the request's credential: unauthorized, or the lookup's own failure.
 func (a *API) principal(r *http.Request) (*store.Principal, error) {
-	if !APIKeyValid(r, a.cfg.APIKey) {
+	if !apiKeyValid(r, a.cfg.APIKey) {
 		return nil, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
 	}
 	bearer := BearerToken(r)

@@ -124,9 +124,9 @@ func (c *Cache) SetListening(on bool) {
 	c.mu.Unlock()
 }
 
-// APIKeyValid reports whether r carries the public routing key (decisions.md 7): the
+// apiKeyValid reports whether r carries the public routing key (decisions.md 7): the
 // apikey header, or the apikey query parameter for clients that cannot add headers.
-func APIKeyValid(r *http.Request, want string) bool {
+func apiKeyValid(r *http.Request, want string) bool {
 	got := r.Header.Get("apikey")
 	if got == "" {
 		got = r.URL.Query().Get("apikey")

@@ -34,10 +34,17 @@ type benchWorld struct {
 func newBenchWorld(b testing.TB, deals int) *benchWorld {
 	b.Helper()
 	e := newEnv(b)
-	f := storetest.Workspace(b, e.store, restapi.Scopes())
+	admin, deal := seedDeals(b, e.store, deals)
+	return &benchWorld{e: e, admin: admin, token: e.token(admin), deal: deal}
+}
+
+// seedDeals makes a workspace with n deals in one pipeline and returns its admin and a deal.
+func seedDeals(b testing.TB, s *store.Store, deals int) (*store.Principal, string) {
+	b.Helper()
+	f := storetest.Workspace(b, s, restapi.Scopes())
 	ctx := context.Background()
 	var deal string
-	err := e.store.Pool().QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
+	err := s.Pool().QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
 			VALUES ($1, $2, 'Bench') RETURNING id),
 		d AS (INSERT INTO deals (workspace_id, created_by, name, pipeline_id, value, notes, created_at)
 			SELECT $1, $2, 'Deal ' || g, pl.id, g * 10.5, 'notes of deal ' || g, now() - g * interval '1 second'
@@ -46,10 +53,10 @@ func newBenchWorld(b testing.TB, deals int) *benchWorld {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := e.store.Pool().Exec(ctx, `VACUUM ANALYZE deals`); err != nil {
+	if _, err := s.Pool().Exec(ctx, `VACUUM ANALYZE deals`); err != nil {
 		b.Fatal(err)
 	}
-	return &benchWorld{e: e, admin: f.Admin, token: e.token(f.Admin), deal: deal}
+	return f.Admin, deal
 }
 
 func (w *benchWorld) get(b testing.TB, path string) {
@@ -138,18 +145,23 @@ func BenchmarkListDeals50(b *testing.B) {
 	})
 }
 
-// deep is a workspace of 100,000 deals, made once per test binary.
+// deep is a workspace of 100,000 deals, seeded once per test binary (it lives in the
+// package database). Only the data is shared: each caller gets a server of its own, since
+// a server belongs to the test or benchmark that started it and closes when that ends.
 var deep struct {
-	once sync.Once
-	w    *benchWorld
+	once  sync.Once
+	admin *store.Principal
+	deal  string
 }
 
 func deepWorld(tb testing.TB) *benchWorld {
-	deep.once.Do(func() { deep.w = newBenchWorld(tb, 100_000) })
-	if deep.w == nil {
+	tb.Helper()
+	deep.once.Do(func() { deep.admin, deep.deal = seedDeals(tb, storetest.New(tb), 100_000) })
+	if deep.admin == nil {
 		tb.Fatal("deep world failed")
 	}
-	return deep.w
+	e := newEnv(tb)
+	return &benchWorld{e: e, admin: deep.admin, token: e.token(deep.admin), deal: deep.deal}
 }
 
 // cursorAtDepth returns the cursor that continues after the depth-th newest deal.

@@ -1,5 +1,11 @@
 package restapi
 
+import (
+	"strings"
+
+	"github.com/agencyos/workspaced/store"
+)
+
 // The resource catalogue: the spec's tables (service-spec.md 2.1 and 2.2, decisions.md 4)
 // written once as data. Routing, validation, SQL, the OpenAPI document and the MCP tools are
 // all derived from Catalog; adding a resource is one entry here plus its table in the schema.
@@ -29,7 +35,8 @@ func (a Access) String() string {
 	return [...]string{"read, write", "read, write, detach", "read only", "read, update", "read, update", "read only", "write only"}[a]
 }
 
-// Feature is the member's feature grant a resource needs (spec 5.6); "" means none.
+// Feature is the member's feature grant a resource needs (spec 5.6); "" means none. The
+// one list of grantable features is store.Features.
 type Feature string
 
 // The feature grants of decisions.md 2.
@@ -42,9 +49,6 @@ const (
 	Competitors Feature = "competitors"
 	Agents      Feature = "agents"
 )
-
-// Features lists every grantable feature, in the order admin tools show them.
-var Features = []Feature{CRM, HR, Finance, Metrics, Competitors, Agents}
 
 // Type is a field's JSON type and format (decisions.md 4 settles the ones the spec leaves open).
 type Type int
@@ -459,7 +463,7 @@ var Catalog = []*Resource{
 			w("display_name", String), link(w("avatar_url", String)), w("task_color", String), w("timezone", String),
 			w("department", String), filter(ro("email", String)), filter(enum(ro("role", String), "admin", "member")),
 			filter(ro("is_agent", Bool)), filter(enum(ro("status", String), "active", "invited", "suspended")),
-			doc(ro("grants", JSON), "feature grants: crm, hr, finance, metrics, competitors, agents -> none, read or full"),
+			doc(ro("grants", JSON), "feature grants: "+strings.Join(store.Features, ", ")+" -> none, read or full"),
 		}},
 	{Name: "workspace", Table: "workspaces", Scope: "directory", Access: Singleton, AdminWrites: true,
 		Doc: "The workspace itself (one row). Updating it needs the admin role.",

@@ -18,9 +18,9 @@ import (
 // entity tag is that instant in Unix microseconds, base 36, quoted: "lz8k2a4f0q". The tag is
 // read from the record's own updated_at, so GET, PATCH, POST and a replayed POST agree.
 
-// ETag returns the strong entity tag of a record's JSON, or "" when it carries no
+// entityTag returns the strong entity tag of a record's JSON, or "" when it carries no
 // updated_at.
-func ETag(record json.RawMessage) string {
+func entityTag(record json.RawMessage) string {
 	var v struct {
 		UpdatedAt time.Time `json:"updated_at"`
 	}
@@ -35,10 +35,10 @@ type IfMatch struct {
 	versions []time.Time
 }
 
-// ParseIfMatch reads an If-Match header; nil when absent or "*" (any current record).
+// parseIfMatch reads an If-Match header; nil when absent or "*" (any current record).
 // RFC 9110 section 13.1.1: If-Match compares strongly, so weak tags (W/"...") and tags this
 // server never issued match nothing, and the update fails its precondition.
-func ParseIfMatch(h http.Header) *IfMatch {
+func parseIfMatch(h http.Header) *IfMatch {
 	vals := h.Values("If-Match")
 	if len(vals) == 0 {
 		return nil

@@ -20,14 +20,14 @@ type Limiter interface {
 	TakeIP(ctx context.Context, bucket string, ip netip.Addr) (ratelimit.Decision, error)
 }
 
-// CredentialKey names a principal's credential for its rate-limit budget: each access token
+// credentialKey names a principal's credential for its rate-limit budget: each access token
 // and each agent key has its own.
-func CredentialKey(p *store.Principal) string { return p.Credential.Type + ":" + p.Credential.ID }
+func credentialKey(p *store.Principal) string { return p.Credential.Type + ":" + p.Credential.ID }
 
-// RateLimited is the 429 of spec 7 for a decision that denied: its message states the
+// rateLimited is the 429 of spec 7 for a decision that denied: its message states the
 // budget that was spent as configured (d.Limit per d.Interval); Retry-After comes from the
 // decision's headers.
-func RateLimited(d ratelimit.Decision) *store.Error {
+func rateLimited(d ratelimit.Decision) *store.Error {
 	var spent string
 	switch d.Budget {
 	case "credential":
@@ -71,7 +71,7 @@ func LimitError(d ratelimit.Decision) error {
 			Message: "rate limits cannot be checked right now; retry shortly",
 			Header:  map[string]string{"Retry-After": strconv.Itoa(ratelimit.OutageRetryAfter)}}
 	}
-	return RateLimited(d)
+	return rateLimited(d)
 }
 
 // TakeCall charges one call of p against its budgets and sets the rate-limit headers on h.
@@ -81,7 +81,7 @@ func TakeCall(ctx context.Context, l Limiter, p *store.Principal, h http.Header)
 	if l == nil {
 		return nil
 	}
-	d, err := l.Take(ctx, CredentialKey(p), p.WorkspaceID)
+	d, err := l.Take(ctx, credentialKey(p), p.WorkspaceID)
 	if err != nil {
 		return store.Internal(err)
 	}

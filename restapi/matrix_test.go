@@ -30,21 +30,20 @@ var parentOf = map[string]string{
 // allFull grants every feature in full; allRead every feature read-only.
 func grantsAll(level string) map[string]string {
 	g := map[string]string{}
-	for _, f := range restapi.Features {
-		g[string(f)] = level
+	for _, f := range store.Features {
+		g[f] = level
 	}
 	return g
 }
 
 // world is one workspace with a record in every table and principals of every kind.
 type world struct {
-	e          *env
-	id         string
-	admin      *store.Principal // admin, every scope
-	full       *store.Principal // member, every grant full, every scope
-	read       *store.Principal // member, every grant read, every scope
-	none       *store.Principal // member, no grants, every scope
-	adminToken string
+	e     *env
+	id    string
+	admin *store.Principal // admin, every scope
+	full  *store.Principal // member, every grant full, every scope
+	read  *store.Principal // member, every grant read, every scope
+	none  *store.Principal // member, no grants, every scope
 }
 
 func newWorld(t testing.TB, e *env) *world {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // The OpenAPI 3.1 document of the REST API, generated from the catalogue (decisions.md 1):
@@ -113,8 +115,8 @@ func toolsets() (names []string, members map[string][]string) {
 func meSchema() obj {
 	str := obj{"type": "string"}
 	grants := obj{}
-	for _, f := range Features {
-		grants[string(f)] = obj{"type": "string", "enum": []any{"none", "read", "full"}}
+	for _, f := range store.Features {
+		grants[f] = obj{"type": "string", "enum": []any{"none", "read", "full"}}
 	}
 	example := obj{"user": obj{"id": "5f0c6a36-3d0e-4c39-9a57-0d7e3f1b2c4d", "email": "ann@example.com", "display_name": "Ann",
 		"role": "member", "is_agent": false, "grants": obj{"crm": "full", "hr": "none", "finance": "read", "metrics": "none",

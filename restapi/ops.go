@@ -87,7 +87,7 @@ func (o *Ops) Me(ctx context.Context, p *store.Principal) (*MeResult, error) {
 		return nil, err
 	}
 	grants := map[string]string{}
-	for _, f := range store.FeatureNames {
+	for _, f := range store.Features {
 		grants[f] = p.Grant(f)
 	}
 	scopes := p.Scopes

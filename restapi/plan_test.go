@@ -80,8 +80,8 @@ func TestDealListPlansAtEverySize(t *testing.T) {
 // (admins pass the same checks with full).
 func readerOfEverything(t *testing.T, s *store.Store, ws string) *store.Principal {
 	grants := map[string]string{}
-	for _, f := range restapi.Features {
-		grants[string(f)] = "read"
+	for _, f := range store.Features {
+		grants[f] = "read"
 	}
 	return storetest.AddUser(t, s, ws, "member", grants, restapi.Scopes())
 }

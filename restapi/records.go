@@ -58,8 +58,8 @@ const (
 // String names the order as the order query parameter does.
 func (o Order) String() string { return [...]string{"created_at", "updated_at"}[o] }
 
-// ParseOrder reads the order query parameter.
-func ParseOrder(v string) (Order, error) {
+// parseOrder reads the order query parameter.
+func parseOrder(v string) (Order, error) {
 	switch v {
 	case "created_at":
 		return OrderCreated, nil

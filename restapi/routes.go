@@ -24,7 +24,7 @@ import (
 func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 	res := Lookup(chi.URLParam(r, "resource"))
 	if res == nil {
-		return UnknownResource(chi.URLParam(r, "resource"))
+		return unknownResource(chi.URLParam(r, "resource"))
 	}
 	p := PrincipalFrom(r.Context())
 	switch r.Method {
@@ -41,7 +41,7 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	case http.MethodPost:
 		if !res.CanCreate() && !res.CanDetach() {
-			return MethodNotAllowed(res, r.Method, false)
+			return methodNotAllowedError(res, r.Method, false)
 		}
 		body, err := readBody(w, r)
 		if err != nil {
@@ -68,23 +68,23 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		return writeData(w, posted.Status, posted.Data, nil)
 	case http.MethodPatch:
 		if res.Access != Singleton {
-			return MethodNotAllowed(res, r.Method, false)
+			return methodNotAllowedError(res, r.Method, false)
 		}
 		body, err := readBody(w, r)
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.update(r.Context(), p, res.Name, "", body, ParseIfMatch(r.Header))
+		data, err := a.ops.update(r.Context(), p, res.Name, "", body, parseIfMatch(r.Header))
 		return writeRecord(w, http.StatusOK, data, err)
 	}
-	return MethodNotAllowed(res, r.Method, false)
+	return methodNotAllowedError(res, r.Method, false)
 }
 
 // item serves /{resource}/{id}: GET fetches, PATCH updates.
 func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 	res := Lookup(chi.URLParam(r, "resource"))
 	if res == nil {
-		return UnknownResource(chi.URLParam(r, "resource"))
+		return unknownResource(chi.URLParam(r, "resource"))
 	}
 	p, id := PrincipalFrom(r.Context()), chi.URLParam(r, "id")
 	switch r.Method {
@@ -100,16 +100,16 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 		return writeData(w, http.StatusOK, data, nil)
 	case http.MethodPatch:
 		if !res.CanUpdate() {
-			return MethodNotAllowed(res, r.Method, true)
+			return methodNotAllowedError(res, r.Method, true)
 		}
 		body, err := readBody(w, r)
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.update(r.Context(), p, res.Name, id, body, ParseIfMatch(r.Header))
+		data, err := a.ops.update(r.Context(), p, res.Name, id, body, parseIfMatch(r.Header))
 		return writeRecord(w, http.StatusOK, data, err)
 	}
-	return MethodNotAllowed(res, r.Method, true)
+	return methodNotAllowedError(res, r.Method, true)
 }
 
 // wellFormedQuery refuses a query string that does not parse (a stray %, a bad escape, a
@@ -135,9 +135,9 @@ func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	}
 	res := Lookup(segs[0])
 	if res == nil {
-		return UnknownResource(segs[0])
+		return unknownResource(segs[0])
 	}
-	return MethodNotAllowed(res, r.Method, len(segs) > 1)
+	return methodNotAllowedError(res, r.Method, len(segs) > 1)
 }
 
 func writeData(w http.ResponseWriter, status int, data json.RawMessage, err error) error {
@@ -163,7 +163,7 @@ func writeRecord(w http.ResponseWriter, status int, data json.RawMessage, err er
 
 // setETag sets the record's entity tag, if it has one, and returns it.
 func setETag(w http.ResponseWriter, data json.RawMessage) string {
-	etag := ETag(data)
+	etag := entityTag(data)
 	if etag != "" {
 		w.Header().Set("ETag", etag)
 	}
@@ -255,7 +255,7 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			}
 			params.UpdatedSince = t
 		case "order":
-			o, err := ParseOrder(v)
+			o, err := parseOrder(v)
 			if err != nil {
 				return params, err
 			}

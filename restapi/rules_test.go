@@ -190,7 +190,7 @@ func TestUsersProfile(t *testing.T) {
 	}
 	var g map[string]string
 	_ = json.Unmarshal(grants, &g)
-	if len(g) != len(restapi.Features) || g["hr"] != "full" { // as made by newTeam
+	if len(g) != len(store.Features) || g["hr"] != "full" { // as made by newTeam
 		t.Fatalf("grants changed: %v", g)
 	}
 	r = a.patch("/users/"+tm.b.UserID, map[string]any{"display_name": "Not you"})

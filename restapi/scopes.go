@@ -18,21 +18,6 @@ func HasScope(granted []string, need string) bool {
 	return false
 }
 
-// ValidScope reports whether s is a catalogue scope or a wildcard of one.
-func ValidScope(s string) bool {
-	res, action, ok := strings.Cut(s, ":")
-	if !ok {
-		return false
-	}
-	for _, c := range Scopes() {
-		r, a, _ := strings.Cut(c, ":")
-		if r == res && (a == action || action == "*") {
-			return true
-		}
-	}
-	return false
-}
-
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
 // never offers more (decisions.md 3): a scope is grantable when at least one resource under
 // it is usable with the member's feature grants (read or full to read, full to write), and

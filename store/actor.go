@@ -47,17 +47,14 @@ func (p *Principal) Grant(feature string) string {
 	return "none"
 }
 
-// grantedFeatures are the feature grants the policies read (app_grant); admins hold full
-// on each (decisions.md 2).
-var grantedFeatures = [...]string{"crm", "hr", "finance", "metrics", "competitors", "agents"}
-
-// settings are the transaction-local values RLS policies read (store/migrations). The
+// settings are the transaction-local values RLS policies read (store/migrations): app_grant
+// reads the grant of each of Features, and admins hold full on each (decisions.md 2). The
 // grants travel as a small JSON object written by hand: this runs on every request, and
 // only read and full need saying (app_grant reads anything else as none).
 func (p *Principal) settings() []any {
 	g := make([]byte, 0, 96)
 	g = append(g, '{')
-	for _, f := range grantedFeatures {
+	for _, f := range Features {
 		grant := p.Grant(f)
 		if grant != "read" && grant != "full" {
 			continue

@@ -81,9 +81,9 @@ func (d deadlines) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpo
 // enough to ride out a restart, long enough not to hammer it.
 const RetryAfterUnavailable = 2 * time.Second
 
-// Unavailable is the 503 of a database that does not answer (down, restarting, frozen,
+// unavailable is the 503 of a database that does not answer (down, restarting, frozen,
 // out of connections): the client may retry the same request unchanged.
-func Unavailable(err error) *Error {
+func unavailable(err error) *Error {
 	return &Error{Status: http.StatusServiceUnavailable, Code: "internal_error",
 		Message: "a service this API depends on is not answering; retry after the Retry-After seconds, and quote the request id if it persists",
 		Header:  map[string]string{"Retry-After": strconv.Itoa(int(RetryAfterUnavailable.Seconds()))}, Err: err}

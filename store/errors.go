@@ -54,10 +54,10 @@ func Unauthorized(format string, args ...any) *Error {
 	return Errorf(http.StatusUnauthorized, "unauthorized", format, args...)
 }
 
-// Internal is a 500, or the 503 of Unavailable when err is the database not answering.
+// Internal is a 500, or the 503 of unavailable when err is the database not answering.
 func Internal(err error) *Error {
 	if IsUnavailable(err) {
-		return Unavailable(err)
+		return unavailable(err)
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal_error",
 		Message: "something failed on our side; retry, and quote the request id if it persists", Err: err}

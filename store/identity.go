@@ -15,15 +15,17 @@ import (
 // Grant levels of decisions.md 2.
 var grantLevels = map[string]bool{"none": true, "read": true, "full": true}
 
-// FeatureNames are the grantable features.
-var FeatureNames = []string{"crm", "hr", "finance", "metrics", "competitors", "agents"}
+// Features are the grantable features of decisions.md 2, in the order admin tools show
+// them: the one list of their names. The catalogue's Feature values (restapi) and the
+// migrations' policies name them; restapi/dbrules_test.go checks both against this list.
+var Features = []string{"crm", "hr", "finance", "metrics", "competitors", "agents"}
 
 // ParseGrant parses "crm=full" into its feature and level.
 func ParseGrant(s string) (feature, level string, err error) {
 	feature, level, ok := strings.Cut(s, "=")
-	if !ok || !grantLevels[level] || !contains(FeatureNames, feature) {
+	if !ok || !grantLevels[level] || !contains(Features, feature) {
 		return "", "", fmt.Errorf("grant %q: want feature=level with feature one of %s and level none, read or full",
-			s, strings.Join(FeatureNames, ", "))
+			s, strings.Join(Features, ", "))
 	}
 	return feature, level, nil
 }

@@ -279,7 +279,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
-	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: mcp.RESTOperations{Ops: api.Ops()},
+	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: api.Ops(),
 		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,14 +67,18 @@ func setup() error {
 	adminDB = admin
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	dbName = "ws_test_" + hex.EncodeToString(rnd[:])
+	dbName = dbPrefix + hex.EncodeToString(rnd[:])
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		return fmt.Errorf("connect %s: %w", redact(admin), err)
 	}
 	defer conn.Close(ctx)
+	sweep(ctx, conn, time.Now())
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+dbName); err != nil {
 		return fmt.Errorf("create database: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+dbName+" IS "+quote(mark(time.Now()))); err != nil {
+		return fmt.Errorf("mark database: %w", err)
 	}
 	dsn = replaceDatabase(admin, dbName)
 	s, err := store.Open(ctx, dsn)
@@ -98,3 +103,6 @@ func dropDatabase() {
 	defer conn.Close(ctx)
 	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)")
 }
+
+// quote is a SQL string literal (COMMENT takes no parameters).
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

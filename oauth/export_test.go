@@ -1,0 +1,5 @@
+package oauth
+
+// NewMemoryLimiter exposes the in-process RegisterLimiter to the tests, which set budgets
+// of their own.
+var NewMemoryLimiter = newMemoryLimiter

@@ -1,0 +1,507 @@
+package restapi_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
+)
+
+// The database repeats rules the catalogue states: the feature gate of each table
+// (policies), enum values (CHECK constraints), which operations the request role may
+// perform (grants), admin-only and self-or-admin writes (policies) and the activity trail
+// (triggers). These tests read them back from pg_policies, pg_constraint, the privileges
+// and pg_trigger of the migrated database and compare them with restapi.Catalog, so the
+// two cannot drift apart unseen: a wrong feature in a migration, a forgotten CHECK or a
+// grant the catalogue does not offer fails here, whatever the migration that made it.
+
+// requestRole is the role every request's transaction drops to (store/actor.go).
+const requestRole = "workspaced_app"
+
+// dbExtras are the rules of a table the catalogue does not state, by name: they are
+// checked by behaviour (rules_test.go, store/rls_test.go), and listed here so that any
+// other policy, trigger, CHECK or grant on a catalogue table is a difference.
+var dbExtras = map[string][]string{
+	// decisions.md 3: private tasks are hidden from everyone but their people.
+	"tasks":      {"policy ws_private"},
+	"deal_tasks": {"policy ws_private"},
+	// Attachments of a private task are as hidden as the task.
+	"task_attachments": {"policy ws_private_parent"},
+	// Comments follow their entity's visibility, deal comments need crm, authors edit
+	// their own, and the polymorphic reference is checked by a trigger.
+	"comments": {"policy ws_entity_visible", "policy ws_author_edits", "policy ws_deal_comment_insert",
+		"policy ws_deal_comment_update", "trigger entity_check"},
+	// Activity follows what it describes; ws_record_activity inserts it as the actor.
+	"activity": {"policy ws_entity_visible", "grant INSERT"},
+	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
+	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
+	// Known gap, reported with issue 13: ws_protect grants UPDATE on join records, which
+	// the API only creates and detaches; revoking it needs a new migration.
+	"deal_people":   {"grant UPDATE"},
+	"deal_labels":   {"grant UPDATE"},
+	"space_members": {"grant UPDATE"},
+	// Known gap, reported with issue 13: a workspace update records no activity row
+	// (decisions.md 5 says writes do); adding the trigger needs a new migration.
+	"workspaces": {"no activity trigger"},
+}
+
+// The policy expressions of store/migrations, as PostgreSQL prints them back (whitespace
+// folded). %s is the feature; ws is the workspace key column.
+const (
+	policyWorkspace = "(%s = ( SELECT app_workspace_id() AS app_workspace_id))"
+	policyGranted   = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = ANY (ARRAY['read'::text, 'full'::text])) THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
+	policyFull      = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = 'full'::text) THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
+	policyAdmin     = "( SELECT app_is_admin() AS app_is_admin)"
+	policySelf      = "((id = ( SELECT app_user_id() AS app_user_id)) OR ( SELECT app_is_admin() AS app_is_admin))"
+)
+
+// TestDatabaseRulesFollowCatalogue: every catalogue resource's table has exactly the
+// policies, CHECKs, grants and triggers the catalogue implies (plus the named extras).
+func TestDatabaseRulesFollowCatalogue(t *testing.T) {
+	t.Parallel()
+	conn := adminConn(t)
+	diffs, err := dbRuleDiffs(context.Background(), conn, restapi.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}
+
+// TestDatabaseRulesCatchDrift: the comparison fails on a wrong catalogue entry and on a
+// wrong policy, so the test above can fail.
+func TestDatabaseRulesCatchDrift(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := adminConn(t)
+
+	t.Run("wrong catalogue entry", func(t *testing.T) {
+		wrong := make([]*restapi.Resource, len(restapi.Catalog))
+		for i, r := range restapi.Catalog {
+			c := *r
+			switch r.Name {
+			case "deals":
+				c.Feature = restapi.HR // the migration gates deals on crm
+			case "leave_requests":
+				c.Fields = slices.Clone(r.Fields)
+				f := c.Field("type")
+				f.Enum = []string{"annual", "sick"} // the CHECK also allows personal
+			case "labels":
+				c.Access = restapi.ReadOnly // the request role may write labels
+			}
+			wrong[i] = &c
+		}
+		diffs, err := dbRuleDiffs(ctx, conn, wrong)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantDiffs(t, diffs,
+			`deals: missing policy PERMISSIVE SELECT using (workspace_id = ( SELECT CASE WHEN (app_grant('hr'::text)`,
+			`deals: unexpected policy ws_read PERMISSIVE SELECT using (workspace_id = ( SELECT CASE WHEN (app_grant('crm'::text)`,
+			`deals: missing policy PERMISSIVE `, // and INSERT, UPDATE, DELETE on hr
+			`deals: unexpected policy ws_`,      // and ws_insert, ws_update, ws_delete on crm
+			`deals: activity trigger calls ws_record_activity('deals', 'crm'), want ws_record_activity('deals', 'hr')`,
+			`leave_requests: missing check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text])))`,
+			`leave_requests: unexpected check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text, 'personal'::text])))`,
+			`labels: request role may INSERT, catalogue says read only`,
+			`labels: request role may UPDATE (`,
+			`labels: unexpected trigger activity`)
+	})
+
+	t.Run("wrong policy", func(t *testing.T) {
+		// DDL is transactional: the wrong policy exists only inside this transaction.
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		for _, q := range []string{
+			`DROP POLICY ws_read ON expenses`,
+			`CREATE POLICY ws_read ON expenses FOR SELECT USING (workspace_id = (SELECT CASE WHEN app_grant('hr') IN ('read', 'full') THEN app_workspace_id() END))`,
+			`ALTER TABLE pipeline_stages DROP CONSTRAINT pipeline_stages_metric_tag_check`,
+			`REVOKE DELETE ON space_members FROM workspaced_app`,
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		diffs, err := dbRuleDiffs(ctx, tx.Conn(), restapi.Catalog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantDiffs(t, diffs,
+			`expenses: missing policy PERMISSIVE SELECT using (workspace_id = ( SELECT CASE WHEN (app_grant('finance'::text)`,
+			`expenses: unexpected policy ws_read PERMISSIVE SELECT using (workspace_id = ( SELECT CASE WHEN (app_grant('hr'::text)`,
+			`pipeline_stages: missing check metric_tag: CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text`,
+			`space_members: request role may not DELETE, catalogue says read, write, detach`)
+	})
+}
+
+// wantDiffs fails unless each prefix begins some difference, and every difference is wanted.
+func wantDiffs(t *testing.T, diffs []string, prefixes ...string) {
+	t.Helper()
+	used := make([]bool, len(diffs))
+	for _, p := range prefixes {
+		found := false
+		for i, d := range diffs {
+			if strings.HasPrefix(d, p) {
+				found, used[i] = true, true
+			}
+		}
+		if !found {
+			t.Errorf("no difference starts with %q", p)
+		}
+	}
+	for i, d := range diffs {
+		if !used[i] {
+			t.Errorf("unwanted difference: %s", d)
+		}
+	}
+}
+
+func adminConn(t *testing.T) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, storetest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	return conn
+}
+
+// dbRuleDiffs lists every difference between the catalogue and the database's rules.
+func dbRuleDiffs(ctx context.Context, conn *pgx.Conn, catalog []*restapi.Resource) ([]string, error) {
+	var diffs []string
+	for _, r := range catalog {
+		var exists bool
+		if err := conn.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, "public."+r.Table).Scan(&exists); err != nil {
+			return nil, err
+		}
+		if !exists {
+			if r.Access != restapi.WriteOnly { // enrich is a call, not a table
+				diffs = append(diffs, fmt.Sprintf("%s: table %s does not exist", r.Name, r.Table))
+			}
+			continue
+		}
+		d, err := tableDiffs(ctx, conn, r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Name, err)
+		}
+		diffs = append(diffs, d...)
+	}
+	d, err := featureNameDiffs(ctx, conn)
+	return append(diffs, d...), err
+}
+
+// tableDiffs compares one resource's table with what the catalogue says of it.
+func tableDiffs(ctx context.Context, conn *pgx.Conn, r *restapi.Resource) ([]string, error) {
+	var diffs []string
+	differ := func(format string, args ...any) {
+		diffs = append(diffs, r.Name+": "+fmt.Sprintf(format, args...))
+	}
+	extras := dbExtras[r.Table]
+	extra := func(s string) bool { return slices.Contains(extras, s) }
+
+	// Row-level security is on and applies to the table's owner too.
+	var rls, force bool
+	if err := conn.QueryRow(ctx, `SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = $1::regclass`,
+		r.Table).Scan(&rls, &force); err != nil {
+		return nil, err
+	}
+	if !rls || !force {
+		differ("row-level security enabled %v, forced %v; want both", rls, force)
+	}
+
+	// Policies: the feature gate (permissive), admin-only and self-or-admin writes
+	// (restrictive), compared by what they say, not by name.
+	want := map[string]bool{}
+	key := "workspace_id"
+	if r.Table == "workspaces" {
+		key = "id"
+	}
+	ws := fmt.Sprintf(policyWorkspace, key)
+	if r.Feature == restapi.NoFeature {
+		want[policy("PERMISSIVE", "ALL", ws, ws)] = true
+	} else {
+		f := string(r.Feature)
+		want[policy("PERMISSIVE", "SELECT", fmt.Sprintf(policyGranted, f), "")] = true
+		want[policy("PERMISSIVE", "INSERT", "", fmt.Sprintf(policyFull, f))] = true
+		want[policy("PERMISSIVE", "UPDATE", ws, fmt.Sprintf(policyFull, f))] = true
+		want[policy("PERMISSIVE", "DELETE", fmt.Sprintf(policyFull, f), "")] = true
+	}
+	if r.AdminWrites && r.CanCreate() {
+		want[policy("RESTRICTIVE", "INSERT", "", policyAdmin)] = true
+	}
+	if r.AdminWrites && r.CanUpdate() {
+		want[policy("RESTRICTIVE", "UPDATE", "true", policyAdmin)] = true
+	}
+	if r.SelfOrAdmin {
+		want[policy("RESTRICTIVE", "UPDATE", "true", policySelf)] = true
+	}
+	rows, err := conn.Query(ctx, `SELECT policyname, permissive, cmd, coalesce(qual, ''), coalesce(with_check, '')
+		FROM pg_policies WHERE schemaname = 'public' AND tablename = $1 ORDER BY policyname`, r.Table)
+	if err != nil {
+		return nil, err
+	}
+	type pol struct{ name, kind, cmd, using, check string }
+	pols, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pol, error) {
+		var p pol
+		err := row.Scan(&p.name, &p.kind, &p.cmd, &p.using, &p.check)
+		return p, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pols {
+		s := policy(p.kind, p.cmd, fold(p.using), fold(p.check))
+		switch {
+		case want[s]:
+			delete(want, s)
+		case !extra("policy " + p.name):
+			differ("unexpected policy %s %s", p.name, s)
+		}
+	}
+	for _, s := range sortedKeys(want) {
+		differ("missing policy %s", s)
+	}
+
+	// CHECK constraints: an enum's values, an Int field's bounds; nothing else.
+	wantChecks := map[string]bool{}
+	for _, f := range r.Fields {
+		if len(f.Enum) > 0 {
+			quoted := make([]string, len(f.Enum))
+			for i, v := range f.Enum {
+				quoted[i] = "'" + v + "'::text"
+			}
+			wantChecks[fmt.Sprintf("%s: CHECK ((%s = ANY (ARRAY[%s])))", f.Name, f.Name, strings.Join(quoted, ", "))] = true
+		}
+		if f.Min != nil && f.Max != nil {
+			wantChecks[fmt.Sprintf("%s: CHECK (((%s >= %d) AND (%s <= %d)))", f.Name, f.Name, *f.Min, f.Name, *f.Max)] = true
+		}
+	}
+	checks, err := strs(ctx, conn, `SELECT string_agg(a.attname, ',') || ': ' || pg_get_constraintdef(c.oid)
+		FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
+		WHERE c.contype = 'c' AND c.conrelid = $1::regclass GROUP BY c.oid`, r.Table)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range checks {
+		switch {
+		case wantChecks[c]:
+			delete(wantChecks, c)
+		case !extra("check " + c):
+			differ("unexpected check %s", c)
+		}
+	}
+	for _, c := range sortedKeys(wantChecks) {
+		differ("missing check %s", c)
+	}
+
+	// Grants to the request role: reading always; INSERT for create, UPDATE of at least
+	// the writable columns for update (exactly them where the grant is per column),
+	// DELETE for detach; never TRUNCATE.
+	var sel, ins, del, trunc bool
+	if err := conn.QueryRow(ctx, `SELECT has_table_privilege($1, $2::regclass, 'SELECT'),
+		has_table_privilege($1, $2::regclass, 'INSERT'), has_table_privilege($1, $2::regclass, 'DELETE'),
+		has_table_privilege($1, $2::regclass, 'TRUNCATE')`, requestRole, r.Table).Scan(&sel, &ins, &del, &trunc); err != nil {
+		return nil, err
+	}
+	if !sel {
+		differ("request role may not SELECT")
+	}
+	if trunc {
+		differ("request role may TRUNCATE")
+	}
+	if ins != r.CanCreate() && !extra("grant INSERT") {
+		differ("request role may %s, catalogue says %s", may(ins, "INSERT"), r.Access)
+	}
+	if del != r.CanDetach() {
+		differ("request role may %s, catalogue says %s", may(del, "DELETE"), r.Access)
+	}
+	updatable, err := strs(ctx, conn, `SELECT attname FROM pg_attribute WHERE attrelid = $2::regclass AND attnum > 0
+		AND NOT attisdropped AND has_column_privilege($1, attrelid, attnum, 'UPDATE') ORDER BY attname`, requestRole, r.Table)
+	if err != nil {
+		return nil, err
+	}
+	var tableUpdate bool
+	if err := conn.QueryRow(ctx, `SELECT has_table_privilege($1, $2::regclass, 'UPDATE')`, requestRole, r.Table).Scan(&tableUpdate); err != nil {
+		return nil, err
+	}
+	var writable []string
+	for _, f := range r.Writable() {
+		writable = append(writable, f.Name)
+	}
+	sort.Strings(writable)
+	switch {
+	case len(updatable) > 0 && !r.CanUpdate():
+		if !extra("grant UPDATE") {
+			differ("request role may UPDATE (%s), catalogue says %s", strings.Join(updatable, ", "), r.Access)
+		}
+	case r.CanUpdate() && !tableUpdate && !slices.Equal(updatable, writable):
+		differ("request role may UPDATE (%s), catalogue's writable fields are (%s)",
+			strings.Join(updatable, ", "), strings.Join(writable, ", "))
+	case r.CanUpdate():
+		for _, c := range writable {
+			if !slices.Contains(updatable, c) {
+				differ("request role may not UPDATE writable field %s", c)
+			}
+		}
+	}
+
+	// Triggers: updated_at on every table, the activity trail on what the API writes
+	// (named as the catalogue names the resource, with its feature), the review stamp,
+	// uuid-array reference checks for writable UUIDs fields; nothing else.
+	defs, err := strs(ctx, conn, `SELECT tgname || ' ' || pg_get_triggerdef(oid) FROM pg_trigger
+		WHERE tgrelid = $1::regclass AND NOT tgisinternal ORDER BY tgname`, r.Table)
+	if err != nil {
+		return nil, err
+	}
+	triggers := map[string]string{}
+	for _, d := range defs {
+		name, def, _ := strings.Cut(d, " ")
+		triggers[name] = def
+	}
+	expectTrigger := func(name, timing, function string, events ...string) {
+		def, ok := triggers[name]
+		delete(triggers, name)
+		if !ok {
+			differ("missing trigger %s", name)
+			return
+		}
+		head, call, _ := strings.Cut(def, " FOR EACH ROW EXECUTE FUNCTION ")
+		if !strings.Contains(head, " "+timing+" ") {
+			differ("trigger %s is not %s: %s", name, timing, def)
+		}
+		for _, ev := range events {
+			if !regexp.MustCompile(`\b` + ev + `\b`).MatchString(head) {
+				differ("trigger %s does not fire on %s: %s", name, ev, def)
+			}
+		}
+		if call != function {
+			differ("%s trigger calls %s, want %s", name, call, function)
+		}
+	}
+	expectTrigger("touch", "BEFORE", "ws_touch()", "UPDATE")
+	if (r.CanCreate() || r.CanUpdate() || r.CanDetach()) && !extra("no activity trigger") {
+		var events []string
+		if r.CanCreate() {
+			events = append(events, "INSERT")
+		}
+		if r.CanUpdate() {
+			events = append(events, "UPDATE")
+		}
+		if r.CanDetach() {
+			events = append(events, "DELETE")
+		}
+		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
+	}
+	if r.Reviewed {
+		expectTrigger("review", "BEFORE", "ws_stamp_review()", "UPDATE")
+	}
+	for _, f := range r.Writable() {
+		if f.Type == restapi.UUIDs {
+			name := f.Name + "_check"
+			if def, ok := triggers[name]; ok && !strings.Contains(def, "ws_check_id_array('"+f.Name+"', ") {
+				differ("trigger %s does not check %s: %s", name, f.Name, def)
+			} else if !ok {
+				differ("missing trigger %s (uuid array references)", name)
+			}
+			delete(triggers, name)
+		}
+	}
+	for _, name := range sortedKeys(triggers) {
+		if !extra("trigger " + name) {
+			differ("unexpected trigger %s", name)
+		}
+	}
+
+	// The requester column is the acting user by default, whoever writes the row.
+	if r.Requester != "" {
+		var def string
+		if err := conn.QueryRow(ctx, `SELECT coalesce(pg_get_expr(d.adbin, d.adrelid), '') FROM pg_attribute a
+			LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+			WHERE a.attrelid = $1::regclass AND a.attname = $2`, r.Table, r.Requester).Scan(&def); err != nil {
+			return nil, err
+		}
+		if def != "app_user_id()" {
+			differ("requester column %s defaults to %q, want app_user_id()", r.Requester, def)
+		}
+	}
+	return diffs, nil
+}
+
+// featureNameDiffs: every feature any policy or activity trigger names is one of
+// store.Features, and every one of store.Features gates some catalogue resource.
+func featureNameDiffs(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	named, err := strs(ctx, conn, `SELECT DISTINCT m[1] FROM pg_policies,
+		regexp_matches(coalesce(qual, '') || coalesce(with_check, ''), 'app_grant\(''([^'']*)''', 'g') m
+		WHERE schemaname = 'public'
+		UNION SELECT DISTINCT m[1] FROM pg_trigger t,
+		regexp_matches(pg_get_triggerdef(t.oid), 'ws_record_activity\(''[^'']*'', ''([^'']+)''\)') m`)
+	if err != nil {
+		return nil, err
+	}
+	var diffs []string
+	for _, f := range named {
+		if !slices.Contains(store.Features, f) {
+			diffs = append(diffs, fmt.Sprintf("database names feature %q, not one of store.Features %v", f, store.Features))
+		}
+	}
+	for _, f := range store.Features {
+		if !slices.Contains(named, f) {
+			diffs = append(diffs, fmt.Sprintf("feature %q of store.Features gates nothing in the database", f))
+		}
+	}
+	return diffs, nil
+}
+
+func policy(kind, cmd, using, check string) string {
+	s := kind + " " + cmd
+	if using != "" {
+		s += " using " + using
+	}
+	if check != "" {
+		s += " check " + check
+	}
+	return s
+}
+
+var spaces = regexp.MustCompile(`\s+`)
+
+// fold folds PostgreSQL's pretty-printed whitespace to single spaces.
+func fold(s string) string { return spaces.ReplaceAllString(strings.TrimSpace(s), " ") }
+
+func may(granted bool, privilege string) string {
+	if granted {
+		return privilege
+	}
+	return "not " + privilege
+}
+
+func strs(ctx context.Context, conn *pgx.Conn, sql string, args ...any) ([]string, error) {
+	rows, err := conn.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
