@@ -93,12 +93,6 @@ func (d *db) memberByEmail(ctx context.Context, email string) (*member, error) {
 		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE lower(u.email) = lower($1)`, email))
 }
 
-// memberByID returns the user with id, or nil.
-func (d *db) memberByID(ctx context.Context, id string) (*member, error) {
-	return scanMember(d.pool.QueryRow(ctx, `SELECT `+memberColumns+`
-		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE u.id = $1`, id))
-}
-
 // Sessions ---------------------------------------------------------------------------
 
 func (d *db) createSession(ctx context.Context, userID, method string, now time.Time) (string, error) {

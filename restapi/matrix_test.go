@@ -38,13 +38,12 @@ func grantsAll(level string) map[string]string {
 
 // world is one workspace with a record in every table and principals of every kind.
 type world struct {
-	e          *env
-	id         string
-	admin      *store.Principal // admin, every scope
-	full       *store.Principal // member, every grant full, every scope
-	read       *store.Principal // member, every grant read, every scope
-	none       *store.Principal // member, no grants, every scope
-	adminToken string
+	e     *env
+	id    string
+	admin *store.Principal // admin, every scope
+	full  *store.Principal // member, every grant full, every scope
+	read  *store.Principal // member, every grant read, every scope
+	none  *store.Principal // member, no grants, every scope
 }
 
 func newWorld(t testing.TB, e *env) *world {
