@@ -58,18 +58,6 @@ func references(t testing.TB) map[string]string {
 	return refs
 }
 
-// recordTables are the tables of the catalogue's resources that hold records of a
-// workspace (not the workspace row itself, not enrich, which stores nothing of its own).
-func recordTables() []string {
-	var out []string
-	for _, r := range restapi.Catalog {
-		if r.CanList() && r.Access != restapi.Singleton {
-			out = append(out, r.Table)
-		}
-	}
-	return out
-}
-
 // allFull grants every feature in full; allRead every feature read-only.
 func grantsAll(level string) map[string]string {
 	g := map[string]string{}
@@ -103,7 +91,7 @@ func newWorld(t testing.TB, e *env) *world {
 	}
 	// Resources the API cannot create (read-only ones) need a row to test with; a new one
 	// the hand-written seed does not know gets one made from the schema.
-	if err := e.store.SeedEmptyTables(ctx, f.WorkspaceID, f.Admin.UserID, recordTables()); err != nil {
+	if err := e.store.SeedEmptyTables(ctx, f.WorkspaceID, f.Admin.UserID, restapi.RecordTables()); err != nil {
 		t.Fatal(err)
 	}
 	// The seed's attachment hangs off a task; point it at the deal task too, so the

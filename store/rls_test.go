@@ -29,7 +29,7 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 		t.Fatal(err)
 	}
 	for _, d := range []store.Demo{da, db} {
-		if err := s.SeedEmptyTables(ctx, d.WorkspaceID, d.AdminUserID, recordTables()); err != nil {
+		if err := s.SeedEmptyTables(ctx, d.WorkspaceID, d.AdminUserID, restapi.RecordTables()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -329,18 +329,6 @@ func TestAutomationsNeedAdminInTheDatabase(t *testing.T) {
 	}
 }
 
-// recordTables are the tables of the catalogue's resources that hold records of a
-// workspace (not the workspace row itself, not enrich, which stores nothing of its own).
-func recordTables() []string {
-	var out []string
-	for _, r := range restapi.Catalog {
-		if r.CanList() && r.Access != restapi.Singleton {
-			out = append(out, r.Table)
-		}
-	}
-	return out
-}
-
 // TestSeedEmptyTablesFillsEveryResourceTable: on a workspace the hand-written seed never
 // touched, SeedEmptyTables alone gives every resource table a row, the path a resource the
 // seed does not know takes.
@@ -350,7 +338,7 @@ func TestSeedEmptyTablesFillsEveryResourceTable(t *testing.T) {
 	f := storetest.Workspace(t, s, nil)
 	// Every table but comments, whose entity_id is polymorphic (no foreign key names what
 	// it refers to) and so is left to the hand-written seed.
-	tables := slices.DeleteFunc(recordTables(), func(t string) bool { return t == "comments" })
+	tables := slices.DeleteFunc(restapi.RecordTables(), func(t string) bool { return t == "comments" })
 	if err := s.SeedEmptyTables(ctx, f.WorkspaceID, f.Admin.UserID, tables); err != nil {
 		t.Fatal(err)
 	}
