@@ -124,6 +124,9 @@ func TestEveryReadMatchesItsOutputSchema(t *testing.T) {
 	if err := e.store.SeedRecords(context.Background(), f.WorkspaceID, f.Admin.UserID); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.store.SeedEmptyTables(context.Background(), f.WorkspaceID, f.Admin.UserID, restapi.RecordTables()); err != nil {
+		t.Fatal(err)
+	}
 	admin := *f.Admin
 	admin.Scopes = restapi.Scopes()
 	tok := e.token(&admin)

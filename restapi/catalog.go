@@ -518,3 +518,16 @@ func Scopes() []string {
 	}
 	return out
 }
+
+// RecordTables lists the tables that hold the catalogue's records of a workspace: every
+// resource with a list, except the workspace row itself. Tests seed each of them
+// (store.SeedEmptyTables) so a new resource needs no edit to a seed.
+func RecordTables() []string {
+	var out []string
+	for _, r := range Catalog {
+		if r.CanList() && r.Access != Singleton {
+			out = append(out, r.Table)
+		}
+	}
+	return out
+}

@@ -197,8 +197,7 @@ func (p *blockingProvider) Lookup(ctx context.Context, domain string) (enrich.Co
 func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 	t.Parallel()
 	provider := &blockingProvider{entered: make(chan struct{}, 10), release: make(chan struct{})}
-	var e *env
-	e = newEnv(t, func(cfg *restapi.Config) {
+	e := newEnv(t, func(cfg *restapi.Config) {
 		svc := enrich.NewService(enrich.ServiceConfig{Store: cfg.Store, Provider: provider, Cost: 1})
 		cfg.Enricher = restapi.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
 			res, err := svc.Enrich(ctx, p, domain)

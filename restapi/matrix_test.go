@@ -10,21 +10,52 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
-// parentOf names the resource a uuid field refers to, so bodies can be built from the
-// catalogue alone: "users" makes a fresh member, "" takes any uuid (no foreign key).
-var parentOf = map[string]string{
-	"pipeline_id": "pipelines", "pipeline_stage_id": "pipeline_stages", "owner_id": "users", "company_id": "companies",
-	"deal_id": "deals", "person_id": "people", "label_id": "labels", "assignee_id": "users", "space_id": "spaces",
-	"project_id": "projects", "stage_id": "project_stages", "parent_task_id": "tasks", "user_id": "users",
-	"entity_id": "deals", "page_id": "metric_pages", "metric_id": "metrics", "debt_id": "debts",
-	"authority_user_id": "users", "department_id": "departments", "member_id": "team_members",
-	"parent_id": "org_chart", "folder_id": "",
+// references maps "table.column" to the resource a uuid column refers to, read from the
+// schema's composite foreign keys ((workspace_id, x_id) REFERENCES x (workspace_id, id)), so
+// bodies are built from the catalogue and the database alone and a new resource needs no
+// entry here. A uuid column without a foreign key takes any uuid (canvases.folder_id),
+// except the polymorphic comments.entity_id: value() gives entity_type its first enum
+// value, "deal", so the entity is a deal.
+func references(t testing.TB) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, storetest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	byTable := map[string]string{}
+	for _, r := range restapi.Catalog {
+		byTable[r.Table] = r.Name
+	}
+	rows, err := conn.Query(ctx, `SELECT c.conrelid::regclass::text, a.attname, c.confrelid::regclass::text
+		FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
+		WHERE c.contype = 'f' AND cardinality(c.conkey) = 2 AND a.attname <> 'workspace_id'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := map[string]string{"comments.entity_id": "deals"}
+	for rows.Next() {
+		var table, column, parent string
+		if err := rows.Scan(&table, &column, &parent); err != nil {
+			t.Fatal(err)
+		}
+		refs[table+"."+column] = byTable[parent]
+		if byTable[parent] == "" {
+			refs[table+"."+column] = "table " + parent + " (not a resource)"
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return refs
 }
 
 // allFull grants every feature in full; allRead every feature read-only.
@@ -40,21 +71,27 @@ func grantsAll(level string) map[string]string {
 type world struct {
 	e     *env
 	id    string
-	admin *store.Principal // admin, every scope
-	full  *store.Principal // member, every grant full, every scope
-	read  *store.Principal // member, every grant read, every scope
-	none  *store.Principal // member, no grants, every scope
+	admin *store.Principal  // admin, every scope
+	full  *store.Principal  // member, every grant full, every scope
+	read  *store.Principal  // member, every grant read, every scope
+	none  *store.Principal  // member, no grants, every scope
+	refs  map[string]string // "table.column" -> resource, see references
 }
 
 func newWorld(t testing.TB, e *env) *world {
 	t.Helper()
 	all := restapi.Scopes()
 	f := storetest.Workspace(t, e.store, all)
-	w := &world{e: e, id: f.WorkspaceID, admin: f.Admin, none: f.Member,
+	w := &world{e: e, id: f.WorkspaceID, admin: f.Admin, none: f.Member, refs: references(t),
 		full: storetest.AddUser(t, e.store, f.WorkspaceID, "member", grantsAll("full"), all),
 		read: storetest.AddUser(t, e.store, f.WorkspaceID, "member", grantsAll("read"), all)}
 	ctx := context.Background()
 	if err := e.store.SeedRecords(ctx, f.WorkspaceID, f.Admin.UserID); err != nil {
+		t.Fatal(err)
+	}
+	// Resources the API cannot create (read-only ones) need a row to test with; a new one
+	// the hand-written seed does not know gets one made from the schema.
+	if err := e.store.SeedEmptyTables(ctx, f.WorkspaceID, f.Admin.UserID, restapi.RecordTables()); err != nil {
 		t.Fatal(err)
 	}
 	// The seed's attachment hangs off a task; point it at the deal task too, so the
@@ -94,15 +131,15 @@ func scopesWithout(name string, extra ...string) []string {
 	return append(out, extra...)
 }
 
-// value is a valid body value for f in w, creating referenced records as needed.
-func (w *world) value(t testing.TB, c client, f restapi.Field) any {
+// value is a valid body value for f of r in w, creating referenced records as needed.
+func (w *world) value(t testing.TB, c client, r *restapi.Resource, f restapi.Field) any {
 	t.Helper()
 	if len(f.Enum) > 0 {
 		return f.Enum[0]
 	}
 	switch f.Type {
 	case restapi.UUID:
-		return w.parent(t, c, f.Name)
+		return w.parent(t, c, r.Table+"."+f.Name)
 	case restapi.Bool:
 		return true
 	case restapi.Int:
@@ -123,20 +160,21 @@ func (w *world) value(t testing.TB, c client, f restapi.Field) any {
 	return fmt.Sprintf("%s %s", f.Name, uuid.NewString()[:8])
 }
 
-// parent returns the id of a fresh record that field may refer to.
-func (w *world) parent(t testing.TB, c client, field string) string {
+// parent returns the id of a fresh record that column ("table.column") may refer to.
+func (w *world) parent(t testing.TB, c client, column string) string {
 	t.Helper()
-	res, ok := parentOf[field]
+	res, ok := w.refs[column]
 	if !ok {
-		t.Fatalf("parentOf has no entry for %s", field)
+		return uuid.NewString() // no foreign key: any uuid will do
 	}
-	switch res {
-	case "":
-		return uuid.NewString()
-	case "users":
+	if res == "users" {
 		return storetest.AddUser(t, w.e.store, w.id, "member", nil, nil).UserID
 	}
-	return w.create(t, c, restapi.Lookup(res), nil)["id"].(string)
+	r := restapi.Lookup(res)
+	if r == nil || !r.CanCreate() {
+		t.Fatalf("%s refers to %s, which the API cannot create", column, res)
+	}
+	return w.create(t, c, r, nil)["id"].(string)
 }
 
 // body builds a create body: the required fields plus extra fields.
@@ -145,7 +183,7 @@ func (w *world) body(t testing.TB, c client, r *restapi.Resource, extra []restap
 	b := map[string]any{}
 	for _, f := range append(r.Required(), extra...) {
 		if _, done := b[f.Name]; !done {
-			b[f.Name] = w.value(t, c, f)
+			b[f.Name] = w.value(t, c, r, f)
 		}
 	}
 	return b

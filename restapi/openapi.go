@@ -370,10 +370,7 @@ func openAPIDoc() obj {
 			strings.Join(members[f], ", ") + "."})
 	}
 
-	var scopes []string
-	for _, s := range Scopes() {
-		scopes = append(scopes, s)
-	}
+	scopes := Scopes()
 	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "workspaced REST API", "version": "1",
