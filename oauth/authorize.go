@@ -228,7 +228,7 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	offered, unavailable := s.split(req, m)
-	prior, err := s.db.consent(ctx, m.UserID, req.Client.ID)
+	prior, err := s.db.OAuthConsent(ctx, m.UserID, req.Client.ID)
 	if err != nil {
 		s.serverErrorPage(w, err)
 		return
@@ -323,7 +323,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		s.redirectError(w, r, req, ErrAccessDenied.WithHint("no permission was approved"))
 		return
 	}
-	if err := s.db.putConsent(ctx, m.UserID, req.Client.ID, chosen, req.RedirectURI, s.now()); err != nil {
+	if err := s.db.PutOAuthConsent(ctx, m.UserID, req.Client.ID, chosen, req.RedirectURI, s.now(), maxConsentRedirects); err != nil {
 		s.serverErrorPage(w, err)
 		return
 	}
@@ -336,7 +336,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, req *authRequest, m *member, scopes []string) {
 	plain, hash := store.NewSecret(store.PrefixAuthCode)
 	now := s.now()
-	err := s.db.insertCode(r.Context(), hash, code{ClientID: req.Client.ID, UserID: m.UserID, WorkspaceID: m.WorkspaceID,
+	err := s.db.InsertOAuthCode(r.Context(), hash, code{ClientID: req.Client.ID, UserID: m.UserID, WorkspaceID: m.WorkspaceID,
 		RedirectURI: req.RedirectURI, RedirectGiven: req.RedirectGiven, Challenge: req.Challenge, Scopes: scopes,
 		Resource: req.Resource, ExpiresAt: now.Add(CodeTTL)}, now)
 	if err != nil {

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // Limits of decisions.md 8, and the redirect URIs any client may have (spec 4.3).
@@ -269,7 +271,7 @@ func httpsOnly(s string) string {
 // its authorization stored (authorizeClient), so these endpoints never fetch: a client
 // that was never authorized here has no code or token to present.
 func (s *Server) client(ctx context.Context, id string) (*Client, error) {
-	return s.db.client(ctx, id)
+	return s.registered(ctx, id)
 }
 
 // authorizeClient resolves a client_id for an authorization request from ip: a Client ID
@@ -279,7 +281,7 @@ func (s *Server) client(ctx context.Context, id string) (*Client, error) {
 // its registration budget (a fetch costs what a registration does).
 func (s *Server) authorizeClient(ctx context.Context, ip netip.Addr, id string) (*Client, error) {
 	if s.cfg.ClientMetadata == nil || !IsMetadataURL(id) {
-		return s.db.client(ctx, id)
+		return s.registered(ctx, id)
 	}
 	m, err := s.cfg.ClientMetadata.clientWithin(ctx, id, func() bool { return s.limiter.Allow(ctx, ip) })
 	if err != nil {
@@ -297,17 +299,13 @@ func (s *Server) authorizeClient(ctx context.Context, ip netip.Addr, id string) 
 	// A row of its own lets codes, token families and consents reference the client, and an
 	// admin disable it. It is refreshed from the document on every use, public (no secret)
 	// and unverified; unused ones are purged like dynamically registered clients.
-	c, err := scanClient(s.db.pool.QueryRow(ctx, `INSERT INTO oauth_clients
-			(id, name, logo_uri, client_uri, redirect_uris, scope, verified, dynamic, created_at)
-		VALUES ($1, $2, nullif($3, ''), nullif($4, ''), $5, $6, false, true, $7)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo_uri = excluded.logo_uri,
-			client_uri = excluded.client_uri, redirect_uris = excluded.redirect_uris, scope = excluded.scope
-		RETURNING `+clientColumns, m.ClientID, m.Name, m.LogoURI, m.ClientURI, m.RedirectURIs, scope, s.now()))
+	c, err := s.db.UpsertMetadataClient(ctx, &store.OAuthClient{ID: m.ClientID, Name: m.Name, LogoURI: m.LogoURI,
+		ClientURI: m.ClientURI, RedirectURIs: m.RedirectURIs, Scope: scope, CreatedAt: s.now()})
 	if err != nil {
 		return nil, err
 	}
 	if c.DisabledAt != nil {
 		return nil, nil
 	}
-	return c, nil
+	return (*Client)(c), nil
 }

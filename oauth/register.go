@@ -61,7 +61,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, e)
 		return
 	}
-	if err := s.db.insertClient(ctx, c, ""); err != nil {
+	if err := s.db.InsertOAuthClient(ctx, (*store.OAuthClient)(c), ""); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -144,7 +144,7 @@ func (s *Server) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusForbidden, name+" did not confirm that your email address is verified, so it cannot be matched to a member.", nil)
 		return
 	}
-	m, err := s.db.memberByEmail(r.Context(), claims.Email)
+	m, err := s.memberByEmail(r.Context(), claims.Email)
 	if err != nil {
 		s.serverErrorPage(w, err)
 		return
@@ -164,8 +164,7 @@ func (s *Server) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.Upstream == "" {
-		if _, err := s.db.pool.Exec(r.Context(), `UPDATE users SET upstream_subject = $2 WHERE id = $1 AND upstream_subject IS NULL`,
-			m.UserID, subject); err != nil {
+		if err := s.db.LinkUpstream(r.Context(), m.UserID, subject); err != nil {
 			s.serverErrorPage(w, err)
 			return
 		}

@@ -37,7 +37,7 @@ func newBenchWorld(b testing.TB, deals int) *benchWorld {
 	f := storetest.Workspace(b, e.store, restapi.Scopes())
 	ctx := context.Background()
 	var deal string
-	err := e.store.Pool().QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
+	err := storetest.Pool(b).QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
 			VALUES ($1, $2, 'Bench') RETURNING id),
 		d AS (INSERT INTO deals (workspace_id, created_by, name, pipeline_id, value, notes, created_at)
 			SELECT $1, $2, 'Deal ' || g, pl.id, g * 10.5, 'notes of deal ' || g, now() - g * interval '1 second'
@@ -46,7 +46,7 @@ func newBenchWorld(b testing.TB, deals int) *benchWorld {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := e.store.Pool().Exec(ctx, `VACUUM ANALYZE deals`); err != nil {
+	if _, err := storetest.Pool(b).Exec(ctx, `VACUUM ANALYZE deals`); err != nil {
 		b.Fatal(err)
 	}
 	return &benchWorld{e: e, admin: f.Admin, token: e.token(f.Admin), deal: deal}
@@ -158,7 +158,7 @@ func cursorAtDepth(tb testing.TB, w *benchWorld, depth int) string {
 	ctx := context.Background()
 	var created time.Time
 	var id string
-	if err := w.e.store.Pool().QueryRow(ctx, `SELECT created_at, id::text FROM deals WHERE workspace_id = $1
+	if err := storetest.Pool(tb).QueryRow(ctx, `SELECT created_at, id::text FROM deals WHERE workspace_id = $1
 		ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, depth-1).Scan(&created, &id); err != nil {
 		tb.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestPageAtDepthCostsNoMore(t *testing.T) {
 	ctx := context.Background()
 	var updated time.Time
 	var id string
-	if err := w.e.store.Pool().QueryRow(ctx, `SELECT updated_at, id::text FROM deals WHERE workspace_id = $1
+	if err := storetest.Pool(t).QueryRow(ctx, `SELECT updated_at, id::text FROM deals WHERE workspace_id = $1
 		ORDER BY updated_at, id OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, 100_000-100-1).Scan(&updated, &id); err != nil {
 		t.Fatal(err)
 	}
