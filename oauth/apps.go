@@ -74,7 +74,7 @@ func CreateApp(ctx context.Context, st Storage, app NewApp, now time.Time) (Crea
 func (s *Server) adminMember(w http.ResponseWriter, r *http.Request) *member {
 	m, err := s.signedIn(r)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return nil
 	}
 	if m == nil {
@@ -92,12 +92,12 @@ func (s *Server) adminPage(w http.ResponseWriter, r *http.Request, m *member, st
 	ctx := r.Context()
 	workspace, err := s.cfg.Store.WorkspaceName(ctx, m.WorkspaceID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	rows, err := s.db.WorkspaceOAuthClients(ctx, m.WorkspaceID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	apps := make([]*Client, len(rows))
@@ -137,7 +137,7 @@ func (s *Server) adminAppsCreate(w http.ResponseWriter, r *http.Request) {
 			s.adminPage(w, r, m, http.StatusBadRequest, nil, e.Message)
 			return
 		}
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	s.adminPage(w, r, m, http.StatusOK, &created, "")
@@ -172,7 +172,7 @@ func (s *Server) adminAppsDisable(w http.ResponseWriter, r *http.Request) {
 	}
 	found, err := s.db.DisableOAuthClient(r.Context(), id, m.WorkspaceID, s.now())
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	if !found {
@@ -195,7 +195,7 @@ type connectedApp struct {
 func (s *Server) connectedApps(w http.ResponseWriter, r *http.Request) {
 	m, err := s.signedIn(r)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	if m == nil {
@@ -209,12 +209,12 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 	ctx := r.Context()
 	workspace, err := s.cfg.Store.WorkspaceName(ctx, m.WorkspaceID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	rows, err := s.db.OAuthConnections(ctx, m.UserID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	apps := make([]connectedApp, len(rows))
@@ -244,7 +244,7 @@ func (s *Server) connectedAppsRevoke(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PostFormValue("client_id")
 	if err := s.RevokeApp(r.Context(), m.UserID, id); err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	s.appsPage(w, r, m, "Access revoked. The app's tokens no longer work.")

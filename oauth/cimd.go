@@ -286,14 +286,14 @@ func (s *Server) authorizeClient(ctx context.Context, ip netip.Addr, id string) 
 	m, err := s.cfg.ClientMetadata.clientWithin(ctx, id, func() bool { return s.limiter.Allow(ctx, ip) })
 	if err != nil {
 		if cause := fetchCause(err); cause != nil {
-			s.log.Info("oauth: client metadata document could not be fetched", "client_id", id, "err", cause)
+			s.log.InfoContext(ctx, "oauth: client metadata document could not be fetched", "request_id", store.RequestID(ctx), "client_id", id, "err", cause)
 		}
 		return nil, err
 	}
 	var scope []string
 	if strings.TrimSpace(m.Scope) != "" {
 		if scope, err = s.parseScope(m.Scope); err != nil {
-			return nil, fmt.Errorf("%w: %s: scope: %s", ErrClientMetadata, id, err.(*Error).Description)
+			return nil, fmt.Errorf("%w: %s: scope: %s", ErrClientMetadata, id, descriptionOf(err))
 		}
 	}
 	// A row of its own lets codes, token families and consents reference the client, and an

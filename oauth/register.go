@@ -138,7 +138,7 @@ func (s *Server) checkRegistration(m registration) (*Client, *Error) {
 	if m.Scope != nil && strings.TrimSpace(*m.Scope) != "" {
 		scopes, err := s.parseScope(*m.Scope)
 		if err != nil {
-			return nil, ErrInvalidClientMetadata.WithHint("scope: %s", err.(*Error).Description)
+			return nil, ErrInvalidClientMetadata.WithHint("scope: %s", descriptionOf(err))
 		}
 		c.Scope = scopes
 	}

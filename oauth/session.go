@@ -94,7 +94,7 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.memberByEmail(r.Context(), email)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	hash := dummyHash
@@ -117,7 +117,7 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.startSession(w, r, m.UserID, "password"); err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	http.Redirect(w, r, ret, http.StatusSeeOther)
@@ -130,7 +130,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if plain := s.cookie(r, "ws_session"); plain != "" {
 		if err := s.db.DeleteOAuthSession(r.Context(), plain); err != nil {
-			s.serverErrorPage(w, err)
+			s.serverErrorPage(w, r, err)
 			return
 		}
 	}
