@@ -17,8 +17,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/expirable"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -91,8 +92,9 @@ type MetadataDocuments struct {
 	timeout time.Duration
 	now     func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cimdEntry
+	// cache is an expiring LRU of cimdMaxCache documents; each entry also carries its own
+	// deadline on the injected clock, as failures live shorter than documents.
+	cache *expirable.LRU[string, cimdEntry]
 }
 
 // cimdEntry is a cached document, or a cached failure (err set).
@@ -111,7 +113,7 @@ func NewMetadataDocuments(transport http.RoundTripper) *MetadataDocuments {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		timeout: cimdTimeout,
 		now:     time.Now,
-		cache:   map[string]cimdEntry{},
+		cache:   expirable.NewLRU[string, cimdEntry](cimdMaxCache, nil, cimdCacheTTL),
 	}
 }
 
@@ -150,9 +152,7 @@ func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, m
 		return nil, fmt.Errorf("%w: client_id %q is not an https URL with a path", ErrClientMetadata, clientID)
 	}
 	now := m.now()
-	m.mu.Lock()
-	e, ok := m.cache[clientID]
-	m.mu.Unlock()
+	e, ok := m.cache.Get(clientID)
 	if ok && now.Before(e.expires) {
 		return e.c, e.err
 	}
@@ -168,12 +168,7 @@ func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, m
 	if err != nil {
 		e.expires = now.Add(cimdFailureTTL)
 	}
-	m.mu.Lock()
-	if len(m.cache) >= cimdMaxCache {
-		m.cache = map[string]cimdEntry{} // bound memory against many distinct client ids
-	}
-	m.cache[clientID] = e
-	m.mu.Unlock()
+	m.cache.Add(clientID, e)
 	return c, err
 }
 
