@@ -35,35 +35,18 @@ func CreateApp(ctx context.Context, st Storage, app NewApp, now time.Time) (Crea
 	bad := func(e *Error) error {
 		return &store.Error{Status: http.StatusBadRequest, Code: e.Code, Message: e.Description}
 	}
-	name := strings.TrimSpace(app.Name)
-	if name == "" || len(name) > 100 {
-		return CreatedApp{}, bad(ErrInvalidClientMetadata.WithHint("the name must be 1 to 100 characters"))
-	}
-	if !displayable(name) {
-		return CreatedApp{}, bad(ErrInvalidClientMetadata.WithHint("the name may not hold control characters or direction overrides"))
-	}
-	if len(app.RedirectURIs) == 0 || len(app.RedirectURIs) > MaxRedirectURIs {
-		return CreatedApp{}, bad(ErrInvalidRedirectURI.WithHint("give 1 to %d redirect URIs", MaxRedirectURIs))
-	}
-	for _, u := range app.RedirectURIs {
-		if e := checkRedirectURI(u); e != nil {
-			return CreatedApp{}, bad(e)
-		}
-	}
-	for name, v := range map[string]string{"logo_uri": app.LogoURI, "client_uri": app.ClientURI} {
-		if v != "" {
-			if e := checkHTTPS(name, v); e != nil {
-				return CreatedApp{}, bad(e)
-			}
-		}
+	ok, e := appRules.check(clientMetadata{Name: &app.Name, RedirectURIs: app.RedirectURIs, LogoURI: app.LogoURI,
+		ClientURI: app.ClientURI})
+	if e != nil {
+		return CreatedApp{}, bad(e)
 	}
 	if _, err := st.WorkspaceName(ctx, app.WorkspaceID); err != nil {
 		return CreatedApp{}, err
 	}
 	id, _ := store.NewSecret("")
-	c := &Client{ID: PrefixAppClient + id[:24], WorkspaceID: app.WorkspaceID, Name: name, LogoURI: app.LogoURI,
-		ClientURI: app.ClientURI, RedirectURIs: app.RedirectURIs, Verified: true, CreatedAt: now}
-	out := CreatedApp{ClientID: c.ID, Name: name}
+	c := &Client{ID: PrefixAppClient + id[:24], WorkspaceID: app.WorkspaceID, Name: ok.Name, LogoURI: ok.LogoURI,
+		ClientURI: ok.ClientURI, RedirectURIs: ok.RedirectURIs, Verified: true, CreatedAt: now}
+	out := CreatedApp{ClientID: c.ID, Name: ok.Name}
 	if app.Confidential {
 		out.ClientSecret, c.SecretHash = store.NewSecret(store.PrefixClientSecret)
 	}

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -26,10 +25,9 @@ import (
 
 // Limits of decisions.md 8, and the redirect URIs any client may have (spec 4.3).
 const (
-	maxRedirectURIs = 10
-	cimdTimeout     = 5 * time.Second
-	cimdMaxBytes    = 5 << 10
-	cimdCacheTTL    = 10 * time.Minute
+	cimdTimeout  = 5 * time.Second
+	cimdMaxBytes = 5 << 10
+	cimdCacheTTL = 10 * time.Minute
 	// cimdFailureTTL is how long a failure is remembered, so repeating a request for a
 	// client_id that cannot be fetched does not fetch again.
 	cimdFailureTTL = time.Minute
@@ -222,43 +220,14 @@ func validateDocument(clientID string, doc *cimdDocument) (*MetadataClient, erro
 	if doc.ClientID != clientID {
 		return bad("its client_id %q is not its own URL", doc.ClientID)
 	}
-	switch doc.TokenEndpointAuthMethod {
-	case "", "none":
-	default:
-		return bad("token_endpoint_auth_method %q: only public clients (none) are supported", doc.TokenEndpointAuthMethod)
+	ok, e := documentRulesFor(clientID).check(clientMetadata{Name: &doc.ClientName, RedirectURIs: doc.RedirectURIs,
+		AuthMethod: &doc.TokenEndpointAuthMethod, GrantTypes: doc.GrantTypes, ResponseTypes: doc.ResponseTypes,
+		LogoURI: doc.LogoURI, ClientURI: doc.ClientURI})
+	if e != nil {
+		return bad("%s", e.Description)
 	}
-	if len(doc.RedirectURIs) == 0 || len(doc.RedirectURIs) > maxRedirectURIs {
-		return bad("redirect_uris is required, 1 to %d of them", maxRedirectURIs)
-	}
-	for _, u := range doc.RedirectURIs {
-		// The rules registered clients follow (service-spec 4.3 rule 7).
-		if e := checkRedirectURI(u); e != nil {
-			return bad("%s", e.Description)
-		}
-	}
-	if len(doc.GrantTypes) > 0 && !slices.Contains(doc.GrantTypes, "authorization_code") {
-		return bad("grant_types must include authorization_code")
-	}
-	if len(doc.ResponseTypes) > 0 && !slices.Contains(doc.ResponseTypes, "code") {
-		return bad("response_types must include code")
-	}
-	name := doc.ClientName
-	if name == "" {
-		name = clientID
-	}
-	if len(name) > 200 || !displayable(name) {
-		return bad("client_name must be at most 200 characters, with no control characters or direction overrides")
-	}
-	return &MetadataClient{ClientID: clientID, Name: name, RedirectURIs: doc.RedirectURIs, Scope: doc.Scope,
-		LogoURI: httpsOnly(doc.LogoURI), ClientURI: httpsOnly(doc.ClientURI)}, nil
-}
-
-// httpsOnly drops a logo or home page that is not https (spec 4.3.7 for registered clients).
-func httpsOnly(s string) string {
-	if u, err := url.Parse(s); err == nil && u.Scheme == "https" && u.Host != "" {
-		return s
-	}
-	return ""
+	return &MetadataClient{ClientID: clientID, Name: ok.Name, RedirectURIs: ok.RedirectURIs, Scope: doc.Scope,
+		LogoURI: ok.LogoURI, ClientURI: ok.ClientURI}, nil
 }
 
 // client resolves a client_id for the token and revocation endpoints: a registered client,
