@@ -12,6 +12,8 @@ require (
 	golang.org/x/crypto v0.58.0
 )
 
+require github.com/hashicorp/golang-lru/v2 v2.0.7
+
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect

@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -22,9 +19,34 @@ type Result struct {
 	CreditsRemaining int64 `json:"credits_remaining"`
 }
 
+// Ledger is what metered enrichment needs from the database; *store.Store implements it
+// (asserted in service_test.go). Every method but SweepCreditHolds runs as the principal,
+// under row-level security; any error not named here is a database failure.
+type Ledger interface {
+	// CachedEnrichment returns the workspace's lookup of domain (JSON of a Company) fetched
+	// within maxAge, nil when there is none, and the workspace's credit balance.
+	CachedEnrichment(ctx context.Context, p *store.Principal, domain string, maxAge time.Duration) ([]byte, int64, error)
+	// ReserveCredits takes cost off the balance and records a hold that lives holdFor,
+	// returning its id; store.ErrInsufficientCredits when the balance is below cost.
+	ReserveCredits(ctx context.Context, p *store.Principal, cost int64, domain string, holdFor time.Duration) (string, error)
+	// SettleEnrichment turns the hold into a charge of cost atomically with storing result
+	// and the ledger and activity rows, and returns the balance left; store.ErrHoldExpired
+	// when the hold is gone (the sweeper refunded it).
+	SettleEnrichment(ctx context.Context, p *store.Principal, holdID, domain string, result []byte, cost int64) (int64, error)
+	// RefundCreditHold gives a hold back; a hold already gone is no error.
+	RefundCreditHold(ctx context.Context, p *store.Principal, holdID string) error
+}
+
+// HoldSweeper refunds expired credit holds across workspaces (SweepHolds).
+type HoldSweeper interface {
+	// SweepCreditHolds refunds holds that expired before now and returns how many
+	// balances it credited.
+	SweepCreditHolds(ctx context.Context, now time.Time) (int64, error)
+}
+
 // ServiceConfig configures metered enrichment.
 type ServiceConfig struct {
-	Store    *store.Store
+	Store    Ledger
 	Provider Provider
 	Cost     int64         // credits a fresh lookup costs (default 1)
 	CacheFor time.Duration // how long a workspace's lookup is served free (default 30 days)
@@ -105,40 +127,20 @@ func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain stri
 
 // cached returns the workspace's fresh cached lookup, or nil. One round trip.
 func (s *Service) cached(ctx context.Context, p *store.Principal, domain string) (*Result, error) {
-	var res *Result
-	err := s.cfg.Store.Query(ctx, p, `SELECT c.result, b.balance FROM credit_balances b
-		LEFT JOIN enrichment_cache c ON c.domain = $1 AND c.fetched_at > now() - $2::interval
-		LIMIT 1`, []any{domain, fmt.Sprintf("%d seconds", int64(s.cfg.CacheFor.Seconds()))},
-		func(rows pgx.Rows) error {
-			if !rows.Next() {
-				return nil
-			}
-			var raw []byte
-			var balance int64
-			if err := rows.Scan(&raw, &balance); err != nil || raw == nil {
-				return err
-			}
-			res = &Result{Cached: true, CreditsRemaining: balance}
-			return json.Unmarshal(raw, &res.Company)
-		})
-	return res, err
+	raw, balance, err := s.cfg.Store.CachedEnrichment(ctx, p, domain, s.cfg.CacheFor)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	res := &Result{Cached: true, CreditsRemaining: balance}
+	return res, json.Unmarshal(raw, &res.Company)
 }
 
-// reserve takes the cost off the balance atomically and records a hold; no row means the
-// balance is too low (decisions.md 6: UPDATE ... WHERE balance >= cost).
+// reserve takes the cost off the balance and records a hold.
 func (s *Service) reserve(ctx context.Context, p *store.Principal, domain string) (string, error) {
-	var holdID string
-	err := s.cfg.Store.InTx(ctx, p, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE credit_balances SET balance = balance - $1 WHERE balance >= $1`, s.cfg.Cost)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return errNoCredits()
-		}
-		return tx.QueryRow(ctx, `INSERT INTO credit_holds (amount, domain, expires_at) VALUES ($1, $2, now() + $3::interval)
-			RETURNING id::text`, s.cfg.Cost, domain, fmt.Sprintf("%d seconds", int64(s.cfg.HoldFor.Seconds()))).Scan(&holdID)
-	})
+	holdID, err := s.cfg.Store.ReserveCredits(ctx, p, s.cfg.Cost, domain, s.cfg.HoldFor)
+	if errors.Is(err, store.ErrInsufficientCredits) {
+		return "", errNoCredits()
+	}
 	return holdID, err
 }
 
@@ -147,32 +149,7 @@ func (s *Service) reserve(ctx context.Context, p *store.Principal, domain string
 // charge cannot be made.
 func (s *Service) settle(ctx context.Context, p *store.Principal, holdID string, c Company) (int64, error) {
 	result, _ := json.Marshal(c)
-	var remaining int64
-	err := s.cfg.Store.InTx(ctx, p, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM credit_holds WHERE id = $1`, holdID)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return errors.New("credit hold expired before the lookup finished")
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO enrichment_cache (domain, result) VALUES ($1, $2)
-			ON CONFLICT (workspace_id, domain) DO UPDATE SET result = excluded.result, fetched_at = now(), updated_at = now()`,
-			c.Domain, result); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO credit_ledger (delta, reason, domain) VALUES ($1, 'enrich', $2)`,
-			-s.cfg.Cost, c.Domain); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO activity (entity_type, action, actor_id, changes)
-			VALUES ('enrich', 'enriched', app_user_id(), jsonb_build_object('domain', $1::text, 'credits_spent', $2::bigint))`,
-			c.Domain, s.cfg.Cost); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, `SELECT balance FROM credit_balances`).Scan(&remaining)
-	})
-	return remaining, err
+	return s.cfg.Store.SettleEnrichment(ctx, p, holdID, c.Domain, result, s.cfg.Cost)
 }
 
 // refund gives a hold back, if it still exists. It runs even when the request's context
@@ -180,26 +157,13 @@ func (s *Service) settle(ctx context.Context, p *store.Principal, holdID string,
 func (s *Service) refund(p *store.Principal, holdID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := s.cfg.Store.InTx(ctx, p, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING amount)
-			UPDATE credit_balances SET balance = balance + h.amount FROM h`, holdID)
-		return err
-	})
-	if err != nil {
+	if err := s.cfg.Store.RefundCreditHold(ctx, p, holdID); err != nil {
 		s.cfg.Logger.Error("enrich: refund failed; the sweeper will return the hold", "hold", holdID, "err", err)
 	}
 }
 
 // SweepHolds refunds holds that expired (their requests died) and returns how many; cmd
 // runs it every minute. It runs as the service, across workspaces.
-func SweepHolds(ctx context.Context, s *store.Store, now time.Time) (int64, error) {
-	var n int64
-	err := pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `WITH h AS (DELETE FROM credit_holds WHERE expires_at < $1 RETURNING workspace_id, amount),
-			s AS (SELECT workspace_id, sum(amount) AS amount FROM h GROUP BY workspace_id)
-			UPDATE credit_balances b SET balance = b.balance + s.amount FROM s WHERE b.workspace_id = s.workspace_id`, now)
-		n = tag.RowsAffected()
-		return err
-	})
-	return n, err
+func SweepHolds(ctx context.Context, s HoldSweeper, now time.Time) (int64, error) {
+	return s.SweepCreditHolds(ctx, now)
 }

@@ -16,6 +16,12 @@ import (
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
+// The store implements what metered enrichment declares.
+var (
+	_ Ledger      = (*store.Store)(nil)
+	_ HoldSweeper = (*store.Store)(nil)
+)
+
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 // meteredEnv is a workspace with credits, a company web site served on 127.0.0.2 for any
@@ -68,7 +74,7 @@ func (e *meteredEnv) domain(name string) string {
 func (e *meteredEnv) balance(t *testing.T) int64 {
 	t.Helper()
 	var b int64
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT balance FROM credit_balances WHERE workspace_id = $1`,
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT balance FROM credit_balances WHERE workspace_id = $1`,
 		e.actor.WorkspaceID).Scan(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +112,9 @@ func TestEnrichFreshThenCached(t *testing.T) {
 		t.Fatalf("site hit %d times, balance %d; want 1 and 9", e.hits.Load(), e.balance(t))
 	}
 	var ledger, activity int
-	e.store.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_ledger WHERE workspace_id = $1 AND delta = -1 AND domain = $2`,
+	storetest.Pool(t).QueryRow(ctx, `SELECT count(*) FROM credit_ledger WHERE workspace_id = $1 AND delta = -1 AND domain = $2`,
 		e.actor.WorkspaceID, d).Scan(&ledger)
-	e.store.Pool().QueryRow(ctx, `SELECT count(*) FROM activity WHERE workspace_id = $1 AND entity_type = 'enrich'`,
+	storetest.Pool(t).QueryRow(ctx, `SELECT count(*) FROM activity WHERE workspace_id = $1 AND entity_type = 'enrich'`,
 		e.actor.WorkspaceID).Scan(&activity)
 	if ledger != 1 || activity != 1 {
 		t.Fatalf("ledger rows %d, activity rows %d; want 1 each", ledger, activity)
@@ -171,7 +177,7 @@ func TestEnrichUnbilledWithholdsResult(t *testing.T) {
 		t.Fatalf("balance %d, want 3: nothing charged", b)
 	}
 	var cached int
-	e.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM enrichment_cache WHERE workspace_id = $1 AND domain = $2`,
+	storetest.Pool(t).QueryRow(context.Background(), `SELECT count(*) FROM enrichment_cache WHERE workspace_id = $1 AND domain = $2`,
 		e.actor.WorkspaceID, d).Scan(&cached)
 	if cached != 0 {
 		t.Fatal("an unbilled result was cached")
@@ -209,7 +215,7 @@ func TestEnrichConcurrentSpendsExactlyTheBalance(t *testing.T) {
 		t.Fatalf("%d fetches, want 10: refused requests must not fetch", e.hits.Load())
 	}
 	var spent int64
-	e.store.Pool().QueryRow(context.Background(), `SELECT -sum(delta) FROM credit_ledger WHERE workspace_id = $1 AND reason = 'enrich'`,
+	storetest.Pool(t).QueryRow(context.Background(), `SELECT -sum(delta) FROM credit_ledger WHERE workspace_id = $1 AND reason = 'enrich'`,
 		e.actor.WorkspaceID).Scan(&spent)
 	if spent != 10 {
 		t.Fatalf("ledger says %d spent, want 10", spent)

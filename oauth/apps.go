@@ -31,50 +31,33 @@ type CreatedApp struct {
 // for a confidential app, a svc_sk_ secret of which only the hash is kept. It returns a
 // store.Error with status 400 (code invalid_client_metadata or invalid_redirect_uri) for
 // bad input, and not_found when the workspace does not exist.
-func CreateApp(ctx context.Context, st *store.Store, app NewApp, now time.Time) (CreatedApp, error) {
+func CreateApp(ctx context.Context, st Storage, app NewApp, now time.Time) (CreatedApp, error) {
 	bad := func(e *Error) error {
 		return &store.Error{Status: http.StatusBadRequest, Code: e.Code, Message: e.Description}
 	}
-	name := strings.TrimSpace(app.Name)
-	if name == "" || len(name) > 100 {
-		return CreatedApp{}, bad(ErrInvalidClientMetadata.WithHint("the name must be 1 to 100 characters"))
-	}
-	if !displayable(name) {
-		return CreatedApp{}, bad(ErrInvalidClientMetadata.WithHint("the name may not hold control characters or direction overrides"))
-	}
-	if len(app.RedirectURIs) == 0 || len(app.RedirectURIs) > MaxRedirectURIs {
-		return CreatedApp{}, bad(ErrInvalidRedirectURI.WithHint("give 1 to %d redirect URIs", MaxRedirectURIs))
-	}
-	for _, u := range app.RedirectURIs {
-		if e := checkRedirectURI(u); e != nil {
-			return CreatedApp{}, bad(e)
-		}
-	}
-	for name, v := range map[string]string{"logo_uri": app.LogoURI, "client_uri": app.ClientURI} {
-		if v != "" {
-			if e := checkHTTPS(name, v); e != nil {
-				return CreatedApp{}, bad(e)
-			}
-		}
+	ok, e := appRules.check(clientMetadata{Name: &app.Name, RedirectURIs: app.RedirectURIs, LogoURI: app.LogoURI,
+		ClientURI: app.ClientURI})
+	if e != nil {
+		return CreatedApp{}, bad(e)
 	}
 	if _, err := st.WorkspaceName(ctx, app.WorkspaceID); err != nil {
 		return CreatedApp{}, err
 	}
 	id, _ := store.NewSecret("")
-	c := &Client{ID: PrefixAppClient + id[:24], WorkspaceID: app.WorkspaceID, Name: name, LogoURI: app.LogoURI,
-		ClientURI: app.ClientURI, RedirectURIs: app.RedirectURIs, Verified: true, CreatedAt: now}
-	out := CreatedApp{ClientID: c.ID, Name: name}
+	c := &Client{ID: PrefixAppClient + id[:24], WorkspaceID: app.WorkspaceID, Name: ok.Name, LogoURI: ok.LogoURI,
+		ClientURI: ok.ClientURI, RedirectURIs: ok.RedirectURIs, Verified: true, CreatedAt: now}
+	out := CreatedApp{ClientID: c.ID, Name: ok.Name}
 	if app.Confidential {
 		out.ClientSecret, c.SecretHash = store.NewSecret(store.PrefixClientSecret)
 	}
-	return out, (&db{pool: st.Pool()}).insertClient(ctx, c, app.CreatedBy)
+	return out, st.InsertOAuthClient(ctx, (*store.OAuthClient)(c), app.CreatedBy)
 }
 
 // adminMember returns the signed-in admin, or writes the page that explains why not.
 func (s *Server) adminMember(w http.ResponseWriter, r *http.Request) *member {
 	m, err := s.signedIn(r)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return nil
 	}
 	if m == nil {
@@ -92,25 +75,18 @@ func (s *Server) adminPage(w http.ResponseWriter, r *http.Request, m *member, st
 	ctx := r.Context()
 	workspace, err := s.cfg.Store.WorkspaceName(ctx, m.WorkspaceID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
-	rows, err := s.db.pool.Query(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE workspace_id = $1 ORDER BY created_at DESC`, m.WorkspaceID)
+	rows, err := s.db.WorkspaceOAuthClients(ctx, m.WorkspaceID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
-	var apps []*Client
-	for rows.Next() {
-		c, err := scanClient(rows)
-		if err != nil {
-			rows.Close()
-			s.serverErrorPage(w, err)
-			return
-		}
-		apps = append(apps, c)
+	apps := make([]*Client, len(rows))
+	for i, c := range rows {
+		apps[i] = (*Client)(c)
 	}
-	rows.Close()
 	s.render(w, status, "admin_apps", map[string]any{"Workspace": workspace, "Apps": apps, "CSRF": s.csrfToken(w, r),
 		"Created": created, "Error": msg})
 }
@@ -144,7 +120,7 @@ func (s *Server) adminAppsCreate(w http.ResponseWriter, r *http.Request) {
 			s.adminPage(w, r, m, http.StatusBadRequest, nil, e.Message)
 			return
 		}
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	s.adminPage(w, r, m, http.StatusOK, &created, "")
@@ -157,9 +133,7 @@ func (s *Server) adminAppsRotate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secret, hash := store.NewSecret(store.PrefixClientSecret)
-	var name string
-	err := s.db.pool.QueryRow(r.Context(), `UPDATE oauth_clients SET secret_hash = $3 WHERE id = $1 AND workspace_id = $2
-		AND secret_hash IS NOT NULL AND disabled_at IS NULL RETURNING name`, r.PostFormValue("client_id"), m.WorkspaceID, hash).Scan(&name)
+	name, err := s.db.RotateOAuthClientSecret(r.Context(), r.PostFormValue("client_id"), m.WorkspaceID, hash)
 	if err != nil {
 		s.adminPage(w, r, m, http.StatusBadRequest, nil, "No such confidential app in this workspace.")
 		return
@@ -179,19 +153,13 @@ func (s *Server) adminAppsDisable(w http.ResponseWriter, r *http.Request) {
 		s.adminPage(w, r, m, http.StatusBadRequest, nil, "No such app in this workspace.")
 		return
 	}
-	tag, err := s.db.pool.Exec(r.Context(), `UPDATE oauth_clients SET disabled_at = coalesce(disabled_at, $3)
-		WHERE id = $1 AND workspace_id = $2`, id, m.WorkspaceID, s.now())
+	found, err := s.db.DisableOAuthClient(r.Context(), id, m.WorkspaceID, s.now())
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
-	if tag.RowsAffected() == 0 {
+	if !found {
 		s.adminPage(w, r, m, http.StatusBadRequest, nil, "No such app in this workspace.")
-		return
-	}
-	if _, err := s.db.pool.Exec(r.Context(), `UPDATE oauth_families SET revoked_at = $2 WHERE client_id = $1 AND revoked_at IS NULL`,
-		id, s.now()); err != nil {
-		s.serverErrorPage(w, err)
 		return
 	}
 	s.notify(r.Context(), "oauth_client:"+id)
@@ -210,7 +178,7 @@ type connectedApp struct {
 func (s *Server) connectedApps(w http.ResponseWriter, r *http.Request) {
 	m, err := s.signedIn(r)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	if m == nil {
@@ -224,41 +192,21 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 	ctx := r.Context()
 	workspace, err := s.cfg.Store.WorkspaceName(ctx, m.WorkspaceID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
-	rows, err := s.db.pool.Query(ctx, `SELECT c.id, c.name, c.verified, latest.scopes, agg.created, agg.last
-		FROM (SELECT client_id, min(created_at) AS created, max(last_used_at) AS last FROM oauth_families
-			WHERE user_id = $1 AND revoked_at IS NULL GROUP BY client_id) agg
-		JOIN oauth_clients c ON c.id = agg.client_id
-		CROSS JOIN LATERAL (SELECT f.scopes FROM oauth_families f WHERE f.user_id = $1 AND f.client_id = agg.client_id
-			AND f.revoked_at IS NULL ORDER BY f.created_at DESC LIMIT 1) latest
-		WHERE c.disabled_at IS NULL ORDER BY agg.last DESC NULLS LAST, c.name`, m.UserID)
+	rows, err := s.db.OAuthConnections(ctx, m.UserID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
-	var apps []connectedApp
-	for rows.Next() {
-		var a connectedApp
-		var created time.Time
-		var last *time.Time
-		if err := rows.Scan(&a.ClientID, &a.Name, &a.Verified, &a.Scopes, &created, &last); err != nil {
-			rows.Close()
-			s.serverErrorPage(w, err)
-			return
+	apps := make([]connectedApp, len(rows))
+	for i, c := range rows {
+		apps[i] = connectedApp{ClientID: c.ClientID, Name: c.Name, Verified: c.Verified, Scopes: c.Scopes,
+			Authorised: c.Authorised.UTC().Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
+		if c.LastUsed != nil {
+			apps[i].LastUsed = c.LastUsed.UTC().Format("2006-01-02 15:04 UTC")
 		}
-		a.Authorised = created.UTC().Format("2006-01-02 15:04 UTC")
-		a.LastUsed = "never"
-		if last != nil {
-			a.LastUsed = last.UTC().Format("2006-01-02 15:04 UTC")
-		}
-		apps = append(apps, a)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		s.serverErrorPage(w, err)
-		return
 	}
 	s.render(w, http.StatusOK, "apps", map[string]any{"Email": m.Email, "Workspace": workspace, "IsAdmin": m.IsAdmin(),
 		"Apps": apps, "CSRF": s.csrfToken(w, r), "Notice": notice})
@@ -279,7 +227,7 @@ func (s *Server) connectedAppsRevoke(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PostFormValue("client_id")
 	if err := s.RevokeApp(r.Context(), m.UserID, id); err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	s.appsPage(w, r, m, "Access revoked. The app's tokens no longer work.")
@@ -290,12 +238,7 @@ func (s *Server) RevokeApp(ctx context.Context, userID, clientID string) error {
 	if !storable(clientID) {
 		return nil // no client has such an id, so there is nothing to revoke
 	}
-	now := s.now()
-	_, err := s.db.pool.Exec(ctx, `WITH f AS (UPDATE oauth_families SET revoked_at = $3
-			WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id),
-		r AS (UPDATE oauth_refresh_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL),
-		a AS (UPDATE oauth_access_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL)
-		DELETE FROM oauth_consents WHERE user_id = $1 AND client_id = $2`, userID, clientID, now)
+	err := s.db.RevokeOAuthConnection(ctx, userID, clientID, s.now())
 	if err != nil {
 		return err
 	}
@@ -304,35 +247,13 @@ func (s *Server) RevokeApp(ctx context.Context, userID, clientID string) error {
 }
 
 // PurgeResult counts what Purge removed.
-type PurgeResult struct {
-	Clients, Codes, Sessions, Families, AccessTokens int64
-}
+type PurgeResult = store.OAuthPurge
 
 // Purge deletes dynamically registered clients never used within UnusedClientTTL of their
 // registration (decisions.md 7), and expired codes, sessions and tokens.
 func (s *Server) Purge(ctx context.Context) (PurgeResult, error) {
 	now := s.now()
-	var out PurgeResult
-	for _, q := range []struct {
-		n   *int64
-		sql string
-		arg time.Time
-	}{
-		{&out.Clients, `DELETE FROM oauth_clients WHERE dynamic AND last_used_at IS NULL AND created_at < $1`, now.Add(-UnusedClientTTL)},
-		{&out.Codes, `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-time.Hour)},
-		{&out.Sessions, `DELETE FROM oauth_sessions WHERE expires_at < $1`, now},
-		{&out.AccessTokens, `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-24 * time.Hour)},
-		{&out.Families, `DELETE FROM oauth_families f WHERE coalesce(f.revoked_at, $1::timestamptz) < $1::timestamptz - interval '30 days'
-			OR (f.created_at < $1::timestamptz - interval '31 days'
-				AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.family_id = f.id AND r.expires_at > $1))`, now},
-	} {
-		tag, err := s.db.pool.Exec(ctx, q.sql, q.arg)
-		if err != nil {
-			return out, err
-		}
-		*q.n = tag.RowsAffected()
-	}
-	return out, nil
+	return s.db.PurgeOAuth(ctx, now, now.Add(-UnusedClientTTL))
 }
 
 // PurgeLoop runs Purge every interval until ctx ends; cmd runs it in the background.

@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"github.com/agencyos/workspaced/store/storetest"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -40,7 +41,7 @@ func TestAdminApps(t *testing.T) {
 		t.Fatal("the secret is shown more than once")
 	}
 	var stored []byte
-	if err := e.store.Pool().QueryRow(t.Context(), `SELECT secret_hash FROM oauth_clients WHERE id = $1`, id[1]).Scan(&stored); err != nil || len(stored) != 32 {
+	if err := storetest.Pool(t).QueryRow(t.Context(), `SELECT secret_hash FROM oauth_clients WHERE id = $1`, id[1]).Scan(&stored); err != nil || len(stored) != 32 {
 		t.Fatalf("stored secret: %x %v", stored, err)
 	}
 

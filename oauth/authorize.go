@@ -92,7 +92,8 @@ func (s *Server) parseAuthorize(ctx context.Context, ip netip.Addr, raw string) 
 	}
 	if sc := q.Get("scope"); strings.TrimSpace(sc) != "" {
 		if req.Scopes, err = s.parseScope(sc); err != nil {
-			return req, nil, err.(*Error), nil
+			e, err := asError(err)
+			return req, nil, e, err
 		}
 		if c.Scope != nil && !subset(req.Scopes, c.Scope) {
 			return req, nil, ErrInvalidScope.WithHint("the app registered the scopes %q and may not ask for more", strings.Join(c.Scope, " ")), nil
@@ -103,7 +104,8 @@ func (s *Server) parseAuthorize(ctx context.Context, ip netip.Addr, raw string) 
 		req.Scopes = s.cfg.Scopes
 	}
 	if req.Resource, err = s.resource(q["resource"]); err != nil {
-		return req, nil, err.(*Error), nil
+		e, err := asError(err)
+		return req, nil, e, err
 	}
 	return req, nil, nil, nil
 }
@@ -185,7 +187,7 @@ func (s *Server) validAuthorize(w http.ResponseWriter, r *http.Request, raw, adv
 	req, pe, e, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw)
 	switch {
 	case err != nil:
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return nil, false
 	case pe != nil:
 		status := pe.status
@@ -211,7 +213,7 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.signedIn(r)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	if m == nil {
@@ -228,9 +230,9 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	offered, unavailable := s.split(req, m)
-	prior, err := s.db.consent(ctx, m.UserID, req.Client.ID)
+	prior, err := s.db.OAuthConsent(ctx, m.UserID, req.Client.ID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	if req.Prompt != "consent" && len(offered) > 0 && consented(req, prior, offered) {
@@ -299,7 +301,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.signedIn(r)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	if m == nil {
@@ -323,8 +325,8 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		s.redirectError(w, r, req, ErrAccessDenied.WithHint("no permission was approved"))
 		return
 	}
-	if err := s.db.putConsent(ctx, m.UserID, req.Client.ID, chosen, req.RedirectURI, s.now()); err != nil {
-		s.serverErrorPage(w, err)
+	if err := s.db.PutOAuthConsent(ctx, m.UserID, req.Client.ID, chosen, req.RedirectURI, s.now(), maxConsentRedirects); err != nil {
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	s.issueCode(w, r, req, m, chosen)
@@ -336,17 +338,17 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, req *authRequest, m *member, scopes []string) {
 	plain, hash := store.NewSecret(store.PrefixAuthCode)
 	now := s.now()
-	err := s.db.insertCode(r.Context(), hash, code{ClientID: req.Client.ID, UserID: m.UserID, WorkspaceID: m.WorkspaceID,
+	err := s.db.InsertOAuthCode(r.Context(), hash, code{ClientID: req.Client.ID, UserID: m.UserID, WorkspaceID: m.WorkspaceID,
 		RedirectURI: req.RedirectURI, RedirectGiven: req.RedirectGiven, Challenge: req.Challenge, Scopes: scopes,
 		Resource: req.Resource, ExpiresAt: now.Add(CodeTTL)}, now)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	s.redirectWith(w, r, req, url.Values{"code": {plain}})
 }
 
-func (s *Server) serverErrorPage(w http.ResponseWriter, err error) {
-	s.log.Error("oauth: page", "err", err)
+func (s *Server) serverErrorPage(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.ErrorContext(r.Context(), "oauth: page", "request_id", store.RequestID(r.Context()), "err", err)
 	s.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Something failed on our side. Please try again.", "")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // benchClient keeps connections alive across the parallel workers.
@@ -95,7 +96,7 @@ func BenchmarkCodeExchange(b *testing.B) {
 // rounds, so both see the same machine, and it reports both rates and grant / floor.
 func againstFloor(b *testing.B, e *env, unit string, workers int, grant func(worker int) error) {
 	ctx := context.Background()
-	pool := e.store.Pool()
+	pool := storetest.Pool(b)
 	if _, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS bench_commit_floor (id bigserial PRIMARY KEY, v bytea NOT NULL)`); err != nil {
 		b.Fatal(err)
 	}

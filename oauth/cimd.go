@@ -15,18 +15,19 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/expirable"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // Limits of decisions.md 8, and the redirect URIs any client may have (spec 4.3).
 const (
-	maxRedirectURIs = 10
-	cimdTimeout     = 5 * time.Second
-	cimdMaxBytes    = 5 << 10
-	cimdCacheTTL    = 10 * time.Minute
+	cimdTimeout  = 5 * time.Second
+	cimdMaxBytes = 5 << 10
+	cimdCacheTTL = 10 * time.Minute
 	// cimdFailureTTL is how long a failure is remembered, so repeating a request for a
 	// client_id that cannot be fetched does not fetch again.
 	cimdFailureTTL = time.Minute
@@ -89,8 +90,9 @@ type MetadataDocuments struct {
 	timeout time.Duration
 	now     func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cimdEntry
+	// cache is an expiring LRU of cimdMaxCache documents; each entry also carries its own
+	// deadline on the injected clock, as failures live shorter than documents.
+	cache *expirable.LRU[string, cimdEntry]
 }
 
 // cimdEntry is a cached document, or a cached failure (err set).
@@ -109,7 +111,7 @@ func NewMetadataDocuments(transport http.RoundTripper) *MetadataDocuments {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		timeout: cimdTimeout,
 		now:     time.Now,
-		cache:   map[string]cimdEntry{},
+		cache:   expirable.NewLRU[string, cimdEntry](cimdMaxCache, nil, cimdCacheTTL),
 	}
 }
 
@@ -148,9 +150,7 @@ func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, m
 		return nil, fmt.Errorf("%w: client_id %q is not an https URL with a path", ErrClientMetadata, clientID)
 	}
 	now := m.now()
-	m.mu.Lock()
-	e, ok := m.cache[clientID]
-	m.mu.Unlock()
+	e, ok := m.cache.Get(clientID)
 	if ok && now.Before(e.expires) {
 		return e.c, e.err
 	}
@@ -166,12 +166,7 @@ func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, m
 	if err != nil {
 		e.expires = now.Add(cimdFailureTTL)
 	}
-	m.mu.Lock()
-	if len(m.cache) >= cimdMaxCache {
-		m.cache = map[string]cimdEntry{} // bound memory against many distinct client ids
-	}
-	m.cache[clientID] = e
-	m.mu.Unlock()
+	m.cache.Add(clientID, e)
 	return c, err
 }
 
@@ -225,43 +220,14 @@ func validateDocument(clientID string, doc *cimdDocument) (*MetadataClient, erro
 	if doc.ClientID != clientID {
 		return bad("its client_id %q is not its own URL", doc.ClientID)
 	}
-	switch doc.TokenEndpointAuthMethod {
-	case "", "none":
-	default:
-		return bad("token_endpoint_auth_method %q: only public clients (none) are supported", doc.TokenEndpointAuthMethod)
+	ok, e := documentRulesFor(clientID).check(clientMetadata{Name: &doc.ClientName, RedirectURIs: doc.RedirectURIs,
+		AuthMethod: &doc.TokenEndpointAuthMethod, GrantTypes: doc.GrantTypes, ResponseTypes: doc.ResponseTypes,
+		LogoURI: doc.LogoURI, ClientURI: doc.ClientURI})
+	if e != nil {
+		return bad("%s", e.Description)
 	}
-	if len(doc.RedirectURIs) == 0 || len(doc.RedirectURIs) > maxRedirectURIs {
-		return bad("redirect_uris is required, 1 to %d of them", maxRedirectURIs)
-	}
-	for _, u := range doc.RedirectURIs {
-		// The rules registered clients follow (service-spec 4.3 rule 7).
-		if e := checkRedirectURI(u); e != nil {
-			return bad("%s", e.Description)
-		}
-	}
-	if len(doc.GrantTypes) > 0 && !slices.Contains(doc.GrantTypes, "authorization_code") {
-		return bad("grant_types must include authorization_code")
-	}
-	if len(doc.ResponseTypes) > 0 && !slices.Contains(doc.ResponseTypes, "code") {
-		return bad("response_types must include code")
-	}
-	name := doc.ClientName
-	if name == "" {
-		name = clientID
-	}
-	if len(name) > 200 || !displayable(name) {
-		return bad("client_name must be at most 200 characters, with no control characters or direction overrides")
-	}
-	return &MetadataClient{ClientID: clientID, Name: name, RedirectURIs: doc.RedirectURIs, Scope: doc.Scope,
-		LogoURI: httpsOnly(doc.LogoURI), ClientURI: httpsOnly(doc.ClientURI)}, nil
-}
-
-// httpsOnly drops a logo or home page that is not https (spec 4.3.7 for registered clients).
-func httpsOnly(s string) string {
-	if u, err := url.Parse(s); err == nil && u.Scheme == "https" && u.Host != "" {
-		return s
-	}
-	return ""
+	return &MetadataClient{ClientID: clientID, Name: ok.Name, RedirectURIs: ok.RedirectURIs, Scope: doc.Scope,
+		LogoURI: ok.LogoURI, ClientURI: ok.ClientURI}, nil
 }
 
 // client resolves a client_id for the token and revocation endpoints: a registered client,
@@ -269,7 +235,7 @@ func httpsOnly(s string) string {
 // its authorization stored (authorizeClient), so these endpoints never fetch: a client
 // that was never authorized here has no code or token to present.
 func (s *Server) client(ctx context.Context, id string) (*Client, error) {
-	return s.db.client(ctx, id)
+	return s.registered(ctx, id)
 }
 
 // authorizeClient resolves a client_id for an authorization request from ip: a Client ID
@@ -279,35 +245,31 @@ func (s *Server) client(ctx context.Context, id string) (*Client, error) {
 // its registration budget (a fetch costs what a registration does).
 func (s *Server) authorizeClient(ctx context.Context, ip netip.Addr, id string) (*Client, error) {
 	if s.cfg.ClientMetadata == nil || !IsMetadataURL(id) {
-		return s.db.client(ctx, id)
+		return s.registered(ctx, id)
 	}
 	m, err := s.cfg.ClientMetadata.clientWithin(ctx, id, func() bool { return s.limiter.Allow(ctx, ip) })
 	if err != nil {
 		if cause := fetchCause(err); cause != nil {
-			s.log.Info("oauth: client metadata document could not be fetched", "client_id", id, "err", cause)
+			s.log.InfoContext(ctx, "oauth: client metadata document could not be fetched", "request_id", store.RequestID(ctx), "client_id", id, "err", cause)
 		}
 		return nil, err
 	}
 	var scope []string
 	if strings.TrimSpace(m.Scope) != "" {
 		if scope, err = s.parseScope(m.Scope); err != nil {
-			return nil, fmt.Errorf("%w: %s: scope: %s", ErrClientMetadata, id, err.(*Error).Description)
+			return nil, fmt.Errorf("%w: %s: scope: %s", ErrClientMetadata, id, descriptionOf(err))
 		}
 	}
 	// A row of its own lets codes, token families and consents reference the client, and an
 	// admin disable it. It is refreshed from the document on every use, public (no secret)
 	// and unverified; unused ones are purged like dynamically registered clients.
-	c, err := scanClient(s.db.pool.QueryRow(ctx, `INSERT INTO oauth_clients
-			(id, name, logo_uri, client_uri, redirect_uris, scope, verified, dynamic, created_at)
-		VALUES ($1, $2, nullif($3, ''), nullif($4, ''), $5, $6, false, true, $7)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, logo_uri = excluded.logo_uri,
-			client_uri = excluded.client_uri, redirect_uris = excluded.redirect_uris, scope = excluded.scope
-		RETURNING `+clientColumns, m.ClientID, m.Name, m.LogoURI, m.ClientURI, m.RedirectURIs, scope, s.now()))
+	c, err := s.db.UpsertMetadataClient(ctx, &store.OAuthClient{ID: m.ClientID, Name: m.Name, LogoURI: m.LogoURI,
+		ClientURI: m.ClientURI, RedirectURIs: m.RedirectURIs, Scope: scope, CreatedAt: s.now()})
 	if err != nil {
 		return nil, err
 	}
 	if c.DisabledAt != nil {
 		return nil, nil
 	}
-	return c, nil
+	return (*Client)(c), nil
 }

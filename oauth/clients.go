@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -19,22 +18,8 @@ const (
 	PrefixDynamicClient = "svcdyn_"
 )
 
-// Client is a registered OAuth client.
-type Client struct {
-	ID           string
-	WorkspaceID  string // the owning workspace of an admin app; "" for dynamic clients
-	Name         string
-	LogoURI      string
-	ClientURI    string
-	RedirectURIs []string
-	Scope        []string // nil: the whole catalogue may be requested
-	SecretHash   []byte   // nil: public client
-	Verified     bool
-	Dynamic      bool
-	CreatedAt    time.Time
-	LastUsedAt   *time.Time
-	DisabledAt   *time.Time
-}
+// Client is a registered OAuth client (its row, with the provider's rules as methods).
+type Client store.OAuthClient
 
 // adminRegistered reports whether a workspace admin registered the client (verified, not
 // self-registered): only such clients are trusted to receive errors without a page and to

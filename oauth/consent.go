@@ -38,7 +38,7 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req *authRe
 	prior *consent) {
 	workspace, err := s.cfg.Store.WorkspaceName(r.Context(), m.WorkspaceID)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	data := struct {

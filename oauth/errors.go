@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -25,6 +26,10 @@ func (e *Error) Error() string {
 	}
 	return e.Code + ": " + e.Description
 }
+
+// Unwrap returns the underlying error WithCause remembered, so errors.Is and errors.As
+// see through an OAuth error to, say, the database's.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Is reports whether target is an *Error with the same code, so errors.Is(err,
 // ErrInvalidGrant) holds for refined copies.
@@ -81,9 +86,28 @@ var (
 		Description: "too many registrations from this address; retry in an hour"}
 )
 
+// asError splits err for a flow that answers protocol errors and fails on anything else:
+// an *Error anywhere in its chain is the protocol error, the rest is a failure.
+func asError(err error) (*Error, error) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, nil
+	}
+	return nil, err
+}
+
+// descriptionOf is the error_description of err, or its text when it is no *Error.
+func descriptionOf(err error) string {
+	if e, _ := asError(err); e != nil {
+		return e.Description
+	}
+	return err.Error()
+}
+
 // writeError renders an OAuth error as JSON with the no-store headers of RFC 6749 5.1.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e, ok := err.(*Error)
+	var e *Error
+	ok := errors.As(err, &e)
 	switch {
 	case !ok && store.IsUnavailable(err):
 		e = ErrTemporarilyUnavailable.WithCause(err)
@@ -92,7 +116,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		e = ErrServerError.WithCause(err)
 	}
 	if e.Status >= 500 {
-		s.log.Error("oauth", "path", r.URL.Path, "err", e)
+		s.log.ErrorContext(r.Context(), "oauth", "request_id", store.RequestID(r.Context()), "path", r.URL.Path, "err", e)
 	}
 	writeJSON(w, e.Status, map[string]string{"error": e.Code, "error_description": e.Description})
 }

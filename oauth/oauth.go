@@ -42,7 +42,7 @@ const (
 
 // Config is what the provider needs; cmd builds it.
 type Config struct {
-	Store *store.Store
+	Store Storage
 	// Issuer is PUBLIC_URL with no trailing slash, identical in every document (RFC 8414 2,
 	// RFC 9207). Cookies are Secure when it is https.
 	Issuer string
@@ -101,7 +101,7 @@ type RegisterLimiter interface {
 type Server struct {
 	cfg       Config
 	log       *slog.Logger
-	db        *db
+	db        Storage
 	now       func() time.Time
 	grace     time.Duration
 	secure    bool
@@ -144,7 +144,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = remoteIP
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, db: &db{pool: cfg.Store.Pool()}, now: cfg.Now, grace: cfg.RefreshGrace,
+	s := &Server{cfg: cfg, log: cfg.Logger, db: cfg.Store, now: cfg.Now, grace: cfg.RefreshGrace,
 		secure: strings.HasPrefix(cfg.Issuer, "https://"), resources: map[string]string{}, catalogue: map[string]bool{},
 		limiter: cfg.RegisterLimiter, logins: cfg.LoginLimiter, checks: newPasswordChecks(cfg.PasswordChecks, cfg.PasswordWait)}
 	for _, r := range cfg.Resources {

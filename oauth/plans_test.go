@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // TestGrantsUseIndexesWithStaleStatistics: the OAuth tables are analysed while nearly
@@ -24,7 +25,7 @@ import (
 func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	pool := e.store.Pool()
+	pool := storetest.Pool(t)
 	exec := func(sql string, args ...any) {
 		t.Helper()
 		if _, err := pool.Exec(ctx, sql, args...); err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strings"
 	"time"
 
@@ -61,7 +60,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, e)
 		return
 	}
-	if err := s.db.insertClient(ctx, c, ""); err != nil {
+	if err := s.db.InsertOAuthClient(ctx, (*store.OAuthClient)(c), ""); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -77,83 +76,39 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 
 // checkRegistration applies service-spec 4.3 rule 7 and decisions.md 7.
 func (s *Server) checkRegistration(m registration) (*Client, *Error) {
-	if m.RedirectURIs == nil || len(*m.RedirectURIs) == 0 {
-		return nil, ErrInvalidRedirectURI.WithHint("redirect_uris is required: a list of 1 to %d URIs", MaxRedirectURIs)
+	var uris []string
+	if m.RedirectURIs != nil {
+		uris = *m.RedirectURIs
 	}
-	uris := *m.RedirectURIs
-	if len(uris) > MaxRedirectURIs {
-		return nil, ErrInvalidRedirectURI.WithHint("at most %d redirect_uris; got %d", MaxRedirectURIs, len(uris))
-	}
-	for _, u := range uris {
-		if e := checkRedirectURI(u); e != nil {
-			return nil, e
-		}
-	}
-	// Dynamically registered clients are public: there is no secret to hand out safely to
-	// whoever asks (decisions.md 7).
-	if m.TokenEndpointAuthMethod != nil && *m.TokenEndpointAuthMethod != "none" {
-		return nil, ErrInvalidClientMetadata.WithHint("token_endpoint_auth_method must be none: registered clients are public and use PKCE")
-	}
+	meta := clientMetadata{Name: m.ClientName, RedirectURIs: uris, AuthMethod: m.TokenEndpointAuthMethod}
 	if m.GrantTypes != nil {
-		for _, g := range *m.GrantTypes {
-			if g != "authorization_code" && g != "refresh_token" {
-				return nil, ErrInvalidClientMetadata.WithHint("grant_types may hold authorization_code and refresh_token only")
-			}
-		}
+		meta.GrantTypes = *m.GrantTypes
 	}
 	if m.ResponseTypes != nil {
-		for _, t := range *m.ResponseTypes {
-			if t != "code" {
-				return nil, ErrInvalidClientMetadata.WithHint("response_types may hold code only")
-			}
-		}
+		meta.ResponseTypes = *m.ResponseTypes
 	}
-	c := &Client{RedirectURIs: uris, Dynamic: true, CreatedAt: s.now().Truncate(time.Microsecond)}
-	c.Name = "Unnamed app"
-	if m.ClientName != nil {
-		name := strings.TrimSpace(*m.ClientName)
-		if len(name) > 100 {
-			return nil, ErrInvalidClientMetadata.WithHint("client_name is longer than 100 characters")
-		}
-		if !displayable(name) {
-			return nil, ErrInvalidClientMetadata.WithHint("client_name may not hold control characters or direction overrides")
-		}
-		if name != "" {
-			c.Name = name
-		}
+	if m.LogoURI != nil {
+		meta.LogoURI = *m.LogoURI
 	}
-	for _, f := range []struct {
-		name string
-		v    *string
-		dst  *string
-	}{{"logo_uri", m.LogoURI, &c.LogoURI}, {"client_uri", m.ClientURI, &c.ClientURI}} {
-		if f.v == nil || *f.v == "" {
-			continue
-		}
-		if e := checkHTTPS(f.name, *f.v); e != nil {
-			return nil, e
-		}
-		*f.dst = *f.v
+	if m.ClientURI != nil {
+		meta.ClientURI = *m.ClientURI
 	}
+	ok, e := registrationRules.check(meta)
+	if e != nil {
+		return nil, e
+	}
+	c := &Client{Name: ok.Name, RedirectURIs: ok.RedirectURIs, LogoURI: ok.LogoURI, ClientURI: ok.ClientURI,
+		Dynamic: true, CreatedAt: s.now().Truncate(time.Microsecond)}
 	if m.Scope != nil && strings.TrimSpace(*m.Scope) != "" {
 		scopes, err := s.parseScope(*m.Scope)
 		if err != nil {
-			return nil, ErrInvalidClientMetadata.WithHint("scope: %s", err.(*Error).Description)
+			return nil, ErrInvalidClientMetadata.WithHint("scope: %s", descriptionOf(err))
 		}
 		c.Scope = scopes
 	}
 	id, _ := store.NewSecret("")
 	c.ID = PrefixDynamicClient + id[:24]
 	return c, nil
-}
-
-// checkHTTPS accepts an absolute https URL (logo_uri and client_uri: decisions.md 7).
-func checkHTTPS(name, raw string) *Error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > 2000 || !storable(raw) {
-		return ErrInvalidClientMetadata.WithHint("%s must be an https URL", name)
-	}
-	return nil
 }
 
 // memoryLimiter is the in-process sliding-window RegisterLimiter used when

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // allowAll lets every registration through, so the table below is not rate limited.
@@ -184,7 +185,7 @@ func TestPurge(t *testing.T) {
 	}
 	exists := func(id string) bool {
 		var n int
-		_ = e.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM oauth_clients WHERE id = $1`, id).Scan(&n)
+		_ = storetest.Pool(t).QueryRow(context.Background(), `SELECT count(*) FROM oauth_clients WHERE id = $1`, id).Scan(&n)
 		return n == 1
 	}
 	if !exists(unused) {

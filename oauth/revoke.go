@@ -2,11 +2,8 @@ package oauth
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -46,16 +43,8 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) revokeRefresh(ctx context.Context, clientID, plain string) error {
-	var familyID string
-	err := s.db.pool.QueryRow(ctx, `SELECT f.id::text FROM oauth_refresh_tokens r JOIN oauth_families f ON f.id = r.family_id
-		WHERE r.token_hash = $1 AND f.client_id = $2`, store.HashSecret(plain), clientID).Scan(&familyID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := s.db.revokeFamily(ctx, familyID, s.now()); err != nil {
+	familyID, err := s.db.RevokeRefreshToken(ctx, clientID, store.HashSecret(plain), s.now())
+	if err != nil || familyID == "" {
 		return err
 	}
 	s.notify(ctx, "oauth_family:"+familyID)
@@ -63,14 +52,8 @@ func (s *Server) revokeRefresh(ctx context.Context, clientID, plain string) erro
 }
 
 func (s *Server) revokeAccess(ctx context.Context, clientID, plain string) error {
-	var id string
-	err := s.db.pool.QueryRow(ctx, `UPDATE oauth_access_tokens a SET revoked_at = coalesce(a.revoked_at, $3)
-		FROM oauth_families f WHERE f.id = a.family_id AND a.token_hash = $1 AND f.client_id = $2 RETURNING a.id::text`,
-		store.HashSecret(plain), clientID, s.now()).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
+	id, err := s.db.RevokeAccessToken(ctx, clientID, store.HashSecret(plain), s.now())
+	if err != nil || id == "" {
 		return err
 	}
 	s.notify(ctx, "oauth_access:"+id)

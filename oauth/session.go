@@ -17,12 +17,12 @@ func (s *Server) signedIn(r *http.Request) (*member, error) {
 	if plain == "" {
 		return nil, nil
 	}
-	return s.db.sessionMember(r.Context(), plain, s.now())
+	return s.db.OAuthSessionMember(r.Context(), plain, s.now())
 }
 
 // startSession signs the browser in as userID.
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, userID, method string) error {
-	plain, err := s.db.createSession(r.Context(), userID, method, s.now())
+	plain, err := s.db.CreateOAuthSession(r.Context(), userID, method, s.now(), s.now().Add(SessionTTL))
 	if err != nil {
 		return err
 	}
@@ -92,9 +92,9 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 			"Too many sign-in attempts from this network or for this account. Wait a few minutes, then try again.")
 		return
 	}
-	m, err := s.db.memberByEmail(r.Context(), email)
+	m, err := s.memberByEmail(r.Context(), email)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	hash := dummyHash
@@ -117,7 +117,7 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.startSession(w, r, m.UserID, "password"); err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	http.Redirect(w, r, ret, http.StatusSeeOther)
@@ -129,8 +129,8 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if plain := s.cookie(r, "ws_session"); plain != "" {
-		if err := s.db.deleteSession(r.Context(), plain); err != nil {
-			s.serverErrorPage(w, err)
+		if err := s.db.DeleteOAuthSession(r.Context(), plain); err != nil {
+			s.serverErrorPage(w, r, err)
 			return
 		}
 	}

@@ -238,21 +238,21 @@ func (s *Server) exchangeCode(ctx context.Context, c *Client, v url.Values) (pai
 		redirect = &got
 	}
 	now := s.now()
-	p, g, err := s.grant(ctx, now, func(refreshHash, accessHash []byte) (string, []any) {
-		return `oauth_code_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, []any{store.HashSecret(plain), c.ID, now,
-			requestErr == nil, redirect, s256(verifier), resource, refreshHash, accessHash, now.Add(RefreshTTL), now.Add(AccessTTL)}
-	})
+	p, issue := s.mint(now)
+	g, err := s.db.GrantCode(ctx, store.CodeGrant{CodeHash: store.HashSecret(plain), ClientID: c.ID, Now: now,
+		RequestOK: requestErr == nil, RedirectURI: redirect, Challenge: s256(verifier), Resource: resource, Pair: issue})
+	p.Scopes = g.Granted
 	if err != nil {
 		return pair{}, err
 	}
-	switch g.outcome {
+	switch g.Outcome {
 	case "issued":
 		return p, nil
 	case "unknown":
 		return pair{}, ErrInvalidGrant.WithHint("unknown authorization code")
 	case "replayed":
-		if g.family != nil {
-			s.notify(ctx, "oauth_family:"+*g.family)
+		if g.Family != nil {
+			s.notify(ctx, "oauth_family:"+*g.Family)
 		}
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code was already used; the tokens it issued are revoked")
 	case "bad_request":
@@ -266,9 +266,9 @@ func (s *Server) exchangeCode(ctx context.Context, c *Client, v url.Values) (pai
 	case "wrong_verifier":
 		return pair{}, ErrInvalidGrant.WithHint("code_verifier does not match the code_challenge (RFC 7636 4.6)")
 	case "other_resource":
-		return pair{}, ErrInvalidTarget.WithHint("the code was issued for %s", g.bound)
+		return pair{}, ErrInvalidTarget.WithHint("the code was issued for %s", g.Bound)
 	}
-	return pair{}, fmt.Errorf("oauth: code grant: unexpected outcome %q", g.outcome)
+	return pair{}, fmt.Errorf("oauth: code grant: unexpected outcome %q", g.Outcome)
 }
 
 // s256 is the S256 code_challenge of a verifier (RFC 7636 4.6).
@@ -309,19 +309,19 @@ func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, er
 		return pair{}, err
 	}
 	now := s.now()
-	p, g, err := s.grant(ctx, now, func(refreshHash, accessHash []byte) (string, []any) {
-		return `oauth_refresh_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, []any{store.HashSecret(plain), c.ID, now,
-			now.Add(-s.grace), requested, wantResource, refreshHash, accessHash, now.Add(RefreshTTL), now.Add(AccessTTL)}
-	})
+	p, issue := s.mint(now)
+	g, err := s.db.GrantRefresh(ctx, store.RefreshGrant{TokenHash: store.HashSecret(plain), ClientID: c.ID, Now: now,
+		GraceStart: now.Add(-s.grace), Scopes: requested, Resource: wantResource, Pair: issue})
+	p.Scopes = g.Granted
 	if err != nil {
 		return pair{}, err
 	}
-	switch g.outcome {
+	switch g.Outcome {
 	case "rotated":
 		return p, nil
 	case "superseded":
 		// Access tokens of the superseded pairs died: flush caches; the family lives.
-		s.notify(ctx, "oauth_family:"+*g.family)
+		s.notify(ctx, "oauth_family:"+*g.Family)
 		return p, nil
 	case "unknown":
 		return pair{}, ErrInvalidGrant.WithHint("unknown refresh token")
@@ -332,42 +332,27 @@ func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, er
 	case "expired":
 		return pair{}, ErrInvalidGrant.WithHint("the refresh token expired; authorize again")
 	case "other_resource":
-		return pair{}, ErrInvalidTarget.WithHint("this authorization is bound to %q", g.bound)
+		return pair{}, ErrInvalidTarget.WithHint("this authorization is bound to %q", g.Bound)
 	case "inactive":
 		return pair{}, ErrInvalidGrant.WithHint("the member can no longer sign in")
 	case "reused":
 		// RFC 9700 4.14.2: reuse of a rotated token means two parties hold it.
-		s.notify(ctx, "oauth_family:"+*g.family)
+		s.notify(ctx, "oauth_family:"+*g.Family)
 		return pair{}, ErrInvalidGrant.WithHint("the refresh token was already used; every token of this authorization is revoked, authorize again")
 	case "wider_scope":
-		return pair{}, ErrInvalidScope.WithHint("the refresh may narrow the scope, never widen it; this token has %q", strings.Join(g.granted, " "))
+		return pair{}, ErrInvalidScope.WithHint("the refresh may narrow the scope, never widen it; this token has %q", strings.Join(g.Granted, " "))
 	}
-	return pair{}, fmt.Errorf("oauth: refresh grant: unexpected outcome %q", g.outcome)
+	return pair{}, fmt.Errorf("oauth: refresh grant: unexpected outcome %q", g.Outcome)
 }
 
-// grantResult is what a grant function answered: the rule that decided (outcome), the
-// family concerned, the scopes granted (or the token's, when a narrowing failed) and the
-// resource the authorization is bound to.
-type grantResult struct {
-	outcome string
-	family  *string
-	granted []string
-	bound   string
-}
-
-// grant mints a pair and runs one grant function, which stores the pair's hashes only if
-// it issues it: one statement, one round trip, no transaction held open across them.
-func (s *Server) grant(ctx context.Context, now time.Time, call func(refreshHash, accessHash []byte) (string, []any)) (pair, grantResult, error) {
+// mint makes a token pair; a grant stores its hashes only if it issues it, one statement,
+// one round trip, no transaction held open across them.
+func (s *Server) mint(now time.Time) (pair, store.OAuthPair) {
 	var p pair
-	var refreshHash, accessHash []byte
-	p.Refresh, refreshHash = store.NewSecret(store.PrefixRefreshToken)
-	p.Access, accessHash = store.NewSecret(store.PrefixAccessToken)
-	fn, args := call(refreshHash, accessHash)
-	var g grantResult
-	err := s.db.pool.QueryRow(ctx, `SELECT outcome, family::text, granted, coalesce(bound, '') FROM `+fn, args...).
-		Scan(&g.outcome, &g.family, &g.granted, &g.bound)
-	p.Scopes = g.granted
-	return p, g, err
+	issue := store.OAuthPair{RefreshExpires: now.Add(RefreshTTL), AccessExpires: now.Add(AccessTTL)}
+	p.Refresh, issue.RefreshHash = store.NewSecret(store.PrefixRefreshToken)
+	p.Access, issue.AccessHash = store.NewSecret(store.PrefixAccessToken)
+	return p, issue
 }
 
 // notify flushes every process's credential cache (store.ListenRevocations).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 func oauthCreateApp(e *env, confidential bool, redirects ...string) (oauth.CreatedApp, error) {
@@ -425,7 +426,7 @@ func TestConcurrentRefresh(t *testing.T) {
 func wantOneLivePair(t testing.TB, e *env, client string) {
 	t.Helper()
 	var families, liveRefresh int
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT count(DISTINCT f.id),
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT count(DISTINCT f.id),
 			count(r.id) FILTER (WHERE r.retired_at IS NULL AND r.revoked_at IS NULL)
 		FROM oauth_families f JOIN oauth_refresh_tokens r ON r.family_id = f.id
 		WHERE f.client_id = $1 AND f.revoked_at IS NULL`, client).Scan(&families, &liveRefresh); err != nil {

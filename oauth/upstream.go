@@ -62,7 +62,7 @@ func (s *Server) upstreamStart(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := s.provider(r.Context())
 	if err != nil {
-		s.log.Error("oauth: upstream", "err", err)
+		s.log.ErrorContext(r.Context(), "oauth: upstream", "request_id", store.RequestID(r.Context()), "err", err)
 		s.errorPage(w, http.StatusBadGateway, "Sign-in unavailable", "We could not reach "+s.cfg.Upstream.Name+". Try again, or sign in with your password.", "")
 		return
 	}
@@ -86,7 +86,7 @@ func (s *Server) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 	name := s.cfg.Upstream.Name
 	refuse := func(status int, msg string, cause error) {
 		if cause != nil {
-			s.log.Warn("oauth: upstream sign-in refused", "err", cause)
+			s.log.WarnContext(r.Context(), "oauth: upstream sign-in refused", "request_id", store.RequestID(r.Context()), "err", cause)
 		}
 		s.errorPage(w, status, "Sign-in with "+name+" refused", msg, "")
 	}
@@ -144,9 +144,9 @@ func (s *Server) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusForbidden, name+" did not confirm that your email address is verified, so it cannot be matched to a member.", nil)
 		return
 	}
-	m, err := s.db.memberByEmail(r.Context(), claims.Email)
+	m, err := s.memberByEmail(r.Context(), claims.Email)
 	if err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	if m == nil || m.IsAgent {
@@ -164,14 +164,13 @@ func (s *Server) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.Upstream == "" {
-		if _, err := s.db.pool.Exec(r.Context(), `UPDATE users SET upstream_subject = $2 WHERE id = $1 AND upstream_subject IS NULL`,
-			m.UserID, subject); err != nil {
-			s.serverErrorPage(w, err)
+		if err := s.db.LinkUpstream(r.Context(), m.UserID, subject); err != nil {
+			s.serverErrorPage(w, r, err)
 			return
 		}
 	}
 	if err := s.startSession(w, r, m.UserID, "upstream"); err != nil {
-		s.serverErrorPage(w, err)
+		s.serverErrorPage(w, r, err)
 		return
 	}
 	http.Redirect(w, r, safeReturn(flow.Return), http.StatusSeeOther)

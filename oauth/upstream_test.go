@@ -20,6 +20,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // idp is an OpenID Connect provider inside the test: discovery, JWKS, an authorization
@@ -166,7 +167,7 @@ func TestUpstreamSignIn(t *testing.T) {
 			t.Fatalf("want the consent page, got %d %s", r.Status, r.Raw)
 		}
 		var subject string
-		_ = e.store.Pool().QueryRow(context.Background(), `SELECT upstream_subject FROM users WHERE id = $1`, e.Member.ID).Scan(&subject)
+		_ = storetest.Pool(t).QueryRow(context.Background(), `SELECT upstream_subject FROM users WHERE id = $1`, e.Member.ID).Scan(&subject)
 		if subject != p.srv.URL+"|upstream-"+strings.ToUpper(e.Member.Email) {
 			t.Fatalf("upstream subject %q", subject)
 		}

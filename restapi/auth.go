@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/expirable"
+
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -46,13 +48,15 @@ func (p Prefixed) Authenticate(ctx context.Context, bearer string) (*store.Princ
 // revocation is never visible later than that. A lookup that was in flight when a flush
 // came may have read the credential before it was revoked, so its result is returned but
 // not kept: every flush advances a generation, and only a lookup that began in the
-// current generation stores what it found.
+// current generation stores what it found. The entries sit in an expiring LRU bounded to
+// cacheSize credentials; each also carries its own deadline, as the one-second lifetime
+// without the listener and a credential's own expiry are shorter than the LRU's TTL.
 type Cache struct {
-	inner Authenticator
-	ttl   time.Duration
+	inner   Authenticator
+	ttl     time.Duration
+	entries *expirable.LRU[[32]byte, cacheEntry]
 
-	mu         sync.Mutex
-	entries    map[[32]byte]cacheEntry
+	mu         sync.Mutex // orders stores against flushes (generation)
 	listening  bool
 	generation uint64
 }
@@ -62,10 +66,13 @@ type cacheEntry struct {
 	expires time.Time
 }
 
+// cacheSize bounds the credentials a process remembers, against a flood of distinct tokens.
+const cacheSize = 100_000
+
 // NewCache wraps inner with a cache whose entries live ttl while revocations are being
 // listened to.
 func NewCache(inner Authenticator, ttl time.Duration) *Cache {
-	return &Cache{inner: inner, ttl: ttl, entries: map[[32]byte]cacheEntry{}}
+	return &Cache{inner: inner, ttl: ttl, entries: expirable.NewLRU[[32]byte, cacheEntry](cacheSize, nil, ttl)}
 }
 
 // Authenticate implements Authenticator.
@@ -73,7 +80,7 @@ func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Princip
 	key := sha256.Sum256([]byte(bearer))
 	now := time.Now()
 	c.mu.Lock()
-	e, ok := c.entries[key]
+	e, ok := c.entries.Get(key)
 	gen := c.generation
 	c.mu.Unlock()
 	if ok && now.Before(e.expires) {
@@ -85,8 +92,8 @@ func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Princip
 	}
 	ttl := time.Second
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.generation != gen { // flushed meanwhile: what was read may already be revoked
-		c.mu.Unlock()
 		return p, nil
 	}
 	if c.listening {
@@ -96,11 +103,7 @@ func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Princip
 	if p.Credential.ExpiresAt != nil && p.Credential.ExpiresAt.Before(exp) {
 		exp = *p.Credential.ExpiresAt
 	}
-	if len(c.entries) > 100_000 {
-		c.entries = map[[32]byte]cacheEntry{} // bound memory under a flood of distinct tokens
-	}
-	c.entries[key] = cacheEntry{p: p, expires: exp}
-	c.mu.Unlock()
+	c.entries.Add(key, cacheEntry{p: p, expires: exp})
 	return p, nil
 }
 
@@ -108,7 +111,7 @@ func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Princip
 // rare, and a flush costs one query per active credential).
 func (c *Cache) Flush(string) {
 	c.mu.Lock()
-	c.entries = map[[32]byte]cacheEntry{}
+	c.entries.Purge()
 	c.generation++
 	c.mu.Unlock()
 }
@@ -118,7 +121,7 @@ func (c *Cache) SetListening(on bool) {
 	c.mu.Lock()
 	c.listening = on
 	if !on {
-		c.entries = map[[32]byte]cacheEntry{}
+		c.entries.Purge()
 		c.generation++
 	}
 	c.mu.Unlock()

@@ -2,6 +2,7 @@ package restapi_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,4 +61,33 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 			t.Fatalf("after the revocation the token still authenticates (err %v): the stale lookup was cached", err)
 		}
 	})
+}
+
+// TestCacheFloodKeepsRecentCredentials: a flood of distinct tokens past the cache's bound
+// evicts the least recently used credentials, not every one: the tokens seen last are
+// still answered from the cache (the bound used to empty the whole cache).
+func TestCacheFloodKeepsRecentCredentials(t *testing.T) {
+	ctx := context.Background()
+	var calls atomic.Int32
+	inner := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+		calls.Add(1)
+		return &store.Principal{UserID: bearer, WorkspaceID: "w"}, nil
+	})
+	c := restapi.NewCache(inner, time.Minute)
+	c.SetListening(true)
+	const flood = 100_002 // two past the bound of 100,000 credentials
+	for i := range flood {
+		if _, err := c.Authenticate(ctx, fmt.Sprintf("token-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls.Store(0)
+	for i := flood - 10; i < flood; i++ {
+		if _, err := c.Authenticate(ctx, fmt.Sprintf("token-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("the 10 most recent tokens cost %d lookups after the flood; the cache should have kept them", n)
+	}
 }

@@ -44,7 +44,7 @@ func seedDeals(b testing.TB, s *store.Store, deals int) (*store.Principal, strin
 	f := storetest.Workspace(b, s, restapi.Scopes())
 	ctx := context.Background()
 	var deal string
-	err := s.Pool().QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
+	err := storetest.Pool(b).QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
 			VALUES ($1, $2, 'Bench') RETURNING id),
 		d AS (INSERT INTO deals (workspace_id, created_by, name, pipeline_id, value, notes, created_at)
 			SELECT $1, $2, 'Deal ' || g, pl.id, g * 10.5, 'notes of deal ' || g, now() - g * interval '1 second'
@@ -53,7 +53,7 @@ func seedDeals(b testing.TB, s *store.Store, deals int) (*store.Principal, strin
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.Pool().Exec(ctx, `VACUUM ANALYZE deals`); err != nil {
+	if _, err := storetest.Pool(b).Exec(ctx, `VACUUM ANALYZE deals`); err != nil {
 		b.Fatal(err)
 	}
 	return f.Admin, deal
@@ -170,7 +170,7 @@ func cursorAtDepth(tb testing.TB, w *benchWorld, depth int) string {
 	ctx := context.Background()
 	var created time.Time
 	var id string
-	if err := w.e.store.Pool().QueryRow(ctx, `SELECT created_at, id::text FROM deals WHERE workspace_id = $1
+	if err := storetest.Pool(tb).QueryRow(ctx, `SELECT created_at, id::text FROM deals WHERE workspace_id = $1
 		ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, depth-1).Scan(&created, &id); err != nil {
 		tb.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestPageAtDepthCostsNoMore(t *testing.T) {
 	ctx := context.Background()
 	var updated time.Time
 	var id string
-	if err := w.e.store.Pool().QueryRow(ctx, `SELECT updated_at, id::text FROM deals WHERE workspace_id = $1
+	if err := storetest.Pool(t).QueryRow(ctx, `SELECT updated_at, id::text FROM deals WHERE workspace_id = $1
 		ORDER BY updated_at, id OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, 100_000-100-1).Scan(&updated, &id); err != nil {
 		t.Fatal(err)
 	}

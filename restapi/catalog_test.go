@@ -181,13 +181,12 @@ func names(fs []restapi.Field) []string {
 // exists, its type fits the field's type, required fields and booleans are NOT NULL (the
 // OpenAPI record schemas rely on it), and the base columns the records show exist.
 func TestCatalogMatchesDatabase(t *testing.T) {
-	s := storetest.New(t)
 	type column struct {
 		typ, udt string
 		nullable bool
 	}
 	cols := map[string]map[string]column{}
-	rows, err := s.Pool().Query(context.Background(), `SELECT table_name, column_name, data_type, udt_name, is_nullable = 'YES'
+	rows, err := storetest.Pool(t).Query(context.Background(), `SELECT table_name, column_name, data_type, udt_name, is_nullable = 'YES'
 		FROM information_schema.columns WHERE table_schema = 'public'`)
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func (c client) postKey(path, key string, body any) response {
 func (e *env) count(t testing.TB, sql string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := e.store.Pool().QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+	if err := storetest.Pool(t).QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -271,7 +271,7 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 		t.Fatalf("%d keys kept for 24 hours, want 1", n)
 	}
 	// A day passes.
-	if _, err := e.store.Pool().Exec(ctx, `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
+	if _, err := storetest.Pool(t).Exec(ctx, `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
 		WHERE workspace_id = $1 AND key = $2`, f.WorkspaceID, key); err != nil {
 		t.Fatal(err)
 	}
@@ -286,12 +286,12 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 	// until the lease ends, then the key is claimed again.
 	crashed := uuid.NewString()
 	must(t, c.postKey("/labels", crashed, map[string]any{"name": "crashed"}), http.StatusCreated)
-	if _, err := e.store.Pool().Exec(ctx, `UPDATE idempotency_keys SET response_status = NULL, response_body = NULL,
+	if _, err := storetest.Pool(t).Exec(ctx, `UPDATE idempotency_keys SET response_status = NULL, response_body = NULL,
 		locked_until = now() + interval '1 minute' WHERE workspace_id = $1 AND key = $2`, f.WorkspaceID, crashed); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, c.postKey("/labels", crashed, map[string]any{"name": "crashed"}), http.StatusConflict, "idempotency_in_flight")
-	if _, err := e.store.Pool().Exec(ctx, `UPDATE idempotency_keys SET locked_until = now() - interval '1 second'
+	if _, err := storetest.Pool(t).Exec(ctx, `UPDATE idempotency_keys SET locked_until = now() - interval '1 second'
 		WHERE workspace_id = $1 AND key = $2`, f.WorkspaceID, crashed); err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 	// The sweeper deletes what expired, and nothing else.
 	other := uuid.NewString()
 	must(t, c.postKey("/labels", other, map[string]any{"name": "kept"}), http.StatusCreated)
-	if _, err := e.store.Pool().Exec(ctx, `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
+	if _, err := storetest.Pool(t).Exec(ctx, `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
 		WHERE workspace_id = $1 AND key = $2`, f.WorkspaceID, key); err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestIncrementalSync(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, restapi.Scopes())
 	ctx := context.Background()
-	rows, err := e.store.Pool().Query(ctx, `INSERT INTO labels (workspace_id, created_by, name)
+	rows, err := storetest.Pool(t).Query(ctx, `INSERT INTO labels (workspace_id, created_by, name)
 		SELECT $1, $2, 'sync ' || g FROM generate_series(1, 1200) g RETURNING id::text`, f.WorkspaceID, f.Admin.UserID)
 	if err != nil {
 		t.Fatal(err)

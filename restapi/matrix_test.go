@@ -96,7 +96,7 @@ func newWorld(t testing.TB, e *env) *world {
 	}
 	// The seed's attachment hangs off a task; point it at the deal task too, so the
 	// crm_task_id filter has a value to find.
-	if _, err := e.store.Pool().Exec(ctx, `UPDATE task_attachments SET crm_task_id =
+	if _, err := storetest.Pool(t).Exec(ctx, `UPDATE task_attachments SET crm_task_id =
 		(SELECT id FROM deal_tasks WHERE workspace_id = $1 LIMIT 1) WHERE workspace_id = $1`, f.WorkspaceID); err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestMeWithAgentKey(t *testing.T) {
 		t.Fatalf("grants %v, want the agent's own (crm full, hr none)", grants)
 	}
 	var used bool
-	if err := e.store.Pool().QueryRow(context.Background(),
+	if err := storetest.Pool(t).QueryRow(context.Background(),
 		`SELECT last_used_at > now() - interval '1 minute' FROM agent_keys WHERE id = $1`, f.Agent.KeyID).Scan(&used); err != nil || !used {
 		t.Fatalf("agent key last_used_at not recorded (err %v)", err)
 	}

@@ -20,13 +20,13 @@ func TestPagingWalksEveryRowOnce(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, restapi.Scopes())
 	ctx := context.Background()
-	if _, err := e.store.Pool().Exec(ctx, `INSERT INTO labels (workspace_id, created_by, name, created_at)
+	if _, err := storetest.Pool(t).Exec(ctx, `INSERT INTO labels (workspace_id, created_by, name, created_at)
 		SELECT $1, $2, 'page ' || g, CASE WHEN g <= 250 THEN now() ELSE now() - g * interval '1 ms' END
 		FROM generate_series(1, 500) g`, f.WorkspaceID, f.Admin.UserID); err != nil {
 		t.Fatal(err)
 	}
 	var want []string
-	rows, err := e.store.Pool().Query(ctx, `SELECT id::text FROM labels WHERE workspace_id = $1
+	rows, err := storetest.Pool(t).Query(ctx, `SELECT id::text FROM labels WHERE workspace_id = $1
 		ORDER BY created_at DESC, id DESC`, f.WorkspaceID)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ import (
 // because the feature-grant policy looked selective.
 func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 	s := storetest.New(t)
-	pool := s.Pool()
+	pool := storetest.Pool(t)
 	f := storetest.Workspace(t, s, restapi.Scopes())
 	reader := readerOfEverything(t, s, f.WorkspaceID)
 	ops := restapi.NewOps(s)
@@ -61,7 +61,7 @@ func TestDealListPlansAtEverySize(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			f := storetest.Workspace(t, s, restapi.Scopes())
 			reader := readerOfEverything(t, s, f.WorkspaceID)
-			sd := &seeder{t: t, pool: s.Pool(), ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
+			sd := &seeder{t: t, pool: storetest.Pool(t), ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
 			sd.quiet("deals")
 			sd.exec("ANALYZE deals")
 			pipeline := sd.parent("pipelines")

@@ -13,10 +13,7 @@ import (
 
 type ctxKey int
 
-const (
-	requestIDKey ctxKey = iota
-	principalKey
-)
+const principalKey ctxKey = 0
 
 // wellFormedID accepts a client's X-Request-Id only if it is short and plain
 // ([A-Za-z0-9._:-]{8,128}), so it cannot smuggle anything into logs or headers.
@@ -48,14 +45,13 @@ func RequestID(next http.Handler) http.Handler {
 			id = uuid.NewString()
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+		next.ServeHTTP(w, r.WithContext(store.WithRequestID(r.Context(), id)))
 	})
 }
 
 // RequestIDFrom returns the request id carried by ctx.
 func RequestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	return store.RequestID(ctx)
 }
 
 // WithPrincipal returns ctx carrying the authenticated principal.

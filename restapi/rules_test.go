@@ -181,7 +181,7 @@ func TestUsersProfile(t *testing.T) {
 	}
 	var role, status, email string
 	var grants []byte
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT role, status, email, grants FROM users WHERE id = $1`,
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT role, status, email, grants FROM users WHERE id = $1`,
 		tm.a.UserID).Scan(&role, &status, &email, &grants); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestWorkspaceSingleton(t *testing.T) {
 	must(t, admin.patch("/workspace/"+tm.ws, map[string]any{"timezone": "Europe/Berlin"}), http.StatusOK)
 	wantError(t, admin.patch("/workspace/"+other.ws, map[string]any{"name": "Theirs"}), http.StatusNotFound, "not_found")
 	var plan string
-	if err := e.store.Pool().QueryRow(context.Background(), `SELECT plan FROM workspaces WHERE id = $1`, tm.ws).Scan(&plan); err != nil || plan != "free" {
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT plan FROM workspaces WHERE id = $1`, tm.ws).Scan(&plan); err != nil || plan != "free" {
 		t.Fatalf("plan %q (%v): billing must not be writable", plan, err)
 	}
 	wantFieldError(t, admin.patch("/workspace", map[string]any{"okr_enabled": nil}), "okr_enabled")

@@ -92,7 +92,7 @@ func TestCommentEdits(t *testing.T) {
 
 	content := func(id string) (text, author string) {
 		t.Helper()
-		if err := e.store.Pool().QueryRow(context.Background(), `SELECT content, user_id::text FROM comments WHERE id = $1`, id).
+		if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT content, user_id::text FROM comments WHERE id = $1`, id).
 			Scan(&text, &author); err != nil {
 			t.Fatal(err)
 		}

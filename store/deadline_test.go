@@ -29,7 +29,7 @@ func TestStatementDeadline(t *testing.T) {
 	s := openBounded(t, store.Options{ConnectTimeout: time.Second, AcquireTimeout: time.Second, StatementTimeout: 300 * time.Millisecond})
 	ctx := context.Background()
 	start := time.Now()
-	_, err := s.Pool().Exec(ctx, "SELECT pg_sleep(5)")
+	_, err := store.PoolOf(s).Exec(ctx, "SELECT pg_sleep(5)")
 	took := time.Since(start)
 	if err == nil || took > 2*time.Second {
 		t.Fatalf("pg_sleep(5) under a 300ms deadline: err %v after %s", err, took)
@@ -38,7 +38,7 @@ func TestStatementDeadline(t *testing.T) {
 		t.Errorf("rendered as %d %s %v, want 503 internal_error with Retry-After", e.Status, e.Code, e.Header)
 	}
 	// Three statements of 200ms in one transaction: each within its own deadline.
-	err = pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, store.PoolOf(s), func(tx pgx.Tx) error {
 		for range 3 {
 			if _, err := tx.Exec(ctx, "SELECT pg_sleep(0.2)"); err != nil {
 				return err
@@ -50,11 +50,11 @@ func TestStatementDeadline(t *testing.T) {
 		t.Errorf("a transaction of short statements: %v", err)
 	}
 	// Work marked WithoutDeadlines (migrations) is not cut off.
-	if _, err := s.Pool().Exec(store.WithoutDeadlines(ctx), "SELECT pg_sleep(0.5)"); err != nil {
+	if _, err := store.PoolOf(s).Exec(store.WithoutDeadlines(ctx), "SELECT pg_sleep(0.5)"); err != nil {
 		t.Errorf("WithoutDeadlines: %v", err)
 	}
 	var one int
-	if err := s.Pool().QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+	if err := store.PoolOf(s).QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
 		t.Errorf("after a deadline: %v", err)
 	}
 }
@@ -62,7 +62,7 @@ func TestStatementDeadline(t *testing.T) {
 // TestIsUnavailable separates a database that does not answer from one that refuses.
 func TestIsUnavailable(t *testing.T) {
 	s := openBounded(t, store.Options{StatementTimeout: time.Second})
-	_, err := s.Pool().Exec(context.Background(), "SELECT * FROM no_such_table")
+	_, err := store.PoolOf(s).Exec(context.Background(), "SELECT * FROM no_such_table")
 	if err == nil || store.IsUnavailable(err) || store.AsError(err).Status != 500 {
 		t.Errorf("an undefined table is a plain 500, not unavailable: %v", err)
 	}
@@ -85,7 +85,7 @@ func BenchmarkStatementDeadline(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			var one int
 			for b.Loop() {
-				if err := bc.s.Pool().QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+				if err := store.PoolOf(bc.s).QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
 					b.Fatal(err)
 				}
 			}

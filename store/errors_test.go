@@ -35,7 +35,7 @@ func TestDataErrorsAreClientErrors(t *testing.T) {
 		{"index row too large", `INSERT INTO hostile VALUES ($1)`, []any{hex.EncodeToString(random)}, "54000"},
 		{"nesting too deep", `SELECT $1::text::jsonb`, []any{strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000)}, "54001"},
 	}
-	conn, err := s.Pool().Acquire(ctx) // the temp table lives on one connection
+	conn, err := store.PoolOf(s).Acquire(ctx) // the temp table lives on one connection
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,11 +43,11 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 	}
 	// Transient rows the demo seed does not make.
 	for _, ws := range []string{da.WorkspaceID, db.WorkspaceID} {
-		if _, err := s.Pool().Exec(ctx, `INSERT INTO credit_holds (workspace_id, amount, domain, expires_at)
+		if _, err := store.PoolOf(s).Exec(ctx, `INSERT INTO credit_holds (workspace_id, amount, domain, expires_at)
 			VALUES ($1, 1, 'held.example', now() + interval '1 minute')`, ws); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Pool().Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, fingerprint, locked_until, expires_at)
+		if _, err := store.PoolOf(s).Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, fingerprint, locked_until, expires_at)
 			VALUES ($1, 'agent_key:seed', 'seed-key', '\x00', now(), now() + interval '1 day')`, ws); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 // role may select from it.
 func workspaceTables(t *testing.T, s *store.Store) map[string]bool {
 	t.Helper()
-	rows, err := s.Pool().Query(context.Background(), `SELECT c.table_name,
+	rows, err := store.PoolOf(s).Query(context.Background(), `SELECT c.table_name,
 			has_table_privilege('workspaced_app', c.table_name, 'SELECT')
 		FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
 		WHERE c.table_schema = 'public' AND c.column_name = 'workspace_id' AND t.table_type = 'BASE TABLE'`)
@@ -187,7 +187,7 @@ func TestRequestRoleCannotBypassRLS(t *testing.T) {
 	a, _ := seeded(t, s)
 	ctx := context.Background()
 	var super, bypass bool
-	if err := s.Pool().QueryRow(ctx, `SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = 'workspaced_app'`).
+	if err := store.PoolOf(s).QueryRow(ctx, `SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = 'workspaced_app'`).
 		Scan(&super, &bypass); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestRequestRoleCannotBypassRLS(t *testing.T) {
 	}
 	// The actor settings are transaction-local: the next statement on the pool has none.
 	var ws string
-	if err := s.Pool().QueryRow(ctx, `SELECT coalesce(current_setting('app.workspace_id', true), '')`).Scan(&ws); err != nil {
+	if err := store.PoolOf(s).QueryRow(ctx, `SELECT coalesce(current_setting('app.workspace_id', true), '')`).Scan(&ws); err != nil {
 		t.Fatal(err)
 	}
 	if ws != "" {
@@ -344,7 +344,7 @@ func TestSeedEmptyTablesFillsEveryResourceTable(t *testing.T) {
 	}
 	for _, table := range tables {
 		var n int
-		if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{table}.Sanitize()+
+		if err := store.PoolOf(s).QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{table}.Sanitize()+
 			` WHERE workspace_id = $1`, f.WorkspaceID).Scan(&n); err != nil {
 			t.Fatal(err)
 		}

@@ -52,9 +52,8 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 	return &Store{pool: pool}, nil
 }
 
-// Pool exposes the pool to packages that run their own unscoped statements (credential
-// tables, which the request role cannot reach).
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+// Stat reports the pool's size and use (its configured MaxConns among them).
+func (s *Store) Stat() *pgxpool.Stat { return s.pool.Stat() }
 
 // Ping reports whether the database answers (readiness).
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }

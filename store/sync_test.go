@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
@@ -23,7 +24,7 @@ func TestEveryWorkspaceTableHasTheSyncIndex(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	indexed := map[string]bool{}
-	rows, err := s.Pool().Query(ctx, syncIndexed)
+	rows, err := store.PoolOf(s).Query(ctx, syncIndexed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestEveryWorkspaceTableHasTheSyncIndex(t *testing.T) {
 	}
 
 	t.Run("ws_protect indexes tables made later", func(t *testing.T) {
-		err := pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, store.PoolOf(s), func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `SELECT ws_resource_table('later_things', 'name text'); SELECT ws_protect('later_things', 'later_things', '', 'write')`); err != nil {
 				return err
 			}
@@ -79,7 +80,7 @@ func TestUpdatesMoveUpdatedAtForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, store.PoolOf(s), func(tx pgx.Tx) error {
 		var id string
 		var v0 time.Time
 		if err := tx.QueryRow(ctx, `INSERT INTO labels (workspace_id, name) VALUES ($1, 'v') RETURNING id, updated_at`, ws).Scan(&id, &v0); err != nil {

@@ -42,7 +42,7 @@ func mustCLI(t *testing.T, args ...string) map[string]any {
 func count(t *testing.T, sql string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := storetest.New(t).Pool().QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+	if err := storetest.Pool(t).QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -17,7 +17,7 @@ import (
 func settingsHolding(t *testing.T, s *store.Store, secret string) int {
 	t.Helper()
 	var n int
-	if err := s.Pool().QueryRow(context.Background(), `SELECT count(*) FROM service_settings WHERE strpos(value, $1) > 0`,
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT count(*) FROM service_settings WHERE strpos(value, $1) > 0`,
 		secret).Scan(&n); err != nil {
 		t.Fatal(err)
 	}

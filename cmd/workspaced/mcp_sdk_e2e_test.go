@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // sdkClientDir holds the pinned MCP TypeScript SDK and the headless client script; .ci/test
@@ -146,7 +148,7 @@ func TestMCPWithTypeScriptSDKThroughOAuth(t *testing.T) {
 	expire := next("expire")
 	// Expire every access token of the member's authorization, and flush the credential
 	// cache of the process as a revocation does.
-	pool := s.Pool()
+	pool := storetest.Pool(t)
 	tag, err := pool.Exec(ctx, `UPDATE oauth_access_tokens SET expires_at = now() - interval '1 second'
 		WHERE family_id IN (SELECT f.id FROM oauth_families f JOIN users u ON u.id = f.user_id WHERE u.email = $1)`, email)
 	if err != nil || tag.RowsAffected() == 0 {

@@ -186,7 +186,7 @@ func TestPoolSizeFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := s.Pool().Config().MaxConns; got != 7 {
+	if got := s.Stat().MaxConns(); got != 7 {
 		t.Fatalf("pool of %d connections, want 7", got)
 	}
 }

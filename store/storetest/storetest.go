@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -27,12 +28,18 @@ var (
 	dbName  string
 	adminDB string
 	initErr error
+	raw     *pgxpool.Pool
+	rawOnce sync.Once
+	rawErr  error
 )
 
 // Main runs the package's tests and drops the package database afterwards. Call it from
 // TestMain: func TestMain(m *testing.M) { storetest.Main(m) }.
 func Main(m *testing.M) {
 	code := m.Run()
+	if raw != nil {
+		raw.Close()
+	}
 	if shared != nil {
 		shared.Close()
 		dropDatabase()
@@ -55,6 +62,19 @@ func New(tb testing.TB) *store.Store {
 func DSN(tb testing.TB) string {
 	New(tb)
 	return dsn
+}
+
+// Pool returns a connection pool on this test binary's database, outside row-level
+// security, for tests that arrange or inspect rows with SQL of their own. Production code
+// has no such handle: store keeps its pool to itself.
+func Pool(tb testing.TB) *pgxpool.Pool {
+	tb.Helper()
+	New(tb)
+	rawOnce.Do(func() { raw, rawErr = pgxpool.New(context.Background(), dsn) })
+	if rawErr != nil {
+		tb.Fatalf("storetest: pool: %v", rawErr)
+	}
+	return raw
 }
 
 func setup() error {
