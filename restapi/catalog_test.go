@@ -128,11 +128,11 @@ func split(s string) []string {
 
 // TestCatalogMatchesSpec compares Catalog with the spec's tables row by row.
 func TestCatalogMatchesSpec(t *testing.T) {
-	if len(restapi.Catalog) != len(spec21) {
-		t.Fatalf("catalogue has %d resources, spec 2.1 has %d", len(restapi.Catalog), len(spec21))
+	if len(restapi.Catalog()) != len(spec21) {
+		t.Fatalf("catalogue has %d resources, spec 2.1 has %d", len(restapi.Catalog()), len(spec21))
 	}
 	for i, want := range spec21 {
-		r := restapi.Catalog[i]
+		r := restapi.Catalog()[i]
 		t.Run(want.name, func(t *testing.T) {
 			got := specRow{r.Name, r.Scope, r.Access.String(), strings.Join(names(r.Required()), ", "),
 				strings.Join(names(r.Filters()), ", ")}
@@ -211,7 +211,7 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 		restapi.Number: {"numeric"}, restapi.Date: {"date"}, restapi.Time: {"timestamptz"}, restapi.JSON: {"jsonb"},
 		restapi.UUIDs: {"_uuid"}, restapi.Strings: {"_text"},
 	}
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		if r.Access == restapi.WriteOnly {
 			continue
 		}
@@ -241,5 +241,17 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCatalogIsACopy checks that a caller changing the slice Catalog returns does not
+// change the catalogue every other caller sees.
+func TestCatalogIsACopy(t *testing.T) {
+	first := restapi.Catalog()
+	name := first[0].Name
+	first[0] = &restapi.Resource{Name: "tampered"}
+	_ = append(first[:1], first[2:]...)
+	if got := restapi.Catalog(); got[0].Name != name || len(got) != len(first) || restapi.Lookup(name) == nil {
+		t.Fatalf("changing Catalog's result changed the catalogue: first resource %q, %d resources", got[0].Name, len(got))
 	}
 }

@@ -228,7 +228,7 @@ func patchField(r *restapi.Resource) (restapi.Field, any) {
 func TestCatalogMatrix(t *testing.T) {
 	e := newEnv(t)
 	a, b := newWorld(t, e), newWorld(t, e)
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		if r.Access == restapi.WriteOnly {
 			continue // enrich: its own tests
 		}

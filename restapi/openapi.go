@@ -99,7 +99,7 @@ func anyJSON() []any {
 // and MCP group the same resources under the same names.
 func toolsets() (names []string, members map[string][]string) {
 	members = map[string][]string{}
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		f := r.Toolset()
 		if members[f] == nil {
 			names = append(names, f)
@@ -249,7 +249,7 @@ func openAPIDoc() obj {
 	paths := obj{}
 	tag := func(r *Resource) []string { return []string{r.Toolset()} }
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "format": "uuid"}}
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		if r.Access == WriteOnly {
 			continue
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 // The generic operations of spec 4.1. Every statement is derived from the catalogue:
-// identifiers come only from Catalog, values only travel as parameters. PostgreSQL builds
+// identifiers come only from the catalogue, values only travel as parameters. PostgreSQL builds
 // the JSON (row_to_json), so every column comes back in its native JSON type: numeric as a
 // number, date as "2026-01-31", timestamptz as RFC 3339. Each operation is one statement
 // run as the actor in one round trip (store.Query); RLS is the guard, the gates in front

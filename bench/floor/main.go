@@ -40,7 +40,7 @@ func main() {
 		log.Fatal(err)
 	}
 	f := &floor{pool: pool, ws: *workspace, columns: map[*restapi.Resource]string{}}
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		f.columns[r] = columns(r)
 	}
 	mux := http.NewServeMux()
