@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // The OpenAPI 3.1 document of the REST API, generated from the catalogue (decisions.md 1):
@@ -31,68 +33,6 @@ func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 type obj = map[string]any
 
 func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
-
-// fieldSchema is a field's JSON Schema; nullable adds null to its type (and enum).
-func fieldSchema(f *Field, nullable bool) obj {
-	s := obj{}
-	switch f.Type {
-	case String:
-		s["type"], s["maxLength"] = "string", f.MaxLength()
-	case UUID:
-		s["type"], s["format"] = "string", "uuid"
-	case Bool:
-		s["type"] = "boolean"
-	case Int:
-		s["type"], s["format"] = "integer", "int32"
-		if f.Big {
-			s["format"] = "int64"
-		}
-		if f.Min != nil {
-			s["minimum"] = *f.Min
-		}
-		if f.Max != nil {
-			s["maximum"] = *f.Max
-		}
-	case Number:
-		s["type"], s["format"] = "number", "double" // generators would otherwise pick float32
-	case Date:
-		s["type"], s["format"] = "string", "date"
-	case Time:
-		s["type"], s["format"] = "string", "date-time"
-	case JSON:
-		// Any JSON value (decisions.md 4), spelled out as a union of typed branches so
-		// generated clients get a usable type (an object is Record<string, unknown>, not
-		// never) and linters find items on the array branch.
-		s["anyOf"] = anyJSON()
-	case UUIDs:
-		s["type"], s["items"] = "array", obj{"type": "string", "format": "uuid"}
-	case Strings:
-		s["type"], s["items"] = "array", obj{"type": "string", "maxLength": f.MaxLength()}
-	}
-	if len(f.Enum) > 0 {
-		enum := make([]any, 0, len(f.Enum)+1)
-		for _, e := range f.Enum {
-			enum = append(enum, e)
-		}
-		if nullable {
-			enum = append(enum, nil)
-		}
-		s["enum"] = enum
-	}
-	if nullable && f.Type != JSON { // anyJSON includes null
-		s["type"] = []any{s["type"], "null"}
-	}
-	if f.Doc != "" {
-		s["description"] = f.Doc
-	}
-	return s
-}
-
-// anyJSON is the branches of "any JSON value".
-func anyJSON() []any {
-	return []any{obj{"type": "object", "additionalProperties": true}, obj{"type": "array", "items": obj{}},
-		obj{"type": "string"}, obj{"type": "number", "format": "double"}, obj{"type": "boolean"}, obj{"type": "null"}}
-}
 
 // toolsets lists the resources' toolsets (Resource.Toolset) in catalogue order, each with
 // the resources in it: the OpenAPI document tags each operation with its toolset, so REST
@@ -151,7 +91,7 @@ func recordSchema(r *Resource) obj {
 	}
 	for i := range r.Fields {
 		f := &r.Fields[i]
-		props[f.Name] = fieldSchema(f, !f.Required && f.Type != Bool)
+		props[f.Name] = f.Schema(OpenAPIDialect, !f.Required && f.Type != Bool)
 	}
 	props["created_at"] = obj{"type": "string", "format": "date-time"}
 	props["updated_at"] = obj{"type": "string", "format": "date-time"}
@@ -165,9 +105,9 @@ func writeSchema(r *Resource, create bool) obj {
 	var required []string
 	for _, f := range r.Writable() {
 		nullable := !f.Required && f.Type != Bool && f.Type != UUIDs && f.Type != Strings
-		s := fieldSchema(&f, nullable)
+		s := f.Schema(OpenAPIDialect, nullable)
 		if f.Required && f.Type == String && len(f.Enum) == 0 {
-			s["minLength"] = 1
+			s.MinLength = jsonschema.Ptr(1)
 		}
 		props[f.Name] = s
 		if create && f.Required {
@@ -260,7 +200,7 @@ func openAPIDoc() obj {
 			params := []any{}
 			for _, f := range r.Filters() {
 				params = append(params, obj{"name": f.Name, "in": "query", "required": false,
-					"description": "exact match", "schema": fieldSchema(&f, false)})
+					"description": "exact match", "schema": f.Schema(OpenAPIDialect, false)})
 			}
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
 				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}},
