@@ -189,7 +189,7 @@ func getTool(r *restapi.Resource) toolSpec {
 	if r.CanList() {
 		desc = fmt.Sprintf("Get one %s record by id (see list_%s). %s", human(r.Name), r.Name, needs(r, false))
 	}
-	args := input(map[string]*jsonschema.Schema{"id": uuidIn()}, "id")
+	args := input(map[string]*jsonschema.Schema{"id": restapi.UUID.Schema(restapi.ToolDialect)}, "id")
 	return toolSpec{kind: KindGet, resource: r, scope: r.ReadScope(),
 		tool: newTool("get_"+r.Name, desc, args, recordSchema(r), hints(true, true, false))}
 }
@@ -243,7 +243,7 @@ func updateTool(r *restapi.Resource) toolSpec {
 		}
 		props[f.Name] = p
 	}
-	props["id"] = uuidIn()
+	props["id"] = restapi.UUID.Schema(restapi.ToolDialect)
 	var required []string
 	idNote := ""
 	if r.Access == restapi.Singleton {
@@ -293,7 +293,6 @@ func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema
 }
 
 func typed(t string) *jsonschema.Schema { return &jsonschema.Schema{Type: t} }
-func uuidIn() *jsonschema.Schema        { return &jsonschema.Schema{Type: "string", Format: "uuid"} }
 
 // nullable is a value of type t or null, spelled with anyOf (restapi.ToolDialect says why).
 func nullable(t string) *jsonschema.Schema {

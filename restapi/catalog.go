@@ -48,22 +48,6 @@ const (
 // Features lists every grantable feature, in the order admin tools show them.
 var Features = []Feature{CRM, HR, Finance, Metrics, Competitors, Agents}
 
-// Type is a field's JSON type and format (decisions.md 4 settles the ones the spec leaves open).
-type Type int
-
-const (
-	String  Type = iota
-	UUID         // a uuid string
-	Bool         // true or false
-	Int          // a JSON integer
-	Number       // a JSON number, stored as numeric
-	Date         // an ISO date, 2026-01-31
-	Time         // an RFC 3339 timestamp
-	JSON         // any JSON value, stored as jsonb
-	UUIDs        // an array of uuid strings
-	Strings      // an array of strings
-)
-
 // Field is one column of a resource as the API shows it.
 type Field struct {
 	Name     string   // JSON key and column name

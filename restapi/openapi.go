@@ -84,17 +84,17 @@ func meSchema() obj {
 // recordSchema shows every column a record carries. Required fields and booleans are NOT
 // NULL in the schema (TestCatalogMatchesDatabase checks it); everything else may be null.
 func recordSchema(r *Resource) obj {
-	props := obj{"id": obj{"type": "string", "format": "uuid"}}
+	props := obj{"id": UUID.Schema(OpenAPIDialect)}
 	if hasOwner(r) {
-		props["workspace_id"] = obj{"type": "string", "format": "uuid"}
-		props["created_by"] = obj{"type": []any{"string", "null"}, "format": "uuid", "description": "the user who created it"}
+		props["workspace_id"] = UUID.Schema(OpenAPIDialect)
+		props["created_by"] = (&Field{Type: UUID, Doc: "the user who created it"}).Schema(OpenAPIDialect, true)
 	}
 	for i := range r.Fields {
 		f := &r.Fields[i]
 		props[f.Name] = f.Schema(OpenAPIDialect, !f.Required && f.Type != Bool)
 	}
-	props["created_at"] = obj{"type": "string", "format": "date-time"}
-	props["updated_at"] = obj{"type": "string", "format": "date-time"}
+	props["created_at"] = Time.Schema(OpenAPIDialect)
+	props["updated_at"] = Time.Schema(OpenAPIDialect)
 	return obj{"type": "object", "description": r.Doc, "properties": props, "required": Columns(r),
 		"additionalProperties": false}
 }
@@ -104,8 +104,7 @@ func writeSchema(r *Resource, create bool) obj {
 	props := obj{}
 	var required []string
 	for _, f := range r.Writable() {
-		nullable := !f.Required && f.Type != Bool && f.Type != UUIDs && f.Type != Strings
-		s := f.Schema(OpenAPIDialect, nullable)
+		s := f.Schema(OpenAPIDialect, f.acceptsNull())
 		if f.Required && f.Type == String && len(f.Enum) == 0 {
 			s.MinLength = jsonschema.Ptr(1)
 		}
@@ -188,7 +187,7 @@ func openAPIDoc() obj {
 	}
 	paths := obj{}
 	tag := func(r *Resource) []string { return []string{r.Toolset()} }
-	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "format": "uuid"}}
+	idParam := obj{"name": "id", "in": "path", "required": true, "schema": UUID.Schema(OpenAPIDialect)}
 	for _, r := range catalog {
 		if r.Access == WriteOnly {
 			continue
@@ -238,8 +237,8 @@ func openAPIDoc() obj {
 					"description": "true unlinks instead of creating", "schema": obj{"type": "boolean"}}}
 				op["responses"].(obj)["200"] = dataResponse("The link was removed.", obj{"type": "object",
 					"required": []string{r.DetachKeys[0], r.DetachKeys[1], "detached"}, "additionalProperties": false,
-					"properties": obj{r.DetachKeys[0]: obj{"type": "string", "format": "uuid"},
-						r.DetachKeys[1]: obj{"type": "string", "format": "uuid"}, "detached": obj{"const": true}}})
+					"properties": obj{r.DetachKeys[0]: UUID.Schema(OpenAPIDialect),
+						r.DetachKeys[1]: UUID.Schema(OpenAPIDialect), "detached": obj{"const": true}}})
 			}
 			coll["post"] = op
 		}

@@ -132,7 +132,7 @@ func columnList(r *Resource) string {
 // param renders the placeholder of a value: text parameters cast in SQL, so the value's
 // exact text (a numeric's digits, a date) reaches PostgreSQL unchanged.
 func param(n int, t Type) string {
-	if t == UUIDs || t == Strings {
+	if strings.HasSuffix(t.SQLType(), "[]") {
 		return fmt.Sprintf("$%d::text[]::%s", n, t.SQLType())
 	}
 	return fmt.Sprintf("$%d::text::%s", n, t.SQLType())

@@ -18,7 +18,23 @@ import (
 
 // The field types, one entry each: what a Type means in SQL, in JSON Schema (the OpenAPI
 // document and the MCP tools both ask Field.Schema), in a request body, in a list filter
-// and in messages. Adding a type is one constant in catalog.go and one entry here.
+// and in messages. Adding a type is one constant and one entry here.
+
+// Type is a field's JSON type and format (decisions.md 4 settles the ones the spec leaves open).
+type Type int
+
+const (
+	String  Type = iota
+	UUID         // a uuid string
+	Bool         // true or false
+	Int          // a JSON integer
+	Number       // a JSON number, stored as numeric
+	Date         // an ISO date, 2026-01-31
+	Time         // an RFC 3339 timestamp
+	JSON         // any JSON value, stored as jsonb
+	UUIDs        // an array of uuid strings
+	Strings      // an array of strings
+)
 
 // fieldType is everything one Type means.
 type fieldType struct {
@@ -50,23 +66,13 @@ var fieldTypes = [...]fieldType{
 		check:  checkText(nil),
 		filter: func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
 	},
-	UUID: {sql: "uuid",
-		schema:   formatted("uuid"),
-		describe: func(*Field) string { return "a uuid string such as \"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f\"" },
-		check:    checkText(isUUID),
-		filter:   func(_ *Field, v string) bool { return isUUID(v) },
-	},
+	UUID: textType("uuid", "uuid", "a uuid string such as \"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f\"", isUUID),
 	Bool: {sql: "boolean",
 		schema:   func(*Field, Dialect) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean"} },
 		describe: func(*Field) string { return "true or false" },
-		check: func(f *Field, raw json.RawMessage, want string) (value, string) {
-			if s := string(raw); s == "true" || s == "false" {
-				return s, ""
-			}
-			return nil, want
-		},
-		filter:  func(_ *Field, v string) bool { return v == "true" || v == "false" },
-		notNull: "cannot be null; send true or false",
+		check:    checkLiteral(isBool),
+		filter:   isBool,
+		notNull:  "cannot be null; send true or false",
 	},
 	Int: {sql: "bigint",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
@@ -82,41 +88,17 @@ var fieldTypes = [...]fieldType{
 			}
 			return fmt.Sprintf("a %d-bit integer", intBits(f))
 		},
-		check: func(f *Field, raw json.RawMessage, want string) (value, string) {
-			n, err := strconv.ParseInt(string(raw), 10, intBits(f))
-			if !integerRE.Match(raw) || err != nil || f.Min != nil && n < int64(*f.Min) || f.Max != nil && n > int64(*f.Max) {
-				return nil, want
-			}
-			return string(raw), ""
-		},
-		filter: func(f *Field, v string) bool {
-			_, err := strconv.ParseInt(v, 10, intBits(f))
-			return err == nil
-		},
+		check:  checkLiteral(isInt),
+		filter: isInt,
 	},
 	Number: {sql: "numeric",
 		schema:   numberSchema,
 		describe: func(*Field) string { return "a JSON number" },
-		check: func(f *Field, raw json.RawMessage, want string) (value, string) {
-			if !isNumber(string(raw)) {
-				return nil, want
-			}
-			return string(raw), ""
-		},
-		filter: func(_ *Field, v string) bool { return isNumber(v) },
+		check:    checkLiteral(isNumber),
+		filter:   isNumber,
 	},
-	Date: {sql: "date",
-		schema:   formatted("date"),
-		describe: func(*Field) string { return "an ISO date string such as \"2026-01-31\"" },
-		check:    checkText(isDate),
-		filter:   func(_ *Field, v string) bool { return isDate(v) },
-	},
-	Time: {sql: "timestamptz",
-		schema:   formatted("date-time"),
-		describe: func(*Field) string { return "an RFC 3339 timestamp string such as \"2026-01-31T09:00:00Z\"" },
-		check:    checkText(isTime),
-		filter:   func(_ *Field, v string) bool { return isTime(v) },
-	},
+	Date: textType("date", "date", "an ISO date string such as \"2026-01-31\"", isDate),
+	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string such as \"2026-01-31T09:00:00Z\"", isTime),
 	JSON: {sql: "jsonb",
 		schema:   anyJSON,
 		describe: func(*Field) string { return "any JSON value" },
@@ -162,6 +144,10 @@ const (
 
 // SQLType is the column type a value of t is cast to from its text.
 func (t Type) SQLType() string { return fieldTypes[t].sql }
+
+// Schema is the JSON Schema of a value of t in the dialect, for columns that are not
+// catalogue fields (id, created_at ...).
+func (t Type) Schema(d Dialect) *jsonschema.Schema { return fieldTypes[t].schema(&Field{}, d) }
 
 // Schema is the field's JSON Schema in the dialect: its type's schema plus the field's
 // enumeration, bounds and description; nullable admits null too.
@@ -238,17 +224,43 @@ func formatted(format string) func(*Field, Dialect) *jsonschema.Schema {
 	}
 }
 
+// acceptsNull reports whether a body may set the field to null.
+func (f *Field) acceptsNull() bool { return !f.Required && fieldTypes[f.Type].notNull == "" }
+
 // checkValue validates one body value against its field and returns the parameter.
 // problem is "" when the value is acceptable.
 func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 	raw = bytes.TrimSpace(raw)
 	if string(raw) == "null" {
-		if f.Required {
+		switch {
+		case f.acceptsNull():
+			return nil, ""
+		case f.Required:
 			return nil, "is required and cannot be null"
 		}
 		return nil, fieldTypes[f.Type].notNull
 	}
 	return fieldTypes[f.Type].check(f, raw, "must be "+describe(f))
+}
+
+// textType is a type whose values are JSON strings of a form valid accepts (a uuid, a
+// date), stored as sql and described by format in JSON Schema; a body's string and a
+// filter's text are checked alike.
+func textType(sql, format, describe string, valid func(string) bool) fieldType {
+	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return describe },
+		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }}
+}
+
+// checkLiteral validates a body value sent as a bare JSON literal (a number, true or
+// false) with valid, its type's filter parser: a body writes such a value as a query
+// string does.
+func checkLiteral(valid func(f *Field, s string) bool) func(f *Field, raw json.RawMessage, want string) (value, string) {
+	return func(f *Field, raw json.RawMessage, want string) (value, string) {
+		if !valid(f, string(raw)) {
+			return nil, want
+		}
+		return string(raw), ""
+	}
 }
 
 // checkText validates a body value sent as a JSON string: free text when valid is nil,
@@ -344,9 +356,17 @@ func isTime(s string) bool {
 	return err == nil
 }
 
+func isBool(_ *Field, s string) bool { return s == "true" || s == "false" }
+
+// isInt reports whether s is an integer within the field's column width and bounds.
+func isInt(f *Field, s string) bool {
+	n, err := strconv.ParseInt(s, 10, intBits(f))
+	return integerRE.MatchString(s) && err == nil && (f.Min == nil || n >= int64(*f.Min)) && (f.Max == nil || n <= int64(*f.Max))
+}
+
 // isNumber reports whether s is a JSON number within float64's range (numeric takes far
 // more, but no client's JSON number does).
-func isNumber(s string) bool {
+func isNumber(_ *Field, s string) bool {
 	if !numberRE.MatchString(s) {
 		return false
 	}

@@ -23,6 +23,7 @@ func TestFilterValues(t *testing.T) {
 		{Field{Name: "done", Type: Bool}, []string{"true", "false"}, []string{"yes", "1"}},
 		{Field{Name: "count", Type: Int}, []string{"0", "-7", "2147483647"}, []string{"2147483648", "1.5", "one"}},
 		{big, []string{"9223372036854775807"}, []string{"9223372036854775808"}},
+		{Field{Name: "priority", Type: Int, Min: new(0), Max: new(4)}, []string{"0", "4"}, []string{"5", "-1", "+1", "01"}},
 		{Field{Name: "amount", Type: Number}, []string{"0", "-1.25", "6.02e23"}, []string{"abc", "NaN", "Infinity", "1e400", " 1", "0x10", "1."}},
 		{Field{Name: "due", Type: Date}, []string{"2026-01-31"}, []string{"2026-02-30", "31/01/2026"}},
 		{Field{Name: "at", Type: Time}, []string{"2026-01-31T09:00:00Z", "2026-01-31T09:00:00.5+02:00"}, []string{"yesterday", "2026-01-31", "2026-01-31 09:00"}},
