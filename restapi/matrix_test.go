@@ -102,26 +102,14 @@ func (w *world) value(t testing.TB, c client, f restapi.Field) any {
 		return f.Enum[0]
 	}
 	switch f.Type {
-	case restapi.UUID:
+	case restapi.UUID: // a reference: the record must exist
 		return w.parent(t, c, f.Name)
-	case restapi.Bool:
-		return true
-	case restapi.Int:
-		return 1
-	case restapi.Number:
-		return 12.5
-	case restapi.Date:
-		return "2026-01-31"
-	case restapi.Time:
-		return "2026-01-31T09:00:00Z"
-	case restapi.JSON:
-		return map[string]any{"k": "v"}
 	case restapi.UUIDs:
 		return []string{w.admin.UserID}
-	case restapi.Strings:
-		return []string{"core"}
+	case restapi.String: // distinct, for unique names
+		return fmt.Sprintf("%s %s", f.Name, uuid.NewString()[:8])
 	}
-	return fmt.Sprintf("%s %s", f.Name, uuid.NewString()[:8])
+	return f.Type.Example()
 }
 
 // parent returns the id of a fresh record that field may refer to.

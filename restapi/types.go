@@ -52,6 +52,8 @@ type fieldType struct {
 	filter func(f *Field, v string) bool
 	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
 	notNull string
+	// example is a valid body value, as JSON: messages quote it, tests send it.
+	example string
 }
 
 var fieldTypes = [...]fieldType{
@@ -63,16 +65,18 @@ var fieldTypes = [...]fieldType{
 			}
 			return fmt.Sprintf("a string of at most %d characters", f.MaxLength())
 		},
-		check:  checkText(nil),
-		filter: func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
+		check:   checkText(nil),
+		filter:  func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
+		example: `"Acme"`,
 	},
-	UUID: textType("uuid", "uuid", "a uuid string such as \"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f\"", isUUID),
+	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, isUUID),
 	Bool: {sql: "boolean",
 		schema:   func(*Field, Dialect) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean"} },
 		describe: func(*Field) string { return "true or false" },
 		check:    checkLiteral(isBool),
 		filter:   isBool,
 		notNull:  "cannot be null; send true or false",
+		example:  "true",
 	},
 	Int: {sql: "bigint",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
@@ -88,17 +92,19 @@ var fieldTypes = [...]fieldType{
 			}
 			return fmt.Sprintf("a %d-bit integer", intBits(f))
 		},
-		check:  checkLiteral(isInt),
-		filter: isInt,
+		check:   checkLiteral(isInt),
+		filter:  isInt,
+		example: "1",
 	},
 	Number: {sql: "numeric",
 		schema:   numberSchema,
 		describe: func(*Field) string { return "a JSON number" },
 		check:    checkLiteral(isNumber),
 		filter:   isNumber,
+		example:  "12.5",
 	},
-	Date: textType("date", "date", "an ISO date string such as \"2026-01-31\"", isDate),
-	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string such as \"2026-01-31T09:00:00Z\"", isTime),
+	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, isDate),
+	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string", `"2026-01-31T09:00:00Z"`, isTime),
 	JSON: {sql: "jsonb",
 		schema:   anyJSON,
 		describe: func(*Field) string { return "any JSON value" },
@@ -108,6 +114,7 @@ var fieldTypes = [...]fieldType{
 			}
 			return string(raw), ""
 		},
+		example: `{"k": "v"}`,
 	},
 	UUIDs: {sql: "uuid[]",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
@@ -116,6 +123,7 @@ var fieldTypes = [...]fieldType{
 		describe: func(*Field) string { return "an array of uuid strings" },
 		check:    checkList(UUID),
 		notNull:  "cannot be null; send [] for none",
+		example:  `["3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"]`,
 	},
 	Strings: {sql: "text[]",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
@@ -126,6 +134,7 @@ var fieldTypes = [...]fieldType{
 		},
 		check:   checkList(String),
 		notNull: "cannot be null; send [] for none",
+		example: `["core"]`,
 	},
 }
 
@@ -141,6 +150,10 @@ const (
 	// as Gemini's OpenAPI subset, reject type lists; the MCP Inspector flags them).
 	ToolDialect
 )
+
+// Example is a valid body value of t, as JSON (for a String, one of at most ShortText
+// characters; for an Int, one within any Min and Max of the catalogue).
+func (t Type) Example() json.RawMessage { return json.RawMessage(fieldTypes[t].example) }
 
 // SQLType is the column type a value of t is cast to from its text.
 func (t Type) SQLType() string { return fieldTypes[t].sql }
@@ -244,11 +257,11 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 }
 
 // textType is a type whose values are JSON strings of a form valid accepts (a uuid, a
-// date), stored as sql and described by format in JSON Schema; a body's string and a
-// filter's text are checked alike.
-func textType(sql, format, describe string, valid func(string) bool) fieldType {
-	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return describe },
-		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }}
+// date), stored as sql, described by format in JSON Schema and in messages by what and an
+// example; a body's string and a filter's text are checked alike.
+func textType(sql, format, what, example string, valid func(string) bool) fieldType {
+	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return what + " such as " + example },
+		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }, example: example}
 }
 
 // checkLiteral validates a body value sent as a bare JSON literal (a number, true or

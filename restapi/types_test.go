@@ -54,6 +54,10 @@ func TestFieldTypes(t *testing.T) {
 	for i, ft := range fieldTypes {
 		if ft.sql == "" || ft.schema == nil || ft.describe == nil || ft.check == nil {
 			t.Errorf("field type %d: incomplete entry", i)
+			continue
+		}
+		if _, problem := checkValue(&Field{Type: Type(i)}, Type(i).Example()); problem != "" {
+			t.Errorf("field type %d: its example %s %s", i, ft.example, problem)
 		}
 	}
 	for _, r := range catalog {
