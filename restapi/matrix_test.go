@@ -170,10 +170,13 @@ func filterValue(f restapi.Field, v any) (match, other string) {
 				}
 			}
 		}
-		if f.Type == restapi.UUID {
+		switch f.Type {
+		case restapi.UUID:
 			return x, uuid.NewString()
+		case restapi.String:
+			return x, "no-such-" + uuid.NewString()[:8]
 		}
-		return x, "no-such-" + uuid.NewString()[:8]
+		return x, "" // another formatted text (a date, a timestamp): no miss to try
 	}
 	return fmt.Sprint(v), ""
 }
