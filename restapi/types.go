@@ -48,7 +48,7 @@ type fieldType struct {
 	// the statement parameter, or a problem; want is "must be " and what describe says.
 	check func(f *Field, raw json.RawMessage, want string) (value, string)
 	// filter reports whether a query string's value is one this type's column accepts;
-	// nil means fields of this type cannot be list filters (TestFilterTypes).
+	// nil means fields of this type cannot be list filters (TestFieldTypes).
 	filter func(f *Field, v string) bool
 	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
 	notNull string
@@ -175,7 +175,7 @@ func (f *Field) Schema(d Dialect, nullable bool) *jsonschema.Schema {
 	if f.Max != nil {
 		s.Maximum = jsonschema.Ptr(float64(*f.Max))
 	}
-	if nullable && f.Type != JSON { // the JSON type's branches include null
+	if nullable && s.Type != "" { // a union (any JSON value) names null itself
 		s = d.nullable(s)
 	}
 	s.Description = f.Doc
@@ -197,10 +197,11 @@ func (d Dialect) nullable(s *jsonschema.Schema) *jsonschema.Schema {
 // Outline is the JSON type of the field's values alone, null admitted, in the tool
 // dialect: what a tool's result says of a column no input schema beside it describes.
 func (f *Field) Outline() *jsonschema.Schema {
-	if f.Type == JSON { // any JSON value, null included
-		return anyJSON(f, ToolDialect)
+	s := fieldTypes[f.Type].schema(f, ToolDialect)
+	if s.Type == "" { // a union (any JSON value) names null itself
+		return s
 	}
-	return ToolDialect.nullable(&jsonschema.Schema{Type: fieldTypes[f.Type].schema(f, ToolDialect).Type})
+	return ToolDialect.nullable(&jsonschema.Schema{Type: s.Type})
 }
 
 // describe says what the field's values must be, for messages.
