@@ -7,9 +7,11 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agencyos/workspaced/restapi"
@@ -27,21 +29,22 @@ const (
 )
 
 func (s *Server) findTool() toolSpec {
-	args := input(map[string]any{
-		"query": map[string]any{"type": "string", "description": "what you want to do, in plain words"},
-		"limit": map[string]any{"type": "integer", "minimum": 1, "maximum": findMaxLimit, "default": findDefaultLimit},
+	args := input(map[string]*jsonschema.Schema{
+		"query": {Type: "string", Description: "what you want to do, in plain words"},
+		"limit": {Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(findMaxLimit)),
+			Default: json.RawMessage(strconv.Itoa(findDefaultLimit))},
 	}, "query")
-	output := object(map[string]any{"tools": map[string]any{"type": "array", "items": typed("object"),
-		"description": "{name, description, inputSchema}"}}, "tools")
+	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object"),
+		Description: "{name, description, inputSchema}"}}, "tools")
 	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Search every tool you may use, in every toolset, by what you want to do (\"log a leave request\"); "+
 		"best matches first, each with its input schema. Run one with call_tool.",
 		args, output, hints(true, true, false))}
 }
 
 func (s *Server) callTool() toolSpec {
-	args := input(map[string]any{
-		"name":      map[string]any{"type": "string", "description": "a tool name, as find_tools returns it"},
-		"arguments": map[string]any{"type": "object", "description": "the tool's arguments, per its inputSchema"},
+	args := input(map[string]*jsonschema.Schema{
+		"name":      {Type: "string", Description: "a tool name, as find_tools returns it"},
+		"arguments": {Type: "object", Description: "the tool's arguments, per its inputSchema"},
 	}, "name")
 	// No output schema: the result is the called tool's, whatever it is.
 	return toolSpec{run: s.runCall, tool: newTool(toolCall, "Run any tool you may use by name, listed here or not, with the same checks, limits, errors and "+

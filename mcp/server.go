@@ -75,7 +75,7 @@ type Server struct {
 	origins  map[string]bool // AllowedOrigins, normalised
 }
 
-// New builds the server and its tools from restapi.Catalog.
+// New builds the server and its tools from restapi.Catalog().
 func New(cfg Config) (*Server, error) {
 	if cfg.Auth == nil || cfg.Ops == nil {
 		return nil, errors.New("mcp: Config needs Auth and Ops")
@@ -97,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.origins[n] = true
 	}
-	specs, err := buildTools(restapi.Catalog)
+	specs, err := buildTools(restapi.Catalog())
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func TestToolCount(t *testing.T) {
 	if got := len(e.mcp.Tools()); got != 158 {
 		t.Fatalf("%d tools, want 158: 155 catalogue operations, me, find_tools and call_tool", got)
 	}
-	if got := len(restapi.Catalog); got != 45 {
+	if got := len(restapi.Catalog()); got != 45 {
 		t.Fatalf("%d resources, want the spec's 45", got)
 	}
 }

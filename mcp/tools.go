@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -98,7 +100,7 @@ func hints(readOnly, idempotent, openWorld bool) mcpgo.ToolAnnotation {
 // newTool builds a tool; output nil means the result is free-form (call_tool relays
 // whichever tool it ran). Tools carry no title: verb_resource names read as well in a
 // client's list, and a title on each of them would be repetition paid on every turn.
-func newTool(name, description string, input, output map[string]any, a mcpgo.ToolAnnotation) mcpgo.Tool {
+func newTool(name, description string, input, output *jsonschema.Schema, a mcpgo.ToolAnnotation) mcpgo.Tool {
 	t := mcpgo.Tool{Name: name, Description: description, RawInputSchema: mustJSON(input), Annotations: a}
 	if output != nil {
 		t.RawOutputSchema = mustJSON(output)
@@ -106,10 +108,20 @@ func newTool(name, description string, input, output map[string]any, a mcpgo.Too
 	return t
 }
 
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
+// mustJSON is a schema's JSON with its keys sorted, as for a map: the order stays stable
+// whatever order the schema type declares its keywords in.
+func mustJSON(s *jsonschema.Schema) json.RawMessage {
+	b, err := json.Marshal(s)
+	if err == nil {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		if err = dec.Decode(&v); err == nil {
+			b, err = json.Marshal(v)
+		}
+	}
 	if err != nil {
-		panic(err) // maps of strings, numbers and booleans always marshal
+		panic(err) // schemas built here from strings, numbers and booleans always marshal
 	}
 	return b
 }
@@ -141,11 +153,11 @@ func needs(r *restapi.Resource, write bool) string {
 }
 
 func meTool() toolSpec {
-	output := object(map[string]any{
-		"user":       map[string]any{"type": "object", "description": "id, email, display_name, role, is_agent, grants"},
-		"workspace":  map[string]any{"type": "object", "description": "id, name"},
-		"scopes":     map[string]any{"type": "array", "items": typed("string")},
-		"credential": map[string]any{"type": "object", "description": "type (oauth or agent_key), client_id, expires_at"},
+	output := object(map[string]*jsonschema.Schema{
+		"user":       {Type: "object", Description: "id, email, display_name, role, is_agent, grants"},
+		"workspace":  {Type: "object", Description: "id, name"},
+		"scopes":     {Type: "array", Items: typed("string")},
+		"credential": {Type: "object", Description: "type (oauth or agent_key), client_id, expires_at"},
 	}, "user", "workspace", "scopes", "credential")
 	return toolSpec{tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants (none, read or full) "+
 		"and scopes. Reads no workspace data; call it first to learn which tools will succeed.",
@@ -153,11 +165,12 @@ func meTool() toolSpec {
 }
 
 func listTool(r *restapi.Resource) toolSpec {
-	props := map[string]any{}
+	props := map[string]*jsonschema.Schema{}
 	for _, f := range r.Filters() {
 		props[f.Name] = inputProperty(f)
 	}
-	props["limit"] = map[string]any{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": 50}
+	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(maxLimit)),
+		Default: json.RawMessage("50")}
 	var b strings.Builder
 	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
 	if r.Paged {
@@ -166,8 +179,8 @@ func listTool(r *restapi.Resource) toolSpec {
 		b.WriteString("One page, next_cursor null. ")
 	}
 	b.WriteString(needs(r, false))
-	output := object(map[string]any{
-		"data":        map[string]any{"type": "array", "items": listItem(r)},
+	output := object(map[string]*jsonschema.Schema{
+		"data":        {Type: "array", Items: listItem(r)},
 		"next_cursor": nullable("string"),
 	}, "data", "next_cursor")
 	return toolSpec{op: restapi.OpList, resource: r, scope: r.ReadScope(),
@@ -179,13 +192,13 @@ func getTool(r *restapi.Resource) toolSpec {
 	if r.CanList() {
 		desc = fmt.Sprintf("Get one %s record by id (see list_%s). %s", human(r.Name), r.Name, needs(r, false))
 	}
-	args := input(map[string]any{"id": uuidIn()}, "id")
+	args := input(map[string]*jsonschema.Schema{"id": restapi.UUID.Schema(restapi.ToolDialect)}, "id")
 	return toolSpec{op: restapi.OpGet, resource: r, scope: r.ReadScope(),
 		tool: newTool("get_"+r.Name, desc, args, recordSchema(r), hints(true, true, false))}
 }
 
 func createTool(r *restapi.Resource) toolSpec {
-	props := map[string]any{}
+	props := map[string]*jsonschema.Schema{}
 	var required []string
 	for _, f := range r.Writable() {
 		props[f.Name] = inputProperty(f)
@@ -203,14 +216,14 @@ func createTool(r *restapi.Resource) toolSpec {
 			hints(false, false, false))}
 }
 
-func enrichTool(r *restapi.Resource, props map[string]any, required []string) toolSpec {
-	output := object(map[string]any{
+func enrichTool(r *restapi.Resource, props map[string]*jsonschema.Schema, required []string) toolSpec {
+	output := object(map[string]*jsonschema.Schema{
 		"domain":            typed("string"),
 		"name":              nullable("string"),
 		"website":           nullable("string"),
 		"industry":          nullable("string"),
-		"socials":           map[string]any{"anyOf": []any{typed("object"), typed("null")}, "description": "linkedin, twitter, instagram, facebook"},
-		"cached":            map[string]any{"type": "boolean", "description": "served from the 30-day cache, free"},
+		"socials":           {AnyOf: []*jsonschema.Schema{typed("object"), typed("null")}, Description: "linkedin, twitter, instagram, facebook"},
+		"cached":            {Type: "boolean", Description: "served from the 30-day cache, free"},
 		"credits_spent":     typed("integer"),
 		"credits_remaining": typed("integer"),
 	})
@@ -225,15 +238,15 @@ func enrichTool(r *restapi.Resource, props map[string]any, required []string) to
 }
 
 func updateTool(r *restapi.Resource) toolSpec {
-	props := map[string]any{}
+	props := map[string]*jsonschema.Schema{}
 	for _, f := range r.Writable() {
 		p := inputProperty(f)
 		if r.CanCreate() {
-			delete(p, "description") // create_ describes the field, beside it in every list
+			p.Description = "" // create_ describes the field, beside it in every list
 		}
 		props[f.Name] = p
 	}
-	props["id"] = uuidIn()
+	props["id"] = restapi.UUID.Schema(restapi.ToolDialect)
 	var required []string
 	idNote := ""
 	if r.Access == restapi.Singleton {
@@ -254,109 +267,55 @@ func updateTool(r *restapi.Resource) toolSpec {
 
 func detachTool(r *restapi.Resource) toolSpec {
 	a, b := r.DetachKeys[0], r.DetachKeys[1]
-	props := map[string]any{}
+	props := map[string]*jsonschema.Schema{}
 	for _, k := range r.DetachKeys {
 		props[k] = inputProperty(*r.Field(k))
 	}
 	props[idempotencyKeyArg] = idempotencyKeyProperty()
 	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found when they are not linked. %s",
 		b, a, human(r.Name), needs(r, true))
-	output := object(map[string]any{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
+	output := object(map[string]*jsonschema.Schema{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
 	return toolSpec{op: restapi.OpDetach, resource: r, scope: r.WriteScope(),
 		tool: newTool("detach_"+r.Name, desc, input(props, a, b), output, hints(false, false, false))}
 }
 
 // input is a tool's arguments schema: an object that refuses unknown members, so models are
 // steered to the catalogue's fields (the operation layer still decides, as for REST).
-func input(props map[string]any, required ...string) map[string]any {
+func input(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
 	s := object(props, required...)
-	s["additionalProperties"] = false
+	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}} // false
 	return s
 }
 
 // object is a JSON Schema object.
-func object(props map[string]any, required ...string) map[string]any {
+func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
 	if props == nil {
-		props = map[string]any{}
+		props = map[string]*jsonschema.Schema{}
 	}
-	s := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		s["required"] = required
-	}
-	return s
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: required}
 }
 
-func typed(t string) map[string]any { return map[string]any{"type": t} }
-func uuidIn() map[string]any        { return map[string]any{"type": "string", "format": "uuid"} }
+func typed(t string) *jsonschema.Schema { return &jsonschema.Schema{Type: t} }
 
-// nullable is a value of type t or null, spelled with anyOf: a type list is legal JSON
-// Schema but clients that map tools onto single-type dialects (Gemini's OpenAPI subset)
-// reject it, and the MCP Inspector's strict portability check flags it.
-func nullable(t string) map[string]any {
-	return map[string]any{"anyOf": []any{typed(t), typed("null")}}
-}
-
-// anyJSON is a jsonb field: any JSON value, with every type named so the schema still says
-// what it accepts (an empty schema is the portability check's "untyped" finding).
-func anyJSON() map[string]any {
-	var types []any
-	for _, t := range []string{"object", "array", "string", "number", "boolean", "null"} {
-		types = append(types, typed(t))
-	}
-	return map[string]any{"anyOf": types}
+// nullable is a value of type t or null, spelled with anyOf (restapi.ToolDialect says why).
+func nullable(t string) *jsonschema.Schema {
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{typed(t), typed("null")}}
 }
 
 // idempotencyKeyProperty is the optional idempotency_key argument of create, detach and
 // enrich tools; its meaning is spelled out once, in the server instructions.
-func idempotencyKeyProperty() map[string]any {
-	return map[string]any{"type": "string", "minLength": 1, "maxLength": restapi.MaxIdempotencyKey,
-		"description": "optional retry key (see instructions)"}
+func idempotencyKeyProperty() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(restapi.MaxIdempotencyKey),
+		Description: "optional retry key (see instructions)"}
 }
 
 // inputProperty is a field's schema in tool arguments (decisions.md 4 fixes the formats).
-func inputProperty(f restapi.Field) map[string]any {
-	p := map[string]any{}
-	switch f.Type {
-	case restapi.String:
-		p["type"], p["maxLength"] = "string", f.MaxLength()
-	case restapi.UUID:
-		p["type"], p["format"] = "string", "uuid"
-	case restapi.Bool:
-		p["type"] = "boolean"
-	case restapi.Int:
-		p["type"] = "integer"
-	case restapi.Number:
-		p["type"] = "number"
-	case restapi.Date:
-		p["type"], p["format"] = "string", "date"
-	case restapi.Time:
-		p["type"], p["format"] = "string", "date-time"
-	case restapi.JSON:
-		p = anyJSON()
-	case restapi.UUIDs:
-		p["type"], p["items"] = "array", uuidIn()
-	case restapi.Strings:
-		p["type"], p["items"] = "array", map[string]any{"type": "string", "maxLength": f.MaxLength()}
-	}
-	if len(f.Enum) > 0 {
-		p["enum"] = f.Enum
-	}
-	if f.Min != nil {
-		p["minimum"] = *f.Min
-	}
-	if f.Max != nil {
-		p["maximum"] = *f.Max
-	}
-	if f.Doc != "" {
-		p["description"] = f.Doc
-	}
-	return p
-}
+func inputProperty(f restapi.Field) *jsonschema.Schema { return f.Schema(restapi.ToolDialect, false) }
 
 // listItem is a list's record: an object where get_ describes it in full, so a resource's
 // columns are spelled once in tools/list (in get_, or here for resources without get_)
 // rather than in each of its tools; create_ and update_ return the same record.
-func listItem(r *restapi.Resource) map[string]any {
+func listItem(r *restapi.Resource) *jsonschema.Schema {
 	if !r.CanGet() {
 		return recordSchema(r)
 	}
@@ -368,30 +327,15 @@ func listItem(r *restapi.Resource) map[string]any {
 // create_ exists its input schema already types the writable columns (the instructions
 // say so), so here they are only required; the other columns are typed. Formats are left
 // to the input schemas to keep tools/list small.
-func recordSchema(r *restapi.Resource) map[string]any {
-	props := map[string]any{"id": typed("string"), "created_at": typed("string"), "updated_at": typed("string")}
+func recordSchema(r *restapi.Resource) *jsonschema.Schema {
+	props := map[string]*jsonschema.Schema{"id": typed("string"), "created_at": typed("string"), "updated_at": typed("string")}
 	required := []string{"id", "created_at", "updated_at"}
 	for _, f := range r.Fields {
 		required = append(required, f.Name)
 		if f.Writable && r.CanCreate() {
 			continue
 		}
-		var p map[string]any
-		switch f.Type {
-		case restapi.String, restapi.UUID, restapi.Date, restapi.Time:
-			p = nullable("string")
-		case restapi.Bool:
-			p = nullable("boolean")
-		case restapi.Int:
-			p = nullable("integer")
-		case restapi.Number:
-			p = nullable("number")
-		case restapi.JSON:
-			p = anyJSON()
-		case restapi.UUIDs, restapi.Strings:
-			p = nullable("array")
-		}
-		props[f.Name] = p
+		props[f.Name] = f.Outline()
 	}
 	return object(props, required...)
 }

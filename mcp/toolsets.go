@@ -31,7 +31,7 @@ const (
 // Toolsets lists the toolset names in catalogue order.
 func Toolsets() []string {
 	var out []string
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		if !slices.Contains(out, r.Toolset()) {
 			out = append(out, r.Toolset())
 		}

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agencyos/workspaced/store"
@@ -8,7 +9,7 @@ import (
 
 // The resource catalogue: the spec's tables (service-spec.md 2.1 and 2.2, decisions.md 4)
 // written once as data. Routing, validation, SQL, the OpenAPI document and the MCP tools are
-// all derived from Catalog; adding a resource is one entry here plus its table in the schema.
+// all derived from catalog; adding a resource is one entry here plus its table in the schema.
 
 // Access says which operations a resource offers.
 type Access int
@@ -48,22 +49,6 @@ const (
 	Metrics     Feature = "metrics"
 	Competitors Feature = "competitors"
 	Agents      Feature = "agents"
-)
-
-// Type is a field's JSON type and format (decisions.md 4 settles the ones the spec leaves open).
-type Type int
-
-const (
-	String  Type = iota
-	UUID         // a uuid string
-	Bool         // true or false
-	Int          // a JSON integer
-	Number       // a JSON number, stored as numeric
-	Date         // an ISO date, 2026-01-31
-	Time         // an RFC 3339 timestamp
-	JSON         // any JSON value, stored as jsonb
-	UUIDs        // an array of uuid strings
-	Strings      // an array of strings
 )
 
 // Field is one column of a resource as the API shows it.
@@ -250,8 +235,9 @@ func concat(parts ...[]Field) []Field {
 	return out
 }
 
-// Catalog is every resource of the REST API, in the spec's order.
-var Catalog = []*Resource{
+// catalog is every resource of the REST API, in the spec's order. It is unexported so that
+// nothing outside can add, drop or reorder resources; Catalog hands out a copy.
+var catalog = withTables([]*Resource{
 	{Name: "deals", Scope: "deals", Feature: CRM, Paged: true,
 		Doc: "Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.",
 		Fields: []Field{
@@ -478,19 +464,25 @@ var Catalog = []*Resource{
 	{Name: "enrich", Scope: "enrich", Access: WriteOnly,
 		Doc:    "Company firmographic lookup by domain (name, website, industry, socials). Fresh lookups spend one credit; lookups cached within 30 days are free.",
 		Fields: []Field{doc(req("domain", String), "the company's domain, e.g. example.com")}},
-}
+})
 
-func init() {
-	for _, r := range Catalog {
+// withTables names each resource's table after the resource where the entry leaves it out.
+func withTables(rs []*Resource) []*Resource {
+	for _, r := range rs {
 		if r.Table == "" {
 			r.Table = r.Name
 		}
 	}
+	return rs
 }
+
+// Catalog returns every resource of the REST API, in the spec's order, as a fresh slice:
+// callers may range over it or keep it, but cannot change the catalogue itself.
+func Catalog() []*Resource { return slices.Clone(catalog) }
 
 // Lookup finds a resource by name.
 func Lookup(name string) *Resource {
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		if r.Name == name {
 			return r
 		}
@@ -508,7 +500,7 @@ func Scopes() []string {
 			out = append(out, s)
 		}
 	}
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		if r.CanList() || r.CanGet() {
 			add(r.ReadScope())
 		}
@@ -524,7 +516,7 @@ func Scopes() []string {
 // (store.SeedEmptyTables) so a new resource needs no edit to a seed.
 func RecordTables() []string {
 	var out []string
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		if r.CanList() && r.Access != Singleton {
 			out = append(out, r.Table)
 		}

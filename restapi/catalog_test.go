@@ -128,11 +128,11 @@ func split(s string) []string {
 
 // TestCatalogMatchesSpec compares Catalog with the spec's tables row by row.
 func TestCatalogMatchesSpec(t *testing.T) {
-	if len(restapi.Catalog) != len(spec21) {
-		t.Fatalf("catalogue has %d resources, spec 2.1 has %d", len(restapi.Catalog), len(spec21))
+	if len(restapi.Catalog()) != len(spec21) {
+		t.Fatalf("catalogue has %d resources, spec 2.1 has %d", len(restapi.Catalog()), len(spec21))
 	}
 	for i, want := range spec21 {
-		r := restapi.Catalog[i]
+		r := restapi.Catalog()[i]
 		t.Run(want.name, func(t *testing.T) {
 			got := specRow{r.Name, r.Scope, r.Access.String(), strings.Join(names(r.Required()), ", "),
 				strings.Join(names(r.Filters()), ", ")}
@@ -205,12 +205,17 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 	if rows.Err() != nil {
 		t.Fatal(rows.Err())
 	}
-	fits := map[restapi.Type][]string{
-		restapi.String: {"text"}, restapi.UUID: {"uuid"}, restapi.Bool: {"bool"}, restapi.Int: {"int4", "int8"},
-		restapi.Number: {"numeric"}, restapi.Date: {"date"}, restapi.Time: {"timestamptz"}, restapi.JSON: {"jsonb"},
-		restapi.UUIDs: {"_uuid"}, restapi.Strings: {"_text"},
+	// castTo is PostgreSQL's name of the type a field's values are cast to: its column must
+	// be of that type (an Int's, integer or bigint as Big says).
+	castTo := func(tp restapi.Type) string {
+		var name string
+		if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT typname FROM pg_type WHERE oid = $1::regtype`,
+			tp.SQLType()).Scan(&name); err != nil {
+			t.Fatalf("type %s: %v", tp.SQLType(), err)
+		}
+		return name
 	}
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		if r.Access == restapi.WriteOnly {
 			continue
 		}
@@ -229,16 +234,29 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 				if !ok {
 					continue
 				}
-				if !slices.Contains(fits[f.Type], c.udt) {
-					t.Errorf("%s.%s is %s, the catalogue says type %d", r.Table, f.Name, c.udt, f.Type)
-				}
-				if f.Type == restapi.Int && f.Big != (c.udt == "int8") {
-					t.Errorf("%s.%s is %s, the catalogue says Big %v", r.Table, f.Name, c.udt, f.Big)
+				if f.Type == restapi.Int {
+					if want := map[bool]string{false: "int4", true: "int8"}[f.Big]; c.udt != want {
+						t.Errorf("%s.%s is %s, the catalogue says Big %v", r.Table, f.Name, c.udt, f.Big)
+					}
+				} else if want := castTo(f.Type); c.udt != want {
+					t.Errorf("%s.%s is %s, the catalogue says %s", r.Table, f.Name, c.udt, f.Type.SQLType())
 				}
 				if (f.Required || f.Type == restapi.Bool) && c.nullable {
 					t.Errorf("%s.%s is nullable but required or boolean", r.Table, f.Name)
 				}
 			}
 		})
+	}
+}
+
+// TestCatalogIsACopy checks that a caller changing the slice Catalog returns does not
+// change the catalogue every other caller sees.
+func TestCatalogIsACopy(t *testing.T) {
+	first := restapi.Catalog()
+	name := first[0].Name
+	first[0] = &restapi.Resource{Name: "tampered"}
+	_ = append(first[:1], first[2:]...)
+	if got := restapi.Catalog(); got[0].Name != name || len(got) != len(first) || restapi.Lookup(name) == nil {
+		t.Fatalf("changing Catalog's result changed the catalogue: first resource %q, %d resources", got[0].Name, len(got))
 	}
 }

@@ -20,7 +20,7 @@ import (
 // (policies), enum values (CHECK constraints), which operations the request role may
 // perform (grants), admin-only and self-or-admin writes (policies) and the activity trail
 // (triggers). These tests read them back from pg_policies, pg_constraint, the privileges
-// and pg_trigger of the migrated database and compare them with restapi.Catalog, so the
+// and pg_trigger of the migrated database and compare them with restapi.Catalog(), so the
 // two cannot drift apart unseen: a wrong feature in a migration, a forgotten CHECK or a
 // grant the catalogue does not offer fails here, whatever the migration that made it.
 
@@ -69,7 +69,7 @@ const (
 func TestDatabaseRulesFollowCatalogue(t *testing.T) {
 	t.Parallel()
 	conn := adminConn(t)
-	diffs, err := dbRuleDiffs(context.Background(), conn, restapi.Catalog)
+	diffs, err := dbRuleDiffs(context.Background(), conn, restapi.Catalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +86,8 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 	conn := adminConn(t)
 
 	t.Run("wrong catalogue entry", func(t *testing.T) {
-		wrong := make([]*restapi.Resource, len(restapi.Catalog))
-		for i, r := range restapi.Catalog {
+		wrong := make([]*restapi.Resource, len(restapi.Catalog()))
+		for i, r := range restapi.Catalog() {
 			c := *r
 			switch r.Name {
 			case "deals":
@@ -135,7 +135,7 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
-		diffs, err := dbRuleDiffs(ctx, tx.Conn(), restapi.Catalog)
+		diffs, err := dbRuleDiffs(ctx, tx.Conn(), restapi.Catalog())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,12 +48,12 @@ func FuzzCheckBody(f *testing.F) {
 		`{"date":"2026-02-30"}`, `{"from_ts":"0000-01-01T00:00:00Z"}`, `{"amount":"12"}`, `{"amount":1e400}`, `[]`, `null`, `{`,
 		`{"name":"` + strings.Repeat("x", 600) + `"}`, `{"entity_type":"deal","entity_id":"00000000-0000-0000-0000-000000000000","content":"c"}`,
 	} {
-		for i := 0; i < len(Catalog); i += 11 { // a few resources per seed; the fuzzer varies which
+		for i := 0; i < len(catalog); i += 11 { // a few resources per seed; the fuzzer varies which
 			f.Add(uint8(i), []byte(seed), i%2 == 0)
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte, create bool) {
-		r := Catalog[int(which)%len(Catalog)]
+		r := catalog[int(which)%len(catalog)]
 		m, err := DecodeObject(body)
 		if err != nil {
 			wantClientError(t, err)
@@ -165,12 +165,12 @@ func FuzzListParams(f *testing.F) {
 		"company_id=nope", "is_private=yes", "entity_type=deal", "due_date=0000-01-01", "a=1&a=2", "apikey=x&limit=5",
 		"industry=" + strings.Repeat("x", 600), "status=%E2%80%AE", "%00=1",
 	} {
-		for i := 0; i < len(Catalog); i += 11 {
+		for i := 0; i < len(catalog); i += 11 {
 			f.Add(uint8(i), seed)
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, rawQuery string) {
-		r := Catalog[int(which)%len(Catalog)]
+		r := catalog[int(which)%len(catalog)]
 		q, err := url.ParseQuery(rawQuery)
 		if err != nil {
 			return // the HTTP layer answers 400 before the list is parsed (wellFormedQuery)

@@ -114,8 +114,8 @@ func opMethod(op Op) (method string, item bool) {
 
 // unknownResource is the 404 for a resource name that is not in the catalogue.
 func unknownResource(name string) *store.Error {
-	names := make([]string, 0, len(Catalog))
-	for _, r := range Catalog {
+	names := make([]string, 0, len(catalog))
+	for _, r := range catalog {
 		names = append(names, r.Name)
 	}
 	return store.Errorf(http.StatusNotFound, "unknown_resource", "no resource %q; resources are: %s",

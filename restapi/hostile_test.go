@@ -131,7 +131,7 @@ func TestHostileInputEveryRoute(t *testing.T) {
 		}
 	}
 
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		t.Run(r.Name, func(t *testing.T) {
 			path := "/" + r.Name
 			// Lists: each filter and the paging parameters with each hostile value.

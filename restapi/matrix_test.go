@@ -32,7 +32,7 @@ func references(t testing.TB) map[string]string {
 	}
 	defer conn.Close(ctx)
 	byTable := map[string]string{}
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		byTable[r.Table] = r.Name
 	}
 	rows, err := conn.Query(ctx, `SELECT c.conrelid::regclass::text, a.attname, c.confrelid::regclass::text
@@ -138,26 +138,14 @@ func (w *world) value(t testing.TB, c client, r *restapi.Resource, f restapi.Fie
 		return f.Enum[0]
 	}
 	switch f.Type {
-	case restapi.UUID:
+	case restapi.UUID: // a reference: the record must exist
 		return w.parent(t, c, r.Table+"."+f.Name)
-	case restapi.Bool:
-		return true
-	case restapi.Int:
-		return 1
-	case restapi.Number:
-		return 12.5
-	case restapi.Date:
-		return "2026-01-31"
-	case restapi.Time:
-		return "2026-01-31T09:00:00Z"
-	case restapi.JSON:
-		return map[string]any{"k": "v"}
 	case restapi.UUIDs:
 		return []string{w.admin.UserID}
-	case restapi.Strings:
-		return []string{"core"}
+	case restapi.String: // distinct, for unique names
+		return fmt.Sprintf("%s %s", f.Name, uuid.NewString()[:8])
 	}
-	return fmt.Sprintf("%s %s", f.Name, uuid.NewString()[:8])
+	return f.Type.Example()
 }
 
 // parent returns the id of a fresh record that column ("table.column") may refer to.
@@ -219,10 +207,13 @@ func filterValue(f restapi.Field, v any) (match, other string) {
 				}
 			}
 		}
-		if f.Type == restapi.UUID {
+		switch f.Type {
+		case restapi.UUID:
 			return x, uuid.NewString()
+		case restapi.String:
+			return x, "no-such-" + uuid.NewString()[:8]
 		}
-		return x, "no-such-" + uuid.NewString()[:8]
+		return x, "" // another formatted text (a date, a timestamp): no miss to try
 	}
 	return fmt.Sprint(v), ""
 }
@@ -265,7 +256,7 @@ func patchField(r *restapi.Resource) (restapi.Field, any) {
 func TestCatalogMatrix(t *testing.T) {
 	e := newEnv(t)
 	a, b := newWorld(t, e), newWorld(t, e)
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		if r.Access == restapi.WriteOnly {
 			continue // enrich: its own tests
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // The OpenAPI 3.1 document of the REST API, generated from the catalogue (decisions.md 1):
@@ -34,74 +35,12 @@ type obj = map[string]any
 
 func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
 
-// fieldSchema is a field's JSON Schema; nullable adds null to its type (and enum).
-func fieldSchema(f *Field, nullable bool) obj {
-	s := obj{}
-	switch f.Type {
-	case String:
-		s["type"], s["maxLength"] = "string", f.MaxLength()
-	case UUID:
-		s["type"], s["format"] = "string", "uuid"
-	case Bool:
-		s["type"] = "boolean"
-	case Int:
-		s["type"], s["format"] = "integer", "int32"
-		if f.Big {
-			s["format"] = "int64"
-		}
-		if f.Min != nil {
-			s["minimum"] = *f.Min
-		}
-		if f.Max != nil {
-			s["maximum"] = *f.Max
-		}
-	case Number:
-		s["type"], s["format"] = "number", "double" // generators would otherwise pick float32
-	case Date:
-		s["type"], s["format"] = "string", "date"
-	case Time:
-		s["type"], s["format"] = "string", "date-time"
-	case JSON:
-		// Any JSON value (decisions.md 4), spelled out as a union of typed branches so
-		// generated clients get a usable type (an object is Record<string, unknown>, not
-		// never) and linters find items on the array branch.
-		s["anyOf"] = anyJSON()
-	case UUIDs:
-		s["type"], s["items"] = "array", obj{"type": "string", "format": "uuid"}
-	case Strings:
-		s["type"], s["items"] = "array", obj{"type": "string", "maxLength": f.MaxLength()}
-	}
-	if len(f.Enum) > 0 {
-		enum := make([]any, 0, len(f.Enum)+1)
-		for _, e := range f.Enum {
-			enum = append(enum, e)
-		}
-		if nullable {
-			enum = append(enum, nil)
-		}
-		s["enum"] = enum
-	}
-	if nullable && f.Type != JSON { // anyJSON includes null
-		s["type"] = []any{s["type"], "null"}
-	}
-	if f.Doc != "" {
-		s["description"] = f.Doc
-	}
-	return s
-}
-
-// anyJSON is the branches of "any JSON value".
-func anyJSON() []any {
-	return []any{obj{"type": "object", "additionalProperties": true}, obj{"type": "array", "items": obj{}},
-		obj{"type": "string"}, obj{"type": "number", "format": "double"}, obj{"type": "boolean"}, obj{"type": "null"}}
-}
-
 // toolsets lists the resources' toolsets (Resource.Toolset) in catalogue order, each with
 // the resources in it: the OpenAPI document tags each operation with its toolset, so REST
 // and MCP group the same resources under the same names.
 func toolsets() (names []string, members map[string][]string) {
 	members = map[string][]string{}
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		f := r.Toolset()
 		if members[f] == nil {
 			names = append(names, f)
@@ -146,17 +85,17 @@ func meSchema() obj {
 // recordSchema shows every column a record carries. Required fields and booleans are NOT
 // NULL in the schema (TestCatalogMatchesDatabase checks it); everything else may be null.
 func recordSchema(r *Resource) obj {
-	props := obj{"id": obj{"type": "string", "format": "uuid"}}
+	props := obj{"id": UUID.Schema(OpenAPIDialect)}
 	if hasOwner(r) {
-		props["workspace_id"] = obj{"type": "string", "format": "uuid"}
-		props["created_by"] = obj{"type": []any{"string", "null"}, "format": "uuid", "description": "the user who created it"}
+		props["workspace_id"] = UUID.Schema(OpenAPIDialect)
+		props["created_by"] = (&Field{Type: UUID, Doc: "the user who created it"}).Schema(OpenAPIDialect, true)
 	}
 	for i := range r.Fields {
 		f := &r.Fields[i]
-		props[f.Name] = fieldSchema(f, !f.Required && f.Type != Bool)
+		props[f.Name] = f.Schema(OpenAPIDialect, !f.Required && f.Type != Bool)
 	}
-	props["created_at"] = obj{"type": "string", "format": "date-time"}
-	props["updated_at"] = obj{"type": "string", "format": "date-time"}
+	props["created_at"] = Time.Schema(OpenAPIDialect)
+	props["updated_at"] = Time.Schema(OpenAPIDialect)
 	return obj{"type": "object", "description": r.Doc, "properties": props, "required": Columns(r),
 		"additionalProperties": false}
 }
@@ -166,10 +105,9 @@ func writeSchema(r *Resource, create bool) obj {
 	props := obj{}
 	var required []string
 	for _, f := range r.Writable() {
-		nullable := !f.Required && f.Type != Bool && f.Type != UUIDs && f.Type != Strings
-		s := fieldSchema(&f, nullable)
+		s := f.Schema(OpenAPIDialect, f.acceptsNull())
 		if f.Required && f.Type == String && len(f.Enum) == 0 {
-			s["minLength"] = 1
+			s.MinLength = jsonschema.Ptr(1)
 		}
 		props[f.Name] = s
 		if create && f.Required {
@@ -250,8 +188,8 @@ func openAPIDoc() obj {
 	}
 	paths := obj{}
 	tag := func(r *Resource) []string { return []string{r.Toolset()} }
-	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string", "format": "uuid"}}
-	for _, r := range Catalog {
+	idParam := obj{"name": "id", "in": "path", "required": true, "schema": UUID.Schema(OpenAPIDialect)}
+	for _, r := range catalog {
 		if r.Access == WriteOnly {
 			continue
 		}
@@ -262,7 +200,7 @@ func openAPIDoc() obj {
 			params := []any{}
 			for _, f := range r.Filters() {
 				params = append(params, obj{"name": f.Name, "in": "query", "required": false,
-					"description": "exact match", "schema": fieldSchema(&f, false)})
+					"description": "exact match", "schema": f.Schema(OpenAPIDialect, false)})
 			}
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
 				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}},
@@ -300,8 +238,8 @@ func openAPIDoc() obj {
 					"description": "true unlinks instead of creating", "schema": obj{"type": "boolean"}}}
 				op["responses"].(obj)["200"] = dataResponse("The link was removed.", obj{"type": "object",
 					"required": []string{r.DetachKeys[0], r.DetachKeys[1], "detached"}, "additionalProperties": false,
-					"properties": obj{r.DetachKeys[0]: obj{"type": "string", "format": "uuid"},
-						r.DetachKeys[1]: obj{"type": "string", "format": "uuid"}, "detached": obj{"const": true}}})
+					"properties": obj{r.DetachKeys[0]: UUID.Schema(OpenAPIDialect),
+						r.DetachKeys[1]: UUID.Schema(OpenAPIDialect), "detached": obj{"const": true}}})
 			}
 			coll["post"] = op
 		}

@@ -33,7 +33,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			ops[op.OperationID] = true
 		}
 	}
-	for _, res := range restapi.Catalog {
+	for _, res := range restapi.Catalog() {
 		want := map[string]bool{"list_": res.CanList(), "get_": res.CanGet(), "create_": res.CanCreate() || res.CanDetach(),
 			"update_": res.CanUpdate()}
 		if res.Access == restapi.WriteOnly {

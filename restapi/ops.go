@@ -36,8 +36,8 @@ type statements struct {
 // NewOps builds the operation layer over a store, with no enricher and the cursor key
 // kept in the database.
 func NewOps(s *store.Store) *Ops {
-	o := &Ops{store: s, statements: make(map[*Resource]statements, len(Catalog))}
-	for _, r := range Catalog {
+	o := &Ops{store: s, statements: make(map[*Resource]statements, len(catalog))}
+	for _, r := range catalog {
 		cols := columnList(r)
 		o.statements[r] = statements{
 			columns: cols,

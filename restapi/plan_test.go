@@ -32,7 +32,7 @@ func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 	sd := &seeder{t: t, pool: pool, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
 	sd.otherWorkspaces(10_000) // the workspace and credits tables: one row per workspace
 
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		if !r.CanList() {
 			continue
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 // The generic operations of spec 4.1. Every statement is derived from the catalogue:
-// identifiers come only from Catalog, values only travel as parameters. PostgreSQL builds
+// identifiers come only from the catalogue, values only travel as parameters. PostgreSQL builds
 // the JSON (row_to_json), so every column comes back in its native JSON type: numeric as a
 // number, date as "2026-01-31", timestamptz as RFC 3339. Each operation is one statement
 // run as the actor in one round trip (store.Query); RLS is the guard, the gates in front
@@ -129,18 +129,13 @@ func columnList(r *Resource) string {
 	return strings.Join(cols, ", ")
 }
 
-// sqlType is the column type a field's text parameter is cast to.
-func sqlType(t Type) string {
-	return [...]string{"text", "uuid", "boolean", "bigint", "numeric", "date", "timestamptz", "jsonb", "uuid[]", "text[]"}[t]
-}
-
 // param renders the placeholder of a value: text parameters cast in SQL, so the value's
 // exact text (a numeric's digits, a date) reaches PostgreSQL unchanged.
 func param(n int, t Type) string {
-	if t == UUIDs || t == Strings {
-		return fmt.Sprintf("$%d::text[]::%s", n, sqlType(t))
+	if strings.HasSuffix(t.SQLType(), "[]") {
+		return fmt.Sprintf("$%d::text[]::%s", n, t.SQLType())
 	}
-	return fmt.Sprintf("$%d::text::%s", n, sqlType(t))
+	return fmt.Sprintf("$%d::text::%s", n, t.SQLType())
 }
 
 // List returns one page of the resource as the actor sees it, newest first by keyset on

@@ -39,7 +39,7 @@ func scopeUsable(p *store.Principal, scope string) bool {
 	if action == "write" && name == "automations" && !p.IsAdmin() {
 		return false
 	}
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		if r.Scope != name {
 			continue
 		}

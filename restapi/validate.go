@@ -6,14 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -64,45 +58,6 @@ func jsonKind(b []byte) string {
 // a string (cast in SQL from text), or a []string for arrays.
 type value = any
 
-var (
-	dateRE    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	integerRE = regexp.MustCompile(`^-?(0|[1-9]\d*)$`)
-)
-
-// typeName describes a field's expected JSON for messages.
-func typeName(f *Field) string {
-	switch f.Type {
-	case UUID:
-		return "a uuid string"
-	case Bool:
-		return "true or false"
-	case Int:
-		if f.Min != nil && f.Max != nil {
-			return fmt.Sprintf("an integer from %d to %d", *f.Min, *f.Max)
-		}
-		if f.Big {
-			return "a 64-bit integer"
-		}
-		return "a 32-bit integer"
-	case Number:
-		return "a JSON number"
-	case Date:
-		return "an ISO date string such as \"2026-01-31\""
-	case Time:
-		return "an RFC 3339 timestamp string such as \"2026-01-31T09:00:00Z\""
-	case JSON:
-		return "any JSON value"
-	case UUIDs:
-		return "an array of uuid strings"
-	case Strings:
-		return fmt.Sprintf("an array of strings of at most %d characters", f.MaxLength())
-	}
-	if len(f.Enum) > 0 {
-		return "one of " + strings.Join(f.Enum, ", ")
-	}
-	return fmt.Sprintf("a string of at most %d characters", f.MaxLength())
-}
-
 // MaxJSONDepth bounds the nesting of JSON values (jsonb columns): deeper values are a 422,
 // not a strain on PostgreSQL's parser.
 const MaxJSONDepth = 64
@@ -152,124 +107,6 @@ func jsonProblem(raw json.RawMessage) string {
 	}
 }
 
-// checkValue validates one body value against its field and returns the parameter.
-// problem is "" when the value is acceptable.
-func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
-	raw = bytes.TrimSpace(raw)
-	if string(raw) == "null" {
-		switch {
-		case f.Required:
-			return nil, "is required and cannot be null"
-		case f.Type == Bool:
-			return nil, "cannot be null; send true or false"
-		case f.Type == UUIDs || f.Type == Strings:
-			return nil, "cannot be null; send [] for none"
-		}
-		return nil, ""
-	}
-	want := "must be " + typeName(f)
-	switch f.Type {
-	case String, UUID, Date, Time:
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return nil, want
-		}
-		if p := textProblem(f, s); p != "" && f.Type == String {
-			return nil, p
-		}
-		switch {
-		case f.Required && strings.TrimSpace(s) == "":
-			return nil, "is required and cannot be empty"
-		case f.Type == UUID && !isUUID(s):
-			return nil, fmt.Sprintf("must be a uuid (like 3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f), got %q", clip(s))
-		case f.Type == Date && !isDate(s):
-			return nil, fmt.Sprintf("%s, got %q", want, clip(s))
-		case f.Type == Time && !isTime(s):
-			return nil, fmt.Sprintf("%s, got %q", want, clip(s))
-		case len(f.Enum) > 0 && !slices.Contains(f.Enum, s):
-			return nil, fmt.Sprintf("must be one of %s, got %q", strings.Join(f.Enum, ", "), clip(s))
-		}
-		return s, ""
-	case Bool:
-		switch string(raw) {
-		case "true", "false":
-			return string(raw), ""
-		}
-		return nil, want
-	case Int:
-		if !integerRE.Match(raw) {
-			return nil, want
-		}
-		n, err := strconv.ParseInt(string(raw), 10, intBits(f))
-		if err != nil || f.Min != nil && n < int64(*f.Min) || f.Max != nil && n > int64(*f.Max) {
-			return nil, want
-		}
-		return string(raw), ""
-	case Number:
-		var n float64
-		if raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
-			return nil, want
-		}
-		return string(raw), ""
-	case JSON:
-		if p := jsonProblem(raw); p != "" {
-			return nil, p
-		}
-		return string(raw), ""
-	case UUIDs, Strings:
-		var list []string
-		if json.Unmarshal(raw, &list) != nil || raw[0] != '[' {
-			return nil, want
-		}
-		for _, s := range list {
-			if f.Type == UUIDs && !isUUID(s) {
-				return nil, fmt.Sprintf("%s; %q is not a uuid", want, clip(s))
-			}
-			if p := textProblem(f, s); f.Type == Strings && p != "" {
-				return nil, "each element " + p
-			}
-		}
-		return list, ""
-	}
-	return nil, want
-}
-
-// intBits is the width of an Int field's column: bigint or integer.
-func intBits(f *Field) int {
-	if f.Big {
-		return 64
-	}
-	return 32
-}
-
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	_, err := uuid.Parse(s)
-	return err == nil
-}
-
-func isDate(s string) bool {
-	if !dateRE.MatchString(s) {
-		return false
-	}
-	_, err := time.Parse(time.DateOnly, s)
-	return err == nil
-}
-
-func isTime(s string) bool {
-	_, err := time.Parse(time.RFC3339Nano, s)
-	return err == nil
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "..."
-	}
-	return s
-}
-
 // assignment is one validated column of a write.
 type assignment struct {
 	field *Field
@@ -290,7 +127,7 @@ func checkBody(r *Resource, body map[string]json.RawMessage, create bool) ([]ass
 		raw, ok := body[f.Name]
 		if !ok {
 			if create && f.Required {
-				bad = append(bad, store.FieldError{Field: f.Name, Problem: "is required (" + typeName(f) + ")"})
+				bad = append(bad, store.FieldError{Field: f.Name, Problem: "is required (" + describe(f) + ")"})
 			}
 			continue
 		}
@@ -328,37 +165,6 @@ func fieldNames(fs []Field) []string {
 		out[i] = f.Name
 	}
 	return out
-}
-
-// checkFilter validates one list filter value (decisions.md 4: wrong types are a 400).
-func checkFilter(r *Resource, name, v string) (*Field, error) {
-	f := r.Field(name)
-	if f == nil || !f.Filter {
-		return nil, unknownParam(r, name)
-	}
-	if p := textProblem(f, v); p != "" {
-		return nil, store.BadRequest("filter %s %s", name, p)
-	}
-	var ok bool
-	switch {
-	case len(f.Enum) > 0:
-		ok = slices.Contains(f.Enum, v)
-	case f.Type == UUID:
-		ok = isUUID(v)
-	case f.Type == Bool:
-		ok = v == "true" || v == "false"
-	case f.Type == Int:
-		_, err := strconv.ParseInt(v, 10, intBits(f))
-		ok = err == nil
-	case f.Type == Date:
-		ok = isDate(v)
-	default:
-		ok = true
-	}
-	if !ok {
-		return nil, store.BadRequest("filter %s must be %s, got %q", name, typeName(f), clip(v))
-	}
-	return f, nil
 }
 
 func unknownParam(r *Resource, name string) error {

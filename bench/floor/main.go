@@ -40,7 +40,7 @@ func main() {
 		log.Fatal(err)
 	}
 	f := &floor{pool: pool, ws: *workspace, columns: map[*restapi.Resource]string{}}
-	for _, r := range restapi.Catalog {
+	for _, r := range restapi.Catalog() {
 		f.columns[r] = columns(r)
 	}
 	mux := http.NewServeMux()
@@ -105,7 +105,7 @@ func (f *floor) list(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		args = append(args, vs[0])
-		where = append(where, pgx.Identifier{k}.Sanitize()+" = $"+strconv.Itoa(len(args))+"::text::"+sqlType(res.Field(k).Type))
+		where = append(where, pgx.Identifier{k}.Sanitize()+" = $"+strconv.Itoa(len(args))+"::text::"+res.Field(k).Type.SQLType())
 	}
 	if c := q.Get("cursor"); c != "" {
 		raw, _ := base64.RawURLEncoding.DecodeString(c)
@@ -155,9 +155,4 @@ func (f *floor) list(w http.ResponseWriter, r *http.Request) {
 	body = append(body, "}\n"...)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
-}
-
-// sqlType is the column type a filter's text is cast to.
-func sqlType(t restapi.Type) string {
-	return [...]string{"text", "uuid", "boolean", "bigint", "numeric", "date", "timestamptz", "jsonb", "uuid[]", "text[]"}[t]
 }

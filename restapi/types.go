@@ -1,0 +1,396 @@
+package restapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/google/uuid"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// The field types, one entry each: what a Type means in SQL, in JSON Schema (the OpenAPI
+// document and the MCP tools both ask Field.Schema), in a request body, in a list filter
+// and in messages. Adding a type is one constant and one entry here.
+
+// Type is a field's JSON type and format (decisions.md 4 settles the ones the spec leaves open).
+type Type int
+
+const (
+	String  Type = iota
+	UUID         // a uuid string
+	Bool         // true or false
+	Int          // a JSON integer
+	Number       // a JSON number, stored as numeric
+	Date         // an ISO date, 2026-01-31
+	Time         // an RFC 3339 timestamp
+	JSON         // any JSON value, stored as jsonb
+	UUIDs        // an array of uuid strings
+	Strings      // an array of strings
+)
+
+// fieldType is everything one Type means.
+type fieldType struct {
+	sql string // the column type a value's text parameter is cast to
+	// schema is a value's JSON Schema in the dialect, without enum, bounds, description
+	// or null (Field.Schema adds those for every type alike).
+	schema func(f *Field, d Dialect) *jsonschema.Schema
+	// describe says what a value must be, for messages: "a uuid string".
+	describe func(f *Field) string
+	// check validates a body value (never JSON null: checkValue handles null) and returns
+	// the statement parameter, or a problem; want is "must be " and what describe says.
+	check func(f *Field, raw json.RawMessage, want string) (value, string)
+	// filter reports whether a query string's value is one this type's column accepts;
+	// nil means fields of this type cannot be list filters (TestFieldTypes).
+	filter func(f *Field, v string) bool
+	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
+	notNull string
+	// example is a valid body value, as JSON: messages quote it, tests send it.
+	example string
+}
+
+var fieldTypes = [...]fieldType{
+	String: {sql: "text",
+		schema: stringSchema,
+		describe: func(f *Field) string {
+			if len(f.Enum) > 0 {
+				return "one of " + strings.Join(f.Enum, ", ")
+			}
+			return fmt.Sprintf("a string of at most %d characters", f.MaxLength())
+		},
+		check:   checkText(nil),
+		filter:  func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
+		example: `"Acme"`,
+	},
+	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, isUUID),
+	Bool: {sql: "boolean",
+		schema:   func(*Field, Dialect) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean"} },
+		describe: func(*Field) string { return "true or false" },
+		check:    checkLiteral(isBool),
+		filter:   isBool,
+		notNull:  "cannot be null; send true or false",
+		example:  "true",
+	},
+	Int: {sql: "bigint",
+		schema: func(f *Field, d Dialect) *jsonschema.Schema {
+			s := &jsonschema.Schema{Type: "integer"}
+			if d == OpenAPIDialect { // code generators pick the integer's width from it
+				s.Format = fmt.Sprintf("int%d", intBits(f))
+			}
+			return s
+		},
+		describe: func(f *Field) string {
+			if f.Min != nil && f.Max != nil {
+				return fmt.Sprintf("an integer from %d to %d", *f.Min, *f.Max)
+			}
+			return fmt.Sprintf("a %d-bit integer", intBits(f))
+		},
+		check:   checkLiteral(isInt),
+		filter:  isInt,
+		example: "1",
+	},
+	Number: {sql: "numeric",
+		schema:   numberSchema,
+		describe: func(*Field) string { return "a JSON number" },
+		check:    checkLiteral(isNumber),
+		filter:   isNumber,
+		example:  "12.5",
+	},
+	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, isDate),
+	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string", `"2026-01-31T09:00:00Z"`, isTime),
+	JSON: {sql: "jsonb",
+		schema:   anyJSON,
+		describe: func(*Field) string { return "any JSON value" },
+		check: func(f *Field, raw json.RawMessage, want string) (value, string) {
+			if p := jsonProblem(raw); p != "" {
+				return nil, p
+			}
+			return string(raw), ""
+		},
+		example: `{"k": "v"}`,
+	},
+	UUIDs: {sql: "uuid[]",
+		schema: func(f *Field, d Dialect) *jsonschema.Schema {
+			return &jsonschema.Schema{Type: "array", Items: formatted("uuid")(f, d)}
+		},
+		describe: func(*Field) string { return "an array of uuid strings" },
+		check:    checkList(UUID),
+		notNull:  "cannot be null; send [] for none",
+		example:  `["3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"]`,
+	},
+	Strings: {sql: "text[]",
+		schema: func(f *Field, d Dialect) *jsonschema.Schema {
+			return &jsonschema.Schema{Type: "array", Items: stringSchema(f, d)}
+		},
+		describe: func(f *Field) string {
+			return fmt.Sprintf("an array of strings of at most %d characters", f.MaxLength())
+		},
+		check:   checkList(String),
+		notNull: "cannot be null; send [] for none",
+		example: `["core"]`,
+	},
+}
+
+// Dialect is where a schema is read: each reader has its own needs.
+type Dialect int
+
+const (
+	// OpenAPIDialect is for the OpenAPI document and its code generators: integer and
+	// number formats, null as a type list (JSON Schema 2020-12 as OpenAPI 3.1 has it).
+	OpenAPIDialect Dialect = iota
+	// ToolDialect is for MCP tool arguments: string formats only (every byte is paid on
+	// every turn), null as anyOf (clients that map tools onto single-type dialects, such
+	// as Gemini's OpenAPI subset, reject type lists; the MCP Inspector flags them).
+	ToolDialect
+)
+
+// Example is a valid body value of t, as JSON (for a String, one of at most ShortText
+// characters; for an Int, one within any Min and Max of the catalogue).
+func (t Type) Example() json.RawMessage { return json.RawMessage(fieldTypes[t].example) }
+
+// SQLType is the column type a value of t is cast to from its text.
+func (t Type) SQLType() string { return fieldTypes[t].sql }
+
+// Schema is the JSON Schema of a value of t in the dialect, for columns that are not
+// catalogue fields (id, created_at ...).
+func (t Type) Schema(d Dialect) *jsonschema.Schema { return fieldTypes[t].schema(&Field{}, d) }
+
+// Schema is the field's JSON Schema in the dialect: its type's schema plus the field's
+// enumeration, bounds and description; nullable admits null too.
+func (f *Field) Schema(d Dialect, nullable bool) *jsonschema.Schema {
+	s := fieldTypes[f.Type].schema(f, d)
+	for _, e := range f.Enum {
+		s.Enum = append(s.Enum, e)
+	}
+	if f.Min != nil {
+		s.Minimum = jsonschema.Ptr(float64(*f.Min))
+	}
+	if f.Max != nil {
+		s.Maximum = jsonschema.Ptr(float64(*f.Max))
+	}
+	if nullable && s.Type != "" { // a union (any JSON value) names null itself
+		s = d.nullable(s)
+	}
+	s.Description = f.Doc
+	return s
+}
+
+// nullable admits null beside the values s admits.
+func (d Dialect) nullable(s *jsonschema.Schema) *jsonschema.Schema {
+	if d == ToolDialect {
+		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}}
+	}
+	s.Types, s.Type = []string{s.Type, "null"}, ""
+	if s.Enum != nil {
+		s.Enum = append(s.Enum, nil)
+	}
+	return s
+}
+
+// Outline is the JSON type of the field's values alone, null admitted, in the tool
+// dialect: what a tool's result says of a column no input schema beside it describes.
+func (f *Field) Outline() *jsonschema.Schema {
+	s := fieldTypes[f.Type].schema(f, ToolDialect)
+	if s.Type == "" { // a union (any JSON value) names null itself
+		return s
+	}
+	return ToolDialect.nullable(&jsonschema.Schema{Type: s.Type})
+}
+
+// describe says what the field's values must be, for messages.
+func describe(f *Field) string { return fieldTypes[f.Type].describe(f) }
+
+func stringSchema(f *Field, _ Dialect) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", MaxLength: jsonschema.Ptr(f.MaxLength())}
+}
+
+func numberSchema(_ *Field, d Dialect) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "number"}
+	if d == OpenAPIDialect {
+		s.Format = "double" // generators would otherwise pick float32
+	}
+	return s
+}
+
+// anyJSON is a jsonb field: any JSON value (decisions.md 4), spelled out as a union of
+// typed branches so generated clients get a usable type (an object is Record<string,
+// unknown>, not never), linters find items on the array branch, and the MCP portability
+// check finds no untyped schema.
+func anyJSON(_ *Field, d Dialect) *jsonschema.Schema {
+	object, array := &jsonschema.Schema{Type: "object"}, &jsonschema.Schema{Type: "array"}
+	if d == OpenAPIDialect {
+		object.AdditionalProperties, array.Items = &jsonschema.Schema{}, &jsonschema.Schema{}
+	}
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{object, array, {Type: "string"},
+		numberSchema(nil, d), {Type: "boolean"}, {Type: "null"}}}
+}
+
+func formatted(format string) func(*Field, Dialect) *jsonschema.Schema {
+	return func(*Field, Dialect) *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "string", Format: format}
+	}
+}
+
+// acceptsNull reports whether a body may set the field to null.
+func (f *Field) acceptsNull() bool { return !f.Required && fieldTypes[f.Type].notNull == "" }
+
+// checkValue validates one body value against its field and returns the parameter.
+// problem is "" when the value is acceptable.
+func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		switch {
+		case f.acceptsNull():
+			return nil, ""
+		case f.Required:
+			return nil, "is required and cannot be null"
+		}
+		return nil, fieldTypes[f.Type].notNull
+	}
+	return fieldTypes[f.Type].check(f, raw, "must be "+describe(f))
+}
+
+// textType is a type whose values are JSON strings of a form valid accepts (a uuid, a
+// date), stored as sql, described by format in JSON Schema and in messages by what and an
+// example; a body's string and a filter's text are checked alike.
+func textType(sql, format, what, example string, valid func(string) bool) fieldType {
+	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return what + " such as " + example },
+		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }, example: example}
+}
+
+// checkLiteral validates a body value sent as a bare JSON literal (a number, true or
+// false) with valid, its type's filter parser: a body writes such a value as a query
+// string does.
+func checkLiteral(valid func(f *Field, s string) bool) func(f *Field, raw json.RawMessage, want string) (value, string) {
+	return func(f *Field, raw json.RawMessage, want string) (value, string) {
+		if !valid(f, string(raw)) {
+			return nil, want
+		}
+		return string(raw), ""
+	}
+}
+
+// checkText validates a body value sent as a JSON string: free text when valid is nil,
+// otherwise text valid accepts (a uuid, a date, a timestamp).
+func checkText(valid func(string) bool) func(f *Field, raw json.RawMessage, want string) (value, string) {
+	return func(f *Field, raw json.RawMessage, want string) (value, string) {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, want
+		}
+		if p := textProblem(f, s); p != "" && valid == nil {
+			return nil, p
+		}
+		switch {
+		case f.Required && strings.TrimSpace(s) == "":
+			return nil, "is required and cannot be empty"
+		case valid != nil && !valid(s):
+			return nil, fmt.Sprintf("%s, got %q", want, clip(s))
+		case len(f.Enum) > 0 && !slices.Contains(f.Enum, s):
+			return nil, fmt.Sprintf("must be one of %s, got %q", strings.Join(f.Enum, ", "), clip(s))
+		}
+		return s, ""
+	}
+}
+
+// checkList validates an array body value whose elements are each of type elem.
+func checkList(elem Type) func(f *Field, raw json.RawMessage, want string) (value, string) {
+	return func(f *Field, raw json.RawMessage, want string) (value, string) {
+		var list []string
+		if raw[0] != '[' || json.Unmarshal(raw, &list) != nil {
+			return nil, want
+		}
+		for _, s := range list {
+			if elem == UUID && !isUUID(s) {
+				return nil, fmt.Sprintf("%s; %q is not a uuid", want, clip(s))
+			}
+			if p := textProblem(f, s); elem == String && p != "" {
+				return nil, "each element " + p
+			}
+		}
+		return list, ""
+	}
+}
+
+// checkFilter validates one list filter value (decisions.md 4: wrong types are a 400),
+// so no value reaches PostgreSQL that its column's type would refuse.
+func checkFilter(r *Resource, name, v string) (*Field, error) {
+	f := r.Field(name)
+	if f == nil || !f.Filter {
+		return nil, unknownParam(r, name)
+	}
+	if p := textProblem(f, v); p != "" {
+		return nil, store.BadRequest("filter %s %s", name, p)
+	}
+	if parse := fieldTypes[f.Type].filter; parse == nil || !parse(f, v) {
+		return nil, store.BadRequest("filter %s must be %s, got %q", name, describe(f), clip(v))
+	}
+	return f, nil
+}
+
+var (
+	dateRE    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	integerRE = regexp.MustCompile(`^-?(0|[1-9]\d*)$`)
+	numberRE  = regexp.MustCompile(`^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$`)
+)
+
+// intBits is the width of an Int field's column: bigint or integer.
+func intBits(f *Field) int {
+	if f.Big {
+		return 64
+	}
+	return 32
+}
+
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
+func isDate(s string) bool {
+	if !dateRE.MatchString(s) {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+func isTime(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
+}
+
+func isBool(_ *Field, s string) bool { return s == "true" || s == "false" }
+
+// isInt reports whether s is an integer within the field's column width and bounds.
+func isInt(f *Field, s string) bool {
+	n, err := strconv.ParseInt(s, 10, intBits(f))
+	return integerRE.MatchString(s) && err == nil && (f.Min == nil || n >= int64(*f.Min)) && (f.Max == nil || n <= int64(*f.Max))
+}
+
+// isNumber reports whether s is a JSON number within float64's range (numeric takes far
+// more, but no client's JSON number does).
+func isNumber(_ *Field, s string) bool {
+	if !numberRE.MatchString(s) {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}

@@ -1,0 +1,73 @@
+package restapi
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// TestFilterValues sends good and bad filter values of every filterable type: a bad one is
+// a 400 before any SQL runs, so no value reaches PostgreSQL that its column would refuse
+// (a Number or Time filter once went through unchecked).
+func TestFilterValues(t *testing.T) {
+	big := Field{Name: "size", Type: Int, Big: true}
+	cases := []struct {
+		field     Field
+		good, bad []string
+	}{
+		{Field{Name: "name", Type: String}, []string{"Acme", ""}, []string{"a\x00b"}},
+		{Field{Name: "stage", Type: String, Enum: []string{"lead", "won"}}, []string{"won"}, []string{"lost"}},
+		{Field{Name: "owner_id", Type: UUID}, []string{"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"}, []string{"3f2b", "x"}},
+		{Field{Name: "done", Type: Bool}, []string{"true", "false"}, []string{"yes", "1"}},
+		{Field{Name: "count", Type: Int}, []string{"0", "-7", "2147483647"}, []string{"2147483648", "1.5", "one"}},
+		{big, []string{"9223372036854775807"}, []string{"9223372036854775808"}},
+		{Field{Name: "priority", Type: Int, Min: new(0), Max: new(4)}, []string{"0", "4"}, []string{"5", "-1", "+1", "01"}},
+		{Field{Name: "amount", Type: Number}, []string{"0", "-1.25", "6.02e23"}, []string{"abc", "NaN", "Infinity", "1e400", " 1", "0x10", "1."}},
+		{Field{Name: "due", Type: Date}, []string{"2026-01-31"}, []string{"2026-02-30", "31/01/2026"}},
+		{Field{Name: "at", Type: Time}, []string{"2026-01-31T09:00:00Z", "2026-01-31T09:00:00.5+02:00"}, []string{"yesterday", "2026-01-31", "2026-01-31 09:00"}},
+	}
+	for _, c := range cases {
+		f := c.field
+		f.Filter = true
+		r := &Resource{Name: "things", Fields: []Field{f}}
+		for _, v := range c.good {
+			if _, err := checkFilter(r, f.Name, v); err != nil {
+				t.Errorf("%s=%q: %v, want accepted", f.Name, v, err)
+			}
+		}
+		for _, v := range c.bad {
+			_, err := checkFilter(r, f.Name, v)
+			var e *store.Error
+			if !errors.As(err, &e) || e.Status != http.StatusBadRequest || e.Code != "bad_request" {
+				t.Errorf("%s=%q: %v, want a 400 bad_request", f.Name, v, err)
+			}
+		}
+	}
+}
+
+// TestFieldTypes checks the type table is whole: every entry says what its type is in SQL,
+// JSON Schema, a body and a message, and every catalogue field's type is in it; every list
+// filter's type can parse a filter value.
+func TestFieldTypes(t *testing.T) {
+	for i, ft := range fieldTypes {
+		if ft.sql == "" || ft.schema == nil || ft.describe == nil || ft.check == nil {
+			t.Errorf("field type %d: incomplete entry", i)
+			continue
+		}
+		if _, problem := checkValue(&Field{Type: Type(i)}, Type(i).Example()); problem != "" {
+			t.Errorf("field type %d: its example %s %s", i, ft.example, problem)
+		}
+	}
+	for _, r := range catalog {
+		for _, f := range r.Fields {
+			switch {
+			case int(f.Type) >= len(fieldTypes):
+				t.Errorf("%s.%s: type %d has no entry", r.Name, f.Name, f.Type)
+			case f.Filter && fieldTypes[f.Type].filter == nil:
+				t.Errorf("%s.%s: a filter of type %s, which has no filter parser", r.Name, f.Name, f.Type.SQLType())
+			}
+		}
+	}
+}
