@@ -44,14 +44,6 @@ var dbExtras = map[string][]string{
 	"activity": {"policy ws_entity_visible", "grant INSERT"},
 	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
-	// Known gap, reported with issue 13: ws_protect grants UPDATE on join records, which
-	// the API only creates and detaches; revoking it needs a new migration.
-	"deal_people":   {"grant UPDATE"},
-	"deal_labels":   {"grant UPDATE"},
-	"space_members": {"grant UPDATE"},
-	// Known gap, reported with issue 13: a workspace update records no activity row
-	// (decisions.md 5 says writes do); adding the trigger needs a new migration.
-	"workspaces": {"no activity trigger"},
 }
 
 // The policy expressions of store/migrations, as PostgreSQL prints them back (whitespace

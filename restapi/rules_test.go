@@ -339,6 +339,15 @@ func TestActivityRecordsWrites(t *testing.T) {
 		t.Fatalf("a member without crm sees deal activity: %v", got)
 	}
 	wantError(t, none.get("/activity?entity_type=deals"), http.StatusForbidden, "insufficient_permission")
+
+	// The workspace's settings are a write like any other (migration 00016).
+	admin := e.as(t, tm.admin)
+	must(t, admin.patch("/workspace", map[string]any{"timezone": "Europe/Lisbon"}), http.StatusOK)
+	ws := c.listAll("/activity?entity_id=" + tm.ws)
+	if len(ws) != 1 || ws[0]["entity_type"] != "workspace" || ws[0]["action"] != "updated" ||
+		ws[0]["changes"].(map[string]any)["timezone"] != "Europe/Lisbon" || ws[0]["actor_id"] != tm.admin.UserID {
+		t.Fatalf("workspace activity: %v", ws)
+	}
 }
 
 // TestCommentsOnDealsNeedCRM: comments are their own scope, but those on deals need the
