@@ -132,3 +132,49 @@ func TestPasswordChecksBounded(t *testing.T) {
 		t.Fatalf("%d signed in, %d told to retry; want both with one check at a time", ok, busy)
 	}
 }
+
+// TestCrossSiteFormPostsRefused: the pages' forms refuse a POST the browser marks as
+// cross-site (Sec-Fetch-Site, or an Origin that is not the provider's), even with a valid
+// CSRF token and session cookie, so a form token that leaked is not enough; same-origin
+// posts and clients that send neither header (not browsers) pass. The token, revoke and
+// register endpoints are for other origins' clients (CORS *) and are not refused.
+func TestCrossSiteFormPostsRefused(t *testing.T) {
+	e := newEnv(t)
+	u := e.addUser("member", "active", nil)
+	post := func(b *browser, path string, form url.Values, headers ...string) response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", e.srv.URL+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		res, err := b.c.Do(req)
+		return decode(t, res, err)
+	}
+	for _, c := range []struct {
+		name    string
+		headers []string
+		want    int
+	}{
+		{"cross-site fetch metadata", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
+		{"another origin", []string{"Origin", "https://attacker.example"}, http.StatusForbidden},
+		{"same origin", []string{"Sec-Fetch-Site", "same-origin", "Origin", e.srv.URL}, http.StatusSeeOther},
+		{"no browser headers", nil, http.StatusSeeOther},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := e.browser()
+			b.get("/oauth/login")
+			form := b.hidden()
+			form.Set("email", u.Email)
+			form.Set("password", u.Password)
+			if r := post(b, "/oauth/login", form, c.headers...); r.Status != c.want {
+				t.Fatalf("login: %d, want %d: %s", r.Status, c.want, r.Raw)
+			}
+		})
+	}
+	b := e.browser()
+	r := post(b, "/oauth/register", url.Values{}, "Origin", "https://assistant.example", "Sec-Fetch-Site", "cross-site")
+	if r.Status == http.StatusForbidden {
+		t.Fatalf("register refused a cross-origin client: %s", r.Raw)
+	}
+}

@@ -187,11 +187,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 //	GET  /static/style.css
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
+	// The pages' forms refuse what the browser itself says is a cross-origin POST
+	// (Sec-Fetch-Site, else Origin against Host: Go's http.CrossOriginProtection), beside
+	// their CSRF tokens, so a leaked form token alone cannot sign someone in, consent or
+	// manage apps from another site. Token, revoke and register stay open to other origins.
+	forms := r.With(s.sameOrigin)
 	r.Get("/authorize", s.authorizeGet)
-	r.Post("/authorize", s.authorizePost)
+	forms.Post("/authorize", s.authorizePost)
 	r.Get("/login", s.loginGet)
-	r.Post("/login", s.loginPost)
-	r.Post("/logout", s.logout)
+	forms.Post("/login", s.loginPost)
+	forms.Post("/logout", s.logout)
 	r.Get("/upstream/start", s.upstreamStart)
 	r.Get("/upstream/callback", s.upstreamCallback)
 	for path, h := range map[string]http.HandlerFunc{"/token": s.token, "/revoke": s.revoke, "/register": s.register} {
@@ -199,13 +204,26 @@ func (s *Server) Handler() http.Handler {
 		r.Post(path, withCORS(h))
 	}
 	r.Get("/apps", s.connectedApps)
-	r.Post("/apps/revoke", s.connectedAppsRevoke)
+	forms.Post("/apps/revoke", s.connectedAppsRevoke)
 	r.Get("/admin/apps", s.adminApps)
-	r.Post("/admin/apps", s.adminAppsCreate)
-	r.Post("/admin/apps/rotate", s.adminAppsRotate)
-	r.Post("/admin/apps/disable", s.adminAppsDisable)
+	forms.Post("/admin/apps", s.adminAppsCreate)
+	forms.Post("/admin/apps/rotate", s.adminAppsRotate)
+	forms.Post("/admin/apps/disable", s.adminAppsDisable)
 	r.Get("/static/style.css", serveCSS)
 	return r
+}
+
+// sameOrigin lets through only requests the browser does not mark as cross-origin; a
+// refused one gets the provider's error page. The issuer's own origin is trusted by name
+// too, for a proxy that passes on a Host other than the public one.
+func (s *Server) sameOrigin(next http.Handler) http.Handler {
+	p := http.NewCrossOriginProtection()
+	_ = p.AddTrustedOrigin(s.cfg.Issuer) // an issuer with a path is no origin: Host decides
+	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.errorPage(w, http.StatusForbidden, "Request refused",
+			"This form was sent from another site.", "Open the page on this site and send it from there.")
+	}))
+	return p.Handler(next)
 }
 
 // preflight answers CORS preflights of the endpoints browser-based clients call
