@@ -253,6 +253,12 @@ func (s *Store) Setting(ctx context.Context, key string, make func() string) (st
 	err := s.pool.QueryRow(ctx, `WITH ins AS (INSERT INTO service_settings (key, value) VALUES ($1, $2)
 			ON CONFLICT (key) DO NOTHING RETURNING value)
 		SELECT value FROM ins UNION ALL SELECT value FROM service_settings WHERE key = $1 LIMIT 1`, key, make()).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// The INSERT waited for a concurrent first use to commit, then did nothing; the
+		// SELECT beside it reads the statement's snapshot, taken before that commit, so
+		// it saw no row either. A new statement sees the committed one.
+		err = s.pool.QueryRow(ctx, `SELECT value FROM service_settings WHERE key = $1`, key).Scan(&v)
+	}
 	return v, err
 }
 
