@@ -8,4 +8,6 @@ func MCPGoHandler(s *Server) http.Handler { return s.guard(s.http) }
 
 // DirectHandler is Handler with fallback in mcp-go's place, so a test sees which requests
 // the direct path declines.
-func DirectHandler(s *Server, fallback http.Handler) http.Handler { return s.guard(s.callDirect(fallback)) }
+func DirectHandler(s *Server, fallback http.Handler) http.Handler {
+	return s.guard(s.callDirect(fallback))
+}
