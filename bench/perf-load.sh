@@ -57,7 +57,8 @@ for v in "${variants[@]}"; do
   port[rest_$v]=$next_port
   port[floor_$v]=$((next_port + 1))
   next_port=$((next_port + 2))
-  env DATABASE_URL="${url[$v]}" APIKEY=$apikey LOG_LEVEL=info LISTEN_ADDR=127.0.0.1:${port[$v]} RATE_LIMITS=false \
+  # METRICS_ADDR=off: two binaries would both claim the default metrics port.
+  env DATABASE_URL="${url[$v]}" APIKEY=$apikey LOG_LEVEL=info LISTEN_ADDR=127.0.0.1:${port[$v]} RATE_LIMITS=false METRICS_ADDR=off \
     "$tmp/$v" serve >/dev/null 2>"$tmp/$v.log" &
   pid_of[$v]=$!
   pids+=($!)

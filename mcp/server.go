@@ -152,9 +152,13 @@ func (s *Server) Tools() []mcpgo.Tool { return append([]mcpgo.Tool(nil), s.tools
 // Handler serves the MCP endpoint and its views; mount it at Path and under Path + "/"
 // (ResourcePaths). It checks browsers' Origin while PublicURL is loopback, answers CORS
 // preflights, refuses bodies over 1 MiB, reads the toolset selection, demands a bearer
-// credential (401 with an RFC 9728 challenge otherwise) and needs no apikey.
-func (s *Server) Handler() http.Handler {
-	return withRequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(s.http))))))
+// credential (401 with an RFC 9728 challenge otherwise) and needs no apikey. A plain
+// tools/call is answered directly (direct.go), anything else by mcp-go.
+func (s *Server) Handler() http.Handler { return s.guard(s.callDirect(s.http)) }
+
+// guard puts the checks every MCP request passes in front of transport.
+func (s *Server) guard(transport http.Handler) http.Handler {
+	return withRequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(transport))))))
 }
 
 // selectView reads the path and selection headers into the request's view; a path that

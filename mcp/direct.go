@@ -1,0 +1,218 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// callDirect answers the commonest request, one tools/call of a catalogue tool from a
+// client on a pre-2026 protocol version, without mcp-go's transport: the envelope is
+// decoded once, the tool runs through the same handler mcp-go would run (view, readonly,
+// rate limit, operation layer: call.go), and the record's JSON is written into the
+// response once. Per request mcp-go decodes the envelope three times and the arguments
+// into generic maps, builds an ephemeral session with a notification goroutine, and
+// re-encodes the result through maps; on a get that was most of the cost of a call
+// (docs/performance.md). The answer is the one mcp-go gives: stateless mode mints and
+// echoes no Mcp-Session-Id after initialize, a legacy response is 200 application/json,
+// and nothing here can emit notifications, so mcp-go would never upgrade to SSE.
+// Everything else, and anything this does not recognise, goes to next (mcp-go) with
+// the body intact: initialize, tools/list, notifications, batches, find_tools and
+// call_tool, unknown tools, malformed envelopes, _meta or task parameters, and the
+// stateless 2026-07-28 protocol with its header checks.
+func (s *Server) callDirect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.directCandidate(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil { // over the body limit: mcp-go words the error
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+			next.ServeHTTP(w, r)
+			return
+		}
+		req, sp, ok := s.directCall(body)
+		if !ok {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(w, r)
+			return
+		}
+		res, err := s.runTool(r.Context(), sp, req)
+		writeCallResult(w, req.id, res, err)
+	})
+}
+
+// directCandidate checks what the HTTP request alone tells: a JSON POST on a protocol
+// version before 2026-07-28 (or none, as 2025-03-26 clients send) from a client that
+// accepts JSON, and a Host mcp-go's DNS-rebinding guard would let through.
+func (s *Server) directCandidate(r *http.Request) bool {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false
+	}
+	switch r.Header.Get(mcpgo.HeaderProtocolVersion) {
+	case "", mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618:
+	default:
+		return false
+	}
+	if a := r.Header.Values("Accept"); len(a) > 0 && !acceptsJSON(a) {
+		return false
+	}
+	if s.loopback {
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		if !loopbackHost(host) {
+			return false
+		}
+	}
+	return true
+}
+
+func acceptsJSON(values []string) bool {
+	for _, v := range values {
+		for _, part := range bytes.Split([]byte(v), []byte(",")) {
+			mt, _, err := mime.ParseMediaType(string(bytes.TrimSpace(part)))
+			if err == nil && (mt == "application/json" || mt == "application/*" || mt == "*/*") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// directRequest is a tools/call envelope; id is kept as sent.
+type directRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  *struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+		Task      json.RawMessage `json:"task"`
+	} `json:"params"`
+}
+
+// directTool is a recognised call: its id and mcp-go's form of the request.
+type directTool struct {
+	id   json.RawMessage
+	call mcpgo.CallToolRequest
+}
+
+// directCall decodes body and reports whether it is a tools/call this path answers: a
+// JSON-RPC 2.0 request with a string or integer id naming a catalogue tool, without
+// _meta (a 2026-07-28 request declares its version there) or task augmentation.
+func (s *Server) directCall(body []byte) (directTool, toolSpec, bool) {
+	var req directRequest
+	if json.Unmarshal(body, &req) != nil || req.JSONRPC != mcpgo.JSONRPC_VERSION || req.Method != string(mcpgo.MethodToolsCall) ||
+		req.Params == nil || req.Params.Meta != nil || req.Params.Task != nil || !plainID(req.ID) {
+		return directTool{}, toolSpec{}, false
+	}
+	sp, ok := s.specs[req.Params.Name]
+	if !ok || sp.run != nil {
+		return directTool{}, toolSpec{}, false
+	}
+	var call mcpgo.CallToolRequest
+	call.Method = req.Method
+	call.Params.Name = req.Params.Name
+	if len(req.Params.Arguments) > 0 {
+		// The handler reads RawArguments as mcp-go's decoder leaves them; Arguments, the
+		// same decoded into maps, is what this path saves.
+		call.Params.RawArguments = req.Params.Arguments
+	}
+	return directTool{id: req.ID, call: call}, sp, true
+}
+
+// plainID accepts ids mcp-go echoes unchanged in meaning: strings and integers of at most
+// 15 digits (exact in every JSON reader).
+func plainID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	if id[0] == '"' {
+		return true // the decoder has already checked it is a valid string
+	}
+	digits := id
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// runTool runs the handler mcp-go has registered for sp, turning a panic into an error
+// worded as mcp-go's recovery middleware words it.
+func (s *Server) runTool(ctx context.Context, sp toolSpec, req directTool) (res *mcpgo.CallToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("panic recovered in %s tool handler: %v", sp.tool.Name, p)
+		}
+	}()
+	return s.handler(sp)(ctx, req.call)
+}
+
+// writeCallResult writes the JSON-RPC response mcp-go writes for a tool's result or
+// handler error: a result of text content, structured content and isError (only when
+// true), or an internal error.
+func writeCallResult(w http.ResponseWriter, id json.RawMessage, res *mcpgo.CallToolResult, err error) {
+	out := make([]byte, 0, 512)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	if err != nil {
+		msg, _ := json.Marshal(err.Error())
+		out = fmt.Appendf(out, `,"error":{"code":%d,"message":%s}}`, mcpgo.INTERNAL_ERROR, msg)
+	} else {
+		out = append(out, `,"result":{"content":[`...)
+		for i, c := range res.Content {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			text := c.(mcpgo.TextContent) // the handler writes text content only
+			out = append(out, `{"type":"text","text":`...)
+			out = appendJSONString(out, text.Text)
+			out = append(out, '}')
+		}
+		out = append(out, ']')
+		if len(res.RawStructuredContent) > 0 {
+			out = append(out, `,"structuredContent":`...)
+			out = append(out, res.RawStructuredContent...)
+		}
+		if res.IsError {
+			out = append(out, `,"isError":true`...)
+		}
+		out = append(out, `}}`...)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(out, '\n'))
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it.
+func appendJSONString(out []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(out, b...)
+}
+
+// errReader hands mcp-go the error reading the body met (the body limit).
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
