@@ -158,7 +158,7 @@ func (s *Server) Handler() http.Handler { return s.guard(s.callDirect(s.http)) }
 
 // guard puts the checks every MCP request passes in front of transport.
 func (s *Server) guard(transport http.Handler) http.Handler {
-	return withRequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(transport))))))
+	return restapi.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(transport))))))
 }
 
 // selectView reads the path and selection headers into the request's view; a path that
@@ -234,18 +234,6 @@ func writeRPCError(w http.ResponseWriter, status, code int, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
-}
-
-// withRequestID gives requests a request id unless the router already did.
-func withRequestID(next http.Handler) http.Handler {
-	tagged := restapi.RequestID(next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if restapi.RequestIDFrom(r.Context()) != "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		tagged.ServeHTTP(w, r)
-	})
 }
 
 // authenticate resolves the bearer credential (decisions.md 3 step 1, 8).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -39,9 +40,6 @@ const (
 	toolMe     = "me"
 	toolEnrich = "enrich_company"
 )
-
-// maxLimit is the page size bound of service-spec.md 8.
-const maxLimit = 200
 
 // buildTools derives one tool per operation of every catalogue resource, plus me
 // (decisions.md 8), in catalogue order; each carries its resource's toolset.
@@ -169,8 +167,8 @@ func listTool(r *restapi.Resource) toolSpec {
 	for _, f := range r.Filters() {
 		props[f.Name] = inputProperty(f)
 	}
-	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(maxLimit)),
-		Default: json.RawMessage("50")}
+	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(restapi.MaxLimit)),
+		Default: json.RawMessage(strconv.Itoa(restapi.DefaultLimit))}
 	var b strings.Builder
 	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
 	if r.Paged {
