@@ -37,13 +37,6 @@ type Ledger interface {
 	RefundCreditHold(ctx context.Context, p *store.Principal, holdID string) error
 }
 
-// HoldSweeper refunds expired credit holds across workspaces (SweepHolds).
-type HoldSweeper interface {
-	// SweepCreditHolds refunds holds that expired before now and returns how many
-	// balances it credited.
-	SweepCreditHolds(ctx context.Context, now time.Time) (int64, error)
-}
-
 // ServiceConfig configures metered enrichment.
 type ServiceConfig struct {
 	Store    Ledger
@@ -160,10 +153,4 @@ func (s *Service) refund(p *store.Principal, holdID string) {
 	if err := s.cfg.Store.RefundCreditHold(ctx, p, holdID); err != nil {
 		s.cfg.Logger.Error("enrich: refund failed; the sweeper will return the hold", "hold", holdID, "err", err)
 	}
-}
-
-// SweepHolds refunds holds that expired (their requests died) and returns how many; cmd
-// runs it every minute. It runs as the service, across workspaces.
-func SweepHolds(ctx context.Context, s HoldSweeper, now time.Time) (int64, error) {
-	return s.SweepCreditHolds(ctx, now)
 }

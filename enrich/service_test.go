@@ -18,8 +18,7 @@ import (
 
 // The store implements what metered enrichment declares.
 var (
-	_ Ledger      = (*store.Store)(nil)
-	_ HoldSweeper = (*store.Store)(nil)
+	_ Ledger = (*store.Store)(nil)
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -158,7 +157,7 @@ type expiringProvider struct {
 }
 
 func (p expiringProvider) Lookup(ctx context.Context, domain string) (Company, error) {
-	if _, err := SweepHolds(ctx, p.store, time.Now().Add(time.Hour)); err != nil {
+	if _, err := p.store.SweepCreditHolds(ctx, time.Now().Add(time.Hour)); err != nil {
 		return Company{}, err
 	}
 	return p.inner.Lookup(ctx, domain)

@@ -58,7 +58,7 @@ func (srv *server) sweepHolds(ctx context.Context) {
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for now := time.Now(); ; {
-		if n, err := enrich.SweepHolds(ctx, srv.store, now); err != nil {
+		if n, err := srv.store.SweepCreditHolds(ctx, now); err != nil {
 			srv.log.Error("sweeping credit holds", "err", err)
 		} else if n > 0 {
 			srv.log.Warn("refunded expired credit holds", "workspaces", n)
