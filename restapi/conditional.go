@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -19,15 +20,28 @@ import (
 // read from the record's own updated_at, so GET, PATCH, POST and a replayed POST agree.
 
 // entityTag returns the strong entity tag of a record's JSON, or "" when it carries no
-// updated_at.
+// updated_at. Every record is PostgreSQL's row_to_json of Columns, which puts updated_at
+// last (TestUpdatedAtIsTheLastColumn), so the record ends with "updated_at":"<instant>"}:
+// the tag is read from there rather than by decoding the record, which cost a scan of every
+// field on every read (5% of a GET's server CPU). Searching from the end also skips a
+// "updated_at" inside an earlier JSON field, and one inside a text field cannot match: its
+// quotes are escaped.
 func entityTag(record json.RawMessage) string {
-	var v struct {
-		UpdatedAt time.Time `json:"updated_at"`
-	}
-	if json.Unmarshal(record, &v) != nil || v.UpdatedAt.IsZero() {
+	const key = `"updated_at":"`
+	i := bytes.LastIndex(record, []byte(key))
+	if i < 0 {
 		return ""
 	}
-	return `"` + strconv.FormatInt(v.UpdatedAt.UnixMicro(), 36) + `"`
+	instant := record[i+len(key):]
+	end := bytes.IndexByte(instant, '"')
+	if end < 0 {
+		return ""
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(instant[:end]))
+	if err != nil || t.IsZero() {
+		return ""
+	}
+	return `"` + strconv.FormatInt(t.UnixMicro(), 36) + `"`
 }
 
 // IfMatch is an If-Match precondition: the versions a conditional update may replace.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -516,4 +517,36 @@ func TestIncrementalSync(t *testing.T) {
 			wantError(t, c.get(path), http.StatusBadRequest, "bad_request")
 		}
 	})
+}
+
+// TestUpdatedAtIsTheLastColumn guards what entityTag relies on: every record's JSON ends
+// with its updated_at.
+func TestUpdatedAtIsTheLastColumn(t *testing.T) {
+	for _, r := range restapi.Catalog() {
+		if cols := restapi.Columns(r); cols[len(cols)-1] != "updated_at" {
+			t.Errorf("%s: columns end with %q, not updated_at", r.Name, cols[len(cols)-1])
+		}
+	}
+}
+
+// TestEntityTagIsTheRecordsUpdatedAt: the ETag names the record's own updated_at, even when
+// a JSON field or a text field holds an "updated_at" of its own.
+func TestEntityTagIsTheRecordsUpdatedAt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	c := e.as(t, f.Admin)
+	decoy := map[string]any{"updated_at": "2000-01-01T00:00:00Z", "nested": map[string]any{"updated_at": "2001-01-01T00:00:00Z"}}
+	created := must(t, c.post("/org_chart", map[string]any{
+		"title": `"updated_at":"1999-01-01T00:00:00Z"`, "kpis": decoy}), http.StatusCreated)
+	id := created.data()["id"].(string)
+	for _, r := range []response{created, must(t, c.get("/org_chart/"+id), http.StatusOK)} {
+		updated, err := time.Parse(time.RFC3339Nano, r.data()["updated_at"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"` + strconv.FormatInt(updated.UnixMicro(), 36) + `"`; r.Header.Get("ETag") != want {
+			t.Fatalf("ETag %q, want %q (updated_at %s)", r.Header.Get("ETag"), want, updated)
+		}
+	}
 }
