@@ -83,12 +83,7 @@ func (q txQuerier) Query(ctx context.Context, _ *store.Principal, sql string, ar
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	if err := scan(rows); err != nil {
-		return err
-	}
-	rows.Close()
-	return rows.Err()
+	return store.Scan(rows, scan)
 }
 
 // Page is one page of a list: a JSON array of records, and the cursor of the next page

@@ -117,13 +117,18 @@ func (s *Store) Query(ctx context.Context, p *Principal, sql string, args []any,
 	if err != nil {
 		return err
 	}
+	if err := Scan(rows, scan); err != nil {
+		return err
+	}
+	return br.Close()
+}
+
+// Scan hands rows to scan and closes them: scan's error, else the rows' own.
+func Scan(rows pgx.Rows, scan func(pgx.Rows) error) error {
 	defer rows.Close()
 	if err := scan(rows); err != nil {
 		return err
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return br.Close()
+	return rows.Err()
 }
