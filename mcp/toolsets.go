@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -29,15 +30,27 @@ const (
 )
 
 // Toolsets lists the toolset names in catalogue order.
-func Toolsets() []string {
-	var out []string
-	for _, r := range restapi.Catalog() {
-		if !slices.Contains(out, r.Toolset()) {
-			out = append(out, r.Toolset())
+func Toolsets() []string { return slices.Clone(toolsetNames) }
+
+// toolsetNames and defaultSets are worked out once: parseView runs on every MCP request.
+var (
+	toolsetNames = func() []string {
+		var out []string
+		for _, r := range restapi.Catalog() {
+			if !slices.Contains(out, r.Toolset()) {
+				out = append(out, r.Toolset())
+			}
 		}
-	}
-	return out
-}
+		return out
+	}()
+	defaultSets = func() map[string]bool {
+		sets := map[string]bool{}
+		for _, d := range strings.Split(defaultToolsets, ",") {
+			sets[d] = true
+		}
+		return sets
+	}()
+)
 
 // ResourcePaths lists every path the MCP server answers on, each its own RFC 9728 resource:
 // /mcp, /mcp/readonly, /mcp/x/{toolset} and /mcp/x/{toolset}/readonly for every toolset,
@@ -109,9 +122,9 @@ func parseView(r *http.Request) (view, error) {
 		return v, store.BadRequest("%s must be true or false, not %q", HeaderReadonly, ro)
 	}
 	if len(names) == 0 {
-		names = []string{toolsetsDefault}
+		v.sets = defaultSets // shared: a view's sets are only read
+		return v, nil
 	}
-	known := Toolsets()
 	v.sets = map[string]bool{}
 	for _, n := range names {
 		switch {
@@ -119,14 +132,12 @@ func parseView(r *http.Request) (view, error) {
 			v.sets = nil
 			return v, nil
 		case n == toolsetsDefault:
-			for _, d := range strings.Split(defaultToolsets, ",") {
-				v.sets[d] = true
-			}
-		case slices.Contains(known, n):
+			maps.Copy(v.sets, defaultSets)
+		case slices.Contains(toolsetNames, n):
 			v.sets[n] = true
 		default:
 			return v, store.BadRequest("unknown toolset %q; valid toolsets are %s, %s, %s", n, toolsetsAll,
-				toolsetsDefault, strings.Join(known, ", "))
+				toolsetsDefault, strings.Join(toolsetNames, ", "))
 		}
 	}
 	return v, nil
