@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,11 +96,29 @@ func serve(ctx context.Context, args []string) int {
 	out := newBatchedLog(os.Stderr, 100*time.Millisecond)
 	defer out.Close()
 	log := newLogger(out, cfg.LogLevel)
+	collectLessOften()
 	if err := runServer(ctx, cfg, log, os.Stdout); err != nil {
 		log.Error("server stopped", "err", err)
 		return 1
 	}
 	return 0
+}
+
+// collectLessOften runs the garbage collector less often than Go's default, unless GOGC or
+// GOMEMLIMIT say otherwise. Under read load the live heap is about 4 MB and a request
+// allocates about 6 KB, so GOGC=100 collected every 5 MB: a dozen collections a second at
+// 10,000 requests/s, about a tenth of a GET's server CPU (GODEBUG=gctrace=1). 200 halves
+// that and keeps the process under 64 MB through the load run (400 saved no more CPU and
+// peaked at 86 MB under list load). The soft limit keeps a burst of sign-ins, whose
+// argon2id checks hold 64 MiB each while they run, from growing the heap three times over:
+// near it the collector runs as often as it must.
+func collectLessOften() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(160 << 20)
+	}
 }
 
 // batchedLog gathers log lines and writes them together at most every interval (or when
