@@ -20,10 +20,7 @@ type Options struct {
 	ConnectTimeout   time.Duration // one connection attempt, TCP and startup handshake
 	AcquireTimeout   time.Duration // waiting for a pooled connection
 	StatementTimeout time.Duration // one statement (a query with its rows, a batch, begin, commit)
-	// MaxConns caps the pool; 0 keeps pgx's default (the larger of 4 and the number of
-	// CPUs), which leaves requests queuing for a connection while others wait on the
-	// network or a lock.
-	MaxConns int
+	MaxConns         int           // caps the pool; 0 means DefaultMaxConns
 }
 
 // deadlines gives each pool acquisition and each statement its own deadline, through

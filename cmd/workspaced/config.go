@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // config is every setting, read from the environment with flags overriding
@@ -71,7 +73,7 @@ func env(key, def string) string {
 func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	var c config
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL; empty starts a private PostgreSQL under -data-dir")
-	maxConns, err := strconv.Atoi(env("DB_MAX_CONNS", "16"))
+	maxConns, err := strconv.Atoi(env("DB_MAX_CONNS", strconv.Itoa(store.DefaultMaxConns)))
 	if err != nil || maxConns < 1 {
 		return c, fmt.Errorf("DB_MAX_CONNS: want a positive integer, got %q", env("DB_MAX_CONNS", ""))
 	}

@@ -70,7 +70,15 @@ func DSN(tb testing.TB) string {
 func Pool(tb testing.TB) *pgxpool.Pool {
 	tb.Helper()
 	New(tb)
-	rawOnce.Do(func() { raw, rawErr = pgxpool.New(context.Background(), dsn) })
+	rawOnce.Do(func() {
+		cfg, err := pgxpool.ParseConfig(dsn)
+		if err != nil {
+			raw, rawErr = nil, err
+			return
+		}
+		cfg.MaxConns = store.DefaultMaxConns // the store's size, so benchmarks compare like with like
+		raw, rawErr = pgxpool.NewWithConfig(context.Background(), cfg)
+	})
 	if rawErr != nil {
 		tb.Fatalf("storetest: pool: %v", rawErr)
 	}
