@@ -304,8 +304,13 @@ func (s *Store) NotifyRevoked(ctx context.Context, payload string) error {
 	return err
 }
 
-// DeleteSetting removes a service setting; a missing one is no error.
-func (s *Store) DeleteSetting(ctx context.Context, key string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM service_settings WHERE key = $1`, key)
-	return err
+// TakeSetting removes a service setting and returns its value, or "" when there is none.
+// It is one statement, so processes taking the same setting at once see it exactly once.
+func (s *Store) TakeSetting(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, `DELETE FROM service_settings WHERE key = $1 RETURNING value`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
 }

@@ -56,21 +56,21 @@ func writeDemoFile(path string, d store.Demo) error {
 // service_settings. A zero-config start moves them to the credentials file first (unless it
 // has one), so it keeps printing them; a server with DATABASE_URL drops them.
 func (srv *server) forgetStoredDemo(ctx context.Context) error {
-	raw, err := srv.store.Setting(ctx, "demo", func() string { return "" })
-	if err != nil {
+	raw, err := srv.store.TakeSetting(ctx, "demo")
+	if err != nil || raw == "" {
 		return err
 	}
-	if raw != "" && srv.cfg.DatabaseURL == "" {
+	if srv.cfg.DatabaseURL == "" {
 		path := filepath.Join(srv.cfg.DataDir, demoFile)
 		var d store.Demo
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && json.Unmarshal([]byte(raw), &d) == nil {
 			if err := writeDemoFile(path, d); err != nil {
+				// Put them back for the next start rather than lose them.
+				_, _ = srv.store.Setting(ctx, "demo", func() string { return raw })
 				return err
 			}
 		}
 	}
-	if raw != "" {
-		srv.log.Warn("removed the demo credentials kept in plaintext in service_settings", "moved_to_data_dir", srv.cfg.DatabaseURL == "")
-	}
-	return srv.store.DeleteSetting(ctx, "demo")
+	srv.log.Warn("removed the demo credentials kept in plaintext in service_settings", "moved_to_data_dir", srv.cfg.DatabaseURL == "")
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agencyos/workspaced/store"
@@ -82,5 +83,27 @@ func TestStoredDemoSecretsRemovedAtStart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Replicas starting together each run the start-up clean-up at once: none may fail it (it
+// used to create the setting to read it and delete it after, so a replica whose insert
+// waited for another's could find the row gone and stop with "no rows in result set").
+func TestForgetStoredDemoConcurrently(t *testing.T) {
+	s := storetest.New(t)
+	srv := &server{cfg: config{DataDir: t.TempDir(), DatabaseURL: "postgres://elsewhere/db"}, store: s, log: slog.New(slog.DiscardHandler)}
+	for range 30 {
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Go(func() { errs <- srv.forgetStoredDemo(t.Context()) })
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("a concurrent start-up clean-up failed: %v", err)
+			}
+		}
 	}
 }
