@@ -230,14 +230,6 @@ func validateDocument(clientID string, doc *cimdDocument) (*MetadataClient, erro
 		LogoURI: ok.LogoURI, ClientURI: ok.ClientURI}, nil
 }
 
-// client resolves a client_id for the token and revocation endpoints: a registered client,
-// nil when there is none or it is disabled. A metadata-document client is known by the row
-// its authorization stored (authorizeClient), so these endpoints never fetch: a client
-// that was never authorized here has no code or token to present.
-func (s *Server) client(ctx context.Context, id string) (*Client, error) {
-	return s.registered(ctx, id)
-}
-
 // authorizeClient resolves a client_id for an authorization request from ip: a Client ID
 // Metadata Document URL when Config.ClientMetadata is set, else a registered client. It
 // returns nil, nil when there is no such client or it is disabled, an error wrapping

@@ -1,7 +1,6 @@
 package oauth
 
 import (
-	"crypto/subtle"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -28,14 +27,6 @@ func (c *Client) adminRegistered() bool { return c.Verified && !c.Dynamic }
 
 // Confidential reports whether the client holds a secret and must authenticate.
 func (c *Client) Confidential() bool { return len(c.SecretHash) > 0 }
-
-// checkSecret reports whether secret is this client's secret.
-func (c *Client) checkSecret(secret string) bool {
-	if !c.Confidential() || !store.WellFormed(secret, store.PrefixClientSecret) {
-		return false
-	}
-	return subtle.ConstantTimeCompare(store.HashSecret(secret), c.SecretHash) == 1
-}
 
 // storable reports whether s can be a text value in PostgreSQL at all: valid UTF-8 with no
 // NUL. Identifiers that are not cannot name anything stored, so lookups treat them as

@@ -14,14 +14,14 @@ import (
 )
 
 // TestGrantsUseIndexesWithStaleStatistics: the OAuth tables are analysed while nearly
-// empty, then grow to 4,000 families (20,000 refresh and access tokens) and 5,000 used codes
-// (codes are purged an hour after they expire) with autovacuum
-// off for them, so the planner works from statistics that describe a handful of rows
-// (issue 11 item 6). Every path of both grant functions must still reach its rows through
-// an index: inside one transaction, past the fifth execution after which PL/pgSQL may
-// switch to generic plans, pg_stat_xact_user_tables counts no sequential scan of an OAuth
-// table. The superseding path once joined access tokens by refresh_id, which has no index,
-// and scanned every access token.
+// empty, then grow to 2,000 clients, 4,000 families (20,000 refresh and access tokens) and
+// 5,000 used codes (codes are purged an hour after they expire) with autovacuum off for
+// them, so the planner works from statistics that describe a handful of rows (issue 11
+// item 6). Every path of both grant functions, the client check (00017) included, must
+// still reach its rows through an index: inside one transaction, past the fifth execution
+// after which PL/pgSQL may switch to generic plans, pg_stat_xact_user_tables counts no
+// sequential scan of an OAuth table. The superseding path once joined access tokens by
+// refresh_id, which has no index, and scanned every access token.
 func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -32,7 +32,7 @@ func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
-	tables := []string{"oauth_families", "oauth_refresh_tokens", "oauth_access_tokens", "oauth_codes"}
+	tables := []string{"oauth_clients", "oauth_families", "oauth_refresh_tokens", "oauth_access_tokens", "oauth_codes"}
 	for _, table := range tables {
 		exec(`ALTER TABLE ` + table + ` SET (autovacuum_enabled = false)`)
 		t.Cleanup(func() { _, _ = pool.Exec(ctx, `ALTER TABLE `+table+` RESET (autovacuum_enabled)`) })
@@ -41,6 +41,8 @@ func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 
 	redirect := "https://app.example.com/callback"
 	clientID := e.register(redirect)
+	exec(`INSERT INTO oauth_clients (id, name, redirect_uris) SELECT 'svcdyn_fill' || g, 'fill', '{https://fill.example/cb}'
+		FROM generate_series(1, 2000) g`)
 	exec(`WITH f AS (
 			INSERT INTO oauth_families (client_id, user_id, workspace_id, scopes, created_at)
 			SELECT $1, $2, $3, '{deals:read}', now() FROM generate_series(1, 4000) RETURNING id),
@@ -83,8 +85,8 @@ func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 		t.Helper()
 		next, nextHash := store.NewSecret(store.PrefixRefreshToken)
 		_, accessHash := store.NewSecret(store.PrefixAccessToken)
-		if err := tx.QueryRow(ctx, `SELECT outcome FROM oauth_refresh_grant($1, $2, $3, $4, NULL, '', $5, $6, $7, $7)`,
-			store.HashSecret(plain), clientID, now, graceStart, nextHash, accessHash, now.Add(time.Hour)).Scan(&outcome); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT outcome FROM oauth_refresh_grant($1, NULL, $2, $3, $4, NULL, '', $5, $6, $7, $7)`,
+			clientID, store.HashSecret(plain), now, graceStart, nextHash, accessHash, now.Add(time.Hour)).Scan(&outcome); err != nil {
 			t.Fatal(err)
 		}
 		return outcome, next
@@ -93,8 +95,8 @@ func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 		t.Helper()
 		_, refreshHash := store.NewSecret(store.PrefixRefreshToken)
 		_, accessHash := store.NewSecret(store.PrefixAccessToken)
-		if err := tx.QueryRow(ctx, `SELECT outcome FROM oauth_code_grant($1, $2, $3, true, $4, $5, '', $6, $7, $8, $8)`,
-			store.HashSecret(p.code), clientID, now, redirect, challengeOf(p.verifier), refreshHash, accessHash,
+		if err := tx.QueryRow(ctx, `SELECT outcome FROM oauth_code_grant($1, NULL, $2, $3, true, $4, $5, '', $6, $7, $8, $8)`,
+			clientID, store.HashSecret(p.code), now, redirect, challengeOf(p.verifier), refreshHash, accessHash,
 			now.Add(time.Hour)).Scan(&outcome); err != nil {
 			t.Fatal(err)
 		}
@@ -124,6 +126,12 @@ func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 	}
 	want("replayed code", exchange(codes[0]), "replayed")
 	want("unknown code", exchange(pending{"svc_ac_unknown", codes[7].verifier}), "unknown")
+	var outcome string
+	if err := tx.QueryRow(ctx, `SELECT (oauth_refresh_grant('svcdyn_unknown', NULL, $1, $2, $2, NULL, '', $1, $1, $2, $2)).outcome`,
+		store.HashSecret(cur), now).Scan(&outcome); err != nil {
+		t.Fatal(err)
+	}
+	want("unknown client", outcome, "client_unknown")
 
 	rows, err := tx.Query(ctx, `SELECT relname, seq_scan FROM pg_stat_xact_user_tables
 		WHERE relname LIKE 'oauth\_%' AND seq_scan > 0 ORDER BY relname`)

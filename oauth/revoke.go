@@ -22,7 +22,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// RFC 7009 2.1: the client authenticates as at the token endpoint.
-	c, err := s.authenticateClient(r.Context(), r, v)
+	clientID, err := s.authenticateClient(r.Context(), r, v)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -30,9 +30,9 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	// token_type_hint is only a hint (RFC 7009 2.1); the prefix says what the token is.
 	switch {
 	case strings.HasPrefix(token, store.PrefixRefreshToken) && store.WellFormed(token, store.PrefixRefreshToken):
-		err = s.revokeRefresh(r.Context(), c.ID, token)
+		err = s.revokeRefresh(r.Context(), clientID, token)
 	case strings.HasPrefix(token, store.PrefixAccessToken) && store.WellFormed(token, store.PrefixAccessToken):
-		err = s.revokeAccess(r.Context(), c.ID, token)
+		err = s.revokeAccess(r.Context(), clientID, token)
 	}
 	if err != nil {
 		s.fail(w, r, err)

@@ -88,11 +88,16 @@ type ConsentStore interface {
 	InsertOAuthCode(ctx context.Context, hash []byte, c store.OAuthCode, now time.Time) error
 }
 
-// GrantStore runs the token endpoint's grants (token.go), each one statement that stores
-// the pair only when it issues it. The outcome is in GrantResult.Outcome, never an error.
+// GrantStore runs the token endpoint's grants (token.go), each one statement that
+// authenticates the client first and stores the pair only when it issues it. The outcome
+// is in GrantResult.Outcome, never an error.
 type GrantStore interface {
 	GrantCode(ctx context.Context, g store.CodeGrant) (store.GrantResult, error)
 	GrantRefresh(ctx context.Context, g store.RefreshGrant) (store.GrantResult, error)
+	// CheckOAuthClient makes the grants' client check alone, for revocation and for token
+	// requests refused before their grant: the outcome as a grant names it, "" when the
+	// client is authenticated.
+	CheckOAuthClient(ctx context.Context, c store.GrantClient) (string, error)
 }
 
 // TokenStore checks and revokes tokens (verifier.go, revoke.go).
@@ -132,12 +137,15 @@ type pair struct {
 // registered returns the registered client with id, or nil when there is none, it is
 // disabled, or id cannot name a stored row.
 func (s *Server) registered(ctx context.Context, id string) (*Client, error) {
-	if id == "" || len(id) > 200 || !storable(id) {
+	if !clientIDValid(id) {
 		return nil, nil
 	}
 	c, err := s.db.OAuthClient(ctx, id)
 	return (*Client)(c), err
 }
+
+// clientIDValid reports whether id can name a stored client.
+func clientIDValid(id string) bool { return id != "" && len(id) <= 200 && storable(id) }
 
 // memberByEmail returns the user with email, or nil.
 func (s *Server) memberByEmail(ctx context.Context, email string) (*member, error) {

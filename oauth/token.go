@@ -80,57 +80,109 @@ func (s *Server) apiKeyValid(r *http.Request) bool {
 	return s.cfg.APIKey == "" || got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.APIKey)) == 1
 }
 
-// authenticateClient identifies the client of a token or revocation request (RFC 6749
-// 2.3.1): HTTP Basic or client_id and client_secret in the body. Confidential clients
+// clientAuth is what a token or revocation request says about its client (RFC 6749
+// 2.3.1): HTTP Basic, or client_id and client_secret in the body.
+type clientAuth struct {
+	id, secret string
+	basic      bool
+}
+
+// readClientAuth reads a request's client credentials and refuses what the request alone
+// decides: malformed Basic credentials, two methods, no client_id. Confidential clients
 // must prove their secret; public clients send client_id alone. Every failure is
 // invalid_client (401), with a Basic challenge when Basic was tried (RFC 6749 5.2).
-func (s *Server) authenticateClient(ctx context.Context, r *http.Request, v url.Values) (*Client, error) {
+func readClientAuth(r *http.Request, v url.Values) (clientAuth, error) {
 	id, secret, basic := r.BasicAuth()
+	a := clientAuth{basic: basic}
 	if basic {
 		var err1, err2 error
 		// RFC 6749 2.3.1: both are form-urlencoded before Basic encoding.
-		id, err1 = url.QueryUnescape(id)
-		secret, err2 = url.QueryUnescape(secret)
+		a.id, err1 = url.QueryUnescape(id)
+		a.secret, err2 = url.QueryUnescape(secret)
 		if err1 != nil || err2 != nil {
-			return nil, basicChallenge(ErrInvalidClient.WithHint("malformed HTTP Basic credentials"))
+			return a, a.fail(ErrInvalidClient.WithHint("malformed HTTP Basic credentials"))
 		}
-		if bodyID := v.Get("client_id"); bodyID != "" && bodyID != id {
-			return nil, basicChallenge(ErrInvalidClient.WithHint("client_id in the body differs from the Basic credentials"))
+		if bodyID := v.Get("client_id"); bodyID != "" && bodyID != a.id {
+			return a, a.fail(ErrInvalidClient.WithHint("client_id in the body differs from the Basic credentials"))
 		}
 		if v.Get("client_secret") != "" {
-			return nil, ErrInvalidRequest.WithHint("authenticate with one method only (RFC 6749 2.3)")
+			return a, ErrInvalidRequest.WithHint("authenticate with one method only (RFC 6749 2.3)")
 		}
 	} else {
-		id, secret = v.Get("client_id"), v.Get("client_secret")
+		a.id, a.secret = v.Get("client_id"), v.Get("client_secret")
 	}
-	fail := func(e *Error) error {
-		if basic {
-			return basicChallenge(e)
+	if a.id == "" {
+		return a, a.fail(ErrInvalidClient.WithHint("client_id is required"))
+	}
+	return a, nil
+}
+
+func (a clientAuth) fail(e *Error) error {
+	if a.basic {
+		return basicChallenge(e)
+	}
+	return e
+}
+
+// refusal is the error of a failed client check, named as the grant functions name it
+// (oauth_client_check, store/migrations/00017); nil for any other outcome.
+func (a clientAuth) refusal(outcome string) error {
+	switch outcome {
+	case "client_unknown":
+		return a.fail(ErrInvalidClient.WithHint("unknown or disabled client"))
+	case "client_secret_missing":
+		return a.fail(ErrInvalidClient.WithHint("this client is confidential: authenticate with HTTP Basic or client_secret"))
+	case "client_secret_wrong":
+		return a.fail(ErrInvalidClient.WithHint("wrong client secret"))
+	}
+	return nil
+}
+
+// grantClient is the credentials as the grant functions check them.
+func (a clientAuth) grantClient() store.GrantClient {
+	g := store.GrantClient{ID: a.id}
+	if a.secret != "" {
+		g.SecretHash = []byte{} // malformed: matches no client's secret
+		if store.WellFormed(a.secret, store.PrefixClientSecret) {
+			g.SecretHash = store.HashSecret(a.secret)
 		}
-		return e
 	}
-	if id == "" {
-		return nil, fail(ErrInvalidClient.WithHint("client_id is required"))
+	return g
+}
+
+// authenticate makes the grant functions' client check on its own (store.CheckOAuthClient):
+// for revocation, and for token requests refused before their grant statement (refuse).
+// Like the grants it reads the stored client only: a metadata-document client is known by
+// the row its authorization stored (authorizeClient), so these endpoints never fetch; a
+// client never authorized here has no code or token to present.
+func (s *Server) authenticate(ctx context.Context, a clientAuth) error {
+	if !clientIDValid(a.id) {
+		return a.refusal("client_unknown")
 	}
-	c, err := s.client(ctx, id)
-	if errors.Is(err, ErrClientMetadata) {
-		return nil, fail(ErrInvalidClient.WithHint("%s", err.Error()))
-	}
+	outcome, err := s.db.CheckOAuthClient(ctx, a.grantClient())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if c == nil {
-		return nil, fail(ErrInvalidClient.WithHint("unknown or disabled client"))
+	return a.refusal(outcome)
+}
+
+// authenticateClient authenticates the client of a revocation request and returns its id.
+func (s *Server) authenticateClient(ctx context.Context, r *http.Request, v url.Values) (string, error) {
+	a, err := readClientAuth(r, v)
+	if err != nil {
+		return "", err
 	}
-	if c.Confidential() {
-		if secret == "" {
-			return nil, fail(ErrInvalidClient.WithHint("this client is confidential: authenticate with HTTP Basic or client_secret"))
-		}
-		if !c.checkSecret(secret) {
-			return nil, fail(ErrInvalidClient.WithHint("wrong client secret"))
-		}
+	return a.id, s.authenticate(ctx, a)
+}
+
+// refuse answers a grant the Go side refuses before the grant statement, which is where
+// the client would have been authenticated: the client comes first, so a request from an
+// unknown client or with a wrong secret is invalid_client whatever else is wrong with it.
+func (s *Server) refuse(ctx context.Context, a clientAuth, err error) error {
+	if cerr := s.authenticate(ctx, a); cerr != nil {
+		return cerr
 	}
-	return c, nil
+	return err
 }
 
 // challengeError carries the WWW-Authenticate header of a failed Basic authentication.
@@ -189,16 +241,16 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, ErrUnsupportedGrantType.WithHint("grant_type %q is not supported; use authorization_code or refresh_token", grant))
 		return
 	}
-	c, err := s.authenticateClient(r.Context(), r, v)
+	a, err := readClientAuth(r, v)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	var p pair
 	if grant == "authorization_code" {
-		p, err = s.exchangeCode(r.Context(), c, v)
+		p, err = s.exchangeCode(r.Context(), a, v)
 	} else {
-		p, err = s.refresh(r.Context(), c, v)
+		p, err = s.refresh(r.Context(), a, v)
 	}
 	if err != nil {
 		s.fail(w, r, err)
@@ -211,17 +263,20 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 // exchangeCode is the authorization_code grant (RFC 6749 4.1.3, RFC 7636 4.5). A code is
 // consumed by its first presentation, whatever the outcome, and a second presentation
 // revokes the tokens the first one issued (RFC 6749 4.1.2). The checks that need the code
-// and the issuing run in one statement, oauth_code_grant (store/migrations/00013).
-func (s *Server) exchangeCode(ctx context.Context, c *Client, v url.Values) (pair, error) {
+// and the issuing run in one statement, oauth_code_grant (store/migrations/00017).
+func (s *Server) exchangeCode(ctx context.Context, a clientAuth, v url.Values) (pair, error) {
 	plain, verifier := v.Get("code"), v.Get("code_verifier")
 	if plain == "" {
-		return pair{}, ErrInvalidRequest.WithHint("code is required")
+		return pair{}, s.refuse(ctx, a, ErrInvalidRequest.WithHint("code is required"))
 	}
 	if verifier == "" {
-		return pair{}, ErrInvalidRequest.WithHint("code_verifier is required (PKCE, RFC 7636 4.5)")
+		return pair{}, s.refuse(ctx, a, ErrInvalidRequest.WithHint("code_verifier is required (PKCE, RFC 7636 4.5)"))
 	}
 	if !store.WellFormed(plain, store.PrefixAuthCode) {
-		return pair{}, ErrInvalidGrant.WithHint("the authorization code is malformed")
+		return pair{}, s.refuse(ctx, a, ErrInvalidGrant.WithHint("the authorization code is malformed"))
+	}
+	if !clientIDValid(a.id) {
+		return pair{}, a.refusal("client_unknown")
 	}
 	// What the request alone decides is checked here; a failure still consumes the code.
 	var requestErr error
@@ -239,7 +294,7 @@ func (s *Server) exchangeCode(ctx context.Context, c *Client, v url.Values) (pai
 	}
 	now := s.now()
 	p, issue := s.mint(now)
-	g, err := s.db.GrantCode(ctx, store.CodeGrant{CodeHash: store.HashSecret(plain), ClientID: c.ID, Now: now,
+	g, err := s.db.GrantCode(ctx, store.CodeGrant{Client: a.grantClient(), CodeHash: store.HashSecret(plain), Now: now,
 		RequestOK: requestErr == nil, RedirectURI: redirect, Challenge: s256(verifier), Resource: resource, Pair: issue})
 	p.Scopes = g.Granted
 	if err != nil {
@@ -248,6 +303,8 @@ func (s *Server) exchangeCode(ctx context.Context, c *Client, v url.Values) (pai
 	switch g.Outcome {
 	case "issued":
 		return p, nil
+	case "client_unknown", "client_secret_missing", "client_secret_wrong":
+		return pair{}, a.refusal(g.Outcome)
 	case "unknown":
 		return pair{}, ErrInvalidGrant.WithHint("unknown authorization code")
 	case "replayed":
@@ -287,30 +344,33 @@ func s256(verifier string) string {
 //   - a retired token replayed after the window is treated as stolen: the whole family
 //     is revoked.
 //
-// The rules run in one statement, oauth_refresh_grant (store/migrations/00013), which
+// The rules run in one statement, oauth_refresh_grant (store/migrations/00017), which
 // serialises concurrent refreshes of one family on the family row.
-func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, error) {
+func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair, error) {
 	plain := v.Get("refresh_token")
 	if plain == "" {
-		return pair{}, ErrInvalidRequest.WithHint("refresh_token is required")
+		return pair{}, s.refuse(ctx, a, ErrInvalidRequest.WithHint("refresh_token is required"))
 	}
 	if !store.WellFormed(plain, store.PrefixRefreshToken) {
-		return pair{}, ErrInvalidGrant.WithHint("the refresh token is malformed")
+		return pair{}, s.refuse(ctx, a, ErrInvalidGrant.WithHint("the refresh token is malformed"))
 	}
 	var requested []string
 	if sc := strings.TrimSpace(v.Get("scope")); sc != "" {
 		var err error
 		if requested, err = s.parseScope(sc); err != nil {
-			return pair{}, err
+			return pair{}, s.refuse(ctx, a, err)
 		}
 	}
 	wantResource, err := s.resource(v["resource"])
 	if err != nil {
-		return pair{}, err
+		return pair{}, s.refuse(ctx, a, err)
+	}
+	if !clientIDValid(a.id) {
+		return pair{}, a.refusal("client_unknown")
 	}
 	now := s.now()
 	p, issue := s.mint(now)
-	g, err := s.db.GrantRefresh(ctx, store.RefreshGrant{TokenHash: store.HashSecret(plain), ClientID: c.ID, Now: now,
+	g, err := s.db.GrantRefresh(ctx, store.RefreshGrant{Client: a.grantClient(), TokenHash: store.HashSecret(plain), Now: now,
 		GraceStart: now.Add(-s.grace), Scopes: requested, Resource: wantResource, Pair: issue})
 	p.Scopes = g.Granted
 	if err != nil {
@@ -319,6 +379,8 @@ func (s *Server) refresh(ctx context.Context, c *Client, v url.Values) (pair, er
 	switch g.Outcome {
 	case "rotated":
 		return p, nil
+	case "client_unknown", "client_secret_missing", "client_secret_wrong":
+		return pair{}, a.refusal(g.Outcome)
 	case "superseded":
 		// Access tokens of the superseded pairs died: flush caches; the family lives.
 		s.notify(ctx, "oauth_family:"+*g.Family)

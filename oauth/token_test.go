@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
@@ -55,6 +56,8 @@ func TestCodeExchangeAttacks(t *testing.T) {
 			edit: func(f url.Values, _ string) { f.Set("code", "svc_ac_"+strings.Repeat("A", 49)) }},
 		{name: "fails because the client is unknown (RFC 6749 5.2)", wantErr: "invalid_client", wantStatus: 401,
 			edit: func(f url.Values, _ string) { f.Set("client_id", "svcdyn_unknown") }},
+		{name: "fails because the client is unknown, whatever else is wrong with the request", wantErr: "invalid_client", wantStatus: 401,
+			edit: func(f url.Values, _ string) { f.Set("client_id", "svcdyn_unknown"); f.Del("code_verifier") }},
 		{name: "fails because grant_type is unsupported", wantErr: "unsupported_grant_type",
 			edit: func(f url.Values, _ string) { f.Set("grant_type", "password") }},
 		{name: "fails because the resource is foreign (RFC 8707)", wantErr: "invalid_target",
@@ -181,6 +184,86 @@ func TestConfidentialClient(t *testing.T) {
 			t.Fatalf("want access_denied, got %d %s", r.Status, r.Header.Get("Location"))
 		}
 	})
+}
+
+// TestClientAuthenticatedFirst: the grant functions authenticate the client before
+// anything else (store/migrations/00017), so a request that fails client authentication
+// consumes no code and rotates no token, and a disabled client gets nothing.
+func TestClientAuthenticatedFirst(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	pool := storetest.Pool(t)
+	redirect := "https://crm.example.com/oauth/cb"
+	app, err := oauthCreateApp(e, true, redirect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser()
+	code, verifier := e.flow(b, e.Member, app.ClientID, redirect, "deals:read", nil)
+	exchange := func(secret string) response {
+		return e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code},
+			"code_verifier": {verifier}, "redirect_uri": {redirect}}, "Authorization", basic(app.ClientID, secret))
+	}
+	refresh := func(token, secret string) response {
+		return e.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}},
+			"Authorization", basic(app.ClientID, secret))
+	}
+	retired := func(token string) bool {
+		t.Helper()
+		var at *time.Time
+		if err := pool.QueryRow(ctx, `SELECT retired_at FROM oauth_refresh_tokens WHERE token_hash = $1`,
+			store.HashSecret(token)).Scan(&at); err != nil {
+			t.Fatal(err)
+		}
+		return at != nil
+	}
+	wrong, _ := store.NewSecret(store.PrefixClientSecret)
+
+	for _, secret := range []string{wrong, "not-a-secret"} {
+		wantOAuthError(t, exchange(secret), 401, "invalid_client")
+	}
+	tok := exchange(app.ClientSecret)
+	if tok.Status != 200 {
+		t.Fatalf("the code must survive failed client authentications: %d %s", tok.Status, tok.Raw)
+	}
+	first := tok.str("refresh_token")
+	wantOAuthError(t, refresh(first, wrong), 401, "invalid_client")
+	wantOAuthError(t, e.refresh(app.ClientID, first), 401, "invalid_client") // no secret
+	if retired(first) {
+		t.Fatal("a refresh that failed client authentication retired the token")
+	}
+	next := refresh(first, app.ClientSecret)
+	if next.Status != 200 || !retired(first) {
+		t.Fatalf("refresh: %d %s", next.Status, next.Raw)
+	}
+
+	// Revocation, and a token request refused before its grant, make the same client check.
+	access := next.str("access_token")
+	revoke := func(secret string) response {
+		return e.post("/oauth/revoke", url.Values{"token": {access}}, "Authorization", basic(app.ClientID, secret))
+	}
+	wantOAuthError(t, revoke(wrong), 401, "invalid_client")
+	wantOAuthError(t, e.post("/oauth/revoke", url.Values{"token": {access}, "client_id": {app.ClientID}}), 401, "invalid_client")
+	wantOAuthError(t, refresh("", wrong), 401, "invalid_client")
+	if me := e.me(access); me.Status != 200 {
+		t.Fatalf("a revocation that failed client authentication revoked the token: %d", me.Status)
+	}
+	if r := revoke(app.ClientSecret); r.Status != 200 {
+		t.Fatalf("revoke with the client's secret: %d %s", r.Status, r.Raw)
+	}
+	waitStatus(t, e, access, 401)
+
+	// Disabled without revoking its families, so only the client check can refuse.
+	code, verifier = e.flow(b, e.Member, app.ClientID, redirect, "deals:read", nil)
+	if _, err := pool.Exec(ctx, `UPDATE oauth_clients SET disabled_at = now() WHERE id = $1`, app.ClientID); err != nil {
+		t.Fatal(err)
+	}
+	wantOAuthError(t, exchange(app.ClientSecret), 401, "invalid_client")
+	wantOAuthError(t, refresh(next.str("refresh_token"), app.ClientSecret), 401, "invalid_client")
+	if retired(next.str("refresh_token")) {
+		t.Fatal("a disabled client's refresh retired the token")
+	}
+	wantOAuthError(t, revoke(app.ClientSecret), 401, "invalid_client")
 }
 
 func basic(id, secret string) string {

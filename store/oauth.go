@@ -326,10 +326,19 @@ type OAuthPair struct {
 	RefreshExpires, AccessExpires time.Time
 }
 
-// CodeGrant is the input of the authorization code grant (oauth_code_grant, 00013).
+// GrantClient is what a token request says about its client; the grant functions
+// authenticate it before anything else (oauth_client_check, 00017).
+type GrantClient struct {
+	ID string
+	// SecretHash is nil when the request sent no secret, HashSecret of a well-formed one,
+	// and empty (not nil) for a malformed one, which matches no client.
+	SecretHash []byte
+}
+
+// CodeGrant is the input of the authorization code grant (oauth_code_grant, 00017).
 type CodeGrant struct {
+	Client      GrantClient
 	CodeHash    []byte
-	ClientID    string
 	Now         time.Time
 	RequestOK   bool    // the request passed every check that does not need the code's row
 	RedirectURI *string // as the token request gave it, nil when absent
@@ -338,10 +347,10 @@ type CodeGrant struct {
 	Pair        OAuthPair
 }
 
-// RefreshGrant is the input of the refresh grant (oauth_refresh_grant, 00013).
+// RefreshGrant is the input of the refresh grant (oauth_refresh_grant, 00017).
 type RefreshGrant struct {
+	Client     GrantClient
 	TokenHash  []byte
-	ClientID   string
 	Now        time.Time
 	GraceStart time.Time // a pair superseded after it is still honoured
 	Scopes     []string  // requested narrowing; nil keeps the token's
@@ -367,20 +376,28 @@ func scanGrant(row pgx.Row) (GrantResult, error) {
 	return g, err
 }
 
-// GrantCode runs the authorization code grant in one statement: it stores the pair only
-// if it issues it.
+// GrantCode authenticates the client and runs the authorization code grant in one
+// statement: it stores the pair only if it issues it.
 func (s *Store) GrantCode(ctx context.Context, g CodeGrant) (GrantResult, error) {
-	return scanGrant(s.pool.QueryRow(ctx, grantColumns+`oauth_code_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		g.CodeHash, g.ClientID, g.Now, g.RequestOK, g.RedirectURI, g.Challenge, g.Resource,
+	return scanGrant(s.pool.QueryRow(ctx, grantColumns+`oauth_code_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		g.Client.ID, g.Client.SecretHash, g.CodeHash, g.Now, g.RequestOK, g.RedirectURI, g.Challenge, g.Resource,
 		g.Pair.RefreshHash, g.Pair.AccessHash, g.Pair.RefreshExpires, g.Pair.AccessExpires))
 }
 
-// GrantRefresh runs the refresh grant in one statement: it stores the pair only if it
-// issues it.
+// GrantRefresh authenticates the client and runs the refresh grant in one statement: it
+// stores the pair only if it issues it.
 func (s *Store) GrantRefresh(ctx context.Context, g RefreshGrant) (GrantResult, error) {
-	return scanGrant(s.pool.QueryRow(ctx, grantColumns+`oauth_refresh_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		g.TokenHash, g.ClientID, g.Now, g.GraceStart, g.Scopes, g.Resource,
+	return scanGrant(s.pool.QueryRow(ctx, grantColumns+`oauth_refresh_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		g.Client.ID, g.Client.SecretHash, g.TokenHash, g.Now, g.GraceStart, g.Scopes, g.Resource,
 		g.Pair.RefreshHash, g.Pair.AccessHash, g.Pair.RefreshExpires, g.Pair.AccessExpires))
+}
+
+// CheckOAuthClient authenticates a client as the grant functions do (oauth_client_check,
+// 00017): "" when it is authenticated, else the outcome naming why not.
+func (s *Store) CheckOAuthClient(ctx context.Context, c GrantClient) (string, error) {
+	var outcome string
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(oauth_client_check($1, $2), '')`, c.ID, c.SecretHash).Scan(&outcome)
+	return outcome, err
 }
 
 // RevokeRefreshToken revokes the family of clientID's refresh token with hash and every
