@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 )
 
 // testRedisURL is the Redis the tests use: REDIS_TEST_URL, or the one every developer
@@ -28,27 +28,33 @@ const downRedisURL = "redis://127.0.0.1:1/0"
 // Redis tests are the point of the package.
 func redisPrefix(tb testing.TB) string {
 	tb.Helper()
-	opt, err := redis.ParseURL(testRedisURL())
+	opt, err := rueidis.ParseURL(testRedisURL())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
+	c, err := rueidis.NewClient(opt)
+	if err != nil {
 		tb.Fatalf("test Redis at %s: %v (start it, see the brief, or set REDIS_TEST_URL)", testRedisURL(), err)
 	}
 	prefix := fmt.Sprintf("test:ratelimit:%s:%d:%d", strings.ReplaceAll(tb.Name(), "/", "."), os.Getpid(), time.Now().UnixNano())
 	tb.Cleanup(func() {
 		defer c.Close()
 		ctx := context.Background()
-		iter := c.Scan(ctx, 0, prefix+":*", 100).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
-		}
-		if err := iter.Err(); err != nil {
-			tb.Errorf("cleaning %s: %v", prefix, err)
+		for cursor := uint64(0); ; {
+			e, err := c.Do(ctx, c.B().Scan().Cursor(cursor).Match(prefix+":*").Count(100).Build()).AsScanEntry()
+			if err != nil {
+				tb.Errorf("cleaning %s: %v", prefix, err)
+				return
+			}
+			if len(e.Elements) > 0 {
+				if err := c.Do(ctx, c.B().Del().Key(e.Elements...).Build()).Error(); err != nil {
+					tb.Errorf("cleaning %s: %v", prefix, err)
+					return
+				}
+			}
+			if cursor = e.Cursor; cursor == 0 {
+				return
+			}
 		}
 	})
 	return prefix

@@ -191,6 +191,45 @@ func TestTakeErrors(t *testing.T) {
 	}
 }
 
+// REDIS_URL takes the parameters its documentation names; any other is refused at start
+// rather than silently ignored (go-redis read read_timeout and pool_size; the client now
+// used does not).
+func TestRedisURLParameters(t *testing.T) {
+	for _, c := range []struct {
+		query   string
+		refused string // "" when accepted
+	}{
+		{query: ""},
+		{query: "?dial_timeout=2s&write_timeout=250ms&client_name=workspaced"},
+		{query: "?db=1"},
+		{query: "?read_timeout=2s", refused: `"read_timeout"`},
+		{query: "?pool_size=10", refused: `"pool_size"`},
+		{query: "?addr=10.0.0.2:6379", refused: `"addr"`},
+		{query: "?master_set=main", refused: `"master_set"`},
+		{query: "?dial_timeout=soon", refused: "dial timeout"},
+	} {
+		l, err := New(Config{RedisURL: "redis://127.0.0.1:1/0" + c.query})
+		switch {
+		case c.refused == "" && err != nil:
+			t.Errorf("%q: %v", c.query, err)
+		case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused) || !strings.Contains(err.Error(), "REDIS_URL")):
+			t.Errorf("%q: error %v, want one naming REDIS_URL and %s", c.query, err, c.refused)
+		}
+		if l != nil {
+			_ = l.Close()
+		}
+	}
+	l, err := New(Config{RedisURL: "rediss://127.0.0.1:1/0?skip_verify=false"})
+	if err != nil {
+		t.Errorf("rediss with skip_verify: %v", err)
+	} else {
+		_ = l.Close()
+	}
+	if _, err := New(Config{RedisURL: "redis://127.0.0.1:1/0?skip_verify=true"}); err == nil {
+		t.Error("skip_verify on redis:// (no TLS): no error")
+	}
+}
+
 // Two Limiters on one Redis and prefix, as two processes would be, share one budget.
 func TestRedisSharedAcrossProcesses(t *testing.T) {
 	prefix := redisPrefix(t)

@@ -92,6 +92,39 @@ func TestTakeChargesBothOrNeither(t *testing.T) {
 	}
 }
 
+// A take after a burst has left the window drops all of it at once and counts what is
+// left. A take halfway keeps the key alive (each allowed take extends a Redis log's expiry
+// to one interval) and stays in the window, so the burst must be pruned, not expired.
+func TestTakePrunesExpiredBurst(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			const interval = time.Second // wide enough that a stalled runner does not move a take across the window
+			cfg := Config{PerCredential: 11, PerWorkspace: 100, Interval: interval}
+			b.configure(t)(&cfg)
+			l := newLimiter(t, cfg)
+			ctx := context.Background()
+			for i := range 10 {
+				if d, err := l.Take(ctx, "a", "w"); err != nil || !d.Allowed || d.Remaining != uint64(10-i) {
+					t.Fatalf("burst take %d: %+v, %v; want allowed, %d remaining", i, d, err, 10-i)
+				}
+			}
+			time.Sleep(interval / 2)
+			if d, err := l.Take(ctx, "a", "w"); err != nil || !d.Allowed || d.Remaining != 0 {
+				t.Fatalf("take halfway: %+v, %v; want allowed, 0 remaining", d, err)
+			}
+			time.Sleep(interval/2 + 100*time.Millisecond)
+			if d, err := l.Take(ctx, "a", "w"); err != nil || !d.Allowed || d.Remaining != 9 {
+				t.Fatalf("take after the burst left the window: %+v, %v; want allowed, 9 remaining (halfway's and its own)", d, err)
+			}
+			for _, key := range []string{l.prefix + ":c:{w}:" + hashKey("a"), l.prefix + ":w:{w}"} {
+				if n := logLen(t, l, key); n != 2 {
+					t.Errorf("%s holds %d requests; want 2 (the burst has left the window)", key, n)
+				}
+			}
+		})
+	}
+}
+
 // logLen reads how many requests a budget's log holds, from the store itself.
 func logLen(tb testing.TB, l *Limiter, key string) int {
 	tb.Helper()
@@ -104,7 +137,7 @@ func logLen(tb testing.TB, l *Limiter, key string) int {
 		}
 		return 0
 	case *redisCounter:
-		n, err := c.client.LLen(context.Background(), key).Result()
+		n, err := c.client.Do(context.Background(), c.client.B().Llen().Key(key).Build()).AsInt64()
 		if err != nil {
 			tb.Fatal(err)
 		}
