@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -191,7 +190,7 @@ func TestMCPRemoteEndToEnd(t *testing.T) {
 		!strings.HasPrefix(q.Get("client_id"), "svcdyn_") || !strings.HasPrefix(q.Get("redirect_uri"), "http://localhost:"+port+"/") {
 		t.Fatalf("authorization request %v: want resource=/mcp, PKCE, a registered client and the loopback redirect", q)
 	}
-	signInAndApprove(t, ts.URL, authURL, email, password)
+	approveForMCPRemote(t, ts.URL, authURL, email, password)
 	first.finish(init)
 
 	tools := toolList(first.request("tools/list", map[string]any{}))
@@ -229,7 +228,7 @@ func TestMCPRemoteEndToEnd(t *testing.T) {
 	if u, _ := url.Parse(authURL); u.Query().Get("resource") != ts.URL+"/mcp/x/tasks/readonly" {
 		t.Fatalf("authorization URL for the view %q: want its own resource", authURL)
 	}
-	signInAndApprove(t, ts.URL, authURL, email, password)
+	approveForMCPRemote(t, ts.URL, authURL, email, password)
 	view.finish(init)
 	tools = toolList(view.request("tools/list", map[string]any{}))
 	slices.Sort(tools)
@@ -253,37 +252,17 @@ func waitForLine(t *testing.T, path string, n int, r *mcpRemote) string {
 	return ""
 }
 
-// signInAndApprove plays the browser: the login page, the consent page approved with the
-// scopes asked for, and the redirect to mcp-remote's loopback callback, which it follows.
-func signInAndApprove(t *testing.T, origin, authURL, email, password string) {
+// approveForMCPRemote signs in and approves the scopes mcp-remote asked for, then follows
+// the redirect to mcp-remote's loopback callback, as the browser would.
+func approveForMCPRemote(t *testing.T, origin, authURL, email, password string) {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	page := func(res *http.Response, err error) (string, *http.Response) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return string(b), res
+	landed, _ := signInAndApprove(t, origin, authURL, email, password, nil)
+	res, err := (&http.Client{Timeout: 30 * time.Second}).Get(landed.String())
+	if err != nil {
+		t.Fatal(err)
 	}
-	login, _ := page(browser.Get(authURL))
-	if !strings.Contains(login, `id="login"`) {
-		t.Fatalf("expected the login page: %s", login)
-	}
-	form := hiddenFields(login)
-	form.Set("email", email)
-	form.Set("password", password)
-	consent, _ := page(browser.PostForm(origin+"/oauth/login", form))
-	if !strings.Contains(consent, `id="consent"`) {
-		t.Fatalf("expected the consent page: %s", consent)
-	}
-	asked, _ := url.Parse(authURL)
-	form = hiddenFields(consent)
-	form.Set("action", "approve")
-	form["scope"] = strings.Fields(asked.Query().Get("scope"))
-	done, res := page(browser.PostForm(origin+"/oauth/authorize", form))
+	done, _ := io.ReadAll(res.Body)
+	res.Body.Close()
 	if res.StatusCode != http.StatusOK || res.Request.URL.Hostname() != "localhost" {
 		t.Fatalf("the redirect did not reach mcp-remote's callback: %d %s %s", res.StatusCode, res.Request.URL, done)
 	}

@@ -82,6 +82,55 @@ func hiddenFields(page string) url.Values {
 	return v
 }
 
+// signInAndApprove plays a browser through the service's pages at origin: it opens authURL,
+// signs in as email, approves scopes (nil: the ones authURL asks for) on the consent page
+// and returns where the service redirected it outside origin (the client's redirect URI,
+// not followed), and the consent page.
+func signInAndApprove(t *testing.T, origin, authURL, email, password string, scopes []string) (*url.URL, string) {
+	t.Helper()
+	if scopes == nil {
+		asked, _ := url.Parse(authURL)
+		scopes = strings.Fields(asked.Query().Get("scope"))
+	}
+	jar, _ := cookiejar.New(nil)
+	var landed *url.URL
+	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if !strings.HasPrefix(req.URL.String(), origin+"/") {
+			landed = req.URL // the client's redirect: stop here
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	page := func(res *http.Response, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	login := page(browser.Get(authURL))
+	if !strings.Contains(login, `id="login"`) {
+		t.Fatalf("expected the login page: %s", login)
+	}
+	form := hiddenFields(login)
+	form.Set("email", email)
+	form.Set("password", password)
+	consent := page(browser.PostForm(origin+"/oauth/login", form))
+	if !strings.Contains(consent, `id="consent"`) {
+		t.Fatalf("expected the consent page: %s", consent)
+	}
+	form = hiddenFields(consent)
+	form.Set("action", "approve")
+	form["scope"] = scopes
+	page(browser.PostForm(origin+"/oauth/authorize", form))
+	if landed == nil {
+		t.Fatal("no redirect to the client")
+	}
+	return landed, consent
+}
+
 // TestOAuthEndToEnd is the whole flow through the process's real wiring, with
 // golang.org/x/oauth2 as the client and a cookie-jar HTTP client as the browser: discovery,
 // registration, sign-in, consent, exchange, /v1/me, refresh, /v1/me again, revocation.
@@ -130,41 +179,11 @@ func TestOAuthEndToEnd(t *testing.T) {
 	state := "e2e-state"
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier))
 
-	// The browser.
-	jar, _ := cookiejar.New(nil)
-	var landed *url.URL
-	browser := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if req.URL.Host != strings.TrimPrefix(ts.URL, "http://") {
-			landed = req.URL // the client's loopback redirect: stop here
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}}
-	page := func(res *http.Response, err error) string {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return string(b)
+	landed, consent := signInAndApprove(t, ts.URL, authURL, email, password, []string{"deals:read", "people:read"}) // deals:write unticked
+	if !strings.Contains(consent, "E2E CLI") {
+		t.Fatalf("the consent page does not name the client: %s", consent)
 	}
-	login := page(browser.Get(authURL))
-	if !strings.Contains(login, `id="login"`) {
-		t.Fatalf("expected the login page: %s", login)
-	}
-	form := hiddenFields(login)
-	form.Set("email", email)
-	form.Set("password", password)
-	consent := page(browser.PostForm(ts.URL+"/oauth/login", form))
-	if !strings.Contains(consent, `id="consent"`) || !strings.Contains(consent, "E2E CLI") {
-		t.Fatalf("expected the consent page: %s", consent)
-	}
-	form = hiddenFields(consent)
-	form.Set("action", "approve")
-	form["scope"] = []string{"deals:read", "people:read"} // deals:write unticked
-	page(browser.PostForm(ts.URL+"/oauth/authorize", form))
-	if landed == nil || landed.Query().Get("state") != state || landed.Query().Get("iss") != ts.URL {
+	if landed.Query().Get("state") != state || landed.Query().Get("iss") != ts.URL {
 		t.Fatalf("redirect to the client: %v", landed)
 	}
 

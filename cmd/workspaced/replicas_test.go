@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -185,39 +184,8 @@ func oauthFlow(t *testing.T, base, email, password string) (string, string) {
 			AuthStyle: oauth2.AuthStyleInParams},
 		Scopes: []string{"deals:read"}}
 	verifier := oauth2.GenerateVerifier()
-	jar, _ := cookiejar.New(nil)
-	var landed *url.URL
-	browser := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if !strings.HasPrefix(req.URL.String(), base) {
-			landed = req.URL
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}}
-	page := func(res *http.Response, err error) string {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return string(b)
-	}
-	login := page(browser.Get(conf.AuthCodeURL("st", oauth2.S256ChallengeOption(verifier))))
-	form := hiddenFields(login)
-	form.Set("email", email)
-	form.Set("password", password)
-	consent := page(browser.PostForm(base+"/oauth/login", form))
-	if !strings.Contains(consent, `id="consent"`) {
-		t.Fatalf("no consent page: %s", consent)
-	}
-	form = hiddenFields(consent)
-	form.Set("action", "approve")
-	form["scope"] = []string{"deals:read"}
-	page(browser.PostForm(base+"/oauth/authorize", form))
-	if landed == nil {
-		t.Fatal("no redirect to the client")
-	}
+	landed, _ := signInAndApprove(t, base, conf.AuthCodeURL("st", oauth2.S256ChallengeOption(verifier)), email, password,
+		[]string{"deals:read"})
 	tok, err := conf.Exchange(context.Background(), landed.Query().Get("code"), oauth2.VerifierOption(verifier))
 	if err != nil {
 		t.Fatal(err)
