@@ -8,17 +8,24 @@
 #   mcp     tools/call get_deals against the same server's REST get  target >= 0.85
 #   rss     the server's resident memory after the read load          target <= 64 MB
 #   p99     GET one record at half the measured peak rate
+#   grants  refresh grants and code exchanges against single-row commits (oauth benchmarks)
+#                                                                    target >= 0.4
+#   limits  Redis-backed rate limits against limits off (bench/ratelimit-load.sh, needs wrk)
+#                                                                    target >= 0.9
 # With BEFORE_BIN=<path to another workspaced binary> the same runs also go to that binary,
 # on a database of its own migrated by it, with a floor of its own (before/after).
 # Each (scenario, server) pair runs -d seconds per round; rounds interleave the servers and
 # the figure is the median over rounds. Other processes on the machine move absolute
 # numbers; compare ratios.
 #   bash bench/perf-load.sh [seconds per run, default 5] [rounds, default 3]
+# ONLY=get,mcp (any of get, list, mcp, p99, grants, limits) runs only those parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
 rounds=${2:-3}
 conns=${CONNS:-16}
+only=${ONLY:-get,list,mcp,p99,grants,limits}
+want() { [[ ",$only," == *",$1,"* ]]; }
 admin_url=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 tmp=$(mktemp -d)
 pids=()
@@ -134,15 +141,20 @@ scenario() {
 servers=()
 for v in "${variants[@]}"; do servers+=("$v" "floor_$v"); done
 for n in 100 10000 100000; do
+  want list || [[ $n == 10000 ]] || continue
   seed_to $n
-  scenario "list_$n" "/v1/deals?limit=50" "${servers[@]}"
-  scenario "listf_$n" "/v1/deals?limit=50&pipeline_id=PIPELINE" "${servers[@]}"
+  if want list; then
+    scenario "list_$n" "/v1/deals?limit=50" "${servers[@]}"
+    scenario "listf_$n" "/v1/deals?limit=50&pipeline_id=PIPELINE" "${servers[@]}"
+  fi
   if [[ $n == 10000 ]]; then
-    scenario get "/v1/deals/DEAL" "${servers[@]}"
-    # MCP against REST on the same server, interleaved.
-    mcp_servers=()
-    for v in "${variants[@]}"; do mcp_servers+=("$v" "rest_$v"); done
-    scenario mcp "/v1/deals/DEAL" "${mcp_servers[@]}"
+    want get || want p99 && scenario get "/v1/deals/DEAL" "${servers[@]}"
+    if want mcp; then
+      # MCP against REST on the same server, interleaved.
+      mcp_servers=()
+      for v in "${variants[@]}"; do mcp_servers+=("$v" "rest_$v"); done
+      scenario mcp "/v1/deals/DEAL" "${mcp_servers[@]}"
+    fi
   fi
 done
 
@@ -150,6 +162,7 @@ printf '\n%-28s' "scenario (median req/s)"
 for v in "${variants[@]}"; do printf '%12s %12s %9s' "$v" "floor" "ratio"; done
 echo
 for sc in get list_100 listf_100 list_10000 listf_10000 list_100000 listf_100000; do
+  [[ -n ${rps[$sc,${variants[0]}]:-} ]] || continue
   printf '%-28s' "$sc"
   for v in "${variants[@]}"; do
     printf '%12s %12s %9s' "${rps[$sc,$v]}" "${rps[$sc,floor_$v]}" \
@@ -157,11 +170,13 @@ for sc in get list_100 listf_100 list_10000 listf_10000 list_100000 listf_100000
   done
   echo
 done
-printf '%-28s' "mcp get_deals vs REST get"
-for v in "${variants[@]}"; do
-  printf '%12s %12s %9s' "${rps[mcp,$v]}" "${rps[mcp,rest_$v]}" "$(python3 -c "print(f'{${rps[mcp,$v]}/${rps[mcp,rest_$v]}:.2f}')")"
-done
-echo
+if want mcp; then
+  printf '%-28s' "mcp get_deals vs REST get"
+  for v in "${variants[@]}"; do
+    printf '%12s %12s %9s' "${rps[mcp,$v]}" "${rps[mcp,rest_$v]}" "$(python3 -c "print(f'{${rps[mcp,$v]}/${rps[mcp,rest_$v]}:.2f}')")"
+  done
+  echo
+fi
 
 # Memory after the read load, then p99 of GET one record at half its peak.
 for v in "${variants[@]}"; do
@@ -169,8 +184,30 @@ for v in "${variants[@]}"; do
     "$(awk '/VmRSS/ {printf "%.0f", $2/1024}' /proc/${pid_of[$v]}/status)" \
     "$(awk '/VmHWM/ {printf "%.0f", $2/1024}' /proc/${pid_of[$v]}/status)"
 done
-for s in "${servers[@]}"; do
-  half=$(( ${rps[get,$s]} / 2 ))
-  out=$(load "$s" "/v1/deals/${deal[$(base "$s")]}" -rate "$half" -c 64) # workers enough not to queue
-  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("%-14s GET at %s/s: p50 %s ms, p99 %s ms" % (sys.argv[2], sys.argv[3], d["p50_ms"], d["p99_ms"]))' "$out" "$s" "$half"
-done
+if want p99; then
+  for s in "${servers[@]}"; do
+    half=$(( ${rps[get,$s]} / 2 ))
+    out=$(load "$s" "/v1/deals/${deal[$(base "$s")]}" -rate "$half" -c 64) # workers enough not to queue
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("%-14s GET at %s/s: p50 %s ms, p99 %s ms" % (sys.argv[2], sys.argv[3], d["p50_ms"], d["p99_ms"]))' "$out" "$s" "$half"
+  done
+fi
+
+# The token endpoint and the limiter need no floor server of this script: refresh grants
+# and code exchanges run against single-row commits in oauth's benchmarks, Redis-backed
+# limits against limits off in bench/ratelimit-load.sh, each interleaved in its own run.
+# They measure the working tree's code (BEFORE_BIN does not apply to them).
+if want grants; then
+  echo
+  echo "token endpoint against single-row commits (target >= 0.4 x-commits), $rounds runs each:"
+  go test ./oauth/ -run '^$' -bench 'RefreshGrant|CodeExchange' -benchtime 3000x -count "$rounds" |
+    awk '/^Benchmark/ {printf "  %-24s %8.0f %s %8.0f commits/s  %.2f x-commits\n", $1, $7, $8, $5, $9}'
+fi
+if want limits; then
+  echo
+  if command -v wrk >/dev/null; then
+    echo "rate limits in Redis against limits off (target >= 0.9):"
+    bash bench/ratelimit-load.sh "$secs" "$rounds" | tail -3 | sed 's/^/  /'
+  else
+    echo "rate limits: skipped, wrk is not installed (apt-get install wrk)"
+  fi
+fi
