@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agencyos/workspaced/store"
@@ -350,5 +351,11 @@ func (s *Server) issueCode(w http.ResponseWriter, r *http.Request, req *authRequ
 
 func (s *Server) serverErrorPage(w http.ResponseWriter, r *http.Request, err error) {
 	s.log.ErrorContext(r.Context(), "oauth: page", "request_id", store.RequestID(r.Context()), "err", err)
+	if after, unavailable := retryAfterUnavailable(err); unavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(after))
+		s.errorPage(w, http.StatusServiceUnavailable, "Temporarily unavailable",
+			"This page is briefly unavailable. Please try again in a few seconds.", "")
+		return
+	}
 	s.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Something failed on our side. Please try again.", "")
 }

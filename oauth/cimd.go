@@ -144,8 +144,8 @@ func (m *MetadataDocuments) Client(ctx context.Context, clientID string) (*Metad
 }
 
 // clientWithin is Client, asking mayFetch (when not nil) before fetching; a refusal is
-// ErrMetadataBudget.
-func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, mayFetch func() bool) (*MetadataClient, error) {
+// ErrMetadataBudget, and mayFetch's error is returned as it is.
+func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, mayFetch func() (bool, error)) (*MetadataClient, error) {
 	if !IsMetadataURL(clientID) {
 		return nil, fmt.Errorf("%w: client_id %q is not an https URL with a path", ErrClientMetadata, clientID)
 	}
@@ -154,8 +154,12 @@ func (m *MetadataDocuments) clientWithin(ctx context.Context, clientID string, m
 	if ok && now.Before(e.expires) {
 		return e.c, e.err
 	}
-	if mayFetch != nil && !mayFetch() {
-		return nil, ErrMetadataBudget
+	if mayFetch != nil {
+		if ok, err := mayFetch(); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, ErrMetadataBudget
+		}
 	}
 	var c *MetadataClient
 	doc, err := m.fetch(ctx, clientID)
@@ -239,7 +243,7 @@ func (s *Server) authorizeClient(ctx context.Context, ip netip.Addr, id string) 
 	if s.cfg.ClientMetadata == nil || !IsMetadataURL(id) {
 		return s.registered(ctx, id)
 	}
-	m, err := s.cfg.ClientMetadata.clientWithin(ctx, id, func() bool { return s.limiter.Allow(ctx, ip) })
+	m, err := s.cfg.ClientMetadata.clientWithin(ctx, id, func() (bool, error) { return s.allowRegistration(ctx, ip) })
 	if err != nil {
 		if cause := fetchCause(err); cause != nil {
 			s.log.InfoContext(ctx, "oauth: client metadata document could not be fetched", "request_id", store.RequestID(ctx), "client_id", id, "err", cause)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -104,16 +105,38 @@ func descriptionOf(err error) string {
 	return err.Error()
 }
 
+// limiterError is a rate limiter that could not decide: its shared store is down and its
+// failure policy refuses (RegisterLimiter, LoginLimiter).
+type limiterError struct{ err error }
+
+func (e limiterError) Error() string { return "oauth: rate limiter: " + e.err.Error() }
+func (e limiterError) Unwrap() error { return e.err }
+
+func limiterFailed(err error) error { return limiterError{err} }
+
+// retryAfterUnavailable says whether err is an outage the same request may be retried
+// after (503, not 500), and after how many seconds: an unreachable database, or a rate
+// limiter that could not decide, which REST and MCP answer 503 with the same Retry-After.
+func retryAfterUnavailable(err error) (int, bool) {
+	switch {
+	case errors.As(err, new(limiterError)):
+		return ratelimit.OutageRetryAfter, true
+	case store.IsUnavailable(err):
+		return int(store.RetryAfterUnavailable.Seconds()), true
+	}
+	return 0, false
+}
+
 // writeError renders an OAuth error as JSON with the no-store headers of RFC 6749 5.1.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *Error
 	ok := errors.As(err, &e)
-	switch {
-	case !ok && store.IsUnavailable(err):
-		e = ErrTemporarilyUnavailable.WithCause(err)
-		w.Header().Set("Retry-After", strconv.Itoa(int(store.RetryAfterUnavailable.Seconds())))
-	case !ok:
+	if !ok {
 		e = ErrServerError.WithCause(err)
+		if after, unavailable := retryAfterUnavailable(err); unavailable {
+			e = ErrTemporarilyUnavailable.WithCause(err)
+			w.Header().Set("Retry-After", strconv.Itoa(after))
+		}
 	}
 	if e.Status >= 500 {
 		s.log.ErrorContext(r.Context(), "oauth", "request_id", store.RequestID(r.Context()), "path", r.URL.Path, "err", e)

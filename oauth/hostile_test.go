@@ -30,7 +30,7 @@ func hostileValues() []string {
 // openLimiter allows every sign-in, so the run reaches the password check each time.
 type openLimiter struct{}
 
-func (openLimiter) AllowLogin(context.Context, netip.Addr, string) bool { return true }
+func (openLimiter) AllowLogin(context.Context, netip.Addr, string) (bool, error) { return true, nil }
 
 // hostileRun counts answers and fails the test on any 5xx.
 type hostileRun struct {

@@ -92,9 +92,11 @@ type Upstream struct {
 	Name         string // shown as "Sign in with <Name>"
 }
 
-// RegisterLimiter decides whether one more dynamic registration from ip is allowed.
+// RegisterLimiter decides whether one more dynamic registration from ip is allowed. An
+// error means it could not decide (a shared store it needs is down and its failure policy
+// refuses): the request is answered 503, not 429, since no budget was spent.
 type RegisterLimiter interface {
-	Allow(ctx context.Context, ip netip.Addr) bool
+	Allow(ctx context.Context, ip netip.Addr) (bool, error)
 }
 
 // Server is the authorization server.

@@ -40,7 +40,10 @@ type registrationResponse struct {
 // register is dynamic client registration (RFC 7591 3): public, unverified clients only.
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if ip := s.cfg.ClientIP(r); !s.limiter.Allow(ctx, ip) {
+	if ok, err := s.allowRegistration(ctx, s.cfg.ClientIP(r)); err != nil {
+		s.fail(w, r, err)
+		return
+	} else if !ok {
 		w.Header().Set("Retry-After", "3600")
 		s.fail(w, r, ErrRateLimited)
 		return
@@ -111,6 +114,16 @@ func (s *Server) checkRegistration(m registration) (*Client, *Error) {
 	return c, nil
 }
 
+// allowRegistration spends one registration from ip (a metadata document's fetch costs
+// one too); an error is the limiter failing to decide (limiterError).
+func (s *Server) allowRegistration(ctx context.Context, ip netip.Addr) (bool, error) {
+	ok, err := s.limiter.Allow(ctx, ip)
+	if err != nil {
+		return false, limiterFailed(err)
+	}
+	return ok, nil
+}
+
 // memoryLimiter is the in-process sliding-window RegisterLimiter used when
 // Config.RegisterLimiter is nil: at most n registrations per address per window. Counts
 // are per process; cmd wires the shared limiter instead.
@@ -122,4 +135,6 @@ func newMemoryLimiter(n int, window time.Duration, now func() time.Time) *memory
 }
 
 // Allow implements RegisterLimiter.
-func (l *memoryLimiter) Allow(_ context.Context, ip netip.Addr) bool { return l.w.allow(ip) }
+func (l *memoryLimiter) Allow(_ context.Context, ip netip.Addr) (bool, error) {
+	return l.w.allow(ip), nil
+}

@@ -19,7 +19,7 @@ import (
 // allowAll lets every registration through, so the table below is not rate limited.
 type allowAll struct{}
 
-func (allowAll) Allow(context.Context, netip.Addr) bool { return true }
+func (allowAll) Allow(context.Context, netip.Addr) (bool, error) { return true, nil }
 
 // TestRegister is dynamic client registration (RFC 7591, service-spec 4.3 rule 7,
 // decisions.md 7).

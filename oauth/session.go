@@ -86,7 +86,10 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.loginPage(w, r, http.StatusForbidden, ret, email, "The form expired; please sign in again.")
 		return
 	}
-	if !s.logins.AllowLogin(r.Context(), s.cfg.ClientIP(r), strings.ToLower(email)) {
+	if ok, err := s.logins.AllowLogin(r.Context(), s.cfg.ClientIP(r), strings.ToLower(email)); err != nil {
+		s.serverErrorPage(w, r, limiterFailed(err))
+		return
+	} else if !ok {
 		w.Header().Set("Retry-After", loginRetryAfter)
 		s.loginPage(w, r, http.StatusTooManyRequests, ret, email,
 			"Too many sign-in attempts from this network or for this account. Wait a few minutes, then try again.")

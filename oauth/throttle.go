@@ -23,8 +23,9 @@ const (
 // not, so the answer reveals nothing about who has an account), and refuses when either
 // budget is spent. Every attempt is charged, not only failed ones: a success is rare, and
 // charging before the check is what stops the password hash from being the flood's cost.
+// An error means it could not decide, as for RegisterLimiter.
 type LoginLimiter interface {
-	AllowLogin(ctx context.Context, ip netip.Addr, account string) bool
+	AllowLogin(ctx context.Context, ip netip.Addr, account string) (bool, error)
 }
 
 // memoryLoginLimiter is the in-process LoginLimiter used when Config.LoginLimiter is nil.
@@ -38,8 +39,8 @@ func newMemoryLoginLimiter(now func() time.Time) *memoryLoginLimiter {
 		account: newWindow[string](DefaultLoginPerAccount, DefaultLoginAccountWindow, now)}
 }
 
-func (l *memoryLoginLimiter) AllowLogin(_ context.Context, ip netip.Addr, account string) bool {
-	return l.ip.allow(ip) && l.account.allow(account)
+func (l *memoryLoginLimiter) AllowLogin(_ context.Context, ip netip.Addr, account string) (bool, error) {
+	return l.ip.allow(ip) && l.account.allow(account), nil
 }
 
 // window counts events per key in a sliding window: at most n per key.

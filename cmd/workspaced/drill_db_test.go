@@ -99,6 +99,17 @@ func TestDrillFrozenPostgres(t *testing.T) {
 	if tokRes.StatusCode != 503 || tokRes.Header.Get("Retry-After") == "" || !strings.Contains(string(tokBody), "temporarily_unavailable") {
 		t.Errorf("token endpoint while frozen: %d Retry-After=%q %s", tokRes.StatusCode, tokRes.Header.Get("Retry-After"), tokBody)
 	}
+	// And the authorization page, a page saying so rather than a 500.
+	pageRes, err := http.Get(d.url + "/oauth/authorize?response_type=code&client_id=some-client&code_challenge_method=S256&code_challenge=" +
+		strings.Repeat("a", 43))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(pageRes.Body)
+	pageRes.Body.Close()
+	if pageRes.StatusCode != 503 || pageRes.Header.Get("Retry-After") == "" || !strings.Contains(string(page), "unavailable") {
+		t.Errorf("authorization page while frozen: %d Retry-After=%q %s", pageRes.StatusCode, pageRes.Header.Get("Retry-After"), page)
+	}
 	res, err := http.Get(d.url + "/readyz")
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"net/http"
 	"net/netip"
@@ -77,12 +78,11 @@ func ipBudgets() map[string]ratelimit.Budget {
 // an address's and an account's attempts together.
 type loginLimiter struct{ l *ratelimit.Limiter }
 
-func (l loginLimiter) AllowLogin(ctx context.Context, ip netip.Addr, account string) bool {
-	if d, err := l.l.TakeIP(ctx, bucketLogin, ip); err != nil || !d.Allowed {
-		return false
+func (l loginLimiter) AllowLogin(ctx context.Context, ip netip.Addr, account string) (bool, error) {
+	if ok, err := decided(l.l.TakeIP(ctx, bucketLogin, ip)); err != nil || !ok {
+		return false, err
 	}
-	d, err := l.l.TakeIP(ctx, bucketLoginAccount, accountAddr(account))
-	return err == nil && d.Allowed
+	return decided(l.l.TakeIP(ctx, bucketLoginAccount, accountAddr(account)))
 }
 
 // accountAddr names an account in a per-address bucket: the limiter keys its buckets by
@@ -99,9 +99,25 @@ func accountAddr(account string) netip.Addr {
 // registerLimiter spends the register bucket of the shared limiter.
 type registerLimiter struct{ l *ratelimit.Limiter }
 
-func (r registerLimiter) Allow(ctx context.Context, ip netip.Addr) bool {
-	d, err := r.l.TakeIP(ctx, ratelimit.BucketRegister, ip)
-	return err == nil && d.Allowed
+func (r registerLimiter) Allow(ctx context.Context, ip netip.Addr) (bool, error) {
+	return decided(r.l.TakeIP(ctx, ratelimit.BucketRegister, ip))
+}
+
+// errLimitsDown is a refusal the limiter's failure policy made because Redis is down.
+var errLimitsDown = errors.New("the rate-limit store is unreachable and RATE_LIMIT_FAIL_OPEN is false")
+
+// decided reads a limiter decision for the OAuth provider's limiters: whether the event
+// may go ahead, or an error when the limiter could not decide (TakeIP's own error, or a
+// denial made by the failure policy rather than a spent budget), which the provider
+// answers 503 rather than 429.
+func decided(d ratelimit.Decision, err error) (bool, error) {
+	switch {
+	case err != nil:
+		return false, err
+	case !d.Allowed && d.Degraded:
+		return false, errLimitsDown
+	}
+	return d.Allowed, nil
 }
 
 // wellKnown serves the discovery documents: RFC 8414, and the others given (the MCP

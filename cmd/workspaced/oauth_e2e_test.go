@@ -32,9 +32,16 @@ const e2eAPIKey = "pk_e2e_routing_key"
 // startServer runs the real routes() of the process over the test database.
 func startServer(t *testing.T) (*httptest.Server, *store.Store) {
 	t.Helper()
+	return startServerWith(t, func(*config) {})
+}
+
+// startServerWith is startServer with edit applied to the configuration.
+func startServerWith(t *testing.T, edit func(*config)) (*httptest.Server, *store.Store) {
+	t.Helper()
 	s := storetest.New(t)
 	ts := httptest.NewUnstartedServer(nil)
 	cfg := config{PublicURL: "http://" + ts.Listener.Addr().String(), RefreshGrace: 30 * time.Second, OIDCName: "SSO"}
+	edit(&cfg)
 	srv := &server{cfg: cfg, log: slog.New(slog.DiscardHandler), store: s, apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
 	srv.metrics = newHTTPMetrics(srv.reg)
 	ctx, cancel := context.WithCancel(context.Background())

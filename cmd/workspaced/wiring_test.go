@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
@@ -95,6 +96,80 @@ func TestLoginLimitedPerAccountThroughTheServer(t *testing.T) {
 			t.Fatalf("attempt %d: %d, want %d: %s", i, res.StatusCode, want, body)
 		}
 	}
+}
+
+// With Redis down and limits failing closed, the OAuth endpoints that spend the shared
+// limiter answer as REST does, 503 with Retry-After: 5 (README, RATE_LIMIT_FAIL_OPEN),
+// not 429: the budget is not spent, and a client told 429 with registration's Retry-After
+// of an hour would wait an hour. Failing open, they go through.
+func TestOAuthWithRedisDown(t *testing.T) {
+	const down = "redis://127.0.0.1:1/0" // a closed port: refused at once
+	body := `{"client_name": "Desktop", "redirect_uris": ["http://127.0.0.1:33418/callback"], "token_endpoint_auth_method": "none"}`
+	register := func(t *testing.T, base string) *http.Response {
+		t.Helper()
+		res, err := http.Post(base+"/oauth/register", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	t.Run("closed", func(t *testing.T) {
+		srv, _ := startServerWith(t, func(c *config) { c.RedisURL = down })
+		res := register(t, srv.URL)
+		var e struct{ Error string }
+		_ = json.NewDecoder(res.Body).Decode(&e)
+		res.Body.Close()
+		if res.StatusCode != http.StatusServiceUnavailable || e.Error != "temporarily_unavailable" || res.Header.Get("Retry-After") != "5" {
+			t.Errorf("register: %d %q, Retry-After %q; want 503 temporarily_unavailable, 5", res.StatusCode, e.Error, res.Header.Get("Retry-After"))
+		}
+
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := c.Get(srv.URL + "/oauth/login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		form := hiddenFields(string(page))
+		form.Set("email", "someone@example.test")
+		form.Set("password", "some password")
+		res, err = c.PostForm(srv.URL+"/oauth/login", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ = io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "5" ||
+			strings.Contains(string(page), "Too many") || !strings.Contains(string(page), "unavailable") {
+			t.Errorf("sign-in: %d, Retry-After %q; want 503, 5 and a page saying sign-in is unavailable:\n%s",
+				res.StatusCode, res.Header.Get("Retry-After"), page)
+		}
+
+		// A metadata-document client spends the registration budget before its fetch.
+		q := url.Values{"response_type": {"code"}, "client_id": {"https://assistant.example/client.json"},
+			"redirect_uri": {"http://127.0.0.1/callback"}, "code_challenge": {strings.Repeat("a", 43)},
+			"code_challenge_method": {"S256"}, "state": {"s"}}
+		res, err = c.Get(srv.URL + "/oauth/authorize?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ = io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "5" || strings.Contains(string(page), "Too many") {
+			t.Errorf("authorize with a metadata document: %d, Retry-After %q; want 503, 5:\n%s", res.StatusCode, res.Header.Get("Retry-After"), page)
+		}
+	})
+
+	t.Run("open", func(t *testing.T) {
+		srv, _ := startServerWith(t, func(c *config) { c.RedisURL = down; c.RateLimitFailOpen = true })
+		res := register(t, srv.URL)
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			t.Errorf("register: %d, want 201", res.StatusCode)
+		}
+	})
 }
 
 // The access log names the request by the id the response carries: the API's own router
