@@ -77,6 +77,32 @@ func TestDrillSlowBodies(t *testing.T) {
 	t.Logf("%d slow-body connections all closed by the server within %s", n, last.Round(time.Millisecond))
 }
 
+// TestSIGHUPDoesNotStop: SIGHUP is what service managers send to reload (systemctl reload,
+// kill -HUP). Without certificate files there is nothing to reload, and Go's default
+// would end the process at once, without SIGTERM's graceful shutdown; it is logged instead.
+func TestSIGHUPDoesNotStop(t *testing.T) {
+	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+storetest.DSN(t))
+	for range 2 { // the second one: the signal stays taken (its log line may be suppressed)
+		if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 5*time.Second, func() bool { return strings.Contains(d.log.String(), "nothing to reload") }, "log line for SIGHUP")
+	}
+	select {
+	case err := <-d.exited:
+		t.Fatalf("exited after SIGHUP: %v\n%s", err, d.log)
+	case <-time.After(200 * time.Millisecond):
+	}
+	res, err := http.Get(d.url + "/healthz")
+	if err != nil {
+		t.Fatalf("not serving after SIGHUP: %v\n%s", err, d.log)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("/healthz after SIGHUP: %d", res.StatusCode)
+	}
+}
+
 // TestDrillSIGTERMInFlight: on SIGTERM the process stops accepting, lets a request in
 // flight finish within SHUTDOWN_GRACE, closes the connection of a client that would never
 // finish once the grace is over, and exits 0; no request that got an answer got a 5xx.

@@ -99,7 +99,8 @@ func hsts(next http.Handler) http.Handler {
 // tlsConfig is the listener's TLS when this process terminates it, nil otherwise: the
 // certificate files (re-read when they change or on SIGHUP, never needing a restart), or
 // certificates obtained and renewed through ACME with the TLS-ALPN-01 challenge, cached in
-// DATA_DIR/acme so restarts do not ask the authority again. Both offer HTTP/2.
+// DATA_DIR/acme so restarts do not ask the authority again. Both offer HTTP/2. It takes
+// SIGHUP until ctx ends (onHangup).
 func (srv *server) tlsConfig(ctx context.Context) (*tls.Config, error) {
 	switch {
 	case srv.cfg.TLSCertFile != "":
@@ -107,7 +108,7 @@ func (srv *server) tlsConfig(ctx context.Context) (*tls.Config, error) {
 		if err := files.load(); err != nil {
 			return nil, err
 		}
-		go files.reloadOnHangup(ctx)
+		go onHangup(ctx, func() { files.reload("SIGHUP") })
 		return &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: files.get,
 			NextProtos: []string{"h2", "http/1.1"}}, nil
 	case len(srv.cfg.ACMEDomains) > 0:
@@ -120,8 +121,10 @@ func (srv *server) tlsConfig(ctx context.Context) (*tls.Config, error) {
 		}
 		cfg := m.TLSConfig() // offers h2, http/1.1 and acme-tls/1
 		cfg.MinVersion = tls.VersionTLS12
+		go onHangup(ctx, srv.nothingToReload) // autocert renews by itself
 		return cfg, nil
 	}
+	go onHangup(ctx, srv.nothingToReload)
 	return nil, nil
 }
 
@@ -188,7 +191,15 @@ func (f *certFiles) reload(why string) {
 	f.log.Info("TLS certificate reloaded", "why", why, "cert_file", f.cert)
 }
 
-func (f *certFiles) reloadOnHangup(ctx context.Context) {
+func (srv *server) nothingToReload() {
+	srv.log.Warn("SIGHUP: nothing to reload (only TLS_CERT_FILE and TLS_KEY_FILE are re-read); the process keeps running")
+}
+
+// onHangup calls reload on every SIGHUP until ctx ends. SIGHUP is what service managers
+// send to reload (systemctl reload, kill -HUP); left to Go's default it would end the
+// process at once, without the graceful shutdown SIGTERM gets, so it is taken whatever
+// there is to reload.
+func onHangup(ctx context.Context, reload func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -197,7 +208,7 @@ func (f *certFiles) reloadOnHangup(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			f.reload("SIGHUP")
+			reload()
 		}
 	}
 }
