@@ -11,7 +11,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -68,21 +67,11 @@ func TestRESTCarriesRateLimitHeaders(t *testing.T) {
 // within 15 minutes is refused with 429 on the login page (issue 10 item 3).
 func TestLoginLimitedPerAccountThroughTheServer(t *testing.T) {
 	srv, _ := startServer(t)
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(srv.URL + "/oauth/login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
-	if m == nil {
-		t.Fatalf("no csrf token on the login page: %s", page)
-	}
+	c, form := loginForm(t, srv.URL)
+	form.Set("email", "someone@example.test")
+	form.Set("password", "wrong password")
 	for i := 1; i <= 11; i++ {
-		res, err := c.PostForm(srv.URL+"/oauth/login", url.Values{"csrf": {string(m[1])}, "email": {"someone@example.test"},
-			"password": {"wrong password"}})
+		res, err := c.PostForm(srv.URL+"/oauth/login", form)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,6 +85,25 @@ func TestLoginLimitedPerAccountThroughTheServer(t *testing.T) {
 			t.Fatalf("attempt %d: %d, want %d: %s", i, res.StatusCode, want, body)
 		}
 	}
+}
+
+// loginForm opens the sign-in page at base in a browser that keeps cookies and does not
+// follow redirects, and returns it with the page's hidden fields (the CSRF token).
+func loginForm(t *testing.T, base string) (*http.Client, url.Values) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Get(base + "/oauth/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	form := hiddenFields(string(page))
+	if form.Get("csrf") == "" {
+		t.Fatalf("no csrf token on the login page: %s", page)
+	}
+	return c, form
 }
 
 // With Redis down and limits failing closed, the OAuth endpoints that spend the shared
@@ -124,22 +132,14 @@ func TestOAuthWithRedisDown(t *testing.T) {
 			t.Errorf("register: %d %q, Retry-After %q; want 503 temporarily_unavailable, 5", res.StatusCode, e.Error, res.Header.Get("Retry-After"))
 		}
 
-		jar, _ := cookiejar.New(nil)
-		c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		res, err := c.Get(srv.URL + "/oauth/login")
+		c, form := loginForm(t, srv.URL)
+		form.Set("email", "someone@example.test")
+		form.Set("password", "some password")
+		res, err := c.PostForm(srv.URL+"/oauth/login", form)
 		if err != nil {
 			t.Fatal(err)
 		}
 		page, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		form := hiddenFields(string(page))
-		form.Set("email", "someone@example.test")
-		form.Set("password", "some password")
-		res, err = c.PostForm(srv.URL+"/oauth/login", form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, _ = io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "5" ||
 			strings.Contains(string(page), "Too many") || !strings.Contains(string(page), "unavailable") {
