@@ -50,9 +50,11 @@ type Config struct {
 
 // instructions carry what every tool shares, so descriptions say only what differs.
 const instructions = `Tools read and write one agency workspace (CRM, tasks, spaces, metrics, finance, HR, docs, automations, directory). ` +
-	`Names are verb_resource: list_ (newest first; its other arguments are exact-match filters), get_ (one record by id), create_, update_ (partial: ` +
+	`Names are verb_resource: list_ (newest first; arguments besides limit, cursor, updated_since and order are exact-match filters), get_ (one record by id), create_, update_ (partial: ` +
 	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
+	`For what changed since a time, list with updated_since (RFC 3339, inclusive) and order=updated_at (least recently updated first, ` +
+	`each change once across the pages); keep the last record's updated_at for next time. ` +
 	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
 	`Each description ends with what a call needs: a scope (deals:read), the member's feature grant ("crm grant read" ` +
 	`means read or full; "full" means full), the admin role. Call me first to see your scopes and grants. ` +

@@ -169,6 +169,13 @@ func listTool(r *restapi.Resource) toolSpec {
 	}
 	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(restapi.MaxLimit)),
 		Default: json.RawMessage(strconv.Itoa(restapi.DefaultLimit))}
+	// Incremental sync, as REST's lists have it; the instructions say how to use it.
+	props["updated_since"] = restapi.Time.Schema(restapi.ToolDialect)
+	order := &jsonschema.Schema{Type: "string"}
+	for _, o := range restapi.OrderNames() {
+		order.Enum = append(order.Enum, o)
+	}
+	props["order"] = order
 	var b strings.Builder
 	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
 	if r.Paged {

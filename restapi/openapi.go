@@ -356,7 +356,7 @@ func openAPIDoc() obj {
 					"schema":      obj{"type": "string", "format": "date-time"}, "example": "2026-11-21T09:00:00Z"},
 				"Order": obj{"name": "order", "in": "query", "required": false,
 					"description": "created_at: newest created first (default); updated_at: least recently updated first, so records changed while paging come later in the same walk, each change once",
-					"schema":      obj{"type": "string", "enum": []any{"created_at", "updated_at"}, "default": "created_at"}}},
+					"schema":      obj{"type": "string", "enum": OrderNames(), "default": OrderCreated.String()}}},
 			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 and 503 Retry-After.",
 				"headers": obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
 					"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset"),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,16 +56,19 @@ const (
 	OrderUpdated
 )
 
+// orderNames are the order query parameter's values, in Order's sequence.
+var orderNames = [...]string{"created_at", "updated_at"}
+
 // String names the order as the order query parameter does.
-func (o Order) String() string { return [...]string{"created_at", "updated_at"}[o] }
+func (o Order) String() string { return orderNames[o] }
+
+// OrderNames lists the order query parameter's values, the default first.
+func OrderNames() []string { return slices.Clone(orderNames[:]) }
 
 // parseOrder reads the order query parameter.
 func parseOrder(v string) (Order, error) {
-	switch v {
-	case "created_at":
-		return OrderCreated, nil
-	case "updated_at":
-		return OrderUpdated, nil
+	if i := slices.Index(orderNames[:], v); i >= 0 {
+		return Order(i), nil
 	}
 	return 0, store.BadRequest("order must be created_at (newest first, the default) or updated_at (least recently updated first, for sync), got %q", clip(v))
 }
