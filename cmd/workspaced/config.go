@@ -148,7 +148,7 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 		if err != nil || v < 0 {
 			return c, fmt.Errorf("%s: want a duration such as %s", d.env, d.def)
 		}
-		fs.DurationVar(d.p, d.flag, v, d.usage+" (default $"+d.env+" or "+d.def+")")
+		fs.DurationVar(d.p, d.flag, v, d.usage+"; env "+d.env) // flag appends "(default <v>)"
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
