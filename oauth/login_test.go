@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
@@ -88,7 +89,7 @@ func TestPasswordChecksBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	email := fmt.Sprintf("costly-%s@example.test", strings.ReplaceAll(t.Name(), "/", "-"))
+	email := fmt.Sprintf("costly-%s-%d@example.test", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
 	if _, err := e.store.AddMember(context.Background(), store.Member{WorkspaceID: e.WorkspaceID, Email: email, Name: "Costly",
 		Role: "member", Status: "active", PasswordHash: hash}); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,8 +42,9 @@ func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 
 	redirect := "https://app.example.com/callback"
 	clientID := e.register(redirect)
-	exec(`INSERT INTO oauth_clients (id, name, redirect_uris) SELECT 'svcdyn_fill' || g, 'fill', '{https://fill.example/cb}'
-		FROM generate_series(1, 2000) g`)
+	run := strconv.FormatInt(time.Now().UnixNano(), 36) // keys unique per run: the test may be repeated on one database
+	exec(`INSERT INTO oauth_clients (id, name, redirect_uris) SELECT 'svcdyn_fill_' || $1 || '_' || g, 'fill', '{https://fill.example/cb}'
+		FROM generate_series(1, 2000) g`, run)
 	exec(`WITH f AS (
 			INSERT INTO oauth_families (client_id, user_id, workspace_id, scopes, created_at)
 			SELECT $1, $2, $3, '{deals:read}', now() FROM generate_series(1, 4000) RETURNING id),
@@ -56,8 +58,8 @@ func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 		clientID, e.Member.ID, e.WorkspaceID)
 	exec(`INSERT INTO oauth_codes (code_hash, client_id, user_id, workspace_id, redirect_uri, redirect_uri_given, code_challenge,
 			scopes, created_at, expires_at, used_at)
-		SELECT sha256(convert_to('code' || g, 'UTF8')), $1, $2, $3, $4, true, 'x', '{deals:read}', now(), now(), now()
-		FROM generate_series(1, 5000) g`, clientID, e.Member.ID, e.WorkspaceID, redirect)
+		SELECT sha256(convert_to('code' || $5 || '_' || g, 'UTF8')), $1, $2, $3, $4, true, 'x', '{deals:read}', now(), now(), now()
+		FROM generate_series(1, 5000) g`, clientID, e.Member.ID, e.WorkspaceID, redirect, run)
 
 	// Real credentials through the endpoints: one token family and eight codes.
 	br := e.browser()

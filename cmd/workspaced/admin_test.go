@@ -50,7 +50,7 @@ func count(t *testing.T, sql string, args ...any) int {
 
 func TestAdminCommands(t *testing.T) {
 	ws := mustCLI(t, "create-workspace", "--name", "Acme Agency")["workspace_id"].(string)
-	user := mustCLI(t, "add-member", "--workspace", ws, "--email", "ana@acme.test", "--name", "Ana",
+	user := mustCLI(t, "add-member", "--workspace", ws, "--email", "ana@"+ws+".test", "--name", "Ana",
 		"--role", "member", "--grant", "crm=full", "--grant", "hr=read", "--password", "correct horse")["user_id"].(string)
 	if n := count(t, `SELECT count(*) FROM users WHERE id = $1 AND grants = '{"crm": "full", "hr": "read"}' AND role = 'member'`, user); n != 1 {
 		t.Fatalf("member not stored with its grants")
@@ -131,9 +131,9 @@ func TestAdminBadInput(t *testing.T) {
 		})
 	}
 	// Duplicate emails are bad input too.
-	mustCLI(t, "add-member", "--workspace", ws, "--email", "dup@b.test")
+	mustCLI(t, "add-member", "--workspace", ws, "--email", "dup@"+ws+".test")
 	users++
-	if code, _, _ := cli(t, "add-member", "--workspace", ws, "--email", "DUP@b.test"); code != 2 {
+	if code, _, _ := cli(t, "add-member", "--workspace", ws, "--email", "DUP@"+ws+".test"); code != 2 {
 		t.Fatalf("duplicate email: exit %d", code)
 	}
 	if got := count(t, `SELECT count(*) FROM users WHERE workspace_id = $1`, ws); got != users {
