@@ -88,7 +88,8 @@ type clientAuth struct {
 }
 
 // readClientAuth reads a request's client credentials and refuses what the request alone
-// decides: malformed Basic credentials, two methods, no client_id. Confidential clients
+// decides: malformed Basic credentials, two methods, no client_id or one that cannot name
+// a stored client. Confidential clients
 // must prove their secret; public clients send client_id alone. Every failure is
 // invalid_client (401), with a Basic challenge when Basic was tried (RFC 6749 5.2).
 func readClientAuth(r *http.Request, v url.Values) (clientAuth, error) {
@@ -111,8 +112,11 @@ func readClientAuth(r *http.Request, v url.Values) (clientAuth, error) {
 	} else {
 		a.id, a.secret = v.Get("client_id"), v.Get("client_secret")
 	}
-	if a.id == "" {
+	switch {
+	case a.id == "":
 		return a, a.fail(ErrInvalidClient.WithHint("client_id is required"))
+	case !clientIDValid(a.id):
+		return a, a.refusal("client_unknown")
 	}
 	return a, nil
 }
@@ -156,9 +160,6 @@ func (a clientAuth) grantClient() store.GrantClient {
 // the row its authorization stored (authorizeClient), so these endpoints never fetch; a
 // client never authorized here has no code or token to present.
 func (s *Server) authenticate(ctx context.Context, a clientAuth) error {
-	if !clientIDValid(a.id) {
-		return a.refusal("client_unknown")
-	}
 	outcome, err := s.db.CheckOAuthClient(ctx, a.grantClient())
 	if err != nil {
 		return err
@@ -275,9 +276,6 @@ func (s *Server) exchangeCode(ctx context.Context, a clientAuth, v url.Values) (
 	if !store.WellFormed(plain, store.PrefixAuthCode) {
 		return pair{}, s.refuse(ctx, a, ErrInvalidGrant.WithHint("the authorization code is malformed"))
 	}
-	if !clientIDValid(a.id) {
-		return pair{}, a.refusal("client_unknown")
-	}
 	// What the request alone decides is checked here; a failure still consumes the code.
 	var requestErr error
 	// RFC 7636 4.1: 43 to 128 unreserved characters.
@@ -300,11 +298,12 @@ func (s *Server) exchangeCode(ctx context.Context, a clientAuth, v url.Values) (
 	if err != nil {
 		return pair{}, err
 	}
+	if err := a.refusal(g.Outcome); err != nil {
+		return pair{}, err
+	}
 	switch g.Outcome {
 	case "issued":
 		return p, nil
-	case "client_unknown", "client_secret_missing", "client_secret_wrong":
-		return pair{}, a.refusal(g.Outcome)
 	case "unknown":
 		return pair{}, ErrInvalidGrant.WithHint("unknown authorization code")
 	case "replayed":
@@ -365,9 +364,6 @@ func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair,
 	if err != nil {
 		return pair{}, s.refuse(ctx, a, err)
 	}
-	if !clientIDValid(a.id) {
-		return pair{}, a.refusal("client_unknown")
-	}
 	now := s.now()
 	p, issue := s.mint(now)
 	g, err := s.db.GrantRefresh(ctx, store.RefreshGrant{Client: a.grantClient(), TokenHash: store.HashSecret(plain), Now: now,
@@ -376,11 +372,12 @@ func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair,
 	if err != nil {
 		return pair{}, err
 	}
+	if err := a.refusal(g.Outcome); err != nil {
+		return pair{}, err
+	}
 	switch g.Outcome {
 	case "rotated":
 		return p, nil
-	case "client_unknown", "client_secret_missing", "client_secret_wrong":
-		return pair{}, a.refusal(g.Outcome)
 	case "superseded":
 		// Access tokens of the superseded pairs died: flush caches; the family lives.
 		s.notify(ctx, "oauth_family:"+*g.Family)
