@@ -200,10 +200,11 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	}
 	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBackground()
-	tlsConfig, err := srv.tlsConfig(bgCtx)
+	tlsConfig, reload, err := srv.tlsConfig()
 	if err != nil {
 		return err
 	}
+	go onHangup(bgCtx, reload)
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return err

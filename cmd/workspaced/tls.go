@@ -99,18 +99,17 @@ func hsts(next http.Handler) http.Handler {
 // tlsConfig is the listener's TLS when this process terminates it, nil otherwise: the
 // certificate files (re-read when they change or on SIGHUP, never needing a restart), or
 // certificates obtained and renewed through ACME with the TLS-ALPN-01 challenge, cached in
-// DATA_DIR/acme so restarts do not ask the authority again. Both offer HTTP/2. It takes
-// SIGHUP until ctx ends (onHangup).
-func (srv *server) tlsConfig(ctx context.Context) (*tls.Config, error) {
+// DATA_DIR/acme so restarts do not ask the authority again. Both offer HTTP/2. reload is
+// what SIGHUP does (onHangup): re-read the certificate files, or, with none, say so.
+func (srv *server) tlsConfig() (cfg *tls.Config, reload func(), err error) {
 	switch {
 	case srv.cfg.TLSCertFile != "":
 		files := &certFiles{cert: srv.cfg.TLSCertFile, key: srv.cfg.TLSKeyFile, log: srv.log}
 		if err := files.load(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		go onHangup(ctx, func() { files.reload("SIGHUP") })
 		return &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: files.get,
-			NextProtos: []string{"h2", "http/1.1"}}, nil
+			NextProtos: []string{"h2", "http/1.1"}}, func() { files.reload("SIGHUP") }, nil
 	case len(srv.cfg.ACMEDomains) > 0:
 		m := &autocert.Manager{
 			Prompt:     autocert.AcceptTOS,
@@ -121,11 +120,9 @@ func (srv *server) tlsConfig(ctx context.Context) (*tls.Config, error) {
 		}
 		cfg := m.TLSConfig() // offers h2, http/1.1 and acme-tls/1
 		cfg.MinVersion = tls.VersionTLS12
-		go onHangup(ctx, srv.nothingToReload) // autocert renews by itself
-		return cfg, nil
+		return cfg, srv.nothingToReload, nil // autocert renews by itself
 	}
-	go onHangup(ctx, srv.nothingToReload)
-	return nil, nil
+	return nil, srv.nothingToReload, nil
 }
 
 // certFiles serves the certificate in a pair of PEM files and picks up replacements: each
