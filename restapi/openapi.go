@@ -195,6 +195,11 @@ func openAPIDoc() obj {
 		}
 		schemas[r.Name] = recordSchema(r)
 		rec := ref("schemas", r.Name)
+		items := rec
+		if r.CanList() && r.CanGet() {
+			schemas[r.Name+"_fields"] = fieldsSchema(r)
+			items = ref("schemas", r.Name+"_fields")
+		}
 		coll, item := obj{}, obj{}
 		if r.CanList() {
 			params := []any{}
@@ -202,6 +207,7 @@ func openAPIDoc() obj {
 				params = append(params, obj{"name": f.Name, "in": "query", "required": false,
 					"description": "exact match", "schema": f.Schema(OpenAPIDialect, false)})
 			}
+			params = append(params, findParams(r)...)
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
 				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}},
 				ref("parameters", "UpdatedSince"), ref("parameters", "Order"))
@@ -218,7 +224,7 @@ func openAPIDoc() obj {
 					"headers": responseHeaders(),
 					"content": jsonContent(obj{"type": "object", "required": []string{"data", "next_cursor"},
 						"additionalProperties": false,
-						"properties": obj{"data": obj{"type": "array", "items": rec},
+						"properties": obj{"data": obj{"type": "array", "items": items},
 							"next_cursor": obj{"type": []any{"string", "null"}}}})}},
 					"400", "401", "403", "404", "405", "429", "500")}
 		}
