@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // recordNames lists the records' name fields in page order.
@@ -28,7 +28,7 @@ func recordNames(recs []map[string]any) []string {
 func TestSearchFindsByPrefixWordAccentAndTypo(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Admin)
 	pipeline := must(t, c.post("/pipelines", map[string]any{"name": "Sales"}), http.StatusCreated).data()["id"]
 	for _, n := range []string{"ACME Corp", "Crème Brûlée Ltd", "Globex Corporation", "Initech", "Umbrella"} {
@@ -94,7 +94,7 @@ func TestSearchFindsByPrefixWordAccentAndTypo(t *testing.T) {
 func TestSearchKeepsGatesAndRLS(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	admin := e.as(t, f.Admin)
 	space := must(t, admin.post("/spaces", map[string]any{"name": "Client"}), http.StatusCreated).data()["id"]
 	private := must(t, admin.post("/tasks", map[string]any{"name": "Launch secret plan", "space_id": space, "is_private": true}),
@@ -136,7 +136,7 @@ func TestSearchKeepsGatesAndRLS(t *testing.T) {
 func TestOperatorFilters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Admin)
 	pipeline := must(t, c.post("/pipelines", map[string]any{"name": "Sales"}), http.StatusCreated).data()["id"].(string)
 	owner := f.Admin.UserID
@@ -223,7 +223,7 @@ func TestOperatorFilters(t *testing.T) {
 func TestSortsPageEveryRowOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Admin)
 	ctx := context.Background()
 	pipeline := must(t, c.post("/pipelines", map[string]any{"name": "Sales"}), http.StatusCreated).data()["id"]
@@ -314,8 +314,8 @@ func compareJSON(a, b any) int {
 func TestFieldsAndIDs(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
-	other := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	other := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Admin)
 	var labels []string
 	for i := range 3 {

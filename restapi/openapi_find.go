@@ -1,18 +1,22 @@
 package restapi
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agencyos/workspaced/workspace"
+)
 
 // The OpenAPI side of finding records (issue 19): a list's q, sort, fields, ids and
 // operator filters, each parameter derived from the catalogue's declarations (find.go).
 
 // findParams are a list's finding parameters.
-func findParams(r *Resource) []any {
+func findParams(r *workspace.Resource) []any {
 	var params []any
 	if len(r.Searchable()) > 0 {
 		params = append(params, obj{"name": "q", "in": "query", "required": false,
 			"description": "text search in " + strings.Join(r.Searchable(), ", ") + ": word prefixes, case and accents ignored" +
 				typoNote(r) + "; best match first, then newest",
-			"schema": obj{"type": "string", "maxLength": MaxQLen}, "example": "acme"})
+			"schema": obj{"type": "string", "maxLength": workspace.MaxQLen}, "example": "acme"})
 	}
 	if sorts := r.SortFields(); len(sorts) > 0 {
 		var values []any
@@ -25,18 +29,18 @@ func findParams(r *Resource) []any {
 	}
 	params = append(params,
 		obj{"name": "fields", "in": "query", "required": false,
-			"description": "comma-separated fields to return (id always): " + strings.Join(Columns(r), ", "),
+			"description": "comma-separated fields to return (id always): " + strings.Join(workspace.Columns(r), ", "),
 			"schema":      obj{"type": "string"}, "example": "id,updated_at"},
 		obj{"name": "ids", "in": "query", "required": false,
 			"description": "comma-separated ids (at most 100): the ones you may see, in one request; others are absent",
 			"schema":      obj{"type": "string"}})
 	for _, f := range r.OpFields() {
-		for _, op := range ops(f) {
-			s := f.Schema(OpenAPIDialect, false)
+		for _, op := range f.Operators() {
+			s := f.Schema(workspace.OpenAPIDialect, false)
 			switch op {
-			case OpIn:
+			case workspace.OpIn:
 				s.Type, s.Types, s.Enum, s.Format, s.Minimum, s.Maximum, s.MaxLength = "string", nil, nil, "", nil, nil, nil
-			case OpNull:
+			case workspace.OpNull:
 				s.Type, s.Types, s.Enum, s.Format, s.Minimum, s.Maximum, s.MaxLength = "boolean", nil, nil, "", nil, nil, nil
 			}
 			s.Description = opDoc[op]
@@ -47,7 +51,7 @@ func findParams(r *Resource) []any {
 	return params
 }
 
-func typoNote(r *Resource) string {
+func typoNote(r *workspace.Resource) string {
 	if len(r.NameFields()) == 0 {
 		return ""
 	}
@@ -55,14 +59,14 @@ func typoNote(r *Resource) string {
 }
 
 // opDoc says what each operator keeps.
-var opDoc = map[Operator]string{
-	OpEq: "equal to", OpNe: "not equal to (empty values excluded)", OpLt: "less than", OpLte: "at most",
-	OpGt: "greater than", OpGte: "at least", OpIn: "one of these comma-separated values (at most 100)",
-	OpPrefix: "starts with (case-sensitive)", OpNull: "true: empty; false: set",
+var opDoc = map[workspace.Operator]string{
+	workspace.OpEq: "equal to", workspace.OpNe: "not equal to (empty values excluded)", workspace.OpLt: "less than", workspace.OpLte: "at most",
+	workspace.OpGt: "greater than", workspace.OpGte: "at least", workspace.OpIn: "one of these comma-separated values (at most 100)",
+	workspace.OpPrefix: "starts with (case-sensitive)", workspace.OpNull: "true: empty; false: set",
 }
 
 // fieldsSchema is a list's record: the fields asked for with fields=, all by default.
-func fieldsSchema(r *Resource) obj {
+func fieldsSchema(r *workspace.Resource) obj {
 	s := recordSchema(r)
 	s["required"] = []string{"id"}
 	s["description"] = r.Doc + " Lists return the fields asked for with fields= (every field by default)."
