@@ -337,3 +337,75 @@ func TestFieldsAndIDs(t *testing.T) {
 	}
 	wantError(t, c.get("/labels?ids="+many+","+labels[0]), http.StatusBadRequest, "bad_request")
 }
+
+// TestSearchAcrossResources: /v1/search returns what each credential's lists would, and
+// nothing else: no private task or comment on one, no type without its feature grant
+// (left out, not refused), every hit once across pages.
+func TestSearchAcrossResources(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.as(t, f.Admin)
+	pipeline := must(t, admin.post("/pipelines", map[string]any{"name": "Sales"}), http.StatusCreated).data()["id"]
+	must(t, admin.post("/deals", map[string]any{"name": "Zephyr renewal", "pipeline_id": pipeline}), http.StatusCreated)
+	must(t, admin.post("/people", map[string]any{"name": "Zoe Zephyr", "email": "zoe@zephyr.test"}), http.StatusCreated)
+	space := must(t, admin.post("/spaces", map[string]any{"name": "Client"}), http.StatusCreated).data()["id"]
+	private := must(t, admin.post("/tasks", map[string]any{"name": "Zephyr private", "space_id": space, "is_private": true}),
+		http.StatusCreated).data()["id"]
+	must(t, admin.post("/tasks", map[string]any{"name": "Zephyr public", "space_id": space}), http.StatusCreated)
+	must(t, admin.post("/comments", map[string]any{"entity_type": "task", "entity_id": private, "content": "zephyr notes"}),
+		http.StatusCreated)
+
+	types := func(recs []map[string]any) []string {
+		var out []string
+		for _, r := range recs {
+			out = append(out, r["type"].(string))
+		}
+		slices.Sort(out)
+		return out
+	}
+	agent := client{e: e, t: t, token: f.Agent.Key}
+	for _, c := range []struct {
+		who  string
+		c    client
+		want []string
+	}{
+		{"admin", admin, []string{"comments", "deals", "people", "tasks", "tasks"}},
+		{"member", e.as(t, f.Member), []string{"tasks"}},
+		{"agent", agent, []string{"deals", "people", "tasks"}},
+	} {
+		hits := must(t, c.c.get("/search?q=zephyr"), http.StatusOK).list()
+		if got := types(hits); !slices.Equal(got, c.want) {
+			t.Errorf("%s: search found %q, want %q", c.who, got, c.want)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i]["score"].(float64) > hits[i-1]["score"].(float64) {
+				t.Errorf("%s: hits not best first: %v", c.who, hits)
+			}
+		}
+		var paged []map[string]any
+		next := "/search?q=zephyr&limit=1"
+		for range 10 {
+			r := must(t, c.c.get(next), http.StatusOK)
+			paged = append(paged, r.list()...)
+			cur, _ := r.Body["next_cursor"].(string)
+			if cur == "" {
+				break
+			}
+			next = "/search?q=zephyr&limit=1&cursor=" + cur
+		}
+		if len(paged) != len(hits) || len(ids(paged)) != len(hits) {
+			t.Errorf("%s: pages of one gave %d hits, want each of %d once", c.who, len(paged), len(hits))
+		}
+	}
+	if got := must(t, e.as(t, f.Member).get("/search?q=zephyr&types=deals"), http.StatusOK).list(); len(got) != 0 {
+		t.Errorf("member searching deals without the grant: %v", got)
+	}
+	if hits := must(t, admin.get("/search?q=zephyr&types=people"), http.StatusOK).list(); len(hits) != 1 ||
+		hits[0]["title"] != "Zoe Zephyr" || hits[0]["snippet"] != "zoe@zephyr.test" {
+		t.Errorf("people hit: %v", hits)
+	}
+	for _, bad := range []string{"", "?q=", "?q=zephyr&types=nope", "?q=zephyr&limit=101", "?q=zephyr&sort=name", "?q=zephyr&cursor=abc"} {
+		wantError(t, admin.get("/search"+bad), http.StatusBadRequest, "bad_request")
+	}
+}

@@ -308,9 +308,11 @@ func openAPIDoc() obj {
 		"responses": obj{"200": obj{"description": "OpenAPI 3.1 document", "content": jsonContent(obj{"type": "object"})},
 			"405": obj{"description": "Only GET is supported.", "content": jsonContent(ref("schemas", "Error"))}}}}
 	schemas["me"] = meSchema()
+	paths["/search"], schemas["search_hit"] = searchPath()
 
 	families, members := toolsets()
 	tags := []any{obj{"name": "me", "description": "What the credential resolves to."},
+		obj{"name": "search", "description": "One search across every resource the credential may read."},
 		obj{"name": "openapi", "description": "This document."}}
 	for _, f := range families {
 		tags = append(tags, obj{"name": f, "description": "The " + f + " toolset, as MCP groups it too: " +

@@ -72,3 +72,32 @@ func fieldsSchema(r *workspace.Resource) obj {
 	s["description"] = r.Doc + " Lists return the fields asked for with fields= (every field by default)."
 	return s
 }
+
+// searchPath is GET /search and the schema of one result.
+func searchPath() (path, hit obj) {
+	hit = obj{"type": "object", "required": []string{"type", "id", "title", "snippet", "score"}, "additionalProperties": false,
+		"properties": obj{"type": obj{"type": "string", "enum": workspace.SearchableTypes(), "description": "the resource"},
+			"id": workspace.UUID.Schema(workspace.OpenAPIDialect), "title": obj{"type": "string"},
+			"snippet": obj{"type": "string", "description": "the start of its other searchable text"},
+			"score": obj{"type": "number", "format": "float", "description": "relevance; higher is better"}}}
+	params := []any{
+		obj{"name": "q", "in": "query", "required": true, "description": "words or their beginnings; case and accents ignored, a typo forgiven in names",
+			"schema": obj{"type": "string", "minLength": 1, "maxLength": workspace.MaxQLen}, "example": "acme"},
+		obj{"name": "types", "in": "query", "required": false,
+			"description": "comma-separated resources to search (default: every one you may read): " + strings.Join(workspace.SearchableTypes(), ", "),
+			"schema":      obj{"type": "string"}, "example": "deals,people"},
+		obj{"name": "limit", "in": "query", "required": false, "description": "page size",
+			"schema": obj{"type": "integer", "minimum": 1, "maximum": workspace.MaxSearchLimit, "default": workspace.DefaultSearchLimit}},
+		obj{"name": "cursor", "in": "query", "required": false, "description": "next_cursor of the previous page, with the same q and types",
+			"schema": obj{"type": "string"}}}
+	path = obj{"get": obj{"operationId": "search", "summary": "Search every resource", "tags": []string{"search"},
+		"description": "Searches every resource the credential may read (its read scopes and feature grants; row-level rules as for lists), best match first, then newest. Needs any valid credential.",
+		"parameters":  params,
+		"responses": errorResponses(obj{"200": obj{"description": "One page of results; complete when next_cursor is null.",
+			"headers": responseHeaders(),
+			"content": jsonContent(obj{"type": "object", "required": []string{"data", "next_cursor"}, "additionalProperties": false,
+				"properties": obj{"data": obj{"type": "array", "items": ref("schemas", "search_hit")},
+					"next_cursor": obj{"type": []any{"string", "null"}}}})}},
+			"400", "401", "429", "500")}}
+	return path, hit
+}
