@@ -79,7 +79,7 @@ func searchPath() (path, hit obj) {
 		"properties": obj{"type": obj{"type": "string", "enum": workspace.SearchableTypes(), "description": "the resource"},
 			"id": workspace.UUID.Schema(workspace.OpenAPIDialect), "title": obj{"type": "string"},
 			"snippet": obj{"type": "string", "description": "the start of its other searchable text"},
-			"score": obj{"type": "number", "format": "float", "description": "relevance; higher is better"}}}
+			"score":   obj{"type": "number", "format": "float", "description": "relevance; higher is better"}}}
 	params := []any{
 		obj{"name": "q", "in": "query", "required": true, "description": "words or their beginnings; case and accents ignored, a typo forgiven in names",
 			"schema": obj{"type": "string", "minLength": 1, "maxLength": workspace.MaxQLen}, "example": "acme"},
