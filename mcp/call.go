@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -96,9 +95,9 @@ func one(data json.RawMessage, err error) (*result, error) {
 }
 
 // run calls the operation layer (workspace.Ops) with the tool's arguments (as sent, so large numbers
-// keep their digits) in the form REST hands it a request: list arguments as a query string
-// parsed by REST's own parser (unknown keys included, so the layer answers 400 naming the
-// valid filters), bodies as JSON objects. A tool call and the equivalent REST call so pass
+// keep their digits) in the form REST hands it a request: list arguments as typed list
+// inputs (listargs.go; unknown keys as filters, so the layer answers 400 naming the valid
+// ones), bodies as JSON objects. A tool call and the equivalent REST call so pass
 // the same gates and validation and return the same data; failures are store.Error values
 // with the spec's codes.
 func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw json.RawMessage) (*result, error) {
@@ -119,11 +118,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 	}
 	switch sp.op {
 	case workspace.OpList:
-		query := url.Values{}
-		for k, v := range args {
-			query.Set(k, queryValue(v))
-		}
-		params, err := workspace.ParseListParams(r, query)
+		params, err := listParams(r, args)
 		if err != nil {
 			return nil, err
 		}

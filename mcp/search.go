@@ -35,10 +35,9 @@ func (s *Server) findTool() toolSpec {
 		"limit": {Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(findMaxLimit)),
 			Default: json.RawMessage(strconv.Itoa(findDefaultLimit))},
 	}, "query")
-	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object"),
-		Description: "{name, description, inputSchema}"}}, "tools")
-	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Search every tool you may use, in every toolset, by what you want to do (\"log a leave request\"); "+
-		"best matches first, each with its input schema. Run one with call_tool.",
+	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object")}}, "tools")
+	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Find tools you may use in every toolset by what you want to do (\"log a leave request\"): "+
+		"{name, description, inputSchema}, best first. Run one with call_tool.",
 		args, output, hints(true, true, false))}
 }
 
@@ -86,7 +85,7 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	var candidates []toolSpec
 	for _, t := range s.tools {
 		sp := s.specs[t.Name]
-		if sp.run == nil && !(v.readonly && sp.write()) && canUse(p, sp) {
+		if (sp.run == nil || sp.tool.Name == toolSearch) && !(v.readonly && sp.write()) && canUse(p, sp) {
 			candidates = append(candidates, sp)
 		}
 	}
@@ -326,6 +325,8 @@ func rank(query string, candidates []toolSpec, limit int) []toolSpec {
 			continue // nothing in the query names this tool's resource
 		}
 		switch {
+		case sp.tool.Name == toolSearch && slices.Contains(kinds, workspace.OpList): // search reads
+			score += weightVerb
 		case sp.resource != nil && slices.Contains(kinds, sp.op):
 			score += weightVerb
 		case len(kinds) > 0:
