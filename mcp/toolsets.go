@@ -104,7 +104,7 @@ func parseView(r *http.Request) (view, error) {
 	case strings.HasPrefix(rest, "/x/") && !strings.Contains(rest[3:], "/") && rest != "/x/":
 		names = append(names, rest[3:])
 	default:
-		return v, store.Errorf(http.StatusNotFound, "not_found", "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
+		return v, store.Errorf(store.CodeNotFound, "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
 			"or %s/x/{toolset}/%s", r.URL.Path, Path, Path, readonlySegment, Path, Path, readonlySegment)
 	}
 	for _, h := range r.Header.Values(HeaderToolsets) {

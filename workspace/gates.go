@@ -94,8 +94,8 @@ func MethodNotAllowedError(r *Resource, method string, item bool) *store.Error {
 				r.DetachKeys[0], r.DetachKeys[1])
 		}
 	}
-	return &store.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: msg,
-		Header: map[string]string{"Allow": strings.Join(allow, ", ")}}
+	return &store.Error{Code: store.CodeMethodNotAllowed, Message: msg,
+		Allow: allow}
 }
 
 // opMethod is the HTTP method and path form an operation travels as, for messages and 405s.
@@ -118,7 +118,7 @@ func UnknownResource(name string) *store.Error {
 	for _, r := range catalog {
 		names = append(names, r.Name)
 	}
-	return store.Errorf(http.StatusNotFound, "unknown_resource", "no resource %q; resources are: %s",
+	return store.Errorf(store.CodeUnknownResource, "no resource %q; resources are: %s",
 		name, strings.Join(names, ", "))
 }
 
@@ -154,7 +154,7 @@ func checkScope(p *store.Principal, r *Resource, op Op) error {
 	if HasScope(p.Scopes, need) {
 		return nil
 	}
-	return store.Errorf(http.StatusForbidden, "insufficient_scope",
+	return store.Errorf(store.CodeInsufficientScope,
 		"this credential lacks the %s scope needed to %s %s; authorize again asking for %s (or %s:*)",
 		need, op, r.Name, need, r.Scope)
 }
@@ -173,7 +173,7 @@ func checkFeature(p *store.Principal, f Feature, write bool, what string) error 
 	if write {
 		need = "full"
 	}
-	return store.Errorf(http.StatusForbidden, "insufficient_permission",
+	return store.Errorf(store.CodeInsufficientPermission,
 		"%s needs %s access to the %s feature and this member has %s; a workspace admin can change the member's grants",
 		what, need, f, g)
 }
@@ -185,11 +185,11 @@ func checkAdmin(p *store.Principal, r *Resource, id string) error {
 		return nil
 	}
 	if r.AdminWrites {
-		return store.Errorf(http.StatusForbidden, "insufficient_permission",
+		return store.Errorf(store.CodeInsufficientPermission,
 			"writing %s needs the admin role; ask a workspace admin", r.Name)
 	}
 	if r.SelfOrAdmin && id != p.UserID {
-		return store.Errorf(http.StatusForbidden, "insufficient_permission",
+		return store.Errorf(store.CodeInsufficientPermission,
 			"members may update only their own profile (/users/%s); updating another member needs the admin role", p.UserID)
 	}
 	return nil

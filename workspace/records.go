@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -339,7 +338,7 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 		return nil, store.MapWriteError(err, "create_failed")
 	}
 	if rec == nil { // RETURNING hid the row: RLS would not let the actor see what it wrote
-		return nil, &store.Error{Status: http.StatusForbidden, Code: "forbidden",
+		return nil, &store.Error{Code: store.CodeForbidden,
 			Message: "the write was refused by the workspace's access rules"}
 	}
 	return rec, nil
@@ -501,7 +500,7 @@ func (o *Ops) permitCommentEdit(ctx context.Context, p *store.Principal, id stri
 	case !found:
 		return notFound(Lookup("comments"), id)
 	case author != p.UserID && !p.IsAdmin():
-		return store.Errorf(http.StatusForbidden, "insufficient_permission",
+		return store.Errorf(store.CodeInsufficientPermission,
 			"only the author of comment %s or a workspace admin may edit it", id)
 	}
 	return checkFeature(p, entityFeature(Lookup("comments"), entityType), true, "editing a comment on a "+entityType)
