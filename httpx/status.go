@@ -12,6 +12,7 @@ var statuses = map[store.Code]int{
 	store.CodeBadRequest:             http.StatusBadRequest,
 	store.CodeCreateFailed:           http.StatusBadRequest,
 	store.CodeUpdateFailed:           http.StatusBadRequest,
+	store.CodeInvalid:                http.StatusBadRequest,
 	store.CodeInvalidClientMetadata:  http.StatusBadRequest,
 	store.CodeInvalidRedirectURI:     http.StatusBadRequest,
 	store.CodeUnauthorized:           http.StatusUnauthorized,

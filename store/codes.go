@@ -29,6 +29,10 @@ const (
 	CodeUpstream               Code = "upstream_error"          // the enrichment provider failed
 	CodeEnrichUnbilled         Code = "enrich_unbilled"         // a result that could not be billed, withheld
 
+	// CodeInvalid is an admin command's input the database refused (the admin CLI's
+	// constraint failures, store.mapAdminError).
+	CodeInvalid Code = "invalid"
+
 	// Registering an app (oauth.CreateApp, the admin CLI and page) words a refusal with
 	// the RFC 7591 codes.
 	CodeInvalidClientMetadata Code = "invalid_client_metadata"

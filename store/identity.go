@@ -129,7 +129,7 @@ func mapAdminError(err error) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	mapped := MapWriteError(err, "invalid")
+	mapped := MapWriteError(err, CodeInvalid)
 	if errors.As(mapped, &e) {
 		return e
 	}

@@ -58,7 +58,7 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource stri
 	// The gates run before a replay too: a credential that lost its grant or role gets no
 	// stored response. A body that is not an object is the operation's to refuse.
 	if m, err := DecodeObject(body); err == nil {
-		if err := o.permitWrite(p, r, "", m); err != nil {
+		if err := o.permitWrite(p, r, op, "", m); err != nil {
 			return nil, err
 		}
 	}
