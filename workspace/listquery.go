@@ -25,7 +25,7 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, par
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFeature(p, r.Feature, false, "listing "+r.Name); err != nil {
+	if err := checkMember(p, r, OpList); err != nil {
 		return nil, err
 	}
 	q, err := o.listQuery(ctx, p, r, params)
@@ -231,10 +231,10 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 // checkEntityFilter is the second gate of a filter naming an entity type: comments and
 // activity of deals also need crm.
 func checkEntityFilter(p *store.Principal, r *Resource, field, v string) error {
-	if field != "entity_type" {
+	if field != "entity_type" || r.Entities == nil {
 		return nil
 	}
-	return checkFeature(p, entityFeature(r, v), false, fmt.Sprintf("listing %s of %s", r.Name, v))
+	return checkFeature(p, entityFeature(r, v), OpList, fmt.Sprintf("listing %s of %s", r.Name, v))
 }
 
 // walkOf picks the list's walk: sort= first, then q's relevance, then the order.

@@ -151,10 +151,7 @@ func searchTypes(p *store.Principal, named []string) ([]string, error) {
 		if len(r.Searchable()) == 0 || named != nil && !slices.Contains(named, r.Name) {
 			continue
 		}
-		if _, err := resolve(p, r.Name, OpList); err != nil {
-			continue
-		}
-		if checkFeature(p, r.Feature, false, "") != nil {
+		if !Permits(p, r, OpList) {
 			continue
 		}
 		out = append(out, r.Name)
