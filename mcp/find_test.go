@@ -81,7 +81,7 @@ func TestFindingWithTheTypeScriptSDK(t *testing.T) {
 		t.Errorf("list_tasks q=acme as the agent: %v", got)
 	}
 	// The default summary: a deal's main fields, not its notes or links.
-	if d := data(2)[0]; d["value"] == nil || d["pipeline_id"] != nil || d["website"] != nil || len(d) != 7 {
+	if d := data(2)[0]; d["value"] == nil || d["pipeline_id"] != nil || d["owner_id"] != nil || len(d) != 5 {
 		t.Errorf("list_deals summary: %v", d)
 	}
 	if r := out.Results[7]; !r.IsError || !strings.Contains(r.Text, "name[lt]") || !strings.Contains(r.Text, "prefix") {

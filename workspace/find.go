@@ -30,7 +30,7 @@ type finding struct {
 
 var findings = map[string]finding{
 	"deals": {search: []string{"name", "notes"}, names: []string{"name"}, sort: []string{"name", "value"},
-		ops: []string{"confidence"}, summary: []string{"name", "pipeline_stage_id", "owner_id", "value", "company_id"}},
+		ops: []string{"confidence"}, summary: []string{"name", "pipeline_stage_id", "value"}},
 	"crm_files": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"deal_id", "name"}},
 	"people": {search: []string{"name", "company", "email", "position"}, names: []string{"name", "email"},
 		sort: []string{"name", "email"}, summary: []string{"name", "email", "company", "company_id"}},
