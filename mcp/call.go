@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -231,7 +232,19 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 // toolError renders err as a tool error (isError true) whose text is the spec's REST error
 // envelope (httpx.Envelope). Causes of 5xx are logged with the request id and never shown.
 func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult {
-	_, env := httpx.Failure(ctx, s.log, "tool call failed", err)
-	text, _ := json.Marshal(env)
-	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
+	e, env := httpx.Failure(ctx, s.log, "tool call failed", err)
+	if e.RetryAfter <= 0 {
+		text, _ := json.Marshal(env)
+		return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
+	}
+	// MCP clients never see Retry-After (issue 19 item 9): say the wait in the message, and
+	// as retry_after seconds in the text and the structured content.
+	secs := int(e.RetryAfter / time.Second)
+	env.Message += fmt.Sprintf(" (retry in %d seconds)", secs)
+	text, _ := json.Marshal(struct {
+		httpx.Envelope
+		RetryAfter int `json:"retry_after"`
+	}{env, secs})
+	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
+		StructuredContent: json.RawMessage(text), IsError: true}
 }
