@@ -35,7 +35,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		var res *result
 		var err error
 		if id, ok := getID(sp, req); ok {
-			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource.Name, id))
+			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource, id))
 		} else {
 			raw := req.Params.RawArguments
 			if len(raw) == 0 {
@@ -126,7 +126,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		page, err := ops.List(ctx, p, r.Name, params)
+		page, err := ops.List(ctx, p, r, params)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		return one(ops.Get(ctx, p, r.Name, id))
+		return one(ops.Get(ctx, p, r, id))
 	case workspace.OpUpdate:
 		// "" updates the singleton workspace.
 		id, err := idArgument(args, r.Access != workspace.Singleton)
@@ -145,7 +145,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		}
 		delete(args, "id")
 		body, _ := json.Marshal(args)
-		return one(ops.Update(ctx, p, r.Name, id, body))
+		return one(ops.Update(ctx, p, r, id, body))
 	case workspace.OpCreate, workspace.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
 		body := raw
 		if string(raw) == "null" {
@@ -160,7 +160,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 			delete(args, idempotencyKeyArg)
 			body, _ = json.Marshal(args)
 		}
-		posted, err := ops.Post(ctx, p, sp.op, r.Name, body, key)
+		posted, err := ops.Post(ctx, p, sp.op, r, workspace.NewBody(body), key)
 		if err != nil {
 			return nil, err
 		}
