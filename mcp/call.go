@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -218,16 +217,7 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 	}
 	text := data
 	if list {
-		text = make([]byte, 0, len(data)+120)
-		text = append(text, `{"data":`...)
-		text = append(text, data...)
-		text = append(text, `,"next_cursor":`...)
-		if res.nextCursor == nil {
-			text = append(text, "null"...)
-		} else {
-			text = strconv.AppendQuote(text, *res.nextCursor) // base64url: nothing to escape
-		}
-		text = append(text, '}')
+		text = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
 	}
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
 		RawStructuredContent: text}, nil

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -172,20 +171,10 @@ func setETag(w http.ResponseWriter, data json.RawMessage) string {
 	return etag
 }
 
-// writePage writes the list envelope around the page's JSON as PostgreSQL made it (no
-// re-encoding: encoding/json would re-scan every record of a RawMessage).
+// writePage writes the list envelope (httpx.AppendList) of a page.
 func writePage(w http.ResponseWriter, page *workspace.Page) {
-	body := make([]byte, 0, len(page.Data)+120)
-	body = append(body, `{"data":`...)
-	body = append(body, page.Data...)
-	body = append(body, `,"next_cursor":`...)
-	if page.NextCursor == nil {
-		body = append(body, "null"...)
-	} else {
-		body = strconv.AppendQuote(body, *page.NextCursor) // base64url: nothing to escape
-	}
-	body = append(body, "}\n"...)
-	httpx.WriteRaw(w, http.StatusOK, body)
+	body := httpx.AppendList(make([]byte, 0, len(page.Data)+120), page.Data, page.NextCursor)
+	httpx.WriteRaw(w, http.StatusOK, append(body, '\n'))
 }
 
 // readBody reads at most MaxBody bytes (decisions.md 4: larger bodies are a 400).
