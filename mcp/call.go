@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -35,7 +34,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		var res *result
 		var err error
 		if id, ok := getID(sp, req); ok {
-			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource.Name, id))
+			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource, id))
 		} else {
 			raw := req.Params.RawArguments
 			if len(raw) == 0 {
@@ -122,7 +121,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		page, err := ops.List(ctx, p, r.Name, params)
+		page, err := ops.List(ctx, p, r, params)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +131,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		return one(ops.Get(ctx, p, r.Name, id))
+		return one(ops.Get(ctx, p, r, id))
 	case workspace.OpUpdate:
 		// "" updates the singleton workspace.
 		id, err := idArgument(args, r.Access != workspace.Singleton)
@@ -141,7 +140,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		}
 		delete(args, "id")
 		body, _ := json.Marshal(args)
-		return one(ops.Update(ctx, p, r.Name, id, body))
+		return one(ops.Update(ctx, p, r, id, body))
 	case workspace.OpCreate, workspace.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
 		body := raw
 		if string(raw) == "null" {
@@ -156,7 +155,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 			delete(args, idempotencyKeyArg)
 			body, _ = json.Marshal(args)
 		}
-		posted, err := ops.Post(ctx, p, sp.op, r.Name, body, key)
+		posted, err := ops.Post(ctx, p, sp.op, r, workspace.NewBody(body), key)
 		if err != nil {
 			return nil, err
 		}
@@ -214,16 +213,7 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 	}
 	text := data
 	if list {
-		text = make([]byte, 0, len(data)+120)
-		text = append(text, `{"data":`...)
-		text = append(text, data...)
-		text = append(text, `,"next_cursor":`...)
-		if res.nextCursor == nil {
-			text = append(text, "null"...)
-		} else {
-			text = strconv.AppendQuote(text, *res.nextCursor) // base64url: nothing to escape
-		}
-		text = append(text, '}')
+		text = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
 	}
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
 		RawStructuredContent: text}, nil

@@ -20,9 +20,8 @@ import (
 // first, by keyset on (rank, created_at, id). Errors: unknown_resource, method_not_allowed,
 // insufficient_scope, insufficient_permission, bad_request (unknown filter, field or sort,
 // an operator the field does not take, a bad value, limit, cursor, q or ids).
-func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, params ListParams) (*Page, error) {
-	r, err := resolve(p, resource, OpList)
-	if err != nil {
+func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*Page, error) {
+	if err := admit(p, r, OpList); err != nil {
 		return nil, err
 	}
 	if err := checkMember(p, r, OpList); err != nil {
