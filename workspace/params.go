@@ -129,7 +129,7 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 	c := &checkedList{limit: params.Limit}
 	if c.limit == 0 {
 		c.limit = DefaultLimit
-		if params.IDs != nil && len(params.IDs) > DefaultLimit {
+		if len(params.IDs) > DefaultLimit {
 			c.limit = len(params.IDs)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -66,21 +64,7 @@ func TestFindPlansUseTheirIndexes(t *testing.T) {
 func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
 	params workspace.ListParams, want int, index, when string, strict bool) {
 	t.Helper()
-	ctx := context.Background()
-	sql, args, err := ops.ListSQLForTest(ctx, reader, r.Name, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw []byte
-	if err := s.InTx(ctx, reader, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args...).Scan(&raw)
-	}); err != nil {
-		t.Fatalf("%s: explain: %v", when, err)
-	}
-	var doc []struct{ Plan planNode }
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	sql, doc := explainList(t, s, ops, reader, r, params, when)
 	top := doc[0].Plan
 	var problems []string
 	if top.ActualRows != want {
