@@ -257,8 +257,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		// RFC 8707 and MCP authorization: a token bound to another resource (the REST
-		// API) must not be accepted here.
-		if p.Credential.Resource != "" && !s.accepts(p.Credential.Resource) {
+		// API, another MCP view) must not be accepted here.
+		if p.Credential.Resource != "" && !s.accepts(p.Credential.Resource, s.pathOf(r)) {
 			s.challenge(w, r, "invalid_token", fmt.Sprintf("this token was issued for %s; authorize again with resource=%s",
 				p.Credential.Resource, s.resourceOf(r)))
 			return
@@ -276,7 +276,7 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 		return
 	}
 	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.cfg.PublicURL+metadataPath(s.pathOf(r)),
-		strings.Join(challengeScopes(), " "))
+		strings.Join(challengeScopes(readonlyPath(s.pathOf(r))), " "))
 	if errCode != "" {
 		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
 	}
@@ -310,10 +310,11 @@ func headerSafe(s string) string {
 }
 
 // challengeScopes are the scopes a person would normally grant an MCP client: the
-// catalogue without enrich:write, which spends credits and is opt-in (decisions.md 8).
-func challengeScopes() []string {
+// catalogue without enrich:write, which spends credits and is opt-in (decisions.md 8); on
+// a read-only view, its read scopes only.
+func challengeScopes(readonly bool) []string {
 	var out []string
-	for _, sc := range restapi.Scopes() {
+	for _, sc := range viewScopes(readonly) {
 		if sc != "enrich:write" {
 			out = append(out, sc)
 		}
@@ -321,17 +322,37 @@ func challengeScopes() []string {
 	return out
 }
 
-// accepts reports whether a token bound to resource (RFC 8707) may call /mcp: one bound to
-// the origin (which names the whole service) or to any MCP path, all of which are views of
-// the same tool server whose calls the token's scopes govern.
-func (s *Server) accepts(resource string) bool {
+// viewScopes are the scopes a view's calls can use: every scope, or on a read-only view
+// the read scopes, which is all it advertises (its RFC 9728 document, its challenge).
+func viewScopes(readonly bool) []string {
+	if !readonly {
+		return restapi.Scopes()
+	}
+	var out []string
+	for _, sc := range restapi.Scopes() {
+		if strings.HasSuffix(sc, ":read") {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// accepts reports whether a token bound to resource (RFC 8707) may call the MCP path: one
+// bound to the origin (which names the whole service) anywhere, one bound to an MCP path
+// on that path and the paths under it only. /mcp/readonly is under /mcp; /mcp is not
+// under /mcp/readonly, so a token bound to a read-only view cannot write through /mcp.
+func (s *Server) accepts(resource, path string) bool {
 	n, err := wellknown.NormalResource(resource)
 	if err != nil {
 		return false
 	}
 	origin, _ := wellknown.NormalResource(s.cfg.PublicURL)
+	here, err := wellknown.NormalResource(s.cfg.PublicURL + path)
+	if err != nil {
+		return false
+	}
 	base, _ := wellknown.NormalResource(s.resource)
-	return n == origin || n == base || strings.HasPrefix(n, base+"/")
+	return n == origin || (strings.HasPrefix(n, base) && (here == n || strings.HasPrefix(here, n+"/")))
 }
 
 // pathOf is the request's MCP path without a trailing slash: /mcp, /mcp/x/hr ...
