@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -30,7 +30,7 @@ func TestChallenge(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
 	other := *f.Admin
-	other.Scopes = restapi.Scopes()
+	other.Scopes = workspace.Scopes()
 	other.Credential.Resource = e.srv.URL + "/v1"
 	otherTok := e.token(&other)
 	meta := e.srv.URL + "/.well-known/oauth-protected-resource/mcp"
@@ -88,7 +88,7 @@ func TestChallenge(t *testing.T) {
 func TestProtectedResourceMetadata(t *testing.T) {
 	e := newEnv(t)
 	var scopes, readScopes []any
-	for _, s := range restapi.Scopes() {
+	for _, s := range workspace.Scopes() {
 		scopes = append(scopes, s)
 		if strings.HasSuffix(s, ":read") {
 			readScopes = append(readScopes, s)
@@ -191,7 +191,7 @@ func TestBoundTokenStaysOnItsPath(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.bound+" on "+c.path, func(t *testing.T) {
 			p := *f.Admin
-			p.Scopes = restapi.Scopes()
+			p.Scopes = workspace.Scopes()
 			p.Credential.Resource = e.srv.URL + c.bound
 			tok := e.token(&p)
 			status, h, body := e.post(t, "POST", c.path, create, append(mcpHeaders(tok), "MCP-Protocol-Version", "2025-06-18")...)
@@ -207,7 +207,7 @@ func TestBoundTokenStaysOnItsPath(t *testing.T) {
 		})
 	}
 	admin := *f.Admin
-	admin.Scopes = restapi.Scopes()
+	admin.Scopes = workspace.Scopes()
 	_, list := e.rest(t, "GET", "/companies?limit=100", e.token(&admin), "")
 	n := strings.Count(fmt.Sprint(list["data"]), "Bound Ltd")
 	if n != 2 { // the two allowed calls on write paths
