@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -27,11 +29,28 @@ const (
 
 	findDefaultLimit = 5
 	findMaxLimit     = 20
+
+	// A query is a request in plain words: a few hundred characters and a few dozen words
+	// say any of them. Ranking costs in proportion to the query (a 1 MB one cost 0.3-1.1 s
+	// of CPU, issue 20 item 4), so longer ones are refused before it.
+	findMaxQuery = 300
+	findMaxWords = 30
+	// callMaxName bounds call_tool's name: the longest tool name is far shorter.
+	callMaxName = 100
 )
+
+// tooLong is the tool error of a free-text argument over its bound, in characters.
+func tooLong(arg string, value string, bound int) error {
+	if utf8.RuneCountInString(value) > bound {
+		return store.BadRequest("%s must be at most %d characters", arg, bound)
+	}
+	return nil
+}
 
 func (s *Server) findTool() toolSpec {
 	args := input(map[string]*jsonschema.Schema{
-		"query": {Type: "string", Description: "what you want to do, in plain words"},
+		"query": {Type: "string", MaxLength: jsonschema.Ptr(findMaxQuery),
+			Description: fmt.Sprintf("what you want to do, in plain words (at most %d words)", findMaxWords)},
 		"limit": {Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(findMaxLimit)),
 			Default: json.RawMessage(strconv.Itoa(findDefaultLimit))},
 	}, "query")
@@ -44,7 +63,7 @@ func (s *Server) findTool() toolSpec {
 
 func (s *Server) callTool() toolSpec {
 	args := input(map[string]*jsonschema.Schema{
-		"name":      {Type: "string", Description: "a tool name, as find_tools returns it"},
+		"name":      {Type: "string", MaxLength: jsonschema.Ptr(callMaxName), Description: "a tool name, as find_tools returns it"},
 		"arguments": {Type: "object", Description: "the tool's arguments, per its inputSchema"},
 	}, "name")
 	// No output schema: the result is the called tool's, whatever it is.
@@ -78,6 +97,12 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	}
 	if strings.TrimSpace(args.Query) == "" || limit < 1 || limit > findMaxLimit {
 		return s.toolError(ctx, store.BadRequest("send a non-empty query and a limit from 1 to %d", findMaxLimit)), nil
+	}
+	if err := tooLong("query", args.Query, findMaxQuery); err != nil {
+		return s.toolError(ctx, err), nil
+	}
+	if len(strings.Fields(args.Query)) > findMaxWords {
+		return s.toolError(ctx, store.BadRequest("query must be at most %d words: say what you want to do in a sentence", findMaxWords)), nil
 	}
 	if err := s.takeRate(ctx, p); err != nil {
 		return s.toolError(ctx, err), nil
@@ -113,6 +138,9 @@ func (s *Server) runCall(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := decodeArgs(req, &args); err != nil {
+		return s.toolError(ctx, err), nil
+	}
+	if err := tooLong("name", args.Name, callMaxName); err != nil {
 		return s.toolError(ctx, err), nil
 	}
 	sp, ok := s.specs[args.Name]
