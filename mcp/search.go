@@ -55,7 +55,7 @@ func (s *Server) findTool() toolSpec {
 			Default: json.RawMessage(strconv.Itoa(findDefaultLimit))},
 	}, "query")
 	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object"),
-		Description: "{name, description, inputSchema}"}}, "tools")
+		Description: "{name, description, inputSchema, needs_scope?}; needs_scope: this token lacks the scope, a call asks to authorize again for it"}}, "tools")
 	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Search every tool you may use, in every toolset, by what you want to do (\"log a leave request\"); "+
 		"best matches first, each with its input schema. Run one with call_tool.",
 		args, output, hints(true, true, false))}
@@ -77,6 +77,9 @@ type foundTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// NeedsScope is the scope an OAuth token lacks for the tool: calling it answers a
+	// scope challenge the client re-authorizes on (envelope.go, stepUp).
+	NeedsScope string `json:"needs_scope,omitempty"`
 }
 
 func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -111,7 +114,10 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	var candidates []toolSpec
 	for _, t := range s.tools {
 		sp := s.specs[t.Name]
-		if sp.run == nil && !(v.readonly && sp.write()) && canUse(p, sp) {
+		if sp.run != nil || v.readonly && sp.write() {
+			continue
+		}
+		if _, stepUp := missingScope(p, sp); stepUp || canUse(p, sp) {
 			candidates = append(candidates, sp)
 		}
 	}
@@ -119,8 +125,9 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 		Tools []foundTool `json:"tools"`
 	}{Tools: []foundTool{}}
 	for _, sp := range rank(args.Query, candidates, limit) {
+		need, _ := missingScope(p, sp)
 		out.Tools = append(out.Tools, foundTool{Name: sp.tool.Name, Description: firstSentence(sp.tool.Description),
-			InputSchema: sp.tool.RawInputSchema})
+			InputSchema: sp.tool.RawInputSchema, NeedsScope: need})
 	}
 	text, err := json.Marshal(out)
 	if err != nil {

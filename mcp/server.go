@@ -161,7 +161,7 @@ func (s *Server) Handler() http.Handler { return s.guard(s.callDirect(s.http)) }
 
 // guard puts the checks every MCP request passes in front of transport.
 func (s *Server) guard(transport http.Handler) http.Handler {
-	return httpx.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(transport))))))
+	return httpx.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(s.inspect(transport)))))))
 }
 
 // selectView reads the path and selection headers into the request's view; a path that
