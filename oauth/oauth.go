@@ -75,6 +75,10 @@ type Config struct {
 	// is answered 429; 0 means 3 s.
 	PasswordChecks int
 	PasswordWait   time.Duration
+	// Revoked is called with every revocation's payload before the revocation is
+	// answered, so this process's credential cache forgets the tokens at once; other
+	// processes hear of it through NotifyRevoked. nil: only the notification.
+	Revoked func(payload string)
 	// ClientIP returns the address a request comes from; nil uses RemoteAddr.
 	ClientIP func(*http.Request) netip.Addr
 	// ClientMetadata resolves client_ids that are https URLs as Client ID Metadata Documents

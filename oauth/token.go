@@ -423,6 +423,9 @@ func (s *Server) mint(now time.Time) (pair, store.OAuthPair) {
 
 // notify flushes every process's credential cache (store.ListenRevocations).
 func (s *Server) notify(ctx context.Context, payload string) {
+	if s.cfg.Revoked != nil {
+		s.cfg.Revoked(payload)
+	}
 	if err := s.cfg.Store.NotifyRevoked(context.WithoutCancel(ctx), payload); err != nil {
 		s.log.Error("oauth: notify revocation", "payload", payload, "err", fmt.Sprint(err))
 	}

@@ -21,8 +21,11 @@ import (
 // newOAuth builds the OAuth provider from the config (decisions.md 7). Dynamic
 // registration shares the process's rate limiter (20 an hour per client IP, counted in
 // Redis across processes when configured) and its trusted-proxy rule for the client IP.
-func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratelimit.Limiter, trusted []netip.Prefix) (*oauth.Server, error) {
+// revoked is called with each revocation before it is answered (oauth.Config.Revoked).
+func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratelimit.Limiter, trusted []netip.Prefix,
+	revoked func(string)) (*oauth.Server, error) {
 	cfg := oauth.Config{
+		Revoked:         revoked,
 		RegisterLimiter: registerLimiter{limiter},
 		LoginLimiter:    limiter,
 		ClientIP:        func(r *http.Request) netip.Addr { return ratelimit.ClientIP(r, trusted) },
