@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agencyos/workspaced/store"
@@ -21,9 +22,7 @@ func HasScope(granted []string, need string) bool {
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
 // never offers more (decisions.md 3): a scope is grantable when at least one resource under
 // it is usable with the member's feature grants (read or full to read, full to write), and
-// admin-only writes (automations) need the admin role. directory:write is grantable to
-// members: they may edit their own profile (spec 4.2), and the gate keeps their writes to
-// it (checkAdmin: workspace settings and other members stay admin-only).
+// the admin-only write scopes (adminWriteScopes) need the admin role.
 func GrantableScopes(p *store.Principal) []string {
 	var out []string
 	for _, s := range Scopes() {
@@ -34,9 +33,16 @@ func GrantableScopes(p *store.Principal) []string {
 	return out
 }
 
+// adminWriteScopes are never granted to members (docs/decisions.md 3): automations:write,
+// and directory:write, which changes workspace settings and other members. A member's
+// token therefore cannot edit the member's own profile either (the gate, checkAdmin, would
+// have limited it to that): decisions 3 lists the scope as admin-only, and one scope that
+// means "my profile" for some and "the workspace" for others is easy to over-grant.
+var adminWriteScopes = []string{"automations", "directory"}
+
 func scopeUsable(p *store.Principal, scope string) bool {
 	name, action, _ := strings.Cut(scope, ":")
-	if action == "write" && name == "automations" && !p.IsAdmin() {
+	if action == "write" && slices.Contains(adminWriteScopes, name) && !p.IsAdmin() {
 		return false
 	}
 	for _, r := range catalog {
