@@ -108,3 +108,22 @@ func TestMemberNeverOfferedAdminScopes(t *testing.T) {
 		t.Fatalf("an admin was granted %q, want %q", admin.Scope, asked)
 	}
 }
+
+// TestConsentShowsUnverifiedRedirectHost: an unverified client names itself, so the
+// consent page's "From" is the host the member will be sent to, never a client_uri host
+// that differs (issue 20 item 6: "From trusted-bank.example" above a redirect elsewhere).
+func TestConsentShowsUnverifiedRedirectHost(t *testing.T) {
+	e := newEnv(t)
+	r := e.postJSON("/oauth/register", map[string]any{"client_name": "Bank", "client_uri": "https://trusted-bank.example",
+		"redirect_uris": []string{"https://collector.example/cb"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("register: %d %s", r.Status, r.Raw)
+	}
+	b := e.browser()
+	_, challenge := pkce()
+	b.get(e.authURL(r.str("client_id"), "https://collector.example/cb", challenge, "deals:read", "s"))
+	page := b.login(e.Member)
+	if !strings.Contains(page.Raw, `id="client-host">collector.example<`) || strings.Contains(page.Raw, "trusted-bank.example") {
+		t.Fatalf("want From collector.example and no trusted-bank.example: %s", page.Raw)
+	}
+}
