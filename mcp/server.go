@@ -55,7 +55,8 @@ const instructions = `Tools read and write one agency workspace (CRM, tasks, spa
 	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
 	`For what changed since a time, list with updated_since (RFC 3339, inclusive) and order=updated_at (least recently updated first, ` +
-	`each change once across the pages); keep the last record's updated_at for next time. ` +
+	`each change once across the pages; a page never passes a write still in flight, so every committed change comes in some run); ` +
+	`keep the last record's updated_at for next time. ` +
 	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
 	`Each description ends with what a call needs: a scope (deals:read), the member's feature grant ("crm grant read" ` +
 	`means read or full; "full" means full), the admin role. Call me first to see your scopes and grants. ` +

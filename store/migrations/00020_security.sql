@@ -25,11 +25,38 @@ BEGIN
 END
 $$;
 -- +goose StatementEnd
-CREATE TRIGGER review_on_create BEFORE INSERT ON leave_requests FOR EACH ROW EXECUTE FUNCTION ws_stamp_review();
-CREATE TRIGGER review_on_create BEFORE INSERT ON hr_change_requests FOR EACH ROW EXECUTE FUNCTION ws_stamp_review();
+DROP TRIGGER review ON leave_requests;
+DROP TRIGGER review ON hr_change_requests;
+CREATE TRIGGER review BEFORE INSERT OR UPDATE ON leave_requests FOR EACH ROW EXECUTE FUNCTION ws_stamp_review();
+CREATE TRIGGER review BEFORE INSERT OR UPDATE ON hr_change_requests FOR EACH ROW EXECUTE FUNCTION ws_stamp_review();
+
+-- ws_sync_horizon is the newest updated_at an incremental sync may return (docs/rest.md,
+-- "Incremental sync"): the start of the oldest transaction still in flight that could
+-- write this workspace's rows, since its writes are stamped with that start (ws_touch:
+-- now()) and seen only once it commits. Transactions of other workspaces cannot (the
+-- actor's statements name their workspace in application_name, store/actor.go); any other
+-- (the CLI, a migration, a sweep) counts. It reads pg_stat_activity as its owner, who must
+-- see the application's sessions (the same login, or pg_read_all_stats): sessions it
+-- cannot see count as none.
+-- +goose StatementBegin
+CREATE FUNCTION ws_sync_horizon() RETURNS timestamptz LANGUAGE sql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog AS $$
+  SELECT least(statement_timestamp(), min(a.xact_start))
+  FROM pg_stat_activity a
+  WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
+    AND a.backend_type = 'client backend'
+    AND (a.application_name NOT LIKE 'workspaced ws:%'
+      OR a.application_name = 'workspaced ws:' || current_setting('app.workspace_id', true))
+$$;
+-- +goose StatementEnd
+REVOKE ALL ON FUNCTION ws_sync_horizon() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION ws_sync_horizon() TO workspaced_app;
 
 -- +goose Down
-DROP TRIGGER review_on_create ON hr_change_requests;
-DROP TRIGGER review_on_create ON leave_requests;
+DROP FUNCTION ws_sync_horizon();
+DROP TRIGGER review ON hr_change_requests;
+DROP TRIGGER review ON leave_requests;
+CREATE TRIGGER review BEFORE UPDATE ON leave_requests FOR EACH ROW EXECUTE FUNCTION ws_stamp_review();
+CREATE TRIGGER review BEFORE UPDATE ON hr_change_requests FOR EACH ROW EXECUTE FUNCTION ws_stamp_review();
 DROP INDEX credit_holds_one_per_domain;
 ALTER TABLE oauth_access_tokens DROP COLUMN resource;
