@@ -20,9 +20,10 @@ func HasScope(granted []string, need string) bool {
 }
 
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
-// never offers more (decisions.md 3): a scope is grantable when at least one resource under
-// it is usable with the member's feature grants (read or full to read, full to write), and
-// the admin-only write scopes (adminWriteScopes) need the admin role.
+// never offers more (decisions.md 3): a scope is grantable when the member passes gate 2
+// (Permits without the scope being granted: feature grant, admin-only writes) for at least
+// one operation of one resource under it, and the admin-only write scopes
+// (adminWriteScopes) need the admin role.
 func GrantableScopes(p *store.Principal) []string {
 	var out []string
 	for _, s := range Scopes() {
@@ -35,7 +36,7 @@ func GrantableScopes(p *store.Principal) []string {
 
 // adminWriteScopes are never granted to members (docs/decisions.md 3): automations:write,
 // and directory:write, which changes workspace settings and other members. A member's
-// token therefore cannot edit the member's own profile either (the gate, checkAdmin, would
+// token therefore cannot edit the member's own profile either (the gate, checkSelf, would
 // have limited it to that): decisions 3 lists the scope as admin-only, and one scope that
 // means "my profile" for some and "the workspace" for others is easy to over-grant.
 var adminWriteScopes = []string{"automations", "directory"}
@@ -49,15 +50,10 @@ func scopeUsable(p *store.Principal, scope string) bool {
 		if r.Scope != name {
 			continue
 		}
-		grant := "full"
-		if r.Feature != NoFeature {
-			grant = p.Grant(string(r.Feature))
-		}
-		if action == "read" && (r.CanList() || r.CanGet()) && grant != "none" {
-			return true
-		}
-		if action == "write" && (r.CanCreate() || r.CanUpdate() || r.CanDetach()) && grant == "full" {
-			return true
+		for _, op := range opsAll {
+			if op.Write() == (action == "write") && r.Offers(op) && checkMember(p, r, op) == nil {
+				return true
+			}
 		}
 	}
 	return false
