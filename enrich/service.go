@@ -118,6 +118,16 @@ func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain stri
 	if err != nil {
 		return nil, err
 	}
+	// The request whose hold this one waited on may have settled (its hold gone, its
+	// result cached, in one transaction) between this request's look at the cache and its
+	// reservation: look again before fetching and charging a second time.
+	if res, err := s.cached(ctx, p, domain); err != nil || res != nil {
+		s.refund(p, holdID)
+		if res != nil {
+			res.CreditsRemaining += s.cfg.Cost // the refund just made
+		}
+		return res, err
+	}
 	company, lookupErr := s.cfg.Provider.Lookup(ctx, domain)
 	if lookupErr != nil {
 		s.refund(p, holdID)

@@ -104,26 +104,7 @@ func TestStrangersCannotLockOut(t *testing.T) {
 func TestUnknownAccountFloodBounded(t *testing.T) {
 	e := newEnv(t, fromHeader, func(c *oauth.Config) { c.PasswordChecks = 1; c.PasswordWait = 1 })
 	const n, hashed = 40, 6
-	browsers, forms := make([]*browser, n), make([]url.Values, n)
-	for i := range n {
-		browsers[i] = e.browser()
-		browsers[i].get("/oauth/login")
-		forms[i] = browsers[i].hidden()
-		forms[i].Set("email", fmt.Sprintf("made-up-%d-%d@example.test", i, time.Now().UnixNano()))
-		forms[i].Set("password", "guess")
-	}
-	var wg sync.WaitGroup
-	flood := make([]response, n)
-	for i := range n {
-		wg.Go(func() {
-			req, _ := http.NewRequest("POST", e.srv.URL+"/oauth/login", strings.NewReader(forms[i].Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("X-Test-IP", fmt.Sprintf("192.0.2.%d", i+1))
-			res, err := browsers[i].c.Do(req)
-			flood[i] = decode(t, res, err)
-		})
-	}
-	wg.Wait()
+	flood := e.signInAtOnce(n, func(i int) string { return fmt.Sprintf("made-up-%d-%d@example.test", i, time.Now().UnixNano()) }, "guess")
 	var busy int
 	for i, r := range flood {
 		switch {
@@ -155,29 +136,7 @@ func TestPasswordChecksBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 6
-	var wg sync.WaitGroup
-	results := make([]response, n)
-	forms := make([]url.Values, n)
-	browsers := make([]*browser, n)
-	for i := range n {
-		browsers[i] = e.browser()
-		browsers[i].get("/oauth/login")
-		forms[i] = browsers[i].hidden()
-		forms[i].Set("email", email)
-		forms[i].Set("password", "correct horse battery")
-	}
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req, _ := http.NewRequest("POST", e.srv.URL+"/oauth/login", strings.NewReader(forms[i].Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("X-Test-IP", fmt.Sprintf("192.0.2.%d", i+1))
-			res, err := browsers[i].c.Do(req)
-			results[i] = decode(t, res, err)
-		}()
-	}
-	wg.Wait()
+	results := e.signInAtOnce(n, func(int) string { return email }, "correct horse battery")
 	var ok, busy int
 	for _, r := range results {
 		switch {
@@ -192,6 +151,33 @@ func TestPasswordChecksBounded(t *testing.T) {
 	if ok == 0 || busy == 0 {
 		t.Fatalf("%d signed in, %d told to retry; want both with one check at a time", ok, busy)
 	}
+}
+
+// signInAtOnce posts n sign-ins at the same time, the i-th for email(i) from address
+// 192.0.2.(i+1), each from its own browser that opened the login page first.
+func (e *env) signInAtOnce(n int, email func(int) string, password string) []response {
+	e.t.Helper()
+	browsers, forms := make([]*browser, n), make([]url.Values, n)
+	for i := range n {
+		browsers[i] = e.browser()
+		browsers[i].get("/oauth/login")
+		forms[i] = browsers[i].hidden()
+		forms[i].Set("email", email(i))
+		forms[i].Set("password", password)
+	}
+	var wg sync.WaitGroup
+	results := make([]response, n)
+	for i := range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", e.srv.URL+"/oauth/login", strings.NewReader(forms[i].Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("X-Test-IP", fmt.Sprintf("192.0.2.%d", i+1))
+			res, err := browsers[i].c.Do(req)
+			results[i] = decode(e.t, res, err)
+		})
+	}
+	wg.Wait()
+	return results
 }
 
 // TestCrossSiteFormPostsRefused: the pages' forms refuse a POST the browser marks as

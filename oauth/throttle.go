@@ -99,14 +99,18 @@ func newPasswordChecks(n int, wait time.Duration) *passwordChecks {
 // check runs CheckPassword when a slot frees up within the wait; busy reports that none
 // did (the caller answers 429).
 func (p *passwordChecks) check(ctx context.Context, hash, password string) (ok, busy bool) {
-	t := time.NewTimer(p.wait)
-	defer t.Stop()
 	select {
-	case p.slots <- struct{}{}:
-	case <-t.C:
-		return false, true
-	case <-ctx.Done():
-		return false, true
+	case p.slots <- struct{}{}: // a free slot is always taken, however short the wait
+	default:
+		t := time.NewTimer(p.wait)
+		defer t.Stop()
+		select {
+		case p.slots <- struct{}{}:
+		case <-t.C:
+			return false, true
+		case <-ctx.Done():
+			return false, true
+		}
 	}
 	defer func() { <-p.slots }()
 	start := time.Now()

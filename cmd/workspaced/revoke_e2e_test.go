@@ -43,17 +43,7 @@ func TestRevocationFlushesOwnCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	me := func(access string) int {
-		req, _ := http.NewRequest("GET", ts.URL+"/v1/me", nil)
-		req.Header.Set("apikey", e2eAPIKey)
-		req.Header.Set("Authorization", "Bearer "+access)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
-	}
+	me := func(access string) int { status, _ := getMe(t, ts.URL, access); return status }
 	for i := range 8 {
 		if status := me(tok.AccessToken); status != http.StatusOK { // now cached
 			t.Fatalf("try %d: before revocation %d", i, status)
