@@ -17,9 +17,11 @@ import (
 // GitHub's MCP server answers, so clients step up. Agent keys cannot re-authorize: they keep
 // the tool error. find_tools still finds such tools for a token, marked as needing the scope.
 //
-// The pinned TypeScript SDK (mcp/testdata/sdk-client, 1.32.2) steps up on exactly this
-// answer (StreamableHTTPClientTransport: a 403 whose error is insufficient_scope re-runs
-// auth with the challenge's scope); this test checks the answer over raw HTTP.
+// Checked over raw HTTP, not with the TypeScript SDK pinned in mcp/testdata/sdk-client
+// (1.32.2): it reads this 403 and re-runs auth with the challenge's scope, but auth()
+// refreshes first when it holds a refresh token, which keeps the old scopes, so its
+// step-up ends in "Server returned 403 after trying upscoping" whatever the server does;
+// the SDK v2 the issue names is not pinned here.
 func TestStepUpAuthorization(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
