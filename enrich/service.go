@@ -43,7 +43,7 @@ type ServiceConfig struct {
 	Provider Provider
 	Cost     int64         // credits a fresh lookup costs (default 1)
 	CacheFor time.Duration // how long a workspace's lookup is served free (default 30 days)
-	HoldFor  time.Duration // how long a reservation outlives a stuck request (default 2 min)
+	HoldFor  time.Duration // how long a reservation outlives a stuck request (default HoldFor)
 	Logger   *slog.Logger
 }
 
@@ -62,7 +62,7 @@ func NewService(cfg ServiceConfig) *Service {
 		cfg.CacheFor = 30 * 24 * time.Hour
 	}
 	if cfg.HoldFor <= 0 {
-		cfg.HoldFor = 2 * time.Minute
+		cfg.HoldFor = HoldFor
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
