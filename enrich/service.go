@@ -11,7 +11,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Result is the body of POST /enrich (decisions.md 6).
+// Result is the body of POST /enrich (docs/decisions.md 6).
 type Result struct {
 	Company
 	Cached           bool  `json:"cached"`
@@ -70,7 +70,7 @@ func NewService(cfg ServiceConfig) *Service {
 	return &Service{cfg: cfg}
 }
 
-// Errors of Enrich, as the spec names them (service-spec.md 7).
+// Errors of Enrich, as the spec names them (docs/contract.md section 7).
 var (
 	errNoCredits = func() error {
 		return store.Errorf(http.StatusPaymentRequired, "insufficient_credits",

@@ -32,7 +32,7 @@ func wellFormedID(id string) bool {
 }
 
 // RequestID keeps a well-formed incoming X-Request-Id or makes a uuid, sets it on the
-// response, and carries it in the context for logs and error bodies (decisions.md 4). A
+// response, and carries it in the context for logs and error bodies (docs/decisions.md 4). A
 // request that already carries an id (the server's outer router sets it before the API's
 // own router sees the request) passes through untouched, so the work is done once.
 func RequestID(next http.Handler) http.Handler {
@@ -66,7 +66,7 @@ func PrincipalFrom(ctx context.Context) *store.Principal {
 	return p
 }
 
-// errorBody is the spec's envelope (service-spec.md 7, decisions.md 4).
+// errorBody is the spec's envelope (docs/contract.md section 7, docs/decisions.md 4).
 type errorBody struct {
 	Error     string             `json:"error"`
 	Message   string             `json:"message"`

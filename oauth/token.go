@@ -19,7 +19,7 @@ import (
 )
 
 // params reads a token or revocation request: form-encoded as RFC 6749 requires, or a
-// JSON object of strings (service-spec 4.3). Query parameters are never read as
+// JSON object of strings (docs/contract.md section 4.3). Query parameters are never read as
 // parameters (RFC 6749 3.2: the client MUST use POST; credentials stay out of URLs).
 func params(r *http.Request) (url.Values, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -70,7 +70,7 @@ func params(r *http.Request) (url.Values, error) {
 	return v, nil
 }
 
-// apiKeyValid applies decisions.md 7: the apikey header, or the apikey query parameter
+// apiKeyValid applies docs/decisions.md 7: the apikey header, or the apikey query parameter
 // the discovery document embeds in the endpoint URL.
 func (s *Server) apiKeyValid(r *http.Request) bool {
 	got := r.Header.Get("apikey")
@@ -212,7 +212,7 @@ type tokenResponse struct {
 }
 
 // endpointParams applies the apikey rule of the token and revocation endpoints
-// (decisions.md 7) and reads their form or JSON parameters; on failure it has answered.
+// (docs/decisions.md 7) and reads their form or JSON parameters; on failure it has answered.
 func (s *Server) endpointParams(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 	if !s.apiKeyValid(r) {
 		s.fail(w, r, &Error{Code: "invalid_request", Status: http.StatusUnauthorized,

@@ -8,10 +8,10 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Op is one operation of the generic resource interface (spec 4.1).
+// Op is one operation of the generic resource interface (docs/contract.md section 4.1).
 type Op int
 
-// The operations of spec 4.1, plus enrichment.
+// The operations of docs/contract.md section 4.1, plus enrichment.
 const (
 	OpList Op = iota
 	OpGet
@@ -46,7 +46,7 @@ func (r *Resource) Offers(op Op) bool {
 }
 
 // Allow lists the HTTP methods the resource answers on its collection path (/deals) or its
-// item path (/deals/{id}), for the Allow header of a 405 (decisions.md 4).
+// item path (/deals/{id}), for the Allow header of a 405 (docs/decisions.md 4).
 func (r *Resource) Allow(item bool) []string {
 	var out []string
 	if item {
@@ -122,7 +122,7 @@ func UnknownResource(name string) *store.Error {
 		name, strings.Join(names, ", "))
 }
 
-// resolve runs the checks that need nothing but the call itself (decisions.md 3 steps 1-3):
+// resolve runs the checks that need nothing but the call itself (docs/decisions.md 3 steps 1-3):
 // a principal, the resource, the operation, the scope.
 func resolve(p *store.Principal, name string, op Op) (*Resource, error) {
 	if p == nil {
@@ -160,7 +160,7 @@ func checkScope(p *store.Principal, r *Resource, op Op) error {
 }
 
 // checkFeature is the second gate: the member's feature grant, read or full to read, full to
-// write (spec 5.6). feature is the resource's, or crm for comments and activity on deals.
+// write (docs/contract.md section 5.6). feature is the resource's, or crm for comments and activity on deals.
 func checkFeature(p *store.Principal, f Feature, write bool, what string) error {
 	if f == NoFeature {
 		return nil
@@ -178,7 +178,7 @@ func checkFeature(p *store.Principal, f Feature, write bool, what string) error 
 		what, need, f, g)
 }
 
-// checkAdmin enforces the admin-only writes (spec 5.7): automations, workspace settings,
+// checkAdmin enforces the admin-only writes (docs/contract.md section 5.7): automations, workspace settings,
 // and other members' profiles.
 func checkAdmin(p *store.Principal, r *Resource, id string) error {
 	if p.IsAdmin() {
@@ -196,7 +196,7 @@ func checkAdmin(p *store.Principal, r *Resource, id string) error {
 }
 
 // entityFeature is the feature a comment or activity entity type needs: comments on deals
-// and activity of CRM resources need crm (decisions.md 3 step 4).
+// and activity of CRM resources need crm (docs/decisions.md 3 step 4).
 func entityFeature(r *Resource, entityType string) Feature {
 	switch r.Name {
 	case "comments":

@@ -7,7 +7,7 @@ import (
 )
 
 // config is every setting, read from the environment with flags overriding
-// (decisions.md 9), as the table in settings.go declares them. Only this package reads
+// (docs/decisions.md 9), as the table in settings.go declares them. Only this package reads
 // either.
 type config struct {
 	DatabaseURL       string
