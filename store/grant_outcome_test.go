@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -34,20 +35,13 @@ func TestGrantOutcomesMatchTheSQL(t *testing.T) {
 			store.RefreshInactive, store.RefreshReused, store.RefreshWiderScope}, shared...)},
 	} {
 		t.Run(tc.function, func(t *testing.T) {
-			var defs []string
 			rows, err := store.PoolOf(s).Query(context.Background(),
 				`SELECT pg_get_functiondef(p.oid) FROM pg_proc p WHERE p.proname = $1 AND p.pronamespace = 'public'::regnamespace`, tc.function)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for rows.Next() {
-				var def string
-				if err := rows.Scan(&def); err != nil {
-					t.Fatal(err)
-				}
-				defs = append(defs, def)
-			}
-			if err := rows.Err(); err != nil {
+			defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
 				t.Fatal(err)
 			}
 			if len(defs) != 1 {

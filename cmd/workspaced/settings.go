@@ -32,33 +32,33 @@ var settings = []setting{
 	{env: "DATABASE_URL", flag: "database-url", defDoc: "empty: private PostgreSQL in `DATA_DIR`",
 		help: "PostgreSQL URL; empty starts a private PostgreSQL under -data-dir",
 		doc:  "PostgreSQL to use. Its role must own the schema and have `BYPASSRLS` (or be superuser): it resolves credentials and runs the admin CLI; requests themselves drop to the `workspaced_app` role, which has no `BYPASSRLS`",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.DatabaseURL) }},
+		bind: func(c *config) flag.Value { return text(&c.DatabaseURL) }},
 	{env: "DB_MAX_CONNS", flag: "db-max-conns", def: strconv.Itoa(store.DefaultMaxConns),
 		help: "connections the PostgreSQL pool may open",
 		doc:  "connections the PostgreSQL pool may open (each request holds one for its statement; keep the sum over processes below the server's `max_connections`)",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.DB.MaxConns, min: 1} }},
 	{env: "DATA_DIR", flag: "data-dir", def: ".data", help: "folder of the private PostgreSQL (zero-config start)",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.DataDir) }},
+		bind: func(c *config) flag.Value { return text(&c.DataDir) }},
 	{env: "LISTEN_ADDR", flag: "listen", def: "127.0.0.1:8080", help: "address to listen on",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.ListenAddr) }},
+		bind: func(c *config) flag.Value { return text(&c.ListenAddr) }},
 	{env: "PUBLIC_URL", flag: "public-url",
 		defDoc: "derived from `LISTEN_ADDR`: `http://<host:port>`, `https://` when this process serves TLS, `localhost` for a listen address with no host (`:8080`), the first ACME domain with ACME",
 		help:   "the origin clients reach, also the OAuth issuer; derived from -listen when empty",
 		doc:    "the origin clients reach; also the OAuth issuer (no trailing slash). The API is HTTPS only: a `PUBLIC_URL` that is not loopback must be `https`, or the start is refused with a one-line reason. With `https`, every response carries `Strict-Transport-Security` and the login and consent cookies are `Secure` and `__Host-` prefixed",
-		bind:   func(c *config) flag.Value { return (*textValue)(&c.PublicURL) }}, // checked by checkServing
+		bind:   func(c *config) flag.Value { return text(&c.PublicURL) }}, // checked by checkServing
 	{env: "TLS_CERT_FILE", flag: "tls-cert-file", help: "PEM certificate chain: serve HTTPS with it (re-read on change or SIGHUP)",
 		doc:  "serve HTTPS (and HTTP/2) here with this PEM certificate chain and `TLS_KEY_FILE`'s key; replaced files are picked up within a second, or at once on `SIGHUP`, without a restart",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.TLSCertFile) }},
+		bind: func(c *config) flag.Value { return text(&c.TLSCertFile) }},
 	{env: "TLS_KEY_FILE", flag: "tls-key-file", help: "PEM private key of -tls-cert-file",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.TLSKeyFile) }},
+		bind: func(c *config) flag.Value { return text(&c.TLSKeyFile) }},
 	{env: "ACME_DOMAINS", flag: "acme-domains", help: "comma-separated domains to obtain certificates for with ACME",
 		doc:  "comma-separated domains to obtain and renew certificates for automatically (ACME, TLS-ALPN-01 on the listen port, which the authority must reach as port 443); certificates are cached in `DATA_DIR/acme`",
 		bind: func(c *config) flag.Value { return (*listValue)(&c.ACMEDomains) }},
 	{env: "ACME_DIRECTORY_URL", flag: "acme-directory-url", def: "https://acme-v02.api.letsencrypt.org/directory",
 		defDoc: "Let's Encrypt production", help: "ACME directory of the certificate authority",
-		bind: func(c *config) flag.Value { return (*urlValue)(&c.ACMEDirectoryURL) }},
+		bind: func(c *config) flag.Value { return webURL(&c.ACMEDirectoryURL) }},
 	{env: "ACME_EMAIL", flag: "acme-email", help: "contact address given to the ACME certificate authority",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.ACMEEmail) }},
+		bind: func(c *config) flag.Value { return text(&c.ACMEEmail) }},
 	{env: "HTTP_READ_TIMEOUT", flag: "http-read-timeout", def: "30s", help: "longest time to read a request, body included",
 		doc:  "longest time to read a whole request (body included); slow clients are cut off",
 		bind: func(c *config) flag.Value { return &durationValue{p: &c.ReadTimeout} }},
@@ -83,11 +83,11 @@ var settings = []setting{
 	{env: "APIKEY", flag: "apikey", defDoc: "generated once, kept in the database",
 		help: "public routing key required on REST, token and revoke requests; generated once and kept in the database when empty",
 		doc:  "the public routing key every REST, token and revoke request carries (`apikey` header, or `?apikey=`)",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.APIKey) }},
+		bind: func(c *config) flag.Value { return text(&c.APIKey) }},
 	{env: "REDIS_URL", flag: "redis-url", defDoc: "empty: limits in memory",
 		help: "Redis URL for rate limits shared across processes; empty keeps them in memory",
 		doc:  "Redis for rate limits shared by several processes: `redis://[user:password@]host:port/db` or `rediss://` for TLS; waits 1 s to connect and 500 ms for a reply unless `?dial_timeout=` / `?write_timeout=` say otherwise; it also takes `?db=`, `?client_name=` and, with `rediss://`, `?skip_verify=true`; any other parameter refuses to start",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.RedisURL) }}, // checked by ratelimit.New
+		bind: func(c *config) flag.Value { return text(&c.RedisURL) }}, // checked by ratelimit.New
 	{env: "RATE_LIMIT_FAIL_OPEN", flag: "rate-limit-fail-open", def: "false",
 		help: "when Redis is unreachable, let requests through (logged and counted) instead of refusing them",
 		doc:  "when Redis is unreachable: `false` refuses requests (503 `internal_error`, `Retry-After: 5`), `true` lets them through; either way it is logged and counted in `/metrics`",
@@ -101,16 +101,16 @@ var settings = []setting{
 		bind: func(c *config) flag.Value { return &boolValue{p: &c.RateLimitsOff, negate: true} }},
 	{env: "TRUSTED_PROXIES", flag: "trusted-proxies", help: "comma-separated proxy ranges whose X-Forwarded-For is believed",
 		doc:  "comma-separated proxy ranges whose `X-Forwarded-For` is believed for per-IP limits",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.TrustedProxies) }}, // checked by ratelimit.ParsePrefixes
+		bind: func(c *config) flag.Value { return text(&c.TrustedProxies) }}, // checked by ratelimit.ParsePrefixes
 	{env: "OIDC_ISSUER", flag: "oidc-issuer", help: "upstream OpenID Connect issuer for 'Sign in with ...'",
 		doc:  "upstream OpenID Connect provider for \"Sign in with …\"",
-		bind: func(c *config) flag.Value { return (*urlValue)(&c.OIDCIssuer) }},
+		bind: func(c *config) flag.Value { return webURL(&c.OIDCIssuer) }},
 	{env: "OIDC_CLIENT_ID", flag: "oidc-client-id", help: "client id at the upstream issuer",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.OIDCClientID) }},
+		bind: func(c *config) flag.Value { return text(&c.OIDCClientID) }},
 	{env: "OIDC_CLIENT_SECRET", flag: "oidc-client-secret", help: "client secret at the upstream issuer",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.OIDCClientSecret) }},
+		bind: func(c *config) flag.Value { return text(&c.OIDCClientSecret) }},
 	{env: "OIDC_NAME", flag: "oidc-name", def: "SSO", help: "the upstream's name on the sign-in button",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.OIDCName) }},
+		bind: func(c *config) flag.Value { return text(&c.OIDCName) }},
 	{env: "REFRESH_GRACE", flag: "refresh-grace", def: "30s", help: "refresh token grace window (at most 60s)",
 		bind: func(c *config) flag.Value { return &durationValue{p: &c.RefreshGrace, max: time.Minute} }},
 	{env: "ENRICH_COST", flag: "enrich-cost", def: "1", help: "credits a fresh enrichment lookup costs",
@@ -118,21 +118,21 @@ var settings = []setting{
 	{env: "FIRMOGRAPHICS_URL", flag: "firmographics-url", defDoc: "empty: built-in web site reader",
 		help: "commercial firmographics API base URL; empty uses the built-in web site reader",
 		doc:  "commercial firmographics API for enrichment",
-		bind: func(c *config) flag.Value { return (*urlValue)(&c.FirmographicsURL) }},
+		bind: func(c *config) flag.Value { return webURL(&c.FirmographicsURL) }},
 	{env: "FIRMOGRAPHICS_KEY", flag: "firmographics-key", help: "API key of the firmographics API",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.FirmographicsKey) }},
+		bind: func(c *config) flag.Value { return text(&c.FirmographicsKey) }},
 	{env: "LOG_LEVEL", flag: "log-level", def: "info", help: "debug, info, warn or error",
-		bind: func(c *config) flag.Value { return (*levelValue)(&c.LogLevel) }},
+		bind: func(c *config) flag.Value { return logLevel(&c.LogLevel) }},
 	{env: "MCP_ALLOWED_ORIGINS", flag: "mcp-allowed-origins",
 		help: "comma-separated browser origins allowed on /mcp besides loopback ones while PUBLIC_URL is loopback",
 		doc:  "comma-separated browser origins (`scheme://host[:port]`) allowed on `/mcp` besides loopback ones while `PUBLIC_URL` is loopback; others get 403 (DNS rebinding guard)",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.MCPAllowedOrigins) }},
+		bind: func(c *config) flag.Value { return text(&c.MCPAllowedOrigins) }},
 	{env: "METRICS_ADDR", flag: "metrics-addr", def: "127.0.0.1:9090", help: "address of the /metrics listener; off for none",
 		doc:  "address of the separate `/metrics` listener (loopback by default; in a container use `:9090` and do not publish the port); `off` for none",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.MetricsAddr) }},
+		bind: func(c *config) flag.Value { return text(&c.MetricsAddr) }},
 	{env: "METRICS_TOKEN", flag: "metrics-token", help: "serve /metrics on the public port too, to requests with this bearer token",
 		doc:  "when set, `/metrics` is also served on the public port to requests with `Authorization: Bearer <METRICS_TOKEN>`; otherwise it is not there at all",
-		bind: func(c *config) flag.Value { return (*textValue)(&c.MetricsToken) }},
+		bind: func(c *config) flag.Value { return text(&c.MetricsToken) }},
 }
 
 // bindSettings gives c every setting's default, then the environment's value where one
@@ -178,11 +178,13 @@ func printSettings(fs *flag.FlagSet) {
 // The kinds of value settings take. Each Set refuses text it cannot read, with a reason
 // that names what it wants; the flag package and bindSettings add which setting.
 type (
-	textValue  string
+	textValue struct {
+		p     *string
+		check func(string) error // nil takes any text
+		arg   string             // what printSettings calls the value
+	}
 	listValue  []string
 	countValue uint64
-	levelValue string
-	urlValue   string // empty, or an absolute http(s) URL with a host
 	boolValue  struct {
 		p      *bool
 		negate bool // the field says the opposite of the setting (RATE_LIMITS, RateLimitsOff)
@@ -197,12 +199,47 @@ type (
 	}
 )
 
-func (v *textValue) Set(s string) error { *v = textValue(s); return nil }
+func text(p *string) flag.Value { return &textValue{p: p, arg: "string"} }
+
+// webURL takes empty, or an absolute http(s) URL with a host.
+func webURL(p *string) flag.Value {
+	return &textValue{p: p, arg: "URL", check: func(s string) error {
+		if s == "" {
+			return nil
+		}
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("want an absolute http or https URL such as https://example.com/path")
+		}
+		return nil
+	}}
+}
+
+// logLevel takes a level log/slog knows.
+func logLevel(p *string) flag.Value {
+	return &textValue{p: p, arg: "level", check: func(s string) error {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(s)); err != nil {
+			return errors.New("want debug, info, warn or error")
+		}
+		return nil
+	}}
+}
+
+func (v *textValue) Set(s string) error {
+	if v.check != nil {
+		if err := v.check(s); err != nil {
+			return err
+		}
+	}
+	*v.p = s
+	return nil
+}
 func (v *textValue) String() string {
-	if v == nil {
+	if v == nil || v.p == nil {
 		return ""
 	}
-	return string(*v)
+	return *v.p
 }
 
 func (v *listValue) Set(s string) error { *v = splitList(s); return nil }
@@ -226,38 +263,6 @@ func (v *countValue) String() string {
 		return "0"
 	}
 	return strconv.FormatUint(uint64(*v), 10)
-}
-
-func (v *levelValue) Set(s string) error {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return errors.New("want debug, info, warn or error")
-	}
-	*v = levelValue(s)
-	return nil
-}
-func (v *levelValue) String() string {
-	if v == nil {
-		return ""
-	}
-	return string(*v)
-}
-
-func (v *urlValue) Set(s string) error {
-	if s != "" {
-		u, err := url.Parse(s)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return errors.New("want an absolute http or https URL such as https://example.com/path")
-		}
-	}
-	*v = urlValue(s)
-	return nil
-}
-func (v *urlValue) String() string {
-	if v == nil {
-		return ""
-	}
-	return string(*v)
 }
 
 func (v *boolValue) Set(s string) error {
@@ -312,11 +317,9 @@ func (v *durationValue) String() string {
 }
 
 // kind names what a flag takes in printSettings; a boolean flag takes nothing.
-func (*textValue) kind() string     { return "string" }
+func (v *textValue) kind() string   { return v.arg }
 func (*listValue) kind() string     { return "list" }
 func (*countValue) kind() string    { return "count" }
-func (*levelValue) kind() string    { return "level" }
-func (*urlValue) kind() string      { return "URL" }
 func (*intValue) kind() string      { return "int" }
 func (*durationValue) kind() string { return "duration" }
 
