@@ -2,7 +2,11 @@ package store_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"flag"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/pglaunch"
 	"github.com/agencyos/workspaced/store/storetest"
 )
@@ -33,7 +39,7 @@ const schemaHeader = `-- The schema store/migrations make, as pg_dump --schema-o
 // is now in one file instead of replaying seventeen migrations. A migration that changes
 // the schema changes this file in the same commit: go test ./store -run TestSchemaIsCheckedIn -update.
 func TestSchemaIsCheckedIn(t *testing.T) {
-	dsn := storetest.DSN(t)
+	dsn := freshDatabase(t)
 	pgDump := pgDumpPath(t)
 	out, err := exec.Command(pgDump, "--schema-only", "--no-owner", "--no-comments", "--dbname", dsn).Output()
 	if err != nil {
@@ -60,6 +66,50 @@ func TestSchemaIsCheckedIn(t *testing.T) {
 		t.Errorf("store/schema.sql is not the schema the migrations make (-checked in +migrated); "+
 			"if the migrations are right, refresh it with go test ./store -run TestSchemaIsCheckedIn -update:\n%s", diff)
 	}
+}
+
+// freshDatabase makes a database of its own beside the package's, migrates it and returns
+// its DSN, so what other tests of the package leave in theirs never reaches the dump.
+func freshDatabase(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	base := storetest.DSN(t)
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	name := "workspaced_schema_" + hex.EncodeToString(rnd[:])
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
+	dsn := base + " dbname=" + name // a keyword/value DSN
+	if u, err := url.Parse(base); err == nil && u.Scheme != "" {
+		u.Path = "/" + name
+		dsn = u.String()
+	}
+	s, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dsn
 }
 
 // pgDumpPath finds pg_dump beside the PostgreSQL server binaries the launcher uses (so its
