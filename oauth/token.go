@@ -302,24 +302,24 @@ func (s *Server) exchangeCode(ctx context.Context, a clientAuth, v url.Values) (
 		return pair{}, err
 	}
 	switch g.Outcome {
-	case store.CodeIssued:
+	case store.CodeGrantIssued:
 		return p, nil
 	case store.GrantUnknown:
 		return pair{}, ErrInvalidGrant.WithHint("unknown authorization code")
-	case store.CodeReplayed:
+	case store.CodeGrantReplayed:
 		if g.Family != nil {
 			s.notify(ctx, "oauth_family:"+*g.Family)
 		}
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code was already used; the tokens it issued are revoked")
-	case store.CodeBadRequest:
+	case store.CodeGrantBadRequest:
 		return pair{}, requestErr
 	case store.GrantExpired:
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code expired (codes live %d seconds)", int(CodeTTL.Seconds()))
 	case store.GrantOtherClient:
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code was issued to another client")
-	case store.CodeOtherRedirect:
+	case store.CodeGrantOtherRedirect:
 		return pair{}, ErrInvalidGrant.WithHint("redirect_uri does not match the authorization request")
-	case store.CodeWrongVerifier:
+	case store.CodeGrantWrongVerifier:
 		return pair{}, ErrInvalidGrant.WithHint("code_verifier does not match the code_challenge (RFC 7636 4.6)")
 	case store.GrantOtherResource:
 		return pair{}, ErrInvalidTarget.WithHint("the code was issued for %s", g.Bound)

@@ -25,11 +25,11 @@ const (
 
 // The authorization code grant's own outcomes.
 const (
-	CodeIssued        GrantOutcome = "issued"         // a new family and its first pair
-	CodeReplayed      GrantOutcome = "replayed"       // used before: what it issued is revoked
-	CodeBadRequest    GrantOutcome = "bad_request"    // the request failed a check made without the code
-	CodeOtherRedirect GrantOutcome = "other_redirect" // redirect_uri differs from the authorization request's
-	CodeWrongVerifier GrantOutcome = "wrong_verifier" // the PKCE verifier does not match the challenge
+	CodeGrantIssued        GrantOutcome = "issued"         // a new family and its first pair
+	CodeGrantReplayed      GrantOutcome = "replayed"       // used before: what it issued is revoked
+	CodeGrantBadRequest    GrantOutcome = "bad_request"    // the request failed a check made without the code
+	CodeGrantOtherRedirect GrantOutcome = "other_redirect" // redirect_uri differs from the authorization request's
+	CodeGrantWrongVerifier GrantOutcome = "wrong_verifier" // the PKCE verifier does not match the challenge
 )
 
 // The refresh grant's own outcomes (docs/contract.md section 3, docs/decisions.md 7).

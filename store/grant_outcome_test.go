@@ -29,8 +29,8 @@ func TestGrantOutcomesMatchTheSQL(t *testing.T) {
 		want     []store.GrantOutcome
 	}{
 		{"oauth_client_check", []store.GrantOutcome{store.ClientUnknown, store.ClientSecretMissing, store.ClientSecretWrong}},
-		{"oauth_code_grant", append([]store.GrantOutcome{store.CodeIssued, store.CodeReplayed, store.CodeBadRequest,
-			store.CodeOtherRedirect, store.CodeWrongVerifier}, shared...)},
+		{"oauth_code_grant", append([]store.GrantOutcome{store.CodeGrantIssued, store.CodeGrantReplayed, store.CodeGrantBadRequest,
+			store.CodeGrantOtherRedirect, store.CodeGrantWrongVerifier}, shared...)},
 		{"oauth_refresh_grant", append([]store.GrantOutcome{store.RefreshRotated, store.RefreshSuperseded, store.RefreshRevoked,
 			store.RefreshInactive, store.RefreshReused, store.RefreshWiderScope}, shared...)},
 	} {
