@@ -9,7 +9,7 @@ import (
 
 // TestConsentRemembered: an earlier approval is reused silently only for an admin app, or
 // at the exact redirect URI (port included) it was given at, within the scopes approved
-// (RFC 8252 8.6, RFC 9700 4.2, decisions.md 7). Otherwise the consent page is shown again
+// (RFC 8252 8.6, RFC 9700 4.2, docs/decisions.md 7). Otherwise the consent page is shown again
 // with the earlier choices ticked.
 func TestConsentRemembered(t *testing.T) {
 	e := newEnv(t)
@@ -77,7 +77,7 @@ func TestConsentRemembered(t *testing.T) {
 	})
 }
 
-// TestMemberNeverOfferedAdminScopes: decisions.md 3 (issue 20 item 6): the consent page
+// TestMemberNeverOfferedAdminScopes: docs/decisions.md 3 (issue 20 item 6): the consent page
 // never offers a member directory:write or automations:write, which change workspace
 // settings and automations (admin-only), and an approval that names them anyway grants
 // neither; an admin is offered both.

@@ -8,7 +8,7 @@ import (
 )
 
 // HasScope reports whether granted covers need ("deals:write"); "deals:*" covers both
-// deals:read and deals:write (spec 5.5).
+// deals:read and deals:write (docs/contract.md section 5.5).
 func HasScope(granted []string, need string) bool {
 	res, _, _ := strings.Cut(need, ":")
 	for _, g := range granted {
@@ -20,7 +20,7 @@ func HasScope(granted []string, need string) bool {
 }
 
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
-// never offers more (decisions.md 3): a scope is grantable when the member passes gate 2
+// never offers more (docs/decisions.md 3): a scope is grantable when the member passes gate 2
 // (Permits without the scope being granted: feature grant, admin-only writes) for at least
 // one operation of one resource under it, and the admin-only write scopes
 // (adminWriteScopes) need the admin role.

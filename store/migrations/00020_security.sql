@@ -9,7 +9,7 @@ ALTER TABLE oauth_access_tokens ADD COLUMN resource text;
 CREATE UNIQUE INDEX credit_holds_one_per_domain ON credit_holds (workspace_id, domain);
 
 -- A leave or HR change request created with a status other than pending is a review made
--- at creation: it stamps reviewed_by and reviewed_at as a status change does (spec 2.2
+-- at creation: it stamps reviewed_by and reviewed_at as a status change does (docs/contract.md 2.2
 -- rule 1). Stamped rather than refused: recording an already-approved leave is a real
 -- task, and hr_change_requests' statuses are not enumerated, so no "initial" one could be
 -- enforced; the stamp keeps who decided on record either way.
