@@ -13,7 +13,7 @@ import (
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
-// List tools take REST's incremental sync (decisions.md 4, issue 12): what changed since a
+// List tools take REST's incremental sync (docs/decisions.md 4, issue 12): what changed since a
 // time, least recently updated first. Their input schemas say it as where on updated_at and
 // sort updated_at (issue 19), which admit nothing else; updated_since and order=updated_at,
 // advertised before, still work.

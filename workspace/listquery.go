@@ -38,7 +38,11 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params 
 	lastKeys := make([]*string, len(q.walk.keys))
 	var lastID string
 	n := 0
-	err = o.store.Query(ctx, p, q.sql, q.args, func(rows pgx.Rows) error {
+	query := o.store.Query
+	if q.sync {
+		query = o.store.QuerySync
+	}
+	err = query(ctx, p, q.sql, q.args, func(rows pgx.Rows) error {
 		var rec []byte
 		dest := make([]any, 0, len(lastKeys)+2)
 		if q.walk.legacy {
@@ -91,6 +95,7 @@ type listStatement struct {
 	key   []byte // the cursor key, on paged resources
 	walk  walk
 	limit int
+	sync  bool // walks updated_at ascending: run with store.QuerySync
 }
 
 // walk is the order a list's keyset follows: its keys before id, all in one direction.
@@ -168,6 +173,12 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		where = append(where, match)
 	}
 	st.walk = walkOf(params, c, rank)
+	if params.Order == OrderUpdated || params.Sort == "updated_at" {
+		// Incremental sync, by order or sort: never past a transaction still in flight
+		// (store.QuerySync), so each committed change comes in some walk.
+		st.sync = true
+		where = append(where, `"updated_at" < `+store.SyncHorizon)
+	}
 	if r.Paged {
 		if st.key, err = o.key(ctx); err != nil {
 			return nil, err

@@ -31,9 +31,9 @@ const (
 	MaxQLen    = 200 // characters of q
 )
 
-// ParseListParams reads a list's query (decisions.md 4, docs/rest.md): exact filters
+// ParseListParams reads a list's query (docs/decisions.md 4, docs/rest.md): exact filters
 // (field=value), operator filters (field[op]=value), limit, cursor, updated_since, order,
-// q, sort, fields and ids; apikey may ride along (decisions.md 7). It checks only the
+// q, sort, fields and ids; apikey may ride along (docs/decisions.md 7). It checks only the
 // query string's form; List checks the values (check), for REST and MCP alike.
 func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 	params := ListParams{Filters: map[string]string{}}
