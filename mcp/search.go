@@ -53,10 +53,11 @@ func (s *Server) findTool() toolSpec {
 		"limit": {Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(findMaxLimit)),
 			Default: json.RawMessage(strconv.Itoa(findDefaultLimit))},
 	}, "query")
-	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object"),
-		Description: "{name, description, inputSchema, needs_scope?}; needs_scope: this token lacks the scope, a call asks to authorize again for it"}}, "tools")
+	// What each found tool carries, needs_scope included, is said once in the instructions:
+	// the default tools/list stays within 24 KB (docs/mcp.md).
+	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object")}}, "tools")
 	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Find tools you may use in every toolset by what you want to do (\"log a leave request\"), "+
-		"best first. Run one with call_tool.",
+		"best first; call_tool runs one.",
 		args, output, hints(true, true, false))}
 }
 

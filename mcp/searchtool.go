@@ -32,7 +32,7 @@ func (s *Server) searchTool() toolSpec {
 	for _, w := range words("search find look lookup name named called") {
 		terms[w] = weightName
 	}
-	return toolSpec{run: s.runSearch, terms: terms, tool: newTool(toolSearch, "Find records by name or text in everything you may read, best first.",
+	return toolSpec{run: s.runSearch, terms: terms, tool: newTool(toolSearch, "Find records by name or text in all you may read; best first.",
 		args, output, hints(true, true, false))}
 }
 

@@ -62,7 +62,9 @@ const instructions = `Tools read and write one agency workspace (CRM, tasks, spa
 	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
 	`Each description ends with what a call needs: a scope (deals:read), the member's feature grant ("crm grant read" ` +
 	`means read or full; "full" means full), the admin role. Call me first to see your scopes and grants. ` +
-	`This connection lists a chosen toolset; find_tools {query} searches every tool you may use and call_tool {name, arguments} runs any of them. ` +
+	`This connection lists a chosen toolset; find_tools {query} searches every tool you may use ` +
+	`(answering {name, description, inputSchema, needs_scope?}; needs_scope: this token lacks the scope, a call asks to authorize again for it) ` +
+	`and call_tool {name, arguments} runs any of them. ` +
 	`create_, detach_ and enrich_company take an optional idempotency_key: the same key with the same arguments within 24 hours returns the first result ` +
 	`without writing or charging again; with other arguments it fails with idempotency_conflict, and while the first call runs with idempotency_in_flight. ` +
 	`Failures are tool errors whose text is JSON {error, message, request_id}; the message says what to change, and ` +
