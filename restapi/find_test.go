@@ -336,6 +336,23 @@ func TestFieldsAndIDs(t *testing.T) {
 		t.Fatalf("100 ids naming one label: %d records", len(got))
 	}
 	wantError(t, c.get("/labels?ids="+many+","+labels[0]), http.StatusBadRequest, "bad_request")
+
+	// fields= on a get: those fields and id; an unknown one is a 400 naming it, even for an
+	// id the caller cannot see (the parameters are checked before the record is read).
+	one := must(t, c.get("/labels/"+labels[1]+"?fields=name,updated_at"), http.StatusOK).data()
+	if len(one) != 3 || one["id"] != labels[1] || one["name"] != "L1" || one["updated_at"] == nil {
+		t.Fatalf("get with fields=name,updated_at: %v", one)
+	}
+	if full := must(t, c.get("/labels/"+labels[1]), http.StatusOK).data(); len(full) <= 3 {
+		t.Fatalf("get without fields returns the whole record: %v", full)
+	}
+	for _, path := range []string{"/labels/" + labels[1] + "?fields=name,secret", "/labels/" + foreign + "?fields=secret"} {
+		r := c.get(path)
+		wantError(t, r, http.StatusBadRequest, "bad_request")
+		wantMessage(t, r, "fields", "secret")
+	}
+	wantError(t, c.get("/labels/"+foreign+"?fields=name"), http.StatusNotFound, "not_found")
+	wantError(t, c.get("/labels/"+labels[1]+"?fields=name&fields=id"), http.StatusBadRequest, "bad_request")
 }
 
 // TestSearchAcrossResources: /v1/search returns what each credential's lists would, and

@@ -419,6 +419,84 @@ type AutomationsCreate_Trigger struct {
 	union json.RawMessage
 }
 
+// AutomationsFields Automations (trigger, conditions, actions). Creating or updating one needs the admin role. Lists and gets return the fields asked for with fields= (every field by default).
+type AutomationsFields struct {
+	Actions        *AutomationsFields_Actions    `json:"actions,omitempty"`
+	ConditionLogic *string                       `json:"condition_logic,omitempty"`
+	Conditions     *AutomationsFields_Conditions `json:"conditions,omitempty"`
+	CreatedAt      *time.Time                    `json:"created_at,omitempty"`
+
+	// CreatedBy the user who created it
+	CreatedBy   *openapi_types.UUID        `json:"created_by,omitempty"`
+	Enabled     *bool                      `json:"enabled,omitempty"`
+	Id          openapi_types.UUID         `json:"id"`
+	Name        *string                    `json:"name,omitempty"`
+	Section     *string                    `json:"section,omitempty"`
+	Trigger     *AutomationsFields_Trigger `json:"trigger,omitempty"`
+	UpdatedAt   *time.Time                 `json:"updated_at,omitempty"`
+	WorkspaceId *openapi_types.UUID        `json:"workspace_id,omitempty"`
+}
+
+// AutomationsFieldsActions0 defines model for AutomationsFields.Actions.0.
+type AutomationsFieldsActions0 map[string]interface{}
+
+// AutomationsFieldsActions1 defines model for AutomationsFields.Actions.1.
+type AutomationsFieldsActions1 = []interface{}
+
+// AutomationsFieldsActions2 defines model for AutomationsFields.Actions.2.
+type AutomationsFieldsActions2 = string
+
+// AutomationsFieldsActions3 defines model for AutomationsFields.Actions.3.
+type AutomationsFieldsActions3 = float64
+
+// AutomationsFieldsActions4 defines model for AutomationsFields.Actions.4.
+type AutomationsFieldsActions4 = bool
+
+// AutomationsFields_Actions defines model for AutomationsFields.Actions.
+type AutomationsFields_Actions struct {
+	union json.RawMessage
+}
+
+// AutomationsFieldsConditions0 defines model for AutomationsFields.Conditions.0.
+type AutomationsFieldsConditions0 map[string]interface{}
+
+// AutomationsFieldsConditions1 defines model for AutomationsFields.Conditions.1.
+type AutomationsFieldsConditions1 = []interface{}
+
+// AutomationsFieldsConditions2 defines model for AutomationsFields.Conditions.2.
+type AutomationsFieldsConditions2 = string
+
+// AutomationsFieldsConditions3 defines model for AutomationsFields.Conditions.3.
+type AutomationsFieldsConditions3 = float64
+
+// AutomationsFieldsConditions4 defines model for AutomationsFields.Conditions.4.
+type AutomationsFieldsConditions4 = bool
+
+// AutomationsFields_Conditions defines model for AutomationsFields.Conditions.
+type AutomationsFields_Conditions struct {
+	union json.RawMessage
+}
+
+// AutomationsFieldsTrigger0 defines model for AutomationsFields.Trigger.0.
+type AutomationsFieldsTrigger0 map[string]interface{}
+
+// AutomationsFieldsTrigger1 defines model for AutomationsFields.Trigger.1.
+type AutomationsFieldsTrigger1 = []interface{}
+
+// AutomationsFieldsTrigger2 defines model for AutomationsFields.Trigger.2.
+type AutomationsFieldsTrigger2 = string
+
+// AutomationsFieldsTrigger3 defines model for AutomationsFields.Trigger.3.
+type AutomationsFieldsTrigger3 = float64
+
+// AutomationsFieldsTrigger4 defines model for AutomationsFields.Trigger.4.
+type AutomationsFieldsTrigger4 = bool
+
+// AutomationsFields_Trigger defines model for AutomationsFields.Trigger.
+type AutomationsFields_Trigger struct {
+	union json.RawMessage
+}
+
 // Deals Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
 type Deals struct {
 	CompanyId  *openapi_types.UUID `json:"company_id"`
@@ -456,7 +534,7 @@ type DealsCreate struct {
 	Website         *string             `json:"website,omitempty"`
 }
 
-// DealsFields Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists return the fields asked for with fields= (every field by default).
+// DealsFields Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
 type DealsFields struct {
 	CompanyId  *openapi_types.UUID `json:"company_id,omitempty"`
 	Confidence *float64            `json:"confidence,omitempty"`
@@ -597,6 +675,9 @@ type CreateAutomationsParams struct {
 
 // GetAutomationsParams defines parameters for GetAutomations.
 type GetAutomationsParams struct {
+	// Fields comma-separated fields to return (id always): id, workspace_id, name, enabled, trigger, conditions, condition_logic, actions, section, created_by, created_at, updated_at
+	Fields *string `form:"fields,omitempty" json:"fields,omitempty"`
+
 	// IfNoneMatch answer 304 with no body if the record's ETag is one of these
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -813,6 +894,9 @@ type CreateDealsParams struct {
 
 // GetDealsParams defines parameters for GetDeals.
 type GetDealsParams struct {
+	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, created_by, created_at, updated_at
+	Fields *string `form:"fields,omitempty" json:"fields,omitempty"`
+
 	// IfNoneMatch answer 304 with no body if the record's ETag is one of these
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -1681,6 +1765,426 @@ func (t *AutomationsCreate_Trigger) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsAutomationsFieldsActions0 returns the union data inside the AutomationsFields_Actions as a AutomationsFieldsActions0
+func (t AutomationsFields_Actions) AsAutomationsFieldsActions0() (AutomationsFieldsActions0, error) {
+	var body AutomationsFieldsActions0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsActions0 overwrites any union data inside the AutomationsFields_Actions as the provided AutomationsFieldsActions0
+func (t *AutomationsFields_Actions) FromAutomationsFieldsActions0(v AutomationsFieldsActions0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsActions0 performs a merge with any union data inside the AutomationsFields_Actions, using the provided AutomationsFieldsActions0
+func (t *AutomationsFields_Actions) MergeAutomationsFieldsActions0(v AutomationsFieldsActions0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsActions1 returns the union data inside the AutomationsFields_Actions as a AutomationsFieldsActions1
+func (t AutomationsFields_Actions) AsAutomationsFieldsActions1() (AutomationsFieldsActions1, error) {
+	var body AutomationsFieldsActions1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsActions1 overwrites any union data inside the AutomationsFields_Actions as the provided AutomationsFieldsActions1
+func (t *AutomationsFields_Actions) FromAutomationsFieldsActions1(v AutomationsFieldsActions1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsActions1 performs a merge with any union data inside the AutomationsFields_Actions, using the provided AutomationsFieldsActions1
+func (t *AutomationsFields_Actions) MergeAutomationsFieldsActions1(v AutomationsFieldsActions1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsActions2 returns the union data inside the AutomationsFields_Actions as a AutomationsFieldsActions2
+func (t AutomationsFields_Actions) AsAutomationsFieldsActions2() (AutomationsFieldsActions2, error) {
+	var body AutomationsFieldsActions2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsActions2 overwrites any union data inside the AutomationsFields_Actions as the provided AutomationsFieldsActions2
+func (t *AutomationsFields_Actions) FromAutomationsFieldsActions2(v AutomationsFieldsActions2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsActions2 performs a merge with any union data inside the AutomationsFields_Actions, using the provided AutomationsFieldsActions2
+func (t *AutomationsFields_Actions) MergeAutomationsFieldsActions2(v AutomationsFieldsActions2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsActions3 returns the union data inside the AutomationsFields_Actions as a AutomationsFieldsActions3
+func (t AutomationsFields_Actions) AsAutomationsFieldsActions3() (AutomationsFieldsActions3, error) {
+	var body AutomationsFieldsActions3
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsActions3 overwrites any union data inside the AutomationsFields_Actions as the provided AutomationsFieldsActions3
+func (t *AutomationsFields_Actions) FromAutomationsFieldsActions3(v AutomationsFieldsActions3) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsActions3 performs a merge with any union data inside the AutomationsFields_Actions, using the provided AutomationsFieldsActions3
+func (t *AutomationsFields_Actions) MergeAutomationsFieldsActions3(v AutomationsFieldsActions3) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsActions4 returns the union data inside the AutomationsFields_Actions as a AutomationsFieldsActions4
+func (t AutomationsFields_Actions) AsAutomationsFieldsActions4() (AutomationsFieldsActions4, error) {
+	var body AutomationsFieldsActions4
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsActions4 overwrites any union data inside the AutomationsFields_Actions as the provided AutomationsFieldsActions4
+func (t *AutomationsFields_Actions) FromAutomationsFieldsActions4(v AutomationsFieldsActions4) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsActions4 performs a merge with any union data inside the AutomationsFields_Actions, using the provided AutomationsFieldsActions4
+func (t *AutomationsFields_Actions) MergeAutomationsFieldsActions4(v AutomationsFieldsActions4) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AutomationsFields_Actions) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AutomationsFields_Actions) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAutomationsFieldsConditions0 returns the union data inside the AutomationsFields_Conditions as a AutomationsFieldsConditions0
+func (t AutomationsFields_Conditions) AsAutomationsFieldsConditions0() (AutomationsFieldsConditions0, error) {
+	var body AutomationsFieldsConditions0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsConditions0 overwrites any union data inside the AutomationsFields_Conditions as the provided AutomationsFieldsConditions0
+func (t *AutomationsFields_Conditions) FromAutomationsFieldsConditions0(v AutomationsFieldsConditions0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsConditions0 performs a merge with any union data inside the AutomationsFields_Conditions, using the provided AutomationsFieldsConditions0
+func (t *AutomationsFields_Conditions) MergeAutomationsFieldsConditions0(v AutomationsFieldsConditions0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsConditions1 returns the union data inside the AutomationsFields_Conditions as a AutomationsFieldsConditions1
+func (t AutomationsFields_Conditions) AsAutomationsFieldsConditions1() (AutomationsFieldsConditions1, error) {
+	var body AutomationsFieldsConditions1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsConditions1 overwrites any union data inside the AutomationsFields_Conditions as the provided AutomationsFieldsConditions1
+func (t *AutomationsFields_Conditions) FromAutomationsFieldsConditions1(v AutomationsFieldsConditions1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsConditions1 performs a merge with any union data inside the AutomationsFields_Conditions, using the provided AutomationsFieldsConditions1
+func (t *AutomationsFields_Conditions) MergeAutomationsFieldsConditions1(v AutomationsFieldsConditions1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsConditions2 returns the union data inside the AutomationsFields_Conditions as a AutomationsFieldsConditions2
+func (t AutomationsFields_Conditions) AsAutomationsFieldsConditions2() (AutomationsFieldsConditions2, error) {
+	var body AutomationsFieldsConditions2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsConditions2 overwrites any union data inside the AutomationsFields_Conditions as the provided AutomationsFieldsConditions2
+func (t *AutomationsFields_Conditions) FromAutomationsFieldsConditions2(v AutomationsFieldsConditions2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsConditions2 performs a merge with any union data inside the AutomationsFields_Conditions, using the provided AutomationsFieldsConditions2
+func (t *AutomationsFields_Conditions) MergeAutomationsFieldsConditions2(v AutomationsFieldsConditions2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsConditions3 returns the union data inside the AutomationsFields_Conditions as a AutomationsFieldsConditions3
+func (t AutomationsFields_Conditions) AsAutomationsFieldsConditions3() (AutomationsFieldsConditions3, error) {
+	var body AutomationsFieldsConditions3
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsConditions3 overwrites any union data inside the AutomationsFields_Conditions as the provided AutomationsFieldsConditions3
+func (t *AutomationsFields_Conditions) FromAutomationsFieldsConditions3(v AutomationsFieldsConditions3) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsConditions3 performs a merge with any union data inside the AutomationsFields_Conditions, using the provided AutomationsFieldsConditions3
+func (t *AutomationsFields_Conditions) MergeAutomationsFieldsConditions3(v AutomationsFieldsConditions3) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsConditions4 returns the union data inside the AutomationsFields_Conditions as a AutomationsFieldsConditions4
+func (t AutomationsFields_Conditions) AsAutomationsFieldsConditions4() (AutomationsFieldsConditions4, error) {
+	var body AutomationsFieldsConditions4
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsConditions4 overwrites any union data inside the AutomationsFields_Conditions as the provided AutomationsFieldsConditions4
+func (t *AutomationsFields_Conditions) FromAutomationsFieldsConditions4(v AutomationsFieldsConditions4) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsConditions4 performs a merge with any union data inside the AutomationsFields_Conditions, using the provided AutomationsFieldsConditions4
+func (t *AutomationsFields_Conditions) MergeAutomationsFieldsConditions4(v AutomationsFieldsConditions4) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AutomationsFields_Conditions) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AutomationsFields_Conditions) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAutomationsFieldsTrigger0 returns the union data inside the AutomationsFields_Trigger as a AutomationsFieldsTrigger0
+func (t AutomationsFields_Trigger) AsAutomationsFieldsTrigger0() (AutomationsFieldsTrigger0, error) {
+	var body AutomationsFieldsTrigger0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsTrigger0 overwrites any union data inside the AutomationsFields_Trigger as the provided AutomationsFieldsTrigger0
+func (t *AutomationsFields_Trigger) FromAutomationsFieldsTrigger0(v AutomationsFieldsTrigger0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsTrigger0 performs a merge with any union data inside the AutomationsFields_Trigger, using the provided AutomationsFieldsTrigger0
+func (t *AutomationsFields_Trigger) MergeAutomationsFieldsTrigger0(v AutomationsFieldsTrigger0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsTrigger1 returns the union data inside the AutomationsFields_Trigger as a AutomationsFieldsTrigger1
+func (t AutomationsFields_Trigger) AsAutomationsFieldsTrigger1() (AutomationsFieldsTrigger1, error) {
+	var body AutomationsFieldsTrigger1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsTrigger1 overwrites any union data inside the AutomationsFields_Trigger as the provided AutomationsFieldsTrigger1
+func (t *AutomationsFields_Trigger) FromAutomationsFieldsTrigger1(v AutomationsFieldsTrigger1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsTrigger1 performs a merge with any union data inside the AutomationsFields_Trigger, using the provided AutomationsFieldsTrigger1
+func (t *AutomationsFields_Trigger) MergeAutomationsFieldsTrigger1(v AutomationsFieldsTrigger1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsTrigger2 returns the union data inside the AutomationsFields_Trigger as a AutomationsFieldsTrigger2
+func (t AutomationsFields_Trigger) AsAutomationsFieldsTrigger2() (AutomationsFieldsTrigger2, error) {
+	var body AutomationsFieldsTrigger2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsTrigger2 overwrites any union data inside the AutomationsFields_Trigger as the provided AutomationsFieldsTrigger2
+func (t *AutomationsFields_Trigger) FromAutomationsFieldsTrigger2(v AutomationsFieldsTrigger2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsTrigger2 performs a merge with any union data inside the AutomationsFields_Trigger, using the provided AutomationsFieldsTrigger2
+func (t *AutomationsFields_Trigger) MergeAutomationsFieldsTrigger2(v AutomationsFieldsTrigger2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsTrigger3 returns the union data inside the AutomationsFields_Trigger as a AutomationsFieldsTrigger3
+func (t AutomationsFields_Trigger) AsAutomationsFieldsTrigger3() (AutomationsFieldsTrigger3, error) {
+	var body AutomationsFieldsTrigger3
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsTrigger3 overwrites any union data inside the AutomationsFields_Trigger as the provided AutomationsFieldsTrigger3
+func (t *AutomationsFields_Trigger) FromAutomationsFieldsTrigger3(v AutomationsFieldsTrigger3) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsTrigger3 performs a merge with any union data inside the AutomationsFields_Trigger, using the provided AutomationsFieldsTrigger3
+func (t *AutomationsFields_Trigger) MergeAutomationsFieldsTrigger3(v AutomationsFieldsTrigger3) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAutomationsFieldsTrigger4 returns the union data inside the AutomationsFields_Trigger as a AutomationsFieldsTrigger4
+func (t AutomationsFields_Trigger) AsAutomationsFieldsTrigger4() (AutomationsFieldsTrigger4, error) {
+	var body AutomationsFieldsTrigger4
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAutomationsFieldsTrigger4 overwrites any union data inside the AutomationsFields_Trigger as the provided AutomationsFieldsTrigger4
+func (t *AutomationsFields_Trigger) FromAutomationsFieldsTrigger4(v AutomationsFieldsTrigger4) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAutomationsFieldsTrigger4 performs a merge with any union data inside the AutomationsFields_Trigger, using the provided AutomationsFieldsTrigger4
+func (t *AutomationsFields_Trigger) MergeAutomationsFieldsTrigger4(v AutomationsFieldsTrigger4) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AutomationsFields_Trigger) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AutomationsFields_Trigger) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -2155,6 +2659,33 @@ func NewGetAutomationsRequest(server string, id openapi_types.UUID, params *GetA
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Fields != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fields", *params.Fields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -3083,6 +3614,33 @@ func NewGetDealsRequest(server string, id openapi_types.UUID, params *GetDealsPa
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Fields != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fields", *params.Fields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -3734,8 +4292,8 @@ type GetAutomationsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data Automations (trigger, conditions, actions). Creating or updating one needs the admin role.
-		Data Automations `json:"data"`
+		// Data Automations (trigger, conditions, actions). Creating or updating one needs the admin role. Lists and gets return the fields asked for with fields= (every field by default).
+		Data AutomationsFields `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
@@ -3777,8 +4335,8 @@ type GetAutomationsResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetAutomationsResponse) GetJSON200() *struct {
-	// Data Automations (trigger, conditions, actions). Creating or updating one needs the admin role.
-	Data Automations `json:"data"`
+	// Data Automations (trigger, conditions, actions). Creating or updating one needs the admin role. Lists and gets return the fields asked for with fields= (every field by default).
+	Data AutomationsFields `json:"data"`
 } {
 	return r.JSON200
 }
@@ -4384,8 +4942,8 @@ type GetDealsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
-		Data Deals `json:"data"`
+		// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
+		Data DealsFields `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
@@ -4427,8 +4985,8 @@ type GetDealsResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetDealsResponse) GetJSON200() *struct {
-	// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
-	Data Deals `json:"data"`
+	// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
+	Data DealsFields `json:"data"`
 } {
 	return r.JSON200
 }
@@ -5831,8 +6389,8 @@ func ParseGetAutomationsResponse(rsp *http.Response) (*GetAutomationsResponse, e
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data Automations (trigger, conditions, actions). Creating or updating one needs the admin role.
-			Data Automations `json:"data"`
+			// Data Automations (trigger, conditions, actions). Creating or updating one needs the admin role. Lists and gets return the fields asked for with fields= (every field by default).
+			Data AutomationsFields `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -7231,8 +7789,8 @@ func ParseGetDealsResponse(rsp *http.Response) (*GetDealsResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
-			Data Deals `json:"data"`
+			// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
+			Data DealsFields `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

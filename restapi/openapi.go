@@ -198,10 +198,13 @@ func openAPIDoc() obj {
 		}
 		schemas[r.Name] = recordSchema(r)
 		rec := ref("schemas", r.Name)
-		items := rec
-		if r.CanList() && r.CanGet() {
+		items, selected := rec, rec
+		if r.CanGet() {
 			schemas[r.Name+"_fields"] = fieldsSchema(r)
-			items = ref("schemas", r.Name+"_fields")
+			selected = ref("schemas", r.Name+"_fields")
+		}
+		if r.CanList() {
+			items = selected
 		}
 		coll, item := obj{}, obj{}
 		if r.CanList() {
@@ -275,8 +278,8 @@ func openAPIDoc() obj {
 		}
 		if r.CanGet() {
 			item["get"] = obj{"operationId": "get_" + r.Name, "summary": "Get a " + r.Name + " record", "tags": tag(r),
-				"description": r.Doc, "parameters": []any{idParam, ref("parameters", "IfNoneMatch")},
-				"responses": errorResponses(obj{"200": recordResponse("The record.", rec, false),
+				"description": r.Doc, "parameters": []any{idParam, fieldsParam(r), ref("parameters", "IfNoneMatch")},
+				"responses": errorResponses(obj{"200": recordResponse("The record (the fields asked for with fields=, every field by default).", selected, false),
 					"304": obj{"description": "Not modified: If-None-Match names the record's current ETag; no body.",
 						"headers": obj{"ETag": ref("headers", "ETag"), "X-Request-Id": ref("headers", "RequestID")}}},
 					"400", "401", "403", "404", "405", "429", "500")}

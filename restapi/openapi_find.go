@@ -27,10 +27,7 @@ func findParams(r *workspace.Resource) []any {
 			"description": "sort by a field, ascending, or descending with -; ties by id; empty values last ascending, first descending",
 			"schema":      obj{"type": "string", "enum": values}})
 	}
-	params = append(params,
-		obj{"name": "fields", "in": "query", "required": false,
-			"description": "comma-separated fields to return (id always): " + strings.Join(workspace.Columns(r), ", "),
-			"schema":      obj{"type": "string"}, "example": "id,updated_at"},
+	params = append(params, fieldsParam(r),
 		obj{"name": "ids", "in": "query", "required": false,
 			"description": "comma-separated ids (at most 100): the ones you may see, in one request; others are absent",
 			"schema":      obj{"type": "string"}})
@@ -65,11 +62,18 @@ var opDoc = map[workspace.Operator]string{
 	workspace.OpPrefix: "starts with (case-sensitive)", workspace.OpNull: "true: empty; false: set",
 }
 
-// fieldsSchema is a list's record: the fields asked for with fields=, all by default.
+// fieldsParam is fields=, on lists and gets.
+func fieldsParam(r *workspace.Resource) obj {
+	return obj{"name": "fields", "in": "query", "required": false,
+		"description": "comma-separated fields to return (id always): " + strings.Join(workspace.Columns(r), ", "),
+		"schema":      obj{"type": "string"}, "example": "id,updated_at"}
+}
+
+// fieldsSchema is a list's or get's record: the fields asked for with fields=, all by default.
 func fieldsSchema(r *workspace.Resource) obj {
 	s := recordSchema(r)
 	s["required"] = []string{"id"}
-	s["description"] = r.Doc + " Lists return the fields asked for with fields= (every field by default)."
+	s["description"] = r.Doc + " Lists and gets return the fields asked for with fields= (every field by default)."
 	return s
 }
 

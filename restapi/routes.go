@@ -90,7 +90,11 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 	p, id := httpx.PrincipalFrom(r.Context()), chi.URLParam(r, "id")
 	switch r.Method {
 	case http.MethodGet:
-		data, err := a.ops.Get(r.Context(), p, res, id)
+		fields, err := workspace.ParseFields(r.URL.Query())
+		if err != nil {
+			return err
+		}
+		data, err := a.ops.GetFields(r.Context(), p, res, id, fields)
 		if err != nil {
 			return err
 		}

@@ -51,11 +51,16 @@ func NewOps(cfg Config) *Ops {
 		cols := columnList(r)
 		o.statements[r] = statements{
 			columns: cols,
-			get: "SELECT row_to_json(x)::text FROM (SELECT " + cols + " FROM " + ident(r.Table) +
-				` WHERE "id" = $1::text::uuid) x`,
+			get:     getStatement(r, cols),
 		}
 	}
 	return o
+}
+
+// getStatement reads one record's columns (quoted, comma-separated) by id as JSON.
+func getStatement(r *Resource, cols string) string {
+	return "SELECT row_to_json(x)::text FROM (SELECT " + cols + " FROM " + ident(r.Table) +
+		` WHERE "id" = $1::text::uuid) x`
 }
 
 // MeResult is the body of GET /me (docs/decisions.md 4).

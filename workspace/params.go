@@ -158,17 +158,11 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		c.sortBy = r.OpField(name)
 	}
 	if params.Fields != nil {
-		cols := Columns(r)
-		for _, f := range params.Fields {
-			if !slices.Contains(cols, f) {
-				return nil, store.BadRequest("fields: %s has no field %q; its fields are %s", r.Name, clip(f), strings.Join(cols, ", "))
-			}
+		fields, err := checkFields(r, params.Fields)
+		if err != nil {
+			return nil, err
 		}
-		for _, col := range cols {
-			if col == "id" || slices.Contains(params.Fields, col) {
-				c.fields = append(c.fields, col)
-			}
-		}
+		c.fields = fields
 	}
 	if params.IDs != nil {
 		if len(params.IDs) > MaxIDs {
@@ -195,6 +189,37 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		c.query, c.search, c.names = q, r.Searchable(), r.NameFields()
 	}
 	return c, nil
+}
+
+// checkFields checks fields= (lists, the batch read and get alike) and returns the columns
+// to show: the named ones and id, in Columns order.
+func checkFields(r *Resource, fields []string) ([]string, error) {
+	cols := Columns(r)
+	for _, f := range fields {
+		if !slices.Contains(cols, f) {
+			return nil, store.BadRequest("fields: %s has no field %q; its fields are %s", r.Name, clip(f), strings.Join(cols, ", "))
+		}
+	}
+	var shown []string
+	for _, col := range cols {
+		if col == "id" || slices.Contains(fields, col) {
+			shown = append(shown, col)
+		}
+	}
+	return shown, nil
+}
+
+// ParseFields reads a get's fields= (docs/rest.md): nil when absent, every other query
+// parameter left alone as a get always has.
+func ParseFields(q url.Values) ([]string, error) {
+	vs, ok := q["fields"]
+	if !ok {
+		return nil, nil
+	}
+	if len(vs) != 1 {
+		return nil, store.BadRequest("give query parameter fields once")
+	}
+	return splitList(vs[0]), nil
 }
 
 // checkCondition checks one operator filter: a field that takes operators, an operator
