@@ -12,8 +12,8 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// registration is the client metadata we read (RFC 7591 2). Unknown members
-// (application_type, resource, ...) are ignored, not rejected (docs/decisions.md 7).
+// registration is the client metadata we read (RFC 7591 2). Unknown members (resource,
+// ...) are ignored, not rejected (docs/decisions.md 7); application_type is only echoed.
 type registration struct {
 	ClientName              *string   `json:"client_name"`
 	RedirectURIs            *[]string `json:"redirect_uris"`
@@ -23,6 +23,7 @@ type registration struct {
 	ClientURI               *string   `json:"client_uri"`
 	GrantTypes              *[]string `json:"grant_types"`
 	ResponseTypes           *[]string `json:"response_types"`
+	ApplicationType         *string   `json:"application_type"`
 }
 
 // registrationResponse is the 201 body of docs/contract.md section 4.3, exactly.
@@ -35,6 +36,10 @@ type registrationResponse struct {
 	GrantTypes              []string `json:"grant_types"`
 	ResponseTypes           []string `json:"response_types"`
 	Scope                   string   `json:"scope"`
+	// ApplicationType echoes the request's web or native (OpenID Connect Dynamic Client
+	// Registration 2): RFC 7591 3.2.1 returns the registered metadata, and the 2026 MCP
+	// SDKs compare it. It changes nothing here: redirect rules are the same for both.
+	ApplicationType string `json:"application_type,omitempty"`
 }
 
 // register is dynamic client registration (RFC 7591 3): public, unverified clients only.
@@ -74,7 +79,16 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, registrationResponse{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(),
 		ClientName: c.Name, RedirectURIs: c.RedirectURIs, TokenEndpointAuthMethod: "none",
 		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
-		Scope: strings.Join(scope, " ")})
+		Scope: strings.Join(scope, " "), ApplicationType: applicationType(m.ApplicationType)})
+}
+
+// applicationType is the application_type to echo: web or native, anything else (or
+// nothing) ignored as an unknown member would be.
+func applicationType(v *string) string {
+	if v != nil && (*v == "web" || *v == "native") {
+		return *v
+	}
+	return ""
 }
 
 // checkRegistration applies docs/contract.md section 4.3 rule 7 and docs/decisions.md 7.

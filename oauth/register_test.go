@@ -119,6 +119,19 @@ func TestRegister(t *testing.T) {
 			t.Fatalf("want invalid_scope, got %d %s", res.Status, loc)
 		}
 	})
+	t.Run("application_type is echoed (RFC 7591 3.2.1)", func(t *testing.T) {
+		for _, app := range []string{"native", "web"} {
+			r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{"http://127.0.0.1:4000/cb"}, "application_type": app})
+			if r.Status != 201 || r.str("application_type") != app {
+				t.Fatalf("application_type %s: %d %s", app, r.Status, r.Raw)
+			}
+		}
+		// Not a value OpenID Connect Dynamic Registration defines: ignored as before, not echoed.
+		r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{"https://a.example/cb"}, "application_type": "browser"})
+		if _, ok := r.Body["application_type"]; r.Status != 201 || ok {
+			t.Fatalf("application_type browser: %d %s", r.Status, r.Raw)
+		}
+	})
 	t.Run("omitted scope means the whole catalogue", func(t *testing.T) {
 		r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{"https://a.example/cb"}})
 		if r.Status != 201 || len(strings.Fields(r.str("scope"))) != 33 {
