@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -23,6 +24,11 @@ import (
 
 // Path is where the MCP endpoint is mounted (docs/decisions.md 1).
 const Path = "/mcp"
+
+// listingTTL is how long a client may reuse tools/list and server/discover: long enough
+// to skip the listing on every turn, short enough that a deploy's new tools arrive within
+// the hour.
+const listingTTL = time.Hour
 
 // Config is what the MCP server needs; cmd builds it.
 type Config struct {
@@ -115,6 +121,11 @@ func New(cfg Config) (*Server, error) {
 		server.WithInstructions(instructions),
 		server.WithRecovery(),
 		server.WithToolFilter(s.visibleTools),
+		// The list changes only with a deploy or with the credential (its scopes, grants,
+		// toolset header), so 2026-07-28 clients may reuse it for listingTTL; private, as
+		// another credential sees other tools (docs/mcp.md).
+		server.WithMethodCacheHints(mcpgo.MethodToolsList, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
+		server.WithMethodCacheHints(mcpgo.MethodServerDiscover, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
 	)
 	for _, sp := range specs {
 		s.specs[sp.tool.Name] = sp
