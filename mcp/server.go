@@ -126,6 +126,7 @@ func New(cfg Config) (*Server, error) {
 		// another credential sees other tools (docs/mcp.md).
 		server.WithMethodCacheHints(mcpgo.MethodToolsList, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
 		server.WithMethodCacheHints(mcpgo.MethodServerDiscover, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
+		listenHooks(),
 	)
 	for _, sp := range specs {
 		s.specs[sp.tool.Name] = sp
@@ -136,7 +137,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		m.AddTool(sp.tool, h)
 	}
-	s.http = server.NewStreamableHTTPServer(m,
+	s.http = ackFirst(server.NewStreamableHTTPServer(m,
 		// Stateless: no session is kept, so any process can answer any request and no
 		// sticky sessions are needed behind a load balancer.
 		server.WithStateLess(true),
@@ -152,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 		// on every request, so it stays on only while PUBLIC_URL is itself loopback.
 		server.WithDisableLocalhostProtection(!loopbackHost(origin.Hostname())),
 		server.WithStreamableHTTPLogger(s.log),
-	)
+	))
 	return s, nil
 }
 
