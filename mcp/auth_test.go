@@ -90,8 +90,8 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	for _, s := range restapi.Scopes() {
 		scopes = append(scopes, s)
 	}
-	if len(scopes) != 33 {
-		t.Fatalf("%d scopes, want the catalogue's 33", len(scopes))
+	if len(scopes) != 35 {
+		t.Fatalf("%d scopes, want the catalogue's 35", len(scopes))
 	}
 	cases := []struct{ path, resource, name string }{
 		{"/.well-known/oauth-protected-resource", e.srv.URL, "workspaced"},

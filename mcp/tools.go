@@ -141,7 +141,7 @@ func needs(r *restapi.Resource, write bool) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s grant %s", r.Feature, level))
 	}
-	if write && r.AdminWrites {
+	if write && r.AdminWrites || r.AdminOnly {
 		parts = append(parts, "admin")
 	}
 	if write && r.SelfOrAdmin {

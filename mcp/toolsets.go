@@ -161,5 +161,5 @@ func canUse(p *store.Principal, sp toolSpec) bool {
 			return false
 		}
 	}
-	return !(sp.write() && r.AdminWrites && !p.IsAdmin())
+	return p.IsAdmin() || !(sp.write() && r.AdminWrites || r.AdminOnly)
 }

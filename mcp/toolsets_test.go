@@ -67,10 +67,10 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp", f.Agent.Key, "", 29, 24000},
 		{"/mcp/x/default", adminTok, "", 29, 24000},
 		{"/mcp", adminTok, "default", 29, 24000},
-		{"/mcp/x/all", adminTok, "", 158, 128000},
-		{"/mcp", adminTok, "all", 158, 128000},
+		{"/mcp/x/all", adminTok, "", 164, 128000},
+		{"/mcp", adminTok, "all", 164, 128000},
 		{"/mcp/readonly", adminTok, "", 15, 13000},
-		{"/mcp/x/all/readonly", adminTok, "", 87, 74000},
+		{"/mcp/x/all/readonly", adminTok, "", 91, 74000},
 		{"/mcp/x/deals", adminTok, "", 13, 11000},
 		{"/mcp/x/files", adminTok, "", 7, 6500},
 		{"/mcp/x/people", adminTok, "", 7, 5500},
@@ -86,6 +86,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/hr", adminTok, "", 27, 22000},
 		{"/mcp/x/docs", adminTok, "", 15, 11000},
 		{"/mcp/x/automations", adminTok, "", 9, 8000},
+		{"/mcp/x/webhooks", adminTok, "", 9, 9000},
 		{"/mcp/x/competitors", adminTok, "", 7, 6500},
 		{"/mcp/x/agents", adminTok, "", 5, 4500},
 		{"/mcp/x/directory", adminTok, "", 9, 9000},
@@ -120,7 +121,7 @@ func TestToolsetCounts(t *testing.T) {
 // listings grouped as files.
 func TestToolsetNames(t *testing.T) {
 	want := []string{"deals", "files", "people", "companies", "pipelines", "tasks", "spaces", "labels", "comments",
-		"activity", "metrics", "finance", "hr", "docs", "automations", "competitors", "agents", "directory",
+		"activity", "metrics", "finance", "hr", "docs", "automations", "webhooks", "competitors", "agents", "directory",
 		"credits", "enrich"}
 	if diff := cmp.Diff(want, mcp.Toolsets()); diff != "" {
 		t.Fatalf("toolsets (-want +got):\n%s", diff)

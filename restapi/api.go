@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/webhooks"
 )
 
 // Config is what the REST API needs; cmd builds it.
@@ -32,6 +33,11 @@ type Config struct {
 	// accepted only when bound to PublicURL or PublicURL/v1; with PublicURL "" no bound
 	// token is.
 	PublicURL string
+	// WebhookURLs judges webhook endpoint URLs on create and update; the zero value is the
+	// production policy (https to public addresses).
+	WebhookURLs webhooks.URLPolicy
+	// Webhooks serves the endpoint and delivery actions; nil answers them 503.
+	Webhooks WebhookActions
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
@@ -48,6 +54,7 @@ func New(cfg Config) *API {
 	}
 	ops := NewOps(cfg.Store)
 	ops.enricher = cfg.Enricher
+	ops.webhookURLs = cfg.WebhookURLs
 	if len(cfg.CursorKey) > 0 {
 		ops.cursorKey = cfg.CursorKey
 	}
@@ -65,6 +72,7 @@ func (a *API) Handler() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
+		a.webhookRoutes(r)
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})

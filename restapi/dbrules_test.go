@@ -42,6 +42,9 @@ var dbExtras = map[string][]string{
 		"policy ws_deal_comment_update", "trigger entity_check"},
 	// Activity follows what it describes; ws_record_activity inserts it as the actor.
 	"activity": {"policy ws_entity_visible", "grant INSERT"},
+	// The catalogue's secret field is filled only in the responses of create and rotation
+	// (restapi/webhooks.go); the column itself stays empty.
+	"webhook_endpoints": {"check secret: CHECK ((secret IS NULL))"},
 	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
 }
@@ -54,6 +57,8 @@ const (
 	policyFull      = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = 'full'::text) THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
 	policyAdmin     = "( SELECT app_is_admin() AS app_is_admin)"
 	policySelf      = "((id = ( SELECT app_user_id() AS app_user_id)) OR ( SELECT app_is_admin() AS app_is_admin))"
+	// Admin-only tables (webhooks): the service itself, not the request role, reads them to deliver.
+	policyAdminOnly = "(( SELECT app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))"
 )
 
 // TestDatabaseRulesFollowCatalogue: every catalogue resource's table has exactly the
@@ -103,11 +108,13 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 			`deals: missing policy PERMISSIVE `, // and INSERT, UPDATE, DELETE on hr
 			`deals: unexpected policy ws_`,      // and ws_insert, ws_update, ws_delete on crm
 			`deals: activity trigger calls ws_record_activity('deals', 'crm'), want ws_record_activity('deals', 'hr')`,
+			`deals: webhook_event trigger calls ws_record_event('deals', 'crm'), want ws_record_event('deals', 'hr')`,
 			`leave_requests: missing check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text])))`,
 			`leave_requests: unexpected check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text, 'personal'::text])))`,
 			`labels: request role may INSERT, catalogue says read only`,
 			`labels: request role may UPDATE (`,
-			`labels: unexpected trigger activity`)
+			`labels: unexpected trigger activity`,
+			`labels: unexpected trigger webhook_event`)
 	})
 
 	t.Run("wrong policy", func(t *testing.T) {
@@ -240,6 +247,9 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *restapi.Resource) ([]str
 	}
 	if r.SelfOrAdmin {
 		want[policy("RESTRICTIVE", "UPDATE", "true", policySelf)] = true
+	}
+	if r.AdminOnly {
+		want[policy("RESTRICTIVE", "ALL", policyAdminOnly, policyAdminOnly)] = true
 	}
 	rows, err := conn.Query(ctx, `SELECT policyname, permissive, cmd, coalesce(qual, ''), coalesce(with_check, '')
 		FROM pg_policies WHERE schemaname = 'public' AND tablename = $1 ORDER BY policyname`, r.Table)
@@ -397,6 +407,8 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *restapi.Resource) ([]str
 			events = append(events, "DELETE")
 		}
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
+		// The webhook outbox is fed beside the activity trail (store/migrations/00023_webhooks.sql).
+		expectTrigger("webhook_event", "AFTER", fmt.Sprintf("ws_record_event('%s', '%s')", r.Name, r.Feature), events...)
 	}
 	if r.Reviewed {
 		expectTrigger("review", "BEFORE", "ws_stamp_review()", "UPDATE")

@@ -142,7 +142,14 @@ func resolve(p *store.Principal, name string, op Op) (*Resource, error) {
 		}
 		return nil, methodNotAllowedError(r, method, item)
 	}
-	return r, checkScope(p, r, op)
+	if err := checkScope(p, r, op); err != nil {
+		return nil, err
+	}
+	if r.AdminOnly && !p.IsAdmin() {
+		return nil, store.Errorf(http.StatusForbidden, "insufficient_permission",
+			"%s is for workspace admins only; ask a workspace admin", r.Name)
+	}
+	return r, nil
 }
 
 // checkScope is the first gate: <scope>:read for reads, <scope>:write for writes.

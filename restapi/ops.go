@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/webhooks"
 )
 
 // Ops is the operation layer REST and MCP share: every gate is checked here, so the two
@@ -17,6 +18,8 @@ import (
 type Ops struct {
 	store    *store.Store
 	enricher Enricher
+	// webhookURLs judges webhook endpoint URLs (restapi/webhooks.go).
+	webhookURLs webhooks.URLPolicy
 
 	keyMu     sync.Mutex
 	cursorKey []byte // nil until first needed (see cursor.go)
