@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/webhooks"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestDeliveriesAreSignedAndDescribeTheWrite: a committed create and update each arrive
@@ -20,7 +20,7 @@ import (
 func TestDeliveriesAreSignedAndDescribeTheWrite(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	rc := newReceiver(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	endpointID, secret := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*", "deal_people.*")
 	if !strings.HasPrefix(secret, "whsec_") {
 		t.Fatalf("secret %q, want whsec_...", secret)
@@ -105,7 +105,7 @@ func TestDeliveriesAreSignedAndDescribeTheWrite(t *testing.T) {
 func TestPingAndRotation(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	rc := newReceiver(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	id, oldSecret := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*") // a ping goes whatever the patterns
 	e.start(e.svc)
 
@@ -148,7 +148,7 @@ func TestRetryScheduleThenDisable(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	rc := newReceiver(t)
 	rc.setStatus(http.StatusInternalServerError)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	id, _ := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.created")
 	e.start(e.svc)
 	start := e.clock.Now()
@@ -235,7 +235,7 @@ func TestRetryScheduleThenDisable(t *testing.T) {
 func TestTwoProcessesDeliverEachEventOnce(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	rc := newReceiver(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
 	e.start(e.svc)
 	e.start(e.newService())

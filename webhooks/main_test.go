@@ -22,6 +22,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/webhooks"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -65,7 +66,7 @@ func newEnv(t testing.TB, policy webhooks.URLPolicy) *env {
 	s := storetest.New(t)
 	e := &env{t: t, store: s, clock: &clock{now: time.Now()}, policy: policy}
 	e.svc = e.newService()
-	tokens := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		if p, ok := e.tokens.Load(bearer); ok {
 			return p.(*store.Principal), nil
 		}
@@ -85,8 +86,8 @@ func (e *env) newService() *webhooks.Service {
 	svc, err := webhooks.New(webhooks.Config{Store: e.store, URLs: e.policy, Now: e.clock.Now, Poll: 20 * time.Millisecond,
 		Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Columns: func(resource string) []string {
-			if r := restapi.Lookup(resource); r != nil {
-				return restapi.Columns(r)
+			if r := workspace.Lookup(resource); r != nil {
+				return workspace.Columns(r)
 			}
 			return nil
 		}})

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/agencyos/workspaced/enrich"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/webhooks"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // resolver answers names from a table the test can change (DNS rebinding).
@@ -52,7 +52,7 @@ func TestEndpointURLsAtCreation(t *testing.T) {
 	dns := &resolver{names: map[string]string{"public.example.test": "93.184.216.34", "private.example.test": "10.0.0.5",
 		"metadata.example.test": "169.254.169.254", "v6.example.test": "::1"}}
 	e := newEnv(t, webhooks.URLPolicy{Guard: enrich.Guard{Resolver: dns}})
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	for _, bad := range []string{
 		"https://127.0.0.1/hook", "https://127.1/hook", "https://2130706433/hook", "https://0x7f000001/hook",
 		"https://0x7f.0.0.1/hook", "https://0177.0.0.1/hook", "https://017700000001/hook",
@@ -85,7 +85,7 @@ func TestEndpointURLsAtCreation(t *testing.T) {
 	}
 
 	local := newEnv(t, loopbackPolicy)
-	f = storetest.Workspace(t, local.store, restapi.Scopes())
+	f = storetest.Workspace(t, local.store, workspace.Scopes())
 	for url, want := range map[string]int{
 		"http://127.0.0.1:8080/hook": http.StatusCreated, "http://[::1]:8080/": http.StatusCreated,
 		"http://10.0.0.1/": http.StatusUnprocessableEntity, "http://93.184.216.34/": http.StatusUnprocessableEntity,
@@ -105,7 +105,7 @@ func TestEndpointURLsAtDelivery(t *testing.T) {
 	port := mustURL(t, rc.URL).Port()
 	dns := &resolver{names: map[string]string{"rebind.example.test": "93.184.216.34"}}
 	e := newEnv(t, webhooks.URLPolicy{Guard: enrich.Guard{Resolver: dns}})
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	id, _ := e.createEndpoint(f.Admin, "https://rebind.example.test:"+port+"/hook", "labels.*")
 	e.start(e.svc)
 
@@ -147,7 +147,7 @@ func TestEndpointURLsAtDelivery(t *testing.T) {
 	target := newReceiver(t)
 	redirector := newReceiver(t)
 	redirector.Config.Handler = http.RedirectHandler(target.URL+"/hook", http.StatusTemporaryRedirect)
-	lf := storetest.Workspace(t, local.store, restapi.Scopes())
+	lf := storetest.Workspace(t, local.store, workspace.Scopes())
 	rid, _ := local.createEndpoint(lf.Admin, redirector.URL+"/hook", "labels.*")
 	local.start(local.svc)
 	local.do(lf.Admin, "POST", "/labels", map[string]any{"name": "Redirected"})
@@ -167,8 +167,8 @@ func TestEndpointURLsAtDelivery(t *testing.T) {
 func TestEndpointAccess(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	rc := newReceiver(t)
-	a := storetest.Workspace(t, e.store, restapi.Scopes())
-	b := storetest.Workspace(t, e.store, restapi.Scopes())
+	a := storetest.Workspace(t, e.store, workspace.Scopes())
+	b := storetest.Workspace(t, e.store, workspace.Scopes())
 	id, _ := e.createEndpoint(a.Admin, rc.URL+"/hook", "labels.*")
 	e.start(e.svc)
 	e.do(a.Admin, "POST", "/labels", map[string]any{"name": "Seen"})

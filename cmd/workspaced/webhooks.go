@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/webhooks"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // webhooks builds webhook delivery (docs/webhooks.md) and the background loop that runs it.
@@ -19,8 +19,8 @@ func (srv *server) webhooks() (*webhooks.Service, webhooks.URLPolicy, func(conte
 	}
 	svc, err := webhooks.New(webhooks.Config{Store: srv.store, URLs: policy, Logger: srv.log, Registerer: srv.reg,
 		Columns: func(resource string) []string {
-			if r := restapi.Lookup(resource); r != nil {
-				return restapi.Columns(r)
+			if r := workspace.Lookup(resource); r != nil {
+				return workspace.Columns(r)
 			}
 			return nil
 		}})

@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 type Ops struct {
 	store    *store.Store
 	enricher Enricher
-	// webhookURLs judges webhook endpoint URLs (restapi/webhooks.go).
+	// webhookURLs judges webhook endpoint URLs (workspace/webhooks.go).
 	webhookURLs webhooks.URLPolicy
 
 	keyMu     sync.Mutex
@@ -36,10 +36,26 @@ type statements struct {
 	columns, get, listFrom string
 }
 
-// NewOps builds the operation layer over a store, with no enricher and the cursor key
-// kept in the database.
-func NewOps(s *store.Store) *Ops {
-	o := &Ops{store: s, statements: make(map[*Resource]statements, len(catalog))}
+// Config is what the operation layer needs; cmd builds it (through restapi.Config).
+type Config struct {
+	Store *store.Store
+	// Enricher serves enrich; nil answers 503 "enrichment is not configured".
+	Enricher Enricher
+	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
+	// every process of a deployment accepts the others' cursors.
+	CursorKey []byte
+	// WebhookURLs judges webhook endpoint URLs on create and update; the zero value is the
+	// production policy (https to public addresses).
+	WebhookURLs webhooks.URLPolicy
+}
+
+// NewOps builds the operation layer.
+func NewOps(cfg Config) *Ops {
+	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, webhookURLs: cfg.WebhookURLs,
+		statements: make(map[*Resource]statements, len(catalog))}
+	if len(cfg.CursorKey) > 0 {
+		o.cursorKey = cfg.CursorKey
+	}
 	for _, r := range catalog {
 		cols := columnList(r)
 		o.statements[r] = statements{
