@@ -123,7 +123,12 @@ func New(cfg Config) (*Service, error) {
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,
-		JobTimeout:        cfg.Timeout + 20*time.Second,
+		// An attempt takes at most Timeout plus its two short transactions; a job still
+		// "running" well past that belongs to a process that died (SIGKILL, a lost host),
+		// and River's rescuer makes it available again: a crash delays a delivery by about
+		// a minute instead of River's default hour.
+		JobTimeout:           cfg.Timeout + 5*time.Second,
+		RescueStuckJobsAfter: cfg.Timeout + 20*time.Second,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: river: %w", err)
@@ -506,6 +511,9 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 		}
 		switch r.status {
 		case "succeeded":
+			if t.failingSince == nil {
+				return nil
+			}
 			_, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1::text::uuid AND failing_since IS NOT NULL`, t.endpointID)
 			return err
 		case "failed":
