@@ -47,3 +47,25 @@ func (s *Store) ServiceTx(ctx context.Context, workspaceID string, fn func(tx pg
 		return fn(tx)
 	})
 }
+
+// ServiceQuery runs one statement as the service with app.workspace_id set, in a single
+// round trip (the setting and the statement travel as one pipelined batch, one implicit
+// transaction, as Query does for actors). scan is called with the statement's rows.
+func (s *Store) ServiceQuery(ctx context.Context, workspaceID, sql string, args []any, scan func(pgx.Rows) error) error {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('app.workspace_id', $1, true)`, workspaceID)
+	b.Queue(sql, args...)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return fmt.Errorf("store: set workspace: %w", err)
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	if err := Scan(rows, scan); err != nil {
+		return err
+	}
+	return br.Close()
+}

@@ -53,7 +53,7 @@ type Config struct {
 	// Registerer receives the metrics; nil registers none.
 	Registerer prometheus.Registerer
 	// Workers bounds concurrent deliveries per process (default 32); PerEndpoint bounds them
-	// per endpoint within that (default 4), so one slow receiver cannot take every worker.
+	// per endpoint within that (default 16), so one slow receiver cannot take every worker.
 	Workers, PerEndpoint int
 	// Poll is how often the dispatcher looks for new events, and River for due retries
 	// (default 100 ms; River is also woken at once by its own inserts).
@@ -88,7 +88,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.Now = time.Now
 	}
 	cfg.Workers = cmp.Or(cfg.Workers, 32)
-	cfg.PerEndpoint = cmp.Or(cfg.PerEndpoint, 4)
+	cfg.PerEndpoint = cmp.Or(cfg.PerEndpoint, 16)
 	cfg.Poll = cmp.Or(cfg.Poll, 100*time.Millisecond)
 	cfg.Timeout = cmp.Or(cfg.Timeout, Timeout)
 	s := &Service{cfg: cfg, busy: map[string]chan struct{}{}}
@@ -339,18 +339,18 @@ func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
 	var record []byte
 	var current string
 	found := false
-	err := s.cfg.Store.ServiceTx(ctx, a.WorkspaceID, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
+	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
 				k.previous_secret, k.previous_expires_at, ev.id::text, ev.type, ev.object, coalesce(ev.object_id::text, ''),
 				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			JOIN webhook_secrets k ON k.endpoint_id = e.id JOIN webhook_events ev ON ev.id = d.event_id
-			WHERE d.id = $1::text::uuid`, a.DeliveryID).Scan(&t.status, &t.endpointID, &t.url, &t.enabled, &t.failingSince,
-			&current, &previous, &previousUntil, &t.ev.ID, &t.ev.Type, &t.ev.Object, &t.ev.ObjectID, &record,
-			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID)
-		if errors.Is(err, pgx.ErrNoRows) {
+			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID}, func(rows pgx.Rows) error {
+		if !rows.Next() {
 			return nil
 		}
+		err := rows.Scan(&t.status, &t.endpointID, &t.url, &t.enabled, &t.failingSince,
+			&current, &previous, &previousUntil, &t.ev.ID, &t.ev.Type, &t.ev.Object, &t.ev.ObjectID, &record,
+			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID)
 		if err != nil {
 			return err
 		}
@@ -500,41 +500,50 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 	if retry {
 		status = "pending"
 	}
+	// What the attempt changes on the endpoint: a success ends a run of failures; a failure
+	// starts one, or disables the endpoint once it has lasted DisableAfter.
+	var endpointSQL string
+	var endpointArgs []any
 	disabled := false
-	err := s.cfg.Store.ServiceTx(ctx, a.WorkspaceID, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
-				last_attempt_at = $3, latency_ms = $4, response_status = nullif($5, 0), response_body = nullif($6, ''),
-				error = nullif($7, ''), next_attempt_at = $8, updated_at = now()
-			WHERE id = $1::text::uuid`, a.DeliveryID, status, now, int(r.latency/time.Millisecond), r.code,
-			toValidUTF8(r.body), r.err, next); err != nil {
-			return err
+	switch r.status {
+	case "succeeded":
+		if t.failingSince != nil {
+			endpointSQL, endpointArgs = `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1::text::uuid`, []any{t.endpointID}
 		}
-		switch r.status {
-		case "succeeded":
-			if t.failingSince == nil {
-				return nil
-			}
-			_, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1::text::uuid AND failing_since IS NOT NULL`, t.endpointID)
-			return err
-		case "failed":
-			since := now
-			if t.failingSince != nil {
-				since = *t.failingSince
-			}
-			if now.Sub(since) >= DisableAfter {
-				disabled = true
-				reason := fmt.Sprintf("disabled at %s: every delivery failed since %s (last: %s)",
-					now.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339), r.err)
-				_, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = $1::text::uuid`,
-					t.endpointID, reason)
+	case "failed":
+		since := now
+		if t.failingSince != nil {
+			since = *t.failingSince
+		}
+		switch {
+		case now.Sub(since) >= DisableAfter:
+			disabled = true
+			reason := fmt.Sprintf("disabled at %s: every delivery failed since %s (last: %s)",
+				now.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339), r.err)
+			endpointSQL, endpointArgs = `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = $1::text::uuid`,
+				[]any{t.endpointID, reason}
+		case t.failingSince == nil:
+			endpointSQL, endpointArgs = `UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1::text::uuid AND failing_since IS NULL`,
+				[]any{t.endpointID, now}
+		}
+	}
+	const deliverySQL = `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
+			last_attempt_at = $3, latency_ms = $4, response_status = nullif($5, 0), response_body = nullif($6, ''),
+			error = nullif($7, ''), next_attempt_at = $8, updated_at = now()
+		WHERE id = $1::text::uuid`
+	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next}
+	var err error
+	if endpointSQL == "" { // the usual success: one statement, one round trip
+		err = s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, deliverySQL, deliveryArgs, func(pgx.Rows) error { return nil })
+	} else {
+		err = s.cfg.Store.ServiceTx(ctx, a.WorkspaceID, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, deliverySQL, deliveryArgs...); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1::text::uuid AND failing_since IS NULL`,
-				t.endpointID, now)
+			_, err := tx.Exec(ctx, endpointSQL, endpointArgs...)
 			return err
-		}
-		return nil
-	})
+		})
+	}
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,12 @@ func TestEndpointURLsAtDelivery(t *testing.T) {
 		t.Fatalf("the receiver on loopback got %d requests", n)
 	}
 
-	// Redirects are not followed: the first hop's 307 is the attempt's answer.
+}
+
+// TestRedirectsAreNotFollowed: the first hop's 307 is the attempt's answer; the target
+// gets nothing. (Apart from the test above: every service in the database works every
+// workspace's jobs, so the two policies must not run at once.)
+func TestRedirectsAreNotFollowed(t *testing.T) {
 	local := newEnv(t, loopbackPolicy)
 	target := newReceiver(t)
 	redirector := newReceiver(t)
