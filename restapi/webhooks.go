@@ -62,7 +62,7 @@ func (a *API) webhookAction(resource string, act func(ctx context.Context, p *st
 			return err
 		}
 		if a.cfg.Webhooks == nil {
-			return store.Errorf(http.StatusServiceUnavailable, "internal_error", "webhook delivery is not running on this server")
+			return &store.Error{Code: store.CodeInternal, Unavailable: true, Message: "webhook delivery is not running on this server"}
 		}
 		data, status, err := act(r.Context(), p, id)
 		if err != nil {

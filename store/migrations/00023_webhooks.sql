@@ -30,9 +30,9 @@ ALTER TABLE webhook_secrets ENABLE ROW LEVEL SECURITY;
 CREATE POLICY ws_isolation ON webhook_secrets
   USING (workspace_id = (SELECT app_workspace_id()))
   WITH CHECK (workspace_id = (SELECT app_workspace_id()));
+-- The request role only inserts a new endpoint's secret (beside the create); rotation and
+-- signing run as the service.
 GRANT INSERT ON webhook_secrets TO workspaced_app;
-GRANT SELECT (endpoint_id, workspace_id), UPDATE (secret, previous_secret, previous_expires_at)
-  ON webhook_secrets TO workspaced_app;
 
 -- The outbox: one row per committed write in a workspace with an enabled endpoint (and per
 -- ping). seq orders events: it increases within every workspace, with gaps. endpoint_id
