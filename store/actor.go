@@ -105,13 +105,20 @@ func (s *Store) Query(ctx context.Context, p *Principal, sql string, args []any,
 	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
 		return errors.New("store: Query needs a principal")
 	}
+	return s.settingsThen(ctx, "actor", actorSQL, p.settings(), sql, args, scan)
+}
+
+// settingsThen sends the transaction-local settings statement set and the statement sql as
+// one pipelined batch (one round trip, one implicit transaction) and hands sql's rows to
+// scan; what names the settings in an error.
+func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []any, sql string, args []any, scan func(pgx.Rows) error) error {
 	b := &pgx.Batch{}
-	b.Queue(actorSQL, p.settings()...)
+	b.Queue(set, setArgs...)
 	b.Queue(sql, args...)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return fmt.Errorf("store: set actor: %w", err)
+		return fmt.Errorf("store: set %s: %w", what, err)
 	}
 	rows, err := br.Query()
 	if err != nil {

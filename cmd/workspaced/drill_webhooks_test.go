@@ -197,12 +197,7 @@ func TestDrillWebhooksSurviveKillsAndOutage(t *testing.T) {
 func registerEndpoint(t *testing.T, dsn, ws, url, secret string) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	err = s.ServiceTx(ctx, ws, func(tx pgx.Tx) error {
+	err := openStore(t, dsn).ServiceTx(ctx, ws, func(tx pgx.Tx) error {
 		var id string
 		if err := tx.QueryRow(ctx, `INSERT INTO webhook_endpoints (url, events) VALUES ($1, '{labels.created}')
 			RETURNING id::text`, url).Scan(&id); err != nil {
@@ -220,13 +215,8 @@ func registerEndpoint(t *testing.T, dsn, ws, url, secret string) {
 func committedLabels(t *testing.T, dsn, ws string) map[string]bool {
 	t.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	out := map[string]bool{}
-	err = s.ServiceTx(ctx, ws, func(tx pgx.Tx) error {
+	err := openStore(t, dsn).ServiceTx(ctx, ws, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT name FROM labels WHERE workspace_id = $1::text::uuid AND name LIKE 'drill-%'`, ws)
 		if err != nil {
 			return err
