@@ -41,14 +41,14 @@ func (a *API) webhookRoutes(r chi.Router) {
 		if err != nil {
 			return nil, 0, err
 		}
-		rec, err := a.ops.Get(ctx, p, "webhook_endpoints", id)
+		rec, err := a.ops.Get(ctx, p, workspace.Lookup("webhook_endpoints"), id)
 		return workspace.WithSecret(rec, secret), http.StatusOK, err
 	})))
 	r.Post("/webhook_deliveries/{id}/retry", a.handle(a.webhookAction("webhook_deliveries", func(ctx context.Context, p *store.Principal, id string) (json.RawMessage, int, error) {
 		if err := a.cfg.Webhooks.Retry(ctx, p, id); err != nil {
 			return nil, 0, err
 		}
-		rec, err := a.ops.Get(ctx, p, "webhook_deliveries", id)
+		rec, err := a.ops.Get(ctx, p, workspace.Lookup("webhook_deliveries"), id)
 		return rec, http.StatusAccepted, err
 	})))
 }
