@@ -31,7 +31,7 @@ const requestRole = "workspaced_app"
 // checked by behaviour (rules_test.go, store/rls_test.go), and listed here so that any
 // other policy, trigger, CHECK or grant on a catalogue table is a difference.
 var dbExtras = map[string][]string{
-	// decisions.md 3: private tasks are hidden from everyone but their people.
+	// docs/decisions.md 3: private tasks are hidden from everyone but their people.
 	"tasks":      {"policy ws_private"},
 	"deal_tasks": {"policy ws_private"},
 	// Attachments of a private task are as hidden as the task.
@@ -45,7 +45,7 @@ var dbExtras = map[string][]string{
 	// The catalogue's secret field is filled only in the responses of create and rotation
 	// (workspace/webhooks.go); the column itself stays empty.
 	"webhook_endpoints": {"check secret: CHECK ((secret IS NULL))"},
-	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
+	// The atomic credit charge (docs/decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
 }
 
