@@ -55,5 +55,5 @@ func (s *Store) ServiceTx(ctx context.Context, workspaceID string, fn func(tx pg
 // round trip (the setting and the statement travel as one pipelined batch, one implicit
 // transaction, as Query does for actors). scan is called with the statement's rows.
 func (s *Store) ServiceQuery(ctx context.Context, workspaceID, sql string, args []any, scan func(pgx.Rows) error) error {
-	return s.settingsThen(ctx, "workspace", serviceSQL, []any{workspaceID}, sql, args, scan)
+	return s.settingsThen(ctx, "workspace", serviceSQL, []any{workspaceID}, nil, sql, args, scan)
 }
