@@ -73,6 +73,7 @@ func (a *API) Handler() http.Handler {
 		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
 		a.webhookRoutes(r)
+		r.Get("/search", a.handle(a.search))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})
