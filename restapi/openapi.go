@@ -196,7 +196,11 @@ func openAPIDoc() obj {
 		if r.Access == workspace.WriteOnly {
 			continue
 		}
-		schemas[r.Name] = recordSchema(r)
+		// The whole record answers writes; a read-only resource's gets and lists answer
+		// <resource>_fields, and an unused component is a linter warning.
+		if !r.CanGet() || r.CanCreate() || r.CanDetach() || r.CanUpdate() {
+			schemas[r.Name] = recordSchema(r)
+		}
 		rec := ref("schemas", r.Name)
 		items, selected := rec, rec
 		if r.CanGet() {
