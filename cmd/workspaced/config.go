@@ -38,6 +38,7 @@ type config struct {
 	// PUBLIC_URL is loopback (comma-separated).
 	MCPAllowedOrigins string
 	MetricsAddr       string // "off": no metrics listener
+	MetricsAddrSet    bool   // METRICS_ADDR or -metrics-addr given: a taken port fails the start
 	MetricsToken      string // "": /metrics is not on the public port
 
 	// Serving (docs/operations.md): TLS here, deadlines, shutdown.
@@ -49,7 +50,17 @@ type config struct {
 	ReadTimeout      time.Duration
 	WriteTimeout     time.Duration
 	ShutdownGrace    time.Duration
+	ShutdownDrain    time.Duration
 	DB               dbConfig
+	Shed             shedConfig
+}
+
+// shedConfig bounds the requests in flight of each class, so the excess is refused at once
+// with 503 overloaded instead of queueing for a database connection (docs/operations.md,
+// "Overload and a frozen database"); 0 derives the bound from DB_MAX_CONNS (shedBounds).
+type shedConfig struct {
+	Reads, Writes, Token int
+	BreakerTimeouts      int // database timeouts in a row that open the circuit breaker; 0: never
 }
 
 // dbConfig bounds every wait on PostgreSQL, so a database that stops answering turns into
@@ -120,6 +131,23 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	fs.StringVar(&c.MCPAllowedOrigins, "mcp-allowed-origins", env("MCP_ALLOWED_ORIGINS", ""),
 		"comma-separated browser origins allowed on /mcp besides loopback ones while PUBLIC_URL is loopback")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("METRICS_ADDR", "127.0.0.1:9090"), "address of the /metrics listener; off for none")
+	for _, n := range []struct {
+		p        *int
+		env, def string
+		flag     string
+		usage    string
+	}{
+		{&c.Shed.Reads, "MAX_IN_FLIGHT_READS", "0", "max-in-flight-reads", "REST GETs in flight before the next is refused with 503 overloaded (0: 4 x DB_MAX_CONNS)"},
+		{&c.Shed.Writes, "MAX_IN_FLIGHT_WRITES", "0", "max-in-flight-writes", "REST writes and MCP requests in flight before the next is refused with 503 overloaded (0: 2 x DB_MAX_CONNS)"},
+		{&c.Shed.Token, "MAX_IN_FLIGHT_TOKEN", "0", "max-in-flight-token", "token endpoint requests in flight before the next is refused with 503 (0: DB_MAX_CONNS)"},
+		{&c.Shed.BreakerTimeouts, "DB_BREAKER_TIMEOUTS", "5", "db-breaker-timeouts", "database timeouts in a row after which requests are refused at once until the database answers (0: never)"},
+	} {
+		v, err := strconv.Atoi(env(n.env, n.def))
+		if err != nil || v < 0 {
+			return c, fmt.Errorf("%s: want a whole number such as %s", n.env, n.def)
+		}
+		fs.IntVar(n.p, n.flag, v, n.usage+"; env "+n.env)
+	}
 	fs.StringVar(&c.MetricsToken, "metrics-token", env("METRICS_TOKEN", ""), "serve /metrics on the public port too, to requests with this bearer token")
 	fs.StringVar(&c.TLSCertFile, "tls-cert-file", env("TLS_CERT_FILE", ""), "PEM certificate chain: serve HTTPS with it (re-read on change or SIGHUP)")
 	fs.StringVar(&c.TLSKeyFile, "tls-key-file", env("TLS_KEY_FILE", ""), "PEM private key of -tls-cert-file")
@@ -139,6 +167,7 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 		{&c.ReadTimeout, "HTTP_READ_TIMEOUT", "30s", "http-read-timeout", "longest time to read a request, body included"},
 		{&c.WriteTimeout, "HTTP_WRITE_TIMEOUT", "60s", "http-write-timeout", "longest time to answer a request"},
 		{&c.ShutdownGrace, "SHUTDOWN_GRACE", "15s", "shutdown-grace", "on SIGTERM, how long requests in flight may finish before their connections are closed"},
+		{&c.ShutdownDrain, "SHUTDOWN_DRAIN", "5s", "shutdown-drain", "on SIGTERM, how long to keep serving with /readyz at 503 and Connection: close, before the grace period"},
 		{&c.DB.ConnectTimeout, "DB_CONNECT_TIMEOUT", "5s", "db-connect-timeout", "longest time one PostgreSQL connection attempt may take"},
 		{&c.DB.AcquireTimeout, "DB_ACQUIRE_TIMEOUT", "3s", "db-acquire-timeout", "longest time a request waits for a free database connection"},
 		{&c.DB.StatementTimeout, "DB_STATEMENT_TIMEOUT", "5s", "db-statement-timeout", "longest time one database statement may take before the request answers 503"},
@@ -153,6 +182,8 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	c.MetricsAddrSet = env("METRICS_ADDR", "") != ""
+	fs.Visit(func(f *flag.Flag) { c.MetricsAddrSet = c.MetricsAddrSet || f.Name == "metrics-addr" })
 	if c.DB.MaxConns < 1 {
 		return c, fmt.Errorf("db max conns %d: must be at least 1", c.DB.MaxConns)
 	}
