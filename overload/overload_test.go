@@ -13,8 +13,10 @@ import (
 
 func TestBound(t *testing.T) {
 	b := NewBound(2)
-	if !b.Enter() || !b.Enter() {
-		t.Fatal("the first two requests were refused")
+	for i := range 2 {
+		if !b.Enter() {
+			t.Fatalf("request %d of 2 was refused", i+1)
+		}
 	}
 	if b.Enter() {
 		t.Fatal("a third request in flight was admitted with a bound of 2")

@@ -13,8 +13,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/overload"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -168,7 +168,7 @@ var errOverloaded = &store.Error{Status: http.StatusServiceUnavailable, Code: "o
 // API's otherwise. Nothing is logged here: the access line counts it, sampled.
 func refuse(w http.ResponseWriter, r *http.Request, class string, e *store.Error) {
 	if class != classToken {
-		restapi.WriteError(w, r, nil, e)
+		httpx.WriteError(w, r, nil, e)
 		return
 	}
 	for k, v := range e.Header {

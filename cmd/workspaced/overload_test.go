@@ -124,6 +124,10 @@ func TestDrillShedBeyondTheBound(t *testing.T) {
 	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+dsn, roomyLimits, "MAX_IN_FLIGHT_READS=4",
 		"DB_STATEMENT_TIMEOUT=60s")
 	_, key := agentKey(t, dsn)
+	// A first read caches the credential, whose lookup would wait on the lock too.
+	if code, _, body := call(http.DefaultClient, "GET", d.url+"/v1/tasks", key, nil); code != 200 {
+		t.Fatalf("first read: %d %s", code, body)
+	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
