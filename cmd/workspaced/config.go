@@ -137,8 +137,8 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 		flag     string
 		usage    string
 	}{
-		{&c.Shed.Reads, "MAX_IN_FLIGHT_READS", "0", "max-in-flight-reads", "REST GETs in flight before the next is refused with 503 overloaded (0: 4 x DB_MAX_CONNS)"},
-		{&c.Shed.Writes, "MAX_IN_FLIGHT_WRITES", "0", "max-in-flight-writes", "REST writes and MCP requests in flight before the next is refused with 503 overloaded (0: 2 x DB_MAX_CONNS)"},
+		{&c.Shed.Reads, "MAX_IN_FLIGHT_READS", "0", "max-in-flight-reads", "REST GETs in flight before the next is refused with 503 overloaded (0: DB_MAX_CONNS)"},
+		{&c.Shed.Writes, "MAX_IN_FLIGHT_WRITES", "0", "max-in-flight-writes", "REST writes and MCP requests in flight before the next is refused with 503 overloaded (0: DB_MAX_CONNS)"},
 		{&c.Shed.Token, "MAX_IN_FLIGHT_TOKEN", "0", "max-in-flight-token", "token endpoint requests in flight before the next is refused with 503 (0: DB_MAX_CONNS)"},
 		{&c.Shed.BreakerTimeouts, "DB_BREAKER_TIMEOUTS", "5", "db-breaker-timeouts", "database timeouts in a row after which requests are refused at once until the database answers (0: never)"},
 	} {

@@ -45,20 +45,18 @@ const (
 	classToken = "token"
 )
 
-// shedBounds are the bounds of c, with 0 derived from the pool: a request holds at most one
-// connection at a time, so 4 reads per connection is a queue of a few statement times at
-// most, writes (longer, and holding a connection across statements) get 2, and the token
-// endpoint its own pool's worth, so sign-ins and refreshes keep working when the API is
-// saturated.
+// shedBounds are the bounds of c, with 0 taken from the pool size for each class: a
+// request holds at most one connection at a time, and the pool's size is the concurrency
+// at which the service peaks (docs/performance.md, "Overload and a frozen database": at 512
+// clients, reads bounded at 1x the pool kept 1.00 of the peak throughput, 2x 0.80, 4x 0.51,
+// since every request beyond the pool waits in its queue and the waits grow with them).
+// Each class has its own bound, so a flood of reads leaves writes and the token endpoint
+// (sign-ins and refreshes) their own room.
 func shedBounds(c shedConfig, maxConns int) shedConfig {
-	if c.Reads == 0 {
-		c.Reads = 4 * maxConns
-	}
-	if c.Writes == 0 {
-		c.Writes = 2 * maxConns
-	}
-	if c.Token == 0 {
-		c.Token = maxConns
+	for _, b := range []*int{&c.Reads, &c.Writes, &c.Token} {
+		if *b == 0 {
+			*b = maxConns
+		}
 	}
 	return c
 }

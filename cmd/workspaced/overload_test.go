@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -25,9 +24,9 @@ import (
 // unknown outcomes), each with the real binary.
 
 // TestDrillDrainKeepsKeepAliveClients: clients on kept-alive connections send writes
-// steadily to replica A while a balancer checks A's /readyz every 20 ms and sends new
-// requests to replica B once A is not ready; A gets SIGTERM. With the drain, A's /readyz
-// turns 503 at once while A keeps serving, and its responses close their connections, so
+// steadily to replica A while a balancer checks A's /healthz every 20 ms and sends new
+// requests to replica B once A fails it; A gets SIGTERM. With the drain, A's /healthz
+// (and /readyz) turn 503 at once while A keeps serving, and its responses close their connections, so
 // no request fails. Without it (SHUTDOWN_DRAIN=0s, the behaviour before issue 22) A closes
 // its listener and idle keep-alive connections at once, and the requests already on their
 // way on them fail.
@@ -45,7 +44,7 @@ func TestDrillDrainKeepsKeepAliveClients(t *testing.T) {
 	go func() { // the balancer's health check
 		check := &http.Client{Timeout: time.Second}
 		for {
-			res, err := check.Get(a.url + "/readyz")
+			res, err := check.Get(a.url + "/healthz")
 			if err == nil {
 				res.Body.Close()
 			}
@@ -110,7 +109,7 @@ func TestDrillDrainKeepsKeepAliveClients(t *testing.T) {
 		t.Errorf("%d of %d requests failed through the SIGTERM; first: %s", len(failures), total, failures[0])
 	}
 	if *target.Load() != b.url {
-		t.Error("A's /readyz never stopped answering 200")
+		t.Error("A's /healthz never stopped answering 200")
 	}
 	t.Logf("%d requests, %d failed; %d answered by A after its SIGTERM", total, len(failures), drainedAtA)
 }
@@ -337,20 +336,9 @@ func TestDrillOutcomeUnknown(t *testing.T) {
 		!strings.Contains(string(body), `"outcome_unknown"`) {
 		t.Errorf("write without a key whose commit was not acknowledged: %d %s", code, body)
 	}
-	req, _ := http.NewRequest("POST", d.url+"/mcp", strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_tasks","arguments":{"name":"commit held, via MCP"}}}`))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcpBody, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	mcpCode, mcpBody := mcpToolCall(t, d.url, key, "create_tasks", `{"name":"commit held, via MCP"}`)
 	if !strings.Contains(string(mcpBody), `"isError":true`) || !strings.Contains(string(mcpBody), `outcome_unknown`) {
-		t.Errorf("MCP create whose commit was not acknowledged: %d %s", res.StatusCode, mcpBody)
+		t.Errorf("MCP create whose commit was not acknowledged: %d %s", mcpCode, mcpBody)
 	}
 
 	release() // the commits complete

@@ -330,7 +330,14 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	if strings.HasPrefix(srv.cfg.PublicURL, "https://") {
 		r.Use(hsts)
 	}
+	// /healthz is the balancer's check (docs/operations.md, "Health checks"): it fails only
+	// while this process drains, never for a database outage, which every replica shares
+	// and which the service answers itself with 503 and Retry-After.
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if srv.guard.draining.Load() {
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+			return
+		}
 		httpx.WriteJSON(w, 200, map[string]string{"status": "ok"})
 	})
 	r.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
