@@ -3,16 +3,18 @@
 // PostgreSQL cluster, each with a database of its own, driven in the same run:
 //
 //   - peak: GET /v1/deals/{id} from -peak-clients keep-alive clients;
+//
 //   - overload: the same from -clients clients, each honouring Retry-After on a 503 as a
 //     well-behaved client does (-no-backoff: retrying at once). Printed: useful throughput
 //     (200s a second) as a ratio of the peak, p99 of the 200s, refusals, transport errors,
 //     and the server's peak RSS during the run;
+//
 //   - frozen: the cluster is stopped (SIGSTOP on every process) while -frozen-clients
 //     clients keep asking both servers; printed: answers a second and the p50/p99 latency
 //     of the answers to requests sent after the first second of the outage, then how long
 //     after SIGCONT each server answers 200 again.
 //
-//	go run ./bench/overload -before /tmp/workspaced-main -after /tmp/workspaced-new
+//     go run ./bench/overload -before /tmp/workspaced-main -after /tmp/workspaced-new
 //
 // bench/overload.sh builds both binaries and runs it.
 package main
