@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 
@@ -55,7 +54,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 
 // readonlyError refuses a write on a readonly view, direct or through call_tool.
 func readonlyError(name string) error {
-	return store.Errorf(http.StatusForbidden, "read_only",
+	return store.Errorf(store.CodeReadOnly,
 		"this connection is read-only (%s: true or a /readonly path) and %s writes; connect without it to write",
 		HeaderReadonly, name)
 }
@@ -155,7 +154,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		var key string
 		if k, ok := args[idempotencyKeyArg]; ok {
 			if err := json.Unmarshal(k, &key); err != nil {
-				return nil, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+				return nil, &store.Error{Code: store.CodeValidation,
 					Message: idempotencyKeyArg + " must be a string", Fields: []store.FieldError{{Field: idempotencyKeyArg, Problem: "not a string"}}}
 			}
 			delete(args, idempotencyKeyArg)
@@ -192,14 +191,14 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 	v, ok := args["id"]
 	if !ok {
 		if required {
-			return "", &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+			return "", &store.Error{Code: store.CodeValidation,
 				Message: "id is required: the uuid of the record", Fields: []store.FieldError{{Field: "id", Problem: "required"}}}
 		}
 		return "", nil
 	}
 	var id string
 	if err := json.Unmarshal(v, &id); err != nil {
-		return "", &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+		return "", &store.Error{Code: store.CodeValidation,
 			Message: "id must be a uuid string", Fields: []store.FieldError{{Field: "id", Problem: "not a uuid"}}}
 	}
 	return id, nil
@@ -234,23 +233,10 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 		RawStructuredContent: text}, nil
 }
 
-// toolErrorBody is the spec's REST error envelope (service-spec.md 7), carried as the text
-// of a tool error so a model sees the same code and message a REST client would.
-type toolErrorBody struct {
-	Error     string             `json:"error"`
-	Message   string             `json:"message"`
-	RequestID string             `json:"request_id"`
-	Fields    []store.FieldError `json:"fields,omitempty"`
-}
-
-// toolError renders err as a tool error (isError true). Causes of 5xx are logged with the
-// request id and never shown.
+// toolError renders err as a tool error (isError true) whose text is the spec's REST error
+// envelope (httpx.Envelope). Causes of 5xx are logged with the request id and never shown.
 func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult {
-	e := store.AsError(err)
-	id := httpx.RequestIDFrom(ctx)
-	if e.Status >= 500 {
-		s.log.ErrorContext(ctx, "tool call failed", "request_id", id, "code", e.Code, "err", e.Err)
-	}
-	text, _ := json.Marshal(toolErrorBody{Error: e.Code, Message: e.Message, RequestID: id, Fields: e.Fields})
+	_, env := httpx.Failure(ctx, s.log, "tool call failed", err)
+	text, _ := json.Marshal(env)
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
 }

@@ -131,8 +131,8 @@ func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch segs[0] {
 	case "me", "openapi.json":
-		return &store.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Header: map[string]string{"Allow": "GET"}}
+		return &store.Error{Code: store.CodeMethodNotAllowed,
+			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Allow: []string{http.MethodGet}}
 	}
 	res := workspace.Lookup(segs[0])
 	if res == nil {
@@ -223,6 +223,6 @@ func wantsDetach(q url.Values, body []byte) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+	return false, &store.Error{Code: store.CodeValidation,
 		Message: "_detach must be true or false", Fields: []store.FieldError{{Field: "_detach", Problem: "must be true or false"}}}
 }

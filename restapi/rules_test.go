@@ -378,7 +378,7 @@ type fakeEnricher struct{}
 
 func (fakeEnricher) Enrich(ctx context.Context, p *store.Principal, domain string) (any, error) {
 	if domain == "broke.example" {
-		return nil, &store.Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits", Message: "top up"}
+		return nil, &store.Error{Code: store.CodeInsufficientCredits, Message: "top up"}
 	}
 	return map[string]any{"domain": domain, "name": "Acme", "cached": false, "credits_spent": 1, "credits_remaining": 9}, nil
 }

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"net/http"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,15 +15,12 @@ import (
 // outcomes"), and a retry with the same Idempotency-Key replays the stored result if the
 // commit happened.
 
-// CodeOutcomeUnknown is OutcomeUnknown's code.
-const CodeOutcomeUnknown = "outcome_unknown"
-
 // OutcomeUnknown is the 503 of a write whose commit was sent and not acknowledged.
 func OutcomeUnknown(err error) *Error {
-	return &Error{Status: http.StatusServiceUnavailable, Code: CodeOutcomeUnknown,
+	return &Error{Code: CodeOutcomeUnknown, RetryAfter: RetryAfterUnavailable,
 		Message: "the write was sent to the database but its commit was not confirmed, so it may have been applied: " +
 			"retry with the same Idempotency-Key to get its result without writing twice (without a key, read before writing again)",
-		Header: map[string]string{"Retry-After": strconv.Itoa(int(RetryAfterUnavailable.Seconds()))}, Err: err}
+		Err: err}
 }
 
 // unacknowledged marks an error of a statement that reached the server in an implicit

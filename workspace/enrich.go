@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -33,8 +32,8 @@ func (o *Ops) Enrich(ctx context.Context, p *store.Principal, body json.RawMessa
 		return nil, err
 	}
 	if o.enricher == nil {
-		return nil, store.Errorf(http.StatusServiceUnavailable, "internal_error",
-			"enrichment is not configured on this server")
+		return nil, &store.Error{Code: store.CodeInternal, Unavailable: true,
+			Message: "enrichment is not configured on this server"}
 	}
 	out, err := o.enricher.Enrich(ctx, p, set[0].value.(string))
 	if err != nil {

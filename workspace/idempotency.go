@@ -59,7 +59,7 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource stri
 	// The gates run before a replay too: a credential that lost its grant or role gets no
 	// stored response. A body that is not an object is the operation's to refuse.
 	if m, err := DecodeObject(body); err == nil {
-		if err := o.permitWrite(p, r, "", m); err != nil {
+		if err := o.permitWrite(p, r, op, "", m); err != nil {
 			return nil, err
 		}
 	}
@@ -71,10 +71,10 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource stri
 	if held != nil {
 		switch {
 		case !bytes.Equal(held.Fingerprint, fp):
-			return nil, store.Errorf(http.StatusUnprocessableEntity, "idempotency_conflict",
+			return nil, store.Errorf(store.CodeIdempotencyConflict,
 				"this Idempotency-Key was used within the last 24 hours for a different request (another operation, resource or body); use a new key for a new request")
 		case held.Status == 0:
-			return nil, store.Errorf(http.StatusConflict, "idempotency_in_flight",
+			return nil, store.Errorf(store.CodeIdempotencyInFlight,
 				"a request with this Idempotency-Key is still being processed; retry after it finishes to get its response")
 		}
 		return &Posted{Status: held.Status, Data: held.Body, Replayed: true}, nil

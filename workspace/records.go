@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,7 +146,7 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, par
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFeature(p, r.Feature, false, "listing "+r.Name); err != nil {
+	if err := checkMember(p, r, OpList); err != nil {
 		return nil, err
 	}
 	limit := params.Limit
@@ -215,8 +214,8 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		if _, err := checkFilter(r, f.Name, v); err != nil {
 			return "", nil, nil, err
 		}
-		if f.Name == "entity_type" { // comments and activity on deals also need crm
-			if err := checkFeature(p, entityFeature(r, v), false, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
+		if f.Name == "entity_type" && r.Entities != nil { // comments and activity on deals also need crm
+			if err := checkFeature(p, entityFeature(r, v), OpList, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
 				return "", nil, nil, err
 			}
 		}
@@ -274,7 +273,7 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFeature(p, r.Feature, false, "reading "+r.Name); err != nil {
+	if err := checkMember(p, r, OpGet); err != nil {
 		return nil, err
 	}
 	if r.Access == Singleton && id == "" {
@@ -315,7 +314,7 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 	if err != nil {
 		return nil, err
 	}
-	if err := o.permitWrite(p, r, "", m); err != nil {
+	if err := o.permitWrite(p, r, OpCreate, "", m); err != nil {
 		return nil, err
 	}
 	set, err := checkBody(r, m, true)
@@ -339,7 +338,7 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 		return nil, store.MapWriteError(err, "create_failed")
 	}
 	if rec == nil { // RETURNING hid the row: RLS would not let the actor see what it wrote
-		return nil, &store.Error{Status: http.StatusForbidden, Code: "forbidden",
+		return nil, &store.Error{Code: store.CodeForbidden,
 			Message: "the write was refused by the workspace's access rules"}
 	}
 	return rec, nil
@@ -368,7 +367,7 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id str
 	if err != nil {
 		return nil, err
 	}
-	if err := o.permitWrite(p, r, id, m); err != nil {
+	if err := o.permitWrite(p, r, OpUpdate, id, m); err != nil {
 		return nil, err
 	}
 	set, err := checkBody(r, m, false)
@@ -378,8 +377,8 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id str
 	if !isUUID(id) {
 		return nil, notFound(r, id)
 	}
-	if r.Name == "comments" {
-		if err := o.permitCommentEdit(ctx, p, id); err != nil {
+	if r.AuthorEdits {
+		if err := o.permitAuthorEdit(ctx, p, r, id); err != nil {
 			return nil, err
 		}
 	}
@@ -427,7 +426,7 @@ func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, resourc
 	if err != nil {
 		return nil, err
 	}
-	if err := o.permitWrite(p, r, "", m); err != nil {
+	if err := o.permitWrite(p, r, OpDetach, "", m); err != nil {
 		return nil, err
 	}
 	var ids [2]string
@@ -466,46 +465,50 @@ func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, resourc
 }
 
 // permitWrite runs the second gate and the admin rules for a write.
-func (o *Ops) permitWrite(p *store.Principal, r *Resource, id string, body map[string]json.RawMessage) error {
-	if err := checkFeature(p, r.Feature, true, "writing "+r.Name); err != nil {
+func (o *Ops) permitWrite(p *store.Principal, r *Resource, op Op, id string, body map[string]json.RawMessage) error {
+	if err := checkMember(p, r, op); err != nil {
 		return err
 	}
-	if r.Name == "comments" {
+	if r.Entities != nil {
 		var et string
 		if raw, ok := body["entity_type"]; ok && json.Unmarshal(raw, &et) == nil {
-			if err := checkFeature(p, entityFeature(r, et), true, "commenting on a "+et); err != nil {
+			if err := checkFeature(p, entityFeature(r, et), op, "commenting on a "+et); err != nil {
 				return err
 			}
 		}
 	}
-	return checkAdmin(p, r, id)
+	return checkSelf(p, r, id)
 }
 
-// permitCommentEdit is the gate of a comment's update: its author or an admin edits it,
-// and a comment on a deal needs crm full (spec 5.6). The database enforces the same
+// permitAuthorEdit is the gate of an update of an AuthorEdits resource (comments): its
+// author or an admin edits it, and one about an entity that needs a feature (a comment on
+// a deal needs crm full, spec 5.6) needs that too. The database enforces the same
 // (migration 00010); checking here first answers 403 rather than a bare 404.
-func (o *Ops) permitCommentEdit(ctx context.Context, p *store.Principal, id string) error {
+func (o *Ops) permitAuthorEdit(ctx context.Context, p *store.Principal, r *Resource, id string) error {
 	var entityType, author string
 	found := false
-	err := o.store.Query(ctx, p, `SELECT entity_type, coalesce(user_id::text, '') FROM comments WHERE id = $1::text::uuid`,
-		[]any{id}, func(rows pgx.Rows) error {
-			if rows.Next() {
-				found = true
-				return rows.Scan(&entityType, &author)
-			}
-			return nil
-		})
+	err := o.store.Query(ctx, p, `SELECT entity_type, coalesce(`+ident(r.Requester)+`::text, '') FROM `+ident(r.Table)+
+		` WHERE id = $1::text::uuid`, []any{id}, func(rows pgx.Rows) error {
+		if rows.Next() {
+			found = true
+			return rows.Scan(&entityType, &author)
+		}
+		return nil
+	})
 	switch {
 	case err != nil:
 		return readError(err)
 	case !found:
-		return notFound(Lookup("comments"), id)
+		return notFound(r, id)
 	case author != p.UserID && !p.IsAdmin():
-		return store.Errorf(http.StatusForbidden, "insufficient_permission",
-			"only the author of comment %s or a workspace admin may edit it", id)
+		return store.Errorf(store.CodeInsufficientPermission,
+			"only the author of %s %s or a workspace admin may edit it", recordNoun(r), id)
 	}
-	return checkFeature(p, entityFeature(Lookup("comments"), entityType), true, "editing a comment on a "+entityType)
+	return checkFeature(p, entityFeature(r, entityType), OpUpdate, "editing a "+recordNoun(r)+" on a "+entityType)
 }
+
+// recordNoun names one record of r in messages: "comment" for comments.
+func recordNoun(r *Resource) string { return strings.TrimSuffix(r.Name, "s") }
 
 // one runs a statement returning at most one JSON text and returns it, or nil for no row.
 func one(ctx context.Context, q querier, p *store.Principal, sql string, args []any) (json.RawMessage, error) {

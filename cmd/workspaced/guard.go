@@ -7,6 +7,7 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -157,9 +158,8 @@ var errBreakerOpen = errors.New("database circuit breaker open: refused without 
 
 // errOverloaded is the 503 of a request over its class's bound: nothing was done, so the
 // same request may be sent again, here a second later or at once to another replica.
-var errOverloaded = &store.Error{Status: http.StatusServiceUnavailable, Code: "overloaded",
-	Message: "this server has as many requests in flight as it takes; nothing was done: retry after the Retry-After seconds",
-	Header:  map[string]string{"Retry-After": "1"}}
+var errOverloaded = &store.Error{Code: store.CodeOverloaded, RetryAfter: time.Second,
+	Message: "this server has as many requests in flight as it takes; nothing was done: retry after the Retry-After seconds"}
 
 // refuse writes e in the envelope of the request's surface: OAuth's for the token endpoint
 // (RFC 6749 section 5.2, temporarily_unavailable as its endpoints answer an outage), the
@@ -169,12 +169,10 @@ func refuse(w http.ResponseWriter, r *http.Request, class string, e *store.Error
 		httpx.WriteError(w, r, nil, e)
 		return
 	}
-	for k, v := range e.Header {
-		w.Header().Set(k, v)
-	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter/time.Second)))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(e.Status)
+	w.WriteHeader(httpx.Status(e))
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": "temporarily_unavailable", "error_description": e.Message})
 }
 

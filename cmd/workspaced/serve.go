@@ -326,7 +326,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(httpx.RequestID, srv.accessLog, srv.guard.closeWhileDraining)
+	// Recover inside the access log, so a panic's 500 (and a hang-up's 499) is what the
+	// log line and the metrics record, on every route: REST, OAuth, MCP, health.
+	r.Use(httpx.RequestID, srv.accessLog, httpx.Recover(srv.log), srv.guard.closeWhileDraining)
 	if strings.HasPrefix(srv.cfg.PublicURL, "https://") {
 		r.Use(hsts)
 	}

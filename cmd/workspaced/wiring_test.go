@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agencyos/workspaced/store"
@@ -294,5 +295,52 @@ func TestBatchedLogFlushes(t *testing.T) {
 	defer mu.Unlock()
 	if n := strings.Count(out.String(), `"msg":"line"`); n != 1000 || !strings.HasSuffix(out.String(), "\n") {
 		t.Fatalf("%d of 1000 lines after Close", n)
+	}
+}
+
+// A panic under the server's router (the stack every route shares: REST, OAuth, MCP,
+// health) answers 500 in the spec's envelope with the request id, is logged once with its
+// stack, and the access log records the 500.
+func TestPanicRecoveredOnEveryRoute(t *testing.T) {
+	s := storetest.New(t)
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil))
+	srv := &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log, store: s,
+		apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
+	srv.metrics = newHTTPMetrics(srv.reg)
+	handler, _, err := srv.routes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux, ok := handler.(*chi.Mux)
+	if !ok {
+		t.Fatalf("routes returned a %T, want the chi router", handler)
+	}
+	// A route added to the router gets its middleware stack, as /v1, /oauth and /mcp do.
+	mux.Get("/panic-probe", func(http.ResponseWriter, *http.Request) { panic("probe") })
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	res, err := http.Get(ts.URL + "/panic-probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	id := res.Header.Get("X-Request-Id")
+	if res.StatusCode != 500 || body["error"] != "internal_error" || body["request_id"] != id || id == "" {
+		t.Fatalf("got %d %v (X-Request-Id %q), want 500 internal_error with the request id", res.StatusCode, body, id)
+	}
+	mu.Lock()
+	lines := logs.String()
+	mu.Unlock()
+	if n := strings.Count(lines, `"msg":"panic"`); n != 1 || !strings.Contains(lines, `"stack":"goroutine`) {
+		t.Fatalf("%d panic lines (want 1, with the stack) in:\n%s", n, lines)
+	}
+	if !strings.Contains(lines, `"msg":"request","request_id":"`+id+`","method":"GET","path":"/panic-probe","route":"/panic-probe","status":500`) {
+		t.Fatalf("the access log does not record the 500:\n%s", lines)
 	}
 }
