@@ -130,3 +130,19 @@ func BearerToken(r *http.Request) string {
 	}
 	return ""
 }
+
+// AppendList appends the list envelope {"data": [...], "next_cursor": ...} around a page's
+// records as PostgreSQL wrote them, without re-encoding them (encoding/json would re-scan
+// every record of a RawMessage). REST writes it as the response body and MCP as a list
+// tool's structured content, so the two cannot disagree.
+func AppendList(dst []byte, data json.RawMessage, nextCursor *string) []byte {
+	dst = append(dst, `{"data":`...)
+	dst = append(dst, data...)
+	dst = append(dst, `,"next_cursor":`...)
+	if nextCursor == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = strconv.AppendQuote(dst, *nextCursor) // base64url: nothing to escape
+	}
+	return append(dst, '}')
+}

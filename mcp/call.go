@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -35,7 +34,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		var res *result
 		var err error
 		if id, ok := getID(sp, req); ok {
-			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource.Name, id))
+			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource, id))
 		} else {
 			raw := req.Params.RawArguments
 			if len(raw) == 0 {
@@ -126,7 +125,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		page, err := ops.List(ctx, p, r.Name, params)
+		page, err := ops.List(ctx, p, r, params)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +135,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		return one(ops.Get(ctx, p, r.Name, id))
+		return one(ops.Get(ctx, p, r, id))
 	case workspace.OpUpdate:
 		// "" updates the singleton workspace.
 		id, err := idArgument(args, r.Access != workspace.Singleton)
@@ -145,7 +144,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		}
 		delete(args, "id")
 		body, _ := json.Marshal(args)
-		return one(ops.Update(ctx, p, r.Name, id, body))
+		return one(ops.Update(ctx, p, r, id, body))
 	case workspace.OpCreate, workspace.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
 		body := raw
 		if string(raw) == "null" {
@@ -160,7 +159,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 			delete(args, idempotencyKeyArg)
 			body, _ = json.Marshal(args)
 		}
-		posted, err := ops.Post(ctx, p, sp.op, r.Name, body, key)
+		posted, err := ops.Post(ctx, p, sp.op, r, workspace.NewBody(body), key)
 		if err != nil {
 			return nil, err
 		}
@@ -218,16 +217,7 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 	}
 	text := data
 	if list {
-		text = make([]byte, 0, len(data)+120)
-		text = append(text, `{"data":`...)
-		text = append(text, data...)
-		text = append(text, `,"next_cursor":`...)
-		if res.nextCursor == nil {
-			text = append(text, "null"...)
-		} else {
-			text = strconv.AppendQuote(text, *res.nextCursor) // base64url: nothing to escape
-		}
-		text = append(text, '}')
+		text = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
 	}
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
 		RawStructuredContent: text}, nil

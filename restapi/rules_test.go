@@ -399,11 +399,12 @@ func TestEnrichHook(t *testing.T) {
 	wantError(t, c.get("/enrich"), http.StatusMethodNotAllowed, "method_not_allowed")
 
 	ops := restapi.New(restapi.Config{Store: e.store, Enricher: fakeEnricher{}}).Ops()
-	data, err := ops.Enrich(context.Background(), tm.a, json.RawMessage(`{"domain": "acme.example"}`))
-	if err != nil || !strings.Contains(string(data), `"name":"Acme"`) {
-		t.Fatalf("Enrich: %s %v", data, err)
+	enrich := workspace.Lookup("enrich")
+	posted, err := ops.Post(context.Background(), tm.a, workspace.OpCreate, enrich, workspace.NewBody([]byte(`{"domain": "acme.example"}`)), "")
+	if err != nil || !strings.Contains(string(posted.Data), `"name":"Acme"`) || posted.Status != http.StatusOK {
+		t.Fatalf("enrich: %+v %v", posted, err)
 	}
-	_, err = ops.Enrich(context.Background(), tm.a, json.RawMessage(`{"domain": "broke.example"}`))
+	_, err = ops.Post(context.Background(), tm.a, workspace.OpCreate, enrich, workspace.NewBody([]byte(`{"domain": "broke.example"}`)), "")
 	var se *store.Error
 	if !errors.As(err, &se) || se.Code != "insufficient_credits" {
 		t.Fatalf("enricher errors must pass through: %v", err)

@@ -125,27 +125,28 @@ func UnknownResource(name string) *store.Error {
 		name, strings.Join(names, ", "))
 }
 
-// resolve runs the checks that need nothing but the call itself (decisions.md 3 steps 1-3):
-// a principal, the resource, the operation, the scope.
-func resolve(p *store.Principal, name string, op Op) (*Resource, error) {
+// admit runs the checks of a call on a resource the adapter has looked up (decisions.md 3
+// steps 1-3): a principal, the operation offered, the scope. Adapters look the resource up
+// once (Lookup, or the tool's resource) and answer UnknownResource themselves; a nil r
+// here is a wiring fault, answered as an unknown resource.
+func admit(p *store.Principal, r *Resource, op Op) error {
 	if p == nil {
-		return nil, store.Unauthorized("no credential")
+		return store.Unauthorized("no credential")
 	}
-	r := Lookup(name)
 	if r == nil {
-		return nil, UnknownResource(name)
+		return UnknownResource("")
 	}
 	if op == OpDetach && !r.CanDetach() {
-		return nil, store.BadRequest("%s records cannot be detached; detach applies to the join resources deal_people, deal_labels and space_members", r.Name)
+		return store.BadRequest("%s records cannot be detached; detach applies to the join resources deal_people, deal_labels and space_members", r.Name)
 	}
 	if !r.Offers(op) {
 		method, item := opMethod(op)
 		if op == OpUpdate && r.Access == Singleton {
 			item = false
 		}
-		return nil, MethodNotAllowedError(r, method, item)
+		return MethodNotAllowedError(r, method, item)
 	}
-	return r, checkScope(p, r, op)
+	return checkScope(p, r, op)
 }
 
 // checkScope is the first gate: <scope>:read for reads, <scope>:write for writes.

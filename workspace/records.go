@@ -141,9 +141,8 @@ func param(n int, t Type) string {
 // (updated_at, id). Errors: unknown_resource, method_not_allowed, insufficient_scope,
 // insufficient_permission, bad_request (unknown filter, bad filter value, bad limit or
 // cursor).
-func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, params ListParams) (*Page, error) {
-	r, err := resolve(p, resource, OpList)
-	if err != nil {
+func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*Page, error) {
+	if err := admit(p, r, OpList); err != nil {
 		return nil, err
 	}
 	if err := checkMember(p, r, OpList); err != nil {
@@ -268,9 +267,8 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 // Get returns one record by id as the actor sees it. Errors: unknown_resource,
 // method_not_allowed, insufficient_scope, insufficient_permission, not_found (no such
 // record, another workspace's, or hidden by RLS such as another member's private task).
-func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpGet)
-	if err != nil {
+func (o *Ops) Get(ctx context.Context, p *store.Principal, r *Resource, id string) (json.RawMessage, error) {
+	if err := admit(p, r, OpGet); err != nil {
 		return nil, err
 	}
 	if err := checkMember(p, r, OpGet); err != nil {
@@ -292,31 +290,11 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) 
 	return rec, nil
 }
 
-// Create inserts a record from a JSON object body holding writable fields (spec 2.2) and
-// returns it. Errors: the gates' (insufficient_scope, insufficient_permission for the
-// feature grant or admin-only resources), bad_request (body not a JSON object),
-// validation_error (422, naming each field), create_failed (a reference to a record that
-// does not exist in this workspace, a duplicate), forbidden (refused by RLS).
-func (o *Ops) Create(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	return o.create(ctx, o.store, p, resource, body)
-}
-
-// create is Create running its statement through q.
-func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpCreate)
-	if err != nil {
-		return nil, err
-	}
-	if r.Access == WriteOnly {
-		return o.Enrich(ctx, p, body)
-	}
-	m, err := DecodeObject(body)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.permitWrite(p, r, OpCreate, "", m); err != nil {
-		return nil, err
-	}
+// create inserts a record from a JSON object body holding writable fields (spec 2.2),
+// decoded and past the gates (Post), running its statement through q, and returns it.
+// Errors: validation_error (422, naming each field), create_failed (a reference to a
+// record that does not exist in this workspace, a duplicate), forbidden (refused by RLS).
+func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	set, err := checkBody(r, m, true)
 	if err != nil {
 		return nil, err
@@ -348,16 +326,15 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 // id and returns it. For the workspace singleton id may be "" (the actor's workspace).
 // Errors: as Create, plus not_found when the record does not exist or the actor cannot see
 // it, validation_error when the body has no writable field, and update_failed.
-func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage) (json.RawMessage, error) {
-	return o.UpdateIf(ctx, p, resource, id, body, nil)
+func (o *Ops) Update(ctx context.Context, p *store.Principal, r *Resource, id string, body json.RawMessage) (json.RawMessage, error) {
+	return o.UpdateIf(ctx, p, r, id, body, nil)
 }
 
 // UpdateIf is Update, conditional when ifMatch is not nil: the record changes only while its
 // version is one of ifMatch's, checked in the UPDATE itself (no read-then-write window),
 // and a record that exists at another version is a 412 precondition_failed.
-func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpUpdate)
-	if err != nil {
+func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+	if err := admit(p, r, OpUpdate); err != nil {
 		return nil, err
 	}
 	if r.Access == Singleton && id == "" {
@@ -408,27 +385,12 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id str
 	return rec, nil
 }
 
-// Detach unlinks a join record named by its two ids in a JSON object body (deal_id and
-// person_id for deal_people ...) and returns {<key1>, <key2>, detached: true}. Errors: the
-// gates', validation_error when an id is missing or not a uuid, not_found when there is no
-// such link.
-func (o *Ops) Detach(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	return o.detach(ctx, o.store, p, resource, body)
-}
-
-// detach is Detach running its statement through q.
-func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpDetach)
-	if err != nil {
-		return nil, err
-	}
-	m, err := DecodeObject(body)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.permitWrite(p, r, OpDetach, "", m); err != nil {
-		return nil, err
-	}
+// detach unlinks a join record named by its two ids in a JSON object body (deal_id and
+// person_id for deal_people ...), decoded and past the gates (Post), running its
+// statement through q, and returns {<key1>, <key2>, detached: true}. Errors:
+// validation_error when an id is missing or not a uuid, not_found when there is no such
+// link.
+func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	var ids [2]string
 	var bad []store.FieldError
 	for i, k := range r.DetachKeys {

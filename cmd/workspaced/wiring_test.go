@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"io"
@@ -176,19 +175,8 @@ func TestOAuthWithRedisDown(t *testing.T) {
 // The access log names the request by the id the response carries: the API's own router
 // must not replace the id the server's router gave the request. Metrics count the call.
 func TestAccessLogAndMetricsOfARequest(t *testing.T) {
-	s := storetest.New(t)
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	log := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil))
-	srv := &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log, store: s,
-		apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
-	srv.metrics = newHTTPMetrics(srv.reg)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	handler, _, err := srv.routes(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, handler, logs, mu := routedServer(t)
+	s, ctx := srv.store, t.Context()
 	ts := httptest.NewServer(handler)
 	defer ts.Close()
 	demo, err := s.SeedDemo(ctx, func(p string) (string, error) { return "x:" + p, nil })
@@ -226,6 +214,22 @@ func TestAccessLogAndMetricsOfARequest(t *testing.T) {
 	if !strings.Contains(body, want) {
 		t.Fatalf("metrics lack %s:\n%s", want, body)
 	}
+}
+
+// routedServer builds the server's routes over the package database, logging JSON into
+// logs (read it under mu).
+func routedServer(t *testing.T) (srv *server, handler http.Handler, logs *bytes.Buffer, mu *sync.Mutex) {
+	t.Helper()
+	logs, mu = &bytes.Buffer{}, &sync.Mutex{}
+	log := slog.New(slog.NewJSONHandler(lockedWriter{mu, logs}, nil))
+	srv = &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log,
+		store: storetest.New(t), apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
+	srv.metrics = newHTTPMetrics(srv.reg)
+	handler, _, err := srv.routes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, handler, logs, mu
 }
 
 type lockedWriter struct {
@@ -302,17 +306,7 @@ func TestBatchedLogFlushes(t *testing.T) {
 // health) answers 500 in the spec's envelope with the request id, is logged once with its
 // stack, and the access log records the 500.
 func TestPanicRecoveredOnEveryRoute(t *testing.T) {
-	s := storetest.New(t)
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	log := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil))
-	srv := &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log, store: s,
-		apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
-	srv.metrics = newHTTPMetrics(srv.reg)
-	handler, _, err := srv.routes(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, handler, logs, mu := routedServer(t)
 	mux, ok := handler.(*chi.Mux)
 	if !ok {
 		t.Fatalf("routes returned a %T, want the chi router", handler)
