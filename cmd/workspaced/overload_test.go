@@ -370,7 +370,7 @@ func TestMetricsPortTakenInZeroConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	var logged lockedBuffer
+	var logged logBuffer
 	cfg := config{MetricsAddr: taken.Addr().String()}
 	stop, err := startMetricsListener(cfg, http.NotFoundHandler(), newLogger(&logged, "info"))
 	if err != nil {
@@ -411,7 +411,7 @@ func TestLoopsStopAwaitsEveryLoop(t *testing.T) {
 
 	stuck := make(chan struct{})
 	defer close(stuck)
-	var logged lockedBuffer
+	var logged logBuffer
 	ls = newLoops(context.Background(), newLogger(&logged, "info"))
 	ls.Go(loop{"deaf loop", func(context.Context) { <-stuck }})
 	if ls.Stop(50 * time.Millisecond) {
@@ -426,7 +426,7 @@ func TestLoopsStopAwaitsEveryLoop(t *testing.T) {
 // one kind per message whatever the client's address, so a burst of failed TLS handshakes
 // is one line with a suppressed count.
 func TestServerErrorLogSampled(t *testing.T) {
-	var logged lockedBuffer
+	var logged logBuffer
 	l := serverErrorLog(newLogger(&logged, "info"))
 	for port := range 250 {
 		l.Printf("http: TLS handshake error from 127.0.0.1:%d: tls: first record does not look like a TLS handshake", 40000+port)
@@ -442,22 +442,4 @@ func TestServerErrorLogSampled(t *testing.T) {
 	if rec["msg"] != "http server: TLS handshake error" || rec["remote"] != "127.0.0.1:40000" || rec["level"] != "WARN" {
 		t.Errorf("line: %v", rec)
 	}
-}
-
-// lockedBuffer is a log destination safe for concurrent writers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
