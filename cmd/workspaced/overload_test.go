@@ -268,15 +268,23 @@ func TestDrillBreakerFrozenPostgres(t *testing.T) {
 // asks for the synchronous commit of tasks whose name says so.
 func TestDrillOutcomeUnknown(t *testing.T) {
 	pg := privatePG(t)
-	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+pg.DSN, "DB_STATEMENT_TIMEOUT=1s", "DB_ACQUIRE_TIMEOUT=1s",
-		"DB_BREAKER_TIMEOUTS=0", roomyLimits)
-	_, key := agentKey(t, pg.DSN)
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, pg.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
+	// Commits do not wait for a standby unless a transaction asks: set before the service
+	// connects, so none of its connections still holds the default when the standby is
+	// named below.
+	for _, sql := range []string{`ALTER SYSTEM SET synchronous_commit = 'local'`, `SELECT pg_reload_conf()`} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+pg.DSN, "DB_STATEMENT_TIMEOUT=1s", "DB_ACQUIRE_TIMEOUT=1s",
+		"DB_BREAKER_TIMEOUTS=0", roomyLimits)
+	_, key := agentKey(t, pg.DSN)
 	for _, sql := range []string{
 		`CREATE FUNCTION drill_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
 		 BEGIN
@@ -284,7 +292,6 @@ func TestDrillOutcomeUnknown(t *testing.T) {
 		   RETURN NEW;
 		 END $$`,
 		`CREATE TRIGGER drill_slow_commit BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION drill_slow_commit()`,
-		`ALTER SYSTEM SET synchronous_commit = 'local'`,
 		`ALTER SYSTEM SET synchronous_standby_names = 'drill_standby_that_does_not_exist'`,
 		`SELECT pg_reload_conf()`,
 	} {
