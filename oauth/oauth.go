@@ -1,5 +1,5 @@
-// Package oauth is the service's OAuth 2.0 authorization server (service-spec.md 4.3 and 5,
-// decisions.md 7): sign-in and consent pages, the authorization-code flow with PKCE, the
+// Package oauth is the service's OAuth 2.0 authorization server (docs/contract.md sections 4.3 and 5,
+// docs/decisions.md 7): sign-in and consent pages, the authorization-code flow with PKCE, the
 // token, revocation and dynamic registration endpoints, admin-registered apps, the
 // "Connected apps" page, and the Verifier that turns access tokens into principals.
 //
@@ -21,22 +21,23 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
 )
 
-// Lifetimes of service-spec.md 5.3 and 8.
+// Lifetimes of docs/contract.md sections 5.3 and 8.
 const (
 	CodeTTL    = 60 * time.Second
 	AccessTTL  = time.Hour
 	RefreshTTL = 30 * 24 * time.Hour
 	SessionTTL = 12 * time.Hour
 	// UnusedClientTTL is how long a dynamically registered client may go without a first
-	// token before it is purged (decisions.md 7).
+	// token before it is purged (docs/decisions.md 7).
 	UnusedClientTTL = 30 * 24 * time.Hour
 	// DefaultRefreshGrace is the refresh grace window when Config.RefreshGrace is zero.
 	DefaultRefreshGrace = 30 * time.Second
-	// MaxRedirectURIs bounds a client's redirect URIs (service-spec.md 8).
+	// MaxRedirectURIs bounds a client's redirect URIs (docs/contract.md section 8).
 	MaxRedirectURIs = 10
 )
 
@@ -48,16 +49,16 @@ type Config struct {
 	Issuer string
 	// APIKey is the public routing key the token and revocation endpoints require.
 	APIKey string
-	// Scopes is the catalogue (service-spec.md 5.5), the order the consent page shows.
+	// Scopes is the catalogue (docs/contract.md section 5.5), the order the consent page shows.
 	Scopes []string
-	// GrantableScopes lists what a member can exercise right now (decisions.md 3): the
+	// GrantableScopes lists what a member can exercise right now (docs/decisions.md 3): the
 	// consent page offers no more.
 	GrantableScopes func(*store.Principal) []string
 	// Resources are the RFC 8707 resource values accepted; default {Issuer}/v1 and
 	// {Issuer}/mcp.
 	Resources []string
 	// RefreshGrace is the window in which a rotated refresh token is honoured again
-	// (decisions.md 7); 0 means DefaultRefreshGrace, at most 60 s.
+	// (docs/decisions.md 7); 0 means DefaultRefreshGrace, at most 60 s.
 	RefreshGrace time.Duration
 	// Now is the clock; nil means time.Now. Tests move it to expire codes and tokens.
 	Now func() time.Time
@@ -66,25 +67,29 @@ type Config struct {
 	// RegisterLimiter throttles dynamic registration per client IP (20 per hour); nil uses
 	// an in-process limiter.
 	RegisterLimiter RegisterLimiter
-	// LoginLimiter throttles password sign-ins per client IP and per account; nil uses an
-	// in-process limiter with the Default* budgets.
+	// LoginLimiter holds the password sign-in budgets; nil uses an in-process
+	// ratelimit.Limiter with ratelimit.DefaultSignInBudgets.
 	LoginLimiter LoginLimiter
 	// PasswordChecks bounds the password hashes computed at once (each argon2id check holds
 	// 64 MiB); 0 means 2. PasswordWait is how long a sign-in waits for a free one before it
 	// is answered 429; 0 means 3 s.
 	PasswordChecks int
 	PasswordWait   time.Duration
+	// Revoked is called with every revocation's payload before the revocation is
+	// answered, so this process's credential cache forgets the tokens at once; other
+	// processes hear of it through NotifyRevoked. nil: only the notification.
+	Revoked func(payload string)
 	// ClientIP returns the address a request comes from; nil uses RemoteAddr.
 	ClientIP func(*http.Request) netip.Addr
 	// ClientMetadata resolves client_ids that are https URLs as Client ID Metadata Documents
-	// (decisions.md 8); nil accepts registered clients only.
+	// (docs/decisions.md 8); nil accepts registered clients only.
 	ClientMetadata *MetadataDocuments
 	// HTTPClient makes the calls to the upstream provider; nil uses http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
 }
 
-// Upstream is an OpenID Connect provider members may sign in with (decisions.md 7).
+// Upstream is an OpenID Connect provider members may sign in with (docs/decisions.md 7).
 type Upstream struct {
 	Issuer       string
 	ClientID     string
@@ -163,7 +168,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.limiter = newMemoryLimiter(20, time.Hour, cfg.Now)
 	}
 	if s.logins == nil {
-		s.logins = newMemoryLoginLimiter(cfg.Now)
+		l, err := ratelimit.New(ratelimit.Config{})
+		if err != nil {
+			return nil, err
+		}
+		s.logins = l
 	}
 	key, err := cfg.Store.Setting(ctx, "oauth_csrf_key", func() string { k, _ := store.NewSecret("csrf_"); return k })
 	if err != nil {
@@ -229,7 +238,7 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 }
 
 // preflight answers CORS preflights of the endpoints browser-based clients call
-// (decisions.md 7: token, revoke and register are served with CORS *).
+// (docs/decisions.md 7: token, revoke and register are served with CORS *).
 func preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")

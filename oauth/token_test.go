@@ -82,7 +82,7 @@ func TestCodeExchangeAttacks(t *testing.T) {
 		})
 	}
 
-	t.Run("fails without the apikey (decisions.md 7)", func(t *testing.T) {
+	t.Run("fails without the apikey (docs/decisions.md 7)", func(t *testing.T) {
 		code, verifier := e.flow(b, e.Member, client, redirect, "deals:read", nil)
 		r := e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
 			"client_id": {client}, "redirect_uri": {redirect}}, "apikey", "")
@@ -273,7 +273,7 @@ func basic(id, secret string) string {
 }
 
 // TestRefresh covers rotation, narrowing, the grace window and family revocation
-// (RFC 6749 6, RFC 9700 4.14.2, decisions.md 7).
+// (RFC 6749 6, RFC 9700 4.14.2, docs/decisions.md 7).
 func TestRefresh(t *testing.T) {
 	e := newEnv(t)
 	t.Run("rotation retires the old token; narrowing is allowed, widening is not", func(t *testing.T) {
@@ -358,6 +358,25 @@ func TestRefresh(t *testing.T) {
 			t.Fatalf("same resource: %d %s", r.Status, r.Raw)
 		}
 	})
+	t.Run("a refresh may bind an unbound authorization's token to a narrower resource (RFC 8707 2.2)", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read")
+		r := e.refresh(client, tk.Refresh, "resource", e.issuer+"/mcp")
+		if r.Status != 200 {
+			t.Fatalf("refresh: %d %s", r.Status, r.Raw)
+		}
+		p, err := e.oauth.Verifier().Authenticate(context.Background(), r.str("access_token"))
+		if err != nil || p.Credential.Resource != e.issuer+"/mcp" {
+			t.Fatalf("the narrowed token: resource %q %v, want %s/mcp (issue 20 item 2)", p.Credential.Resource, err, e.issuer)
+		}
+		if r := e.me(r.str("access_token")); r.Status != 401 {
+			t.Fatalf("the token bound to /mcp on /v1/me: %d, want 401", r.Status)
+		}
+		again := e.refresh(client, r.str("refresh_token"))
+		p, err = e.oauth.Verifier().Authenticate(context.Background(), again.str("access_token"))
+		if again.Status != 200 || err != nil || p.Credential.Resource != "" {
+			t.Fatalf("a later refresh without resource: %d %q %v, want an unbound token", again.Status, p.Credential.Resource, err)
+		}
+	})
 	t.Run("refresh of another client's token fails and changes nothing", func(t *testing.T) {
 		client, tk := e.tokensFor(e.Member, "deals:read")
 		other := e.register("https://other.example/cb")
@@ -393,7 +412,7 @@ func TestRefresh(t *testing.T) {
 		waitStatus(t, e, tk.Access, 401)
 		wantOAuthError(t, e.refresh(client, tk.Refresh), 400, "invalid_grant")
 	})
-	t.Run("a grant removed later is insufficient_permission, not insufficient_scope (spec 5.6)", func(t *testing.T) {
+	t.Run("a grant removed later is insufficient_permission, not insufficient_scope (docs/contract.md section 5.6)", func(t *testing.T) {
 		u := e.addUser("member", "active", map[string]string{"crm": "full"})
 		_, tk := e.tokensFor(u, "deals:read deals:write labels:read")
 		if tk.Scope != "deals:read deals:write labels:read" {

@@ -31,7 +31,7 @@ const requestRole = "workspaced_app"
 // checked by behaviour (rules_test.go, store/rls_test.go), and listed here so that any
 // other policy, trigger, CHECK or grant on a catalogue table is a difference.
 var dbExtras = map[string][]string{
-	// decisions.md 3: private tasks are hidden from everyone but their people.
+	// docs/decisions.md 3: private tasks are hidden from everyone but their people.
 	"tasks":      {"policy ws_private"},
 	"deal_tasks": {"policy ws_private"},
 	// Attachments of a private task are as hidden as the task.
@@ -42,7 +42,7 @@ var dbExtras = map[string][]string{
 	"comments": {"trigger entity_check"},
 	// ws_record_activity inserts activity as the actor.
 	"activity": {"grant INSERT"},
-	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
+	// The atomic credit charge (docs/decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
 }
 
@@ -429,7 +429,7 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
 	}
 	if r.Reviewed {
-		expectTrigger("review", "BEFORE", "ws_stamp_review()", "UPDATE")
+		expectTrigger("review", "BEFORE", "ws_stamp_review()", "INSERT", "UPDATE") // a create with a decided status is a review
 	}
 	for _, f := range r.Writable() {
 		if f.Type == workspace.UUIDs {
