@@ -455,19 +455,7 @@ func TestServerErrorLogSampled(t *testing.T) {
 // call is 503 with Retry-After: 5 and no X-RateLimit-* headers: no budget was counted, so
 // "Remaining: 0" would tell the client it spent one.
 func TestRESTWithRedisDownHasNoBudgetHeaders(t *testing.T) {
-	srv, s := startServerWith(t, func(c *config) { c.RedisURL = "redis://127.0.0.1:1/0" })
-	demo, err := s.SeedDemo(t.Context(), func(p string) (string, error) { return "x:" + p, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest("GET", srv.URL+"/v1/deals?limit=1", nil)
-	req.Header.Set("apikey", e2eAPIKey)
-	req.Header.Set("Authorization", "Bearer "+demo.AgentKey)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
+	res := listDemoDeals(t, func(c *config) { c.RedisURL = "redis://127.0.0.1:1/0" })
 	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "5" {
 		t.Fatalf("REST with Redis down: %d Retry-After %q, want 503 and 5", res.StatusCode, res.Header.Get("Retry-After"))
 	}
