@@ -83,6 +83,11 @@ func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Regis
 			log.Warn("database answers again: serving")
 		}})
 	reg.MustRegister(g.refused, open)
+	for class, b := range map[string]*overload.Bound{classRead: g.reads, classWrite: g.writes, classToken: g.token} {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "workspaced_requests_in_flight",
+			Help: "Requests admitted and not yet answered, by class (bounded by MAX_IN_FLIGHT_*).", ConstLabels: prometheus.Labels{"class": class}},
+			func() float64 { return float64(b.InFlight()) }))
+	}
 	return g
 }
 
