@@ -89,12 +89,18 @@ func (s *Store) InTx(ctx context.Context, p *Principal, fn func(tx pgx.Tx) error
 	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
 		return errors.New("store: InTx needs a principal")
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, actorSQL, p.settings()...); err != nil {
-			return fmt.Errorf("store: set actor: %w", err)
-		}
-		return fn(tx)
-	})
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if _, err := tx.Exec(ctx, actorSQL, p.settings()...); err != nil {
+		return fmt.Errorf("store: set actor: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return commit(ctx, tx) // outcome_unknown when sent and not answered
 }
 
 // Query runs one statement as the actor p in a single round trip: the actor settings and
@@ -126,7 +132,7 @@ func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []an
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return fmt.Errorf("store: set %s: %w", what, err)
+		return markUnanswered(fmt.Errorf("store: set %s: %w", what, err))
 	}
 	for range before {
 		if _, err := br.Exec(); err != nil {
@@ -135,12 +141,22 @@ func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []an
 	}
 	rows, err := br.Query()
 	if err != nil {
-		return err
+		return markUnanswered(err)
 	}
 	if err := Scan(rows, scan); err != nil {
-		return err
+		return markUnanswered(err)
 	}
-	return br.Close()
+	return markUnanswered(br.Close())
+}
+
+// markUnanswered marks an error of Query's batch, which commits as one implicit
+// transaction, when the batch was sent and not answered: a write's outcome is then
+// unknown (MapWriteError), a read's is just an outage.
+func markUnanswered(err error) error {
+	if sentButUnanswered(err) {
+		return unacknowledged{err}
+	}
+	return err
 }
 
 // horizonSQL fixes, before a sync read takes its snapshot, the newest updated_at it may

@@ -41,9 +41,9 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 	if o.ConnectTimeout > 0 {
 		cfg.ConnConfig.ConnectTimeout = o.ConnectTimeout
 	}
-	if o.AcquireTimeout > 0 || o.StatementTimeout > 0 {
+	if o.AcquireTimeout > 0 || o.StatementTimeout > 0 || o.Observe != nil {
 		// pgxpool takes the acquire hooks from the same tracer value.
-		cfg.ConnConfig.Tracer = deadlines{acquire: o.AcquireTimeout, statement: o.StatementTimeout}
+		cfg.ConnConfig.Tracer = deadlines{acquire: o.AcquireTimeout, statement: o.StatementTimeout, observe: o.Observe}
 	}
 	cfg.MaxConns = int32(cmp.Or(o.MaxConns, DefaultMaxConns))
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

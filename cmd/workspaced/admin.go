@@ -198,7 +198,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admin %s: unexpected argument %q\n", name, fs.Arg(0))
 		return 2
 	}
-	s, closeDB, err := openDatabase(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	s, closeDB, err := openDatabase(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), nil)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
