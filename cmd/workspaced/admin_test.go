@@ -83,6 +83,20 @@ func TestAdminCommands(t *testing.T) {
 	if out := mustCLI(t, "grant-credits", "--workspace", ws, "--amount", "5"); out["balance"] != 30.0 {
 		t.Fatalf("grant-credits adds: %v", out)
 	}
+	// invite and list-members run the console's operations (admin.Ops).
+	inv := mustCLI(t, "invite", "--workspace", ws, "--email", "bo@"+ws+".test", "--grant", "crm=read")
+	if link, _ := inv["link"].(string); !strings.Contains(link, "/console/invite?token=wsl_") || inv["emailed"] != false {
+		t.Fatalf("invite: %v", inv)
+	}
+	list := mustCLI(t, "list-members", "--workspace", ws)
+	members, _ := list["members"].([]any)
+	var statuses []string
+	for _, m := range members {
+		statuses = append(statuses, m.(map[string]any)["email"].(string)+"="+m.(map[string]any)["status"].(string))
+	}
+	if got, want := strings.Join(statuses, " "), "ana@"+ws+".test=suspended bo@"+ws+".test=invited"; got != want {
+		t.Fatalf("list-members: %s, want %s", got, want)
+	}
 	demo := mustCLI(t, "seed-demo")
 	for _, k := range []string{"workspace_id", "admin_email", "admin_password", "agent_key", "agent_key_id"} {
 		if s, _ := demo[k].(string); s == "" {
@@ -114,6 +128,9 @@ func TestAdminBadInput(t *testing.T) {
 		{"set-member", "--user", "00000000-0000-0000-0000-000000000000", "--role", "admin"},
 		{"set-member", "--user", "nope"},
 		{"create-agent", "--workspace", ws},
+		{"invite", "--workspace", ws, "--email", "not an email"},
+		{"invite", "--workspace", ws, "--email", "c@b.test", "--role", "owner"},
+		{"list-members", "--workspace", "nope"},
 		{"revoke-agent-key", "--key-id", "00000000-0000-0000-0000-000000000000"},
 		{"grant-credits", "--workspace", ws, "--amount", "0"},
 		{"grant-credits", "--workspace", ws, "--amount", "-5"},

@@ -24,6 +24,8 @@ type config struct {
 	OIDCClientID      string
 	OIDCClientSecret  string
 	OIDCName          string
+	ServiceName       string // names the service on the sign-in page, the console and emails
+	SMTPURL           string // "": invitation and reset links are not emailed
 	TrustedProxies    string
 	RateLimitFailOpen bool
 	RateLimitsOff     bool // zero value: limits on
@@ -87,6 +89,8 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	fs.StringVar(&c.OIDCClientID, "oidc-client-id", env("OIDC_CLIENT_ID", ""), "client id at the upstream issuer")
 	fs.StringVar(&c.OIDCClientSecret, "oidc-client-secret", env("OIDC_CLIENT_SECRET", ""), "client secret at the upstream issuer")
 	fs.StringVar(&c.OIDCName, "oidc-name", env("OIDC_NAME", "SSO"), "the upstream's name on the sign-in button")
+	fs.StringVar(&c.ServiceName, "service-name", env("SERVICE_NAME", "workspaced"), "the service's name on the sign-in page, the console and emails")
+	fs.StringVar(&c.SMTPURL, "smtp-url", env("SMTP_URL", ""), "smtp://user:password@host:587 (STARTTLS) or smtps://...:465, ?from=sender: emails invitation and password-reset links")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated proxy ranges whose X-Forwarded-For is believed")
 	failOpen, _ := strconv.ParseBool(env("RATE_LIMIT_FAIL_OPEN", "false"))
 	fs.BoolVar(&c.RateLimitFailOpen, "rate-limit-fail-open", failOpen, "when Redis is unreachable, let requests through (logged and counted) instead of refusing them")

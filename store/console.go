@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// MemberRow is one line of the console's member list (admin.Ops.Members).
+type MemberRow struct {
+	UserID     string
+	Email      string
+	Name       string
+	Role       string
+	Status     string
+	Grants     map[string]string
+	HasPass    bool
+	LastSignIn *time.Time
+	CreatedAt  time.Time
+}
+
+// WorkspaceMembers lists a workspace's human members (agents have their own page), oldest
+// first.
+func (s *Store) WorkspaceMembers(ctx context.Context, workspaceID string) ([]MemberRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT u.id::text, u.email, coalesce(u.display_name, ''), u.role, u.status, u.grants,
+			p.user_id IS NOT NULL, l.last_at, u.created_at
+		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id LEFT JOIN member_sign_ins l ON l.user_id = u.id
+		WHERE u.workspace_id = $1 AND NOT u.is_agent ORDER BY u.created_at, u.id`, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (MemberRow, error) {
+		var m MemberRow
+		var grants []byte
+		if err := row.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.Status, &grants, &m.HasPass, &m.LastSignIn, &m.CreatedAt); err != nil {
+			return m, err
+		}
+		return m, json.Unmarshal(grants, &m.Grants)
+	})
+}
+
+// MemberLink is a link that lets a member set a password: an invitation or a reset.
+type MemberLink struct {
+	UserID    string
+	Purpose   string // invite or reset
+	CreatedBy string // the admin's user id, or "" (CLI, or the member asking for a reset)
+	Hash      []byte // SHA-256 of the link's secret (HashSecret)
+	Expires   time.Time
+}
+
+// CreateMemberLink stores a link for a human member of workspaceID. It returns a
+// not_found Error when the workspace has no such member (an agent is no member here).
+func (s *Store) CreateMemberLink(ctx context.Context, workspaceID string, l MemberLink) error {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO member_links (token_hash, user_id, purpose, created_by, expires_at)
+		SELECT $3, u.id, $4, nullif($5, '')::uuid, $6 FROM users u WHERE u.id = $2 AND u.workspace_id = $1 AND NOT u.is_agent`,
+		workspaceID, l.UserID, l.Hash, l.Purpose, l.CreatedBy, l.Expires)
+	if err != nil {
+		return mapAdminError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return NotFound("no member %s in this workspace", l.UserID)
+	}
+	return nil
+}
+
+// PeekMemberLink returns the member a live, unused link of purpose belongs to, without
+// using it (the page that asks for the new password); nil when there is none.
+func (s *Store) PeekMemberLink(ctx context.Context, hash []byte, purpose string, now time.Time) (*OAuthMember, error) {
+	return scanMember(s.pool.QueryRow(ctx, `SELECT `+memberColumns+`
+		FROM member_links k JOIN users u ON u.id = k.user_id LEFT JOIN user_passwords p ON p.user_id = u.id
+		WHERE k.token_hash = $1 AND k.purpose = $2 AND k.used_at IS NULL AND k.expires_at > $3
+			AND (u.status = 'active' OR (k.purpose = 'invite' AND u.status = 'invited'))`, hash, purpose, now))
+}
+
+// RedeemMemberLink uses a live link of purpose once: it sets the member's password to
+// passwordHash, activates an invited member (an invitation only; a suspended member stays
+// suspended), retires every other link of the member for the same purpose, and returns the
+// member. It returns nil when the link is unknown, used, expired or of another purpose.
+func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*OAuthMember, error) {
+	var userID string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `UPDATE member_links k SET used_at = $3 FROM users u
+			WHERE k.token_hash = $1 AND k.purpose = $2 AND k.used_at IS NULL AND k.expires_at > $3 AND u.id = k.user_id
+				AND (u.status = 'active' OR (k.purpose = 'invite' AND u.status = 'invited'))
+			RETURNING k.user_id::text`, hash, purpose, now).Scan(&userID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE member_links SET used_at = $3 WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL`,
+			userID, purpose, now); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET status = 'active' WHERE id = $1 AND status = 'invited'`, userID); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
+			ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, passwordHash)
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return scanMember(s.pool.QueryRow(ctx, `SELECT `+memberColumns+`
+		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE u.id = $1`, userID))
+}

@@ -1,0 +1,46 @@
+-- +goose Up
+-- The console (docs/console.md): invitation and password-reset links, and each member's
+-- last sign-in. Both tables sit outside row-level security like the credential tables of
+-- 00002_oauth.sql: only the admin operations (admin/) read them, always naming the
+-- workspace, and no request role may.
+
+-- A link a member follows to set a password: an invitation (7 days) or a reset (1 hour).
+-- The link carries a secret; only its SHA-256 is kept. A link is used at most once.
+CREATE TABLE member_links (
+  token_hash bytea PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  purpose text NOT NULL CHECK (purpose IN ('invite', 'reset')),
+  created_by uuid REFERENCES users (id) ON DELETE SET NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+CREATE INDEX member_links_user ON member_links (user_id);
+CREATE INDEX member_links_expiry ON member_links (expires_at);
+REVOKE ALL ON member_links FROM PUBLIC;
+
+-- Sessions are purged when they expire, so the last sign-in is kept apart, stamped by the
+-- session's own insert: every way of signing in (password, upstream, accepted link) starts
+-- a session, and none has to remember to record it.
+CREATE TABLE member_sign_ins (
+  user_id uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  last_at timestamptz NOT NULL
+);
+REVOKE ALL ON member_sign_ins FROM PUBLIC;
+
+-- +goose StatementBegin
+CREATE FUNCTION member_signed_in() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO member_sign_ins (user_id, last_at) VALUES (NEW.user_id, NEW.created_at)
+    ON CONFLICT (user_id) DO UPDATE SET last_at = greatest(member_sign_ins.last_at, excluded.last_at);
+  RETURN NEW;
+END $$;
+-- +goose StatementEnd
+CREATE TRIGGER oauth_sessions_sign_in AFTER INSERT ON oauth_sessions
+  FOR EACH ROW EXECUTE FUNCTION member_signed_in();
+
+-- +goose Down
+DROP TRIGGER oauth_sessions_sign_in ON oauth_sessions;
+DROP FUNCTION member_signed_in();
+DROP TABLE member_sign_ins;
+DROP TABLE member_links;
