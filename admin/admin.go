@@ -39,6 +39,7 @@ const linkPrefix = "wsl_"
 
 // Store is what the operations need from the database; *store.Store implements it.
 type Store interface {
+	AgentStore
 	// WorkspaceMembers lists a workspace's human members, oldest first.
 	WorkspaceMembers(ctx context.Context, workspaceID string) ([]store.MemberRow, error)
 	// AddMember creates a user; a duplicate email is a 4xx store.Error.
@@ -113,6 +114,16 @@ func CheckMember(role, status string) error {
 	return nil
 }
 
+// checkGrants checks feature=level pairs, returning a 400 store.Error.
+func checkGrants(g map[string]string) error {
+	for f, l := range g {
+		if _, _, err := store.ParseGrant(f + "=" + l); err != nil {
+			return store.BadRequest("%v", err)
+		}
+	}
+	return nil
+}
+
 // checkEmail returns the address of a single plain email, or a 400 store.Error.
 func checkEmail(email string) (string, error) {
 	email = strings.TrimSpace(email)
@@ -155,10 +166,8 @@ func (o *Ops) SetMember(ctx context.Context, workspaceID, actorID, userID string
 	if err := CheckMember(c.Role, c.Status); err != nil {
 		return err
 	}
-	for f, l := range c.Grants {
-		if _, _, err := store.ParseGrant(f + "=" + l); err != nil {
-			return store.BadRequest("%v", err)
-		}
+	if err := checkGrants(c.Grants); err != nil {
+		return err
 	}
 	if !isUUID(userID) {
 		return store.NotFound("no member %q", userID)
@@ -194,6 +203,9 @@ type Invitation struct {
 // was not sent.
 func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 	if err := CheckMember(in.Role, ""); err != nil {
+		return Invitation{}, err
+	}
+	if err := checkGrants(in.Grants); err != nil {
 		return Invitation{}, err
 	}
 	userID, err := o.AddMember(ctx, store.Member{WorkspaceID: in.WorkspaceID, Email: in.Email, Name: strings.TrimSpace(in.Name),

@@ -71,7 +71,7 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link"}
+var pageNames = []string{"error", "home", "members", "link", "agents"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
@@ -102,6 +102,8 @@ func New(cfg Config) (*Server, error) {
 //	GET  /console                   home
 //	GET  /console/members           members (admins)
 //	POST /console/members/invite, /update, /suspend, /reactivate
+//	GET  /console/agents            agents and keys (admins)
+//	POST /console/agents/create, /key, /rotate, /revoke
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
 //	GET  /console/static/console.css
 func (s *Server) Handler() http.Handler {
@@ -117,6 +119,11 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/members/update", s.adminForm(s.membersUpdate))
 		forms.Post("/members/suspend", s.adminForm(s.membersStatus("suspended")))
 		forms.Post("/members/reactivate", s.adminForm(s.membersStatus("active")))
+		r.Get("/agents", s.admin(s.agents))
+		forms.Post("/agents/create", s.adminForm(s.agentsCreate))
+		forms.Post("/agents/key", s.adminForm(s.agentsKey))
+		forms.Post("/agents/rotate", s.adminForm(s.agentsRotate))
+		forms.Post("/agents/revoke", s.adminForm(s.agentsRevoke))
 		r.Get("/invite", s.linkGet(admin.PurposeInvite))
 		forms.Post("/invite", s.linkPost(admin.PurposeInvite))
 		r.Get("/static/console.css", func(w http.ResponseWriter, r *http.Request) {

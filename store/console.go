@@ -109,3 +109,93 @@ func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, pass
 	return scanMember(s.pool.QueryRow(ctx, `SELECT `+memberColumns+`
 		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE u.id = $1`, userID))
 }
+
+// AgentRow is one agent of the console's agents page, with its keys.
+type AgentRow struct {
+	AgentID   string
+	UserID    string
+	Name      string
+	Status    string
+	Grants    map[string]string
+	CreatedAt time.Time
+	Keys      []AgentKeyRow
+}
+
+// AgentKeyRow describes a key without its secret: Hint is its last four characters.
+type AgentKeyRow struct {
+	ID        string     `json:"key_id"`
+	Hint      string     `json:"hint"`
+	CreatedAt time.Time  `json:"created_at"`
+	LastUsed  *time.Time `json:"last_used_at"`
+	RevokedAt *time.Time `json:"revoked_at"`
+}
+
+// WorkspaceAgents lists a workspace's agents, oldest first, each with its keys, newest
+// first.
+func (s *Store) WorkspaceAgents(ctx context.Context, workspaceID string) ([]AgentRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT a.id::text, u.id::text, a.name, u.status, u.grants, a.created_at,
+			coalesce((SELECT json_agg(json_build_object('key_id', k.id, 'hint', k.hint, 'created_at', k.created_at,
+				'last_used_at', k.last_used_at, 'revoked_at', k.revoked_at) ORDER BY k.created_at DESC, k.id)
+				FROM agent_keys k WHERE k.agent_id = a.id AND k.workspace_id = a.workspace_id), '[]')
+		FROM agents a JOIN users u ON u.id = a.user_id
+		WHERE a.workspace_id = $1 ORDER BY a.created_at, a.id`, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AgentRow, error) {
+		var a AgentRow
+		var grants, keys []byte
+		if err := row.Scan(&a.AgentID, &a.UserID, &a.Name, &a.Status, &grants, &a.CreatedAt, &keys); err != nil {
+			return a, err
+		}
+		if err := json.Unmarshal(grants, &a.Grants); err != nil {
+			return a, err
+		}
+		return a, json.Unmarshal(keys, &a.Keys)
+	})
+}
+
+// IssueAgentKey issues one more key to a workspace's agent; not_found when the workspace
+// has no such agent.
+func (s *Store) IssueAgentKey(ctx context.Context, workspaceID, agentID string) (AgentKey, error) {
+	out := AgentKey{AgentID: agentID}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT user_id::text FROM agents WHERE id = $1 AND workspace_id = $2`,
+			agentID, workspaceID).Scan(&out.UserID); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return NotFound("no agent %s in this workspace", agentID)
+			}
+			return err
+		}
+		var err error
+		out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, agentID)
+		return err
+	})
+	return out, mapAdminError(err)
+}
+
+// RotateAgentKey revokes a live key of a workspace's agent and issues its replacement in
+// one transaction; not_found when the workspace has no such live key.
+func (s *Store) RotateAgentKey(ctx context.Context, workspaceID, keyID string) (AgentKey, error) {
+	var out AgentKey
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `UPDATE agent_keys SET revoked_at = now()
+			WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL RETURNING agent_id::text`,
+			keyID, workspaceID).Scan(&out.AgentID); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return NotFound("no live agent key %s in this workspace", keyID)
+			}
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT user_id::text FROM agents WHERE id = $1`, out.AgentID).Scan(&out.UserID); err != nil {
+			return err
+		}
+		var err error
+		if out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, out.AgentID); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "agent_key:"+keyID)
+		return err
+	})
+	return out, mapAdminError(err)
+}

@@ -180,7 +180,14 @@ func issueAgentKey(ctx context.Context, tx pgx.Tx, workspaceID, agentID string) 
 // RevokeAgentKey revokes a key; revoking twice is harmless. It returns a not_found Error
 // when no such key exists.
 func (s *Store) RevokeAgentKey(ctx context.Context, keyID string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`, keyID)
+	return s.RevokeWorkspaceAgentKey(ctx, "", keyID)
+}
+
+// RevokeWorkspaceAgentKey revokes a key of workspaceID ("" for any workspace); a key of
+// another workspace is not_found, as a missing one.
+func (s *Store) RevokeWorkspaceAgentKey(ctx context.Context, workspaceID, keyID string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, now())
+		WHERE id = $1 AND ($2 = '' OR workspace_id::text = $2)`, keyID, workspaceID)
 	if err != nil {
 		return mapAdminError(err)
 	}

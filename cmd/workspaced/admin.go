@@ -100,7 +100,40 @@ var adminCommands = map[string]adminCommand{
 			if strings.TrimSpace(*name) == "" {
 				return nil, bad("--name is required")
 			}
-			return s.CreateAgent(ctx, *ws, *name, g)
+			return ops.CreateAgent(ctx, *ws, *name, g)
+		}
+	}},
+	"list-agents": {"--workspace W", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws := fs.String("workspace", "", "workspace id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			rows, err := ops.Agents(ctx, *ws)
+			out := make([]map[string]any, len(rows))
+			for i, a := range rows {
+				out[i] = map[string]any{"agent_id": a.AgentID, "user_id": a.UserID, "name": a.Name, "status": a.Status,
+					"grants": a.Grants, "keys": a.Keys}
+			}
+			return map[string]any{"agents": out}, err
+		}
+	}},
+	"create-agent-key": {"--workspace W --agent A", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws, agent := fs.String("workspace", "", "workspace id"), fs.String("agent", "", "agent id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			return ops.CreateKey(ctx, *ws, *agent)
+		}
+	}},
+	"rotate-agent-key": {"--workspace W --key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws, id := fs.String("workspace", "", "workspace id"), fs.String("key-id", "", "agent key id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			return ops.RotateKey(ctx, *ws, *id)
 		}
 	}},
 	"revoke-agent-key": {"--key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
@@ -109,7 +142,7 @@ var adminCommands = map[string]adminCommand{
 			if err := checkUUID("--key-id", *id); err != nil {
 				return nil, err
 			}
-			return map[string]bool{"revoked": true}, s.RevokeAgentKey(ctx, *id)
+			return map[string]bool{"revoked": true}, ops.RevokeKey(ctx, "", *id)
 		}
 	}},
 	"grant-credits": {"--workspace W --amount N", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {

@@ -71,6 +71,15 @@ func TestAdminCommands(t *testing.T) {
 	if err != nil || p.WorkspaceID != ws || p.Grant("crm") != "read" {
 		t.Fatalf("issued key does not resolve: %v %+v", err, p)
 	}
+	second := mustCLI(t, "create-agent-key", "--workspace", ws, "--agent", agent["agent_id"].(string))
+	rotated := mustCLI(t, "rotate-agent-key", "--workspace", ws, "--key-id", second["key_id"].(string))
+	if k, _ := rotated["key"].(string); !strings.HasPrefix(k, "kagt_") || rotated["agent_id"] != agent["agent_id"] {
+		t.Fatalf("rotate-agent-key: %v", rotated)
+	}
+	agents, _ := mustCLI(t, "list-agents", "--workspace", ws)["agents"].([]any)
+	if len(agents) != 1 || len(agents[0].(map[string]any)["keys"].([]any)) != 3 {
+		t.Fatalf("list-agents: want one agent with 3 keys (first, rotated-out, rotated-in): %v", agents)
+	}
 	if out := mustCLI(t, "revoke-agent-key", "--key-id", agent["key_id"].(string)); out["revoked"] != true {
 		t.Fatalf("revoke: %v", out)
 	}
@@ -131,6 +140,8 @@ func TestAdminBadInput(t *testing.T) {
 		{"invite", "--workspace", ws, "--email", "not an email"},
 		{"invite", "--workspace", ws, "--email", "c@b.test", "--role", "owner"},
 		{"list-members", "--workspace", "nope"},
+		{"create-agent-key", "--workspace", ws, "--agent", "00000000-0000-0000-0000-000000000000"},
+		{"rotate-agent-key", "--workspace", ws, "--key-id", "nope"},
 		{"revoke-agent-key", "--key-id", "00000000-0000-0000-0000-000000000000"},
 		{"grant-credits", "--workspace", ws, "--amount", "0"},
 		{"grant-credits", "--workspace", ws, "--amount", "-5"},
