@@ -84,7 +84,7 @@ seed_to() {
       SELECT '${ws[$v]}', 'Deal ' || g, '${pipeline[$v]}', g * 10.5, 'notes of deal ' || g, now() - interval '1 day' - g * interval '1 second'
       FROM generate_series((SELECT count(*) FROM deals WHERE pipeline_id = '${pipeline[$v]}') + 1, $1) g"
     # Analysed, as autovacuum would soon do: the floor's own statement needs statistics to
-    # walk its index (the service's plans do not: restapi/plan_test.go).
+    # walk its index (the service's plans do not: workspace/plan_test.go).
     psql -q "${url[$v]}" -c "VACUUM ANALYZE deals"
     deal[$v]=$(psql -qAt "${url[$v]}" -c "SELECT id FROM deals WHERE pipeline_id = '${pipeline[$v]}' LIMIT 1")
   done

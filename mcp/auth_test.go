@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -29,7 +29,7 @@ func TestChallenge(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
 	other := *f.Admin
-	other.Scopes = restapi.Scopes()
+	other.Scopes = workspace.Scopes()
 	other.Credential.Resource = e.srv.URL + "/v1"
 	otherTok := e.token(&other)
 	meta := e.srv.URL + "/.well-known/oauth-protected-resource/mcp"
@@ -87,7 +87,7 @@ func TestChallenge(t *testing.T) {
 func TestProtectedResourceMetadata(t *testing.T) {
 	e := newEnv(t)
 	var scopes []any
-	for _, s := range restapi.Scopes() {
+	for _, s := range workspace.Scopes() {
 		scopes = append(scopes, s)
 	}
 	if len(scopes) != 33 {

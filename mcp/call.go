@@ -13,15 +13,16 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // handler runs one tool: rate limit, the operation layer, and the result or the REST error
 // as a tool error.
 func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		p := restapi.PrincipalFrom(ctx)
+		p := httpx.PrincipalFrom(ctx)
 		if p == nil {
 			// Handler always authenticates first; reaching here is a wiring fault.
 			return nil, errors.New("mcp: tool call without an authenticated principal")
@@ -48,7 +49,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		if err != nil {
 			return s.toolError(ctx, err), nil
 		}
-		return toolResult(sp.is(restapi.OpList), res)
+		return toolResult(sp.is(workspace.OpList), res)
 	}
 }
 
@@ -62,14 +63,14 @@ func readonlyError(name string) error {
 // takeRate charges the call to the credential's and workspace's budgets, the ones REST
 // calls are charged to (decisions.md 5).
 func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
-	return restapi.TakeCall(ctx, s.cfg.Limiter, p, nil)
+	return workspace.TakeCall(ctx, s.cfg.Limiter, p, nil)
 }
 
 // getID reads a get tool's id from the arguments mcp-go has already decoded, so the most
 // common call decodes its arguments once; anything unusual (no id, not a string) goes
 // through run, which words the error.
 func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
-	if !sp.is(restapi.OpGet) {
+	if !sp.is(workspace.OpGet) {
 		return "", false
 	}
 	args, ok := req.Params.Arguments.(map[string]any)
@@ -94,7 +95,7 @@ func one(data json.RawMessage, err error) (*result, error) {
 	return &result{data: data}, nil
 }
 
-// run calls REST's operation layer with the tool's arguments (as sent, so large numbers
+// run calls the operation layer (workspace.Ops) with the tool's arguments (as sent, so large numbers
 // keep their digits) in the form REST hands it a request: list arguments as a query string
 // parsed by REST's own parser (unknown keys included, so the layer answers 400 naming the
 // valid filters), bodies as JSON objects. A tool call and the equivalent REST call so pass
@@ -117,12 +118,12 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		}
 	}
 	switch sp.op {
-	case restapi.OpList:
+	case workspace.OpList:
 		query := url.Values{}
 		for k, v := range args {
 			query.Set(k, queryValue(v))
 		}
-		params, err := restapi.ParseListParams(r, query)
+		params, err := workspace.ParseListParams(r, query)
 		if err != nil {
 			return nil, err
 		}
@@ -131,22 +132,22 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 			return nil, err
 		}
 		return &result{data: page.Data, nextCursor: page.NextCursor}, nil
-	case restapi.OpGet:
+	case workspace.OpGet:
 		id, err := idArgument(args, true)
 		if err != nil {
 			return nil, err
 		}
 		return one(ops.Get(ctx, p, r.Name, id))
-	case restapi.OpUpdate:
+	case workspace.OpUpdate:
 		// "" updates the singleton workspace.
-		id, err := idArgument(args, r.Access != restapi.Singleton)
+		id, err := idArgument(args, r.Access != workspace.Singleton)
 		if err != nil {
 			return nil, err
 		}
 		delete(args, "id")
 		body, _ := json.Marshal(args)
 		return one(ops.Update(ctx, p, r.Name, id, body))
-	case restapi.OpCreate, restapi.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
+	case workspace.OpCreate, workspace.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
 		body := raw
 		if string(raw) == "null" {
 			body = json.RawMessage("{}")
@@ -246,7 +247,7 @@ type toolErrorBody struct {
 // request id and never shown.
 func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult {
 	e := store.AsError(err)
-	id := restapi.RequestIDFrom(ctx)
+	id := httpx.RequestIDFrom(ctx)
 	if e.Status >= 500 {
 		s.log.ErrorContext(ctx, "tool call failed", "request_id", id, "code", e.Code, "err", e.Err)
 	}

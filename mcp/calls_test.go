@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestEveryToolKind calls each kind of tool with an agent key through mcp-go's client, on
@@ -81,7 +81,7 @@ func TestEveryToolKind(t *testing.T) {
 
 	t.Run("me and enrich_company", func(t *testing.T) {
 		me := wantOK(t, call(t, c, "me", nil))
-		if len(me["scopes"].([]any)) != len(restapi.Scopes()) {
+		if len(me["scopes"].([]any)) != len(workspace.Scopes()) {
 			t.Fatalf("me: %v", me)
 		}
 		got := wantOK(t, call(t, c, "enrich_company", map[string]any{"domain": "example.com"}))

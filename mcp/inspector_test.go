@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // inspectorCLI is the pinned MCP Inspector's CLI; .ci/test runs npm ci in its folder.
@@ -33,9 +33,9 @@ func TestInspectorStrictPortability(t *testing.T) {
 		t.Fatalf("the MCP Inspector is not installed; run: npm ci --prefix mcp/testdata/inspector (%v)", err)
 	}
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	admin := *f.Admin
-	admin.Scopes = restapi.Scopes()
+	admin.Scopes = workspace.Scopes()
 	config := map[string]any{"mcpServers": map[string]any{"workspaced": map[string]any{
 		"type":    "http",
 		"url":     e.srv.URL + mcp.Path,

@@ -22,6 +22,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/wellknown"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -44,8 +45,8 @@ type env struct {
 
 // envConfig is what a test may change.
 type envConfig struct {
-	limiter        restapi.Limiter
-	enricher       restapi.Enricher
+	limiter        workspace.Limiter
+	enricher       workspace.Enricher
 	allowedOrigins []string
 }
 
@@ -65,18 +66,18 @@ func enrichAnswer(domain string) map[string]any {
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	s := storetest.New(t)
-	ec := envConfig{enricher: restapi.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+	ec := envConfig{enricher: workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
 		return enrichAnswer(domain), nil
 	})}
 	for _, o := range opts {
 		o(&ec)
 	}
 	e := &env{t: t, store: s, tokens: map[string]*store.Principal{}}
-	scopes := restapi.Scopes()
-	keys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	scopes := workspace.Scopes()
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return s.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	tokens := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if p, ok := e.tokens[bearer]; ok {
@@ -84,7 +85,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		}
 		return nil, store.Unauthorized("unknown test token")
 	})
-	auth := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: keys, tokenPrefix: tokens}, 30*time.Second)
+	auth := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys, tokenPrefix: tokens}, 30*time.Second)
 
 	mux := http.NewServeMux()
 	e.srv = httptest.NewServer(mux)

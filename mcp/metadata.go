@@ -3,7 +3,7 @@ package mcp
 import (
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // RootMetadataPath is the bare RFC 9728 well-known path. Each MCP path has its own document
@@ -38,7 +38,7 @@ func (s *Server) metadata(resource, name string) server.ProtectedResourceMetadat
 	return server.ProtectedResourceMetadataConfig{
 		Resource:               resource,
 		AuthorizationServers:   []string{s.cfg.PublicURL},
-		ScopesSupported:        restapi.Scopes(),
+		ScopesSupported:        workspace.Scopes(),
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           name,
 	}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // sdkDir holds the pinned MCP TypeScript SDK; .ci/test runs
@@ -120,15 +120,15 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 // every structuredContent against the tool's outputSchema (a mismatch fails the call).
 func TestEveryReadMatchesItsOutputSchema(t *testing.T) {
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	if err := e.store.SeedRecords(context.Background(), f.WorkspaceID, f.Admin.UserID); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.SeedEmptyTables(context.Background(), f.WorkspaceID, f.Admin.UserID, restapi.RecordTables()); err != nil {
+	if err := e.store.SeedEmptyTables(context.Background(), f.WorkspaceID, f.Admin.UserID, workspace.RecordTables()); err != nil {
 		t.Fatal(err)
 	}
 	admin := *f.Admin
-	admin.Scopes = restapi.Scopes()
+	admin.Scopes = workspace.Scopes()
 	tok := e.token(&admin)
 	c := e.client(t, tok, "", mcp.HeaderToolsets, "all")
 	names := toolNames(t, c)

@@ -14,8 +14,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // find_tools and call_tool keep every operation reachable from a small tool list without
@@ -60,7 +61,7 @@ type foundTool struct {
 }
 
 func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-	p := restapi.PrincipalFrom(ctx)
+	p := httpx.PrincipalFrom(ctx)
 	if p == nil {
 		return nil, errors.New("mcp: find_tools without an authenticated principal")
 	}
@@ -167,19 +168,19 @@ const (
 )
 
 // actionKind maps a word to the operation it asks for.
-func actionKind(word string) (restapi.Op, bool) {
+func actionKind(word string) (workspace.Op, bool) {
 	switch word {
 	case "list", "show", "find", "search", "who", "which", "all", "browse", "many", "what":
-		return restapi.OpList, true
+		return workspace.OpList, true
 	case "get", "detail", "open", "fetch", "read", "view":
-		return restapi.OpGet, true
+		return workspace.OpGet, true
 	case "create", "add", "new", "log", "record", "make", "file", "submit", "post", "write", "register", "pay":
-		return restapi.OpCreate, true
+		return workspace.OpCreate, true
 	case "update", "change", "edit", "move", "set", "rename", "mark", "assign", "approve", "reject", "complete",
 		"close", "reschedule":
-		return restapi.OpUpdate, true
+		return workspace.OpUpdate, true
 	case "detach", "unlink", "remove", "untag", "unassign":
-		return restapi.OpDetach, true
+		return workspace.OpDetach, true
 	}
 	return 0, false
 }
@@ -288,7 +289,7 @@ func toolTerms(sp toolSpec) map[string]int {
 // the one an action word asks for loses a point, so "who is on the team" prefers any list
 // to another resource's get.
 func rank(query string, candidates []toolSpec, limit int) []toolSpec {
-	var kinds []restapi.Op
+	var kinds []workspace.Op
 	var groups [][]string // each query word with its synonyms
 	seen := map[string]bool{}
 	for _, w := range words(query) {
@@ -329,7 +330,7 @@ func rank(query string, candidates []toolSpec, limit int) []toolSpec {
 			score += weightVerb
 		case len(kinds) > 0:
 			score--
-		case sp.is(restapi.OpList):
+		case sp.is(workspace.OpList):
 			score++ // with no action word, reading is the likelier wish
 		}
 		all = append(all, scored{sp, score, i})

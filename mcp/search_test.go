@@ -10,9 +10,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agencyos/workspaced/mcp"
-
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // foundNames runs find_tools and returns the names it answers, best first.
@@ -33,9 +32,9 @@ func foundNames(t testing.TB, res map[string]any) []string {
 // deterministically, for an admin who may use every tool.
 func TestFindToolsRanking(t *testing.T) {
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	admin := *f.Admin
-	admin.Scopes = restapi.Scopes()
+	admin.Scopes = workspace.Scopes()
 	c := e.client(t, e.token(&admin), "")
 	cases := []struct{ query, want string }{
 		{"log a leave request", "create_leave_requests"},
@@ -71,7 +70,7 @@ func TestFindToolsRanking(t *testing.T) {
 // refuse, and no writes on a readonly view; every toolset is searched.
 func TestFindToolsFilters(t *testing.T) {
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	find := func(c *client.Client, query string) []string {
 		return foundNames(t, wantOK(t, call(t, c, "find_tools", map[string]any{"query": query, "limit": 20})))
 	}
@@ -102,7 +101,7 @@ func TestFindToolsFilters(t *testing.T) {
 // same readonly refusal; unknown names and the meta tools are refused.
 func TestCallToolParity(t *testing.T) {
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.client(t, f.Agent.Key, "")
 	label := e.mustCreate(t, f.Agent.Key, "labels", `{"name":"VIP"}`)["id"].(string)
 	via := func(c *client.Client, name string, args map[string]any) *mcpgo.CallToolResult {

@@ -14,10 +14,11 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/ratelimit"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Path is where the MCP endpoint is mounted (decisions.md 1).
@@ -30,15 +31,15 @@ type Config struct {
 	PublicURL string
 	// Auth resolves bearer credentials (access tokens and agent keys), the same
 	// authenticator REST uses.
-	Auth restapi.Authenticator
-	// Ops is REST's operation layer; every tool call runs through it, so the two
+	Auth workspace.Authenticator
+	// Ops is the operation layer REST shares; every tool call runs through it, so the two
 	// transports share their gates, validation, row-level security, activity, credits and
 	// rate limits.
-	Ops *restapi.Ops
+	Ops *workspace.Ops
 	// Limiter, when set, charges every tool call to the caller's budgets and every failed
 	// authentication to the client's IP, exactly as REST does with the same limiter
 	// (decisions.md 5).
-	Limiter restapi.Limiter
+	Limiter workspace.Limiter
 	// TrustedProxies are the proxy ranges whose X-Forwarded-For names the client IP.
 	TrustedProxies []netip.Prefix
 	// Logger receives causes of internal errors; nil discards.
@@ -77,7 +78,7 @@ type Server struct {
 	origins  map[string]bool // AllowedOrigins, normalised
 }
 
-// New builds the server and its tools from restapi.Catalog().
+// New builds the server and its tools from workspace.Catalog().
 func New(cfg Config) (*Server, error) {
 	if cfg.Auth == nil || cfg.Ops == nil {
 		return nil, errors.New("mcp: Config needs Auth and Ops")
@@ -99,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.origins[n] = true
 	}
-	specs, err := buildTools(restapi.Catalog())
+	specs, err := buildTools(workspace.Catalog())
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +161,7 @@ func (s *Server) Handler() http.Handler { return s.guard(s.callDirect(s.http)) }
 
 // guard puts the checks every MCP request passes in front of transport.
 func (s *Server) guard(transport http.Handler) http.Handler {
-	return restapi.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(transport))))))
+	return httpx.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(transport))))))
 }
 
 // selectView reads the path and selection headers into the request's view; a path that
@@ -178,17 +179,17 @@ func (s *Server) selectView(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody refuses request bodies over restapi.MaxBody, as REST does: a declared length
+// limitBody refuses request bodies over workspace.MaxBody, as REST does: a declared length
 // at once (413), a longer chunked body once that much has been read (mcp-go then answers
 // its parse error), so no oversized body is ever held in memory.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > restapi.MaxBody {
+		if r.ContentLength > workspace.MaxBody {
 			writeRPCError(w, http.StatusRequestEntityTooLarge, mcpgo.INVALID_REQUEST, "the request body exceeds 1 MiB")
 			return
 		}
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, restapi.MaxBody)
+			r.Body = http.MaxBytesReader(w, r.Body, workspace.MaxBody)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -215,7 +216,7 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 				return
 			}
 		}
-		restapi.WriteError(w, r, s.log, store.Errorf(http.StatusForbidden, "forbidden",
+		httpx.WriteError(w, r, s.log, store.Errorf(http.StatusForbidden, "forbidden",
 			"origin %q may not call this local server; add it to MCP_ALLOWED_ORIGINS to allow it", o))
 	})
 }
@@ -241,7 +242,7 @@ func writeRPCError(w http.ResponseWriter, status, code int, message string) {
 // authenticate resolves the bearer credential (decisions.md 3 step 1, 8).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bearer := restapi.BearerToken(r)
+		bearer := httpx.BearerToken(r)
 		if bearer == "" {
 			s.challenge(w, r, "", "send Authorization: Bearer <access token or agent key>; "+
 				"OAuth clients discover the authorization server through the resource_metadata URL")
@@ -250,7 +251,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		p, err := s.cfg.Auth.Authenticate(r.Context(), bearer)
 		if err != nil {
 			if e := store.AsError(err); e.Status != http.StatusUnauthorized {
-				restapi.WriteError(w, r, s.log, e)
+				httpx.WriteError(w, r, s.log, e)
 				return
 			}
 			s.challenge(w, r, "invalid_token", store.AsError(err).Message)
@@ -263,7 +264,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				p.Credential.Resource, s.resourceOf(r)))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(restapi.WithPrincipal(r.Context(), p)))
+		next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(r.Context(), p)))
 	})
 }
 
@@ -272,7 +273,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // Discovery"). errCode is "" when no credential was presented (RFC 6750 section 3.1).
 func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, message string) {
 	if err := s.limitFailure(r, w.Header()); err != nil {
-		restapi.WriteError(w, r, s.log, err)
+		httpx.WriteError(w, r, s.log, err)
 		return
 	}
 	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.cfg.PublicURL+metadataPath(s.pathOf(r)),
@@ -281,12 +282,12 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
 	}
 	w.Header().Set("WWW-Authenticate", v)
-	restapi.WriteError(w, r, s.log, store.Unauthorized("%s", message))
+	httpx.WriteError(w, r, s.log, store.Unauthorized("%s", message))
 }
 
 // limitFailure charges a failed authentication to the client's IP, in the bucket REST
 // charges, so token guessing is throttled across both (decisions.md 5); it returns
-// restapi.LimitError's answer: rate_limited once that budget is spent.
+// workspace.LimitError's answer: rate_limited once that budget is spent.
 func (s *Server) limitFailure(r *http.Request, h http.Header) error {
 	if s.cfg.Limiter == nil {
 		return nil
@@ -296,7 +297,7 @@ func (s *Server) limitFailure(r *http.Request, h http.Header) error {
 		return nil // a closed limiter fails open here as in REST; the 401 still stands
 	}
 	d.SetHeaders(h)
-	return restapi.LimitError(d)
+	return workspace.LimitError(d)
 }
 
 // headerSafe keeps a description within RFC 6750's quoted-string character set.
@@ -313,7 +314,7 @@ func headerSafe(s string) string {
 // catalogue without enrich:write, which spends credits and is opt-in (decisions.md 8).
 func challengeScopes() []string {
 	var out []string
-	for _, sc := range restapi.Scopes() {
+	for _, sc := range workspace.Scopes() {
 		if sc != "enrich:write" {
 			out = append(out, sc)
 		}
@@ -374,7 +375,7 @@ func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.T
 	if len(tools) == 1 {
 		return tools
 	}
-	p := restapi.PrincipalFrom(ctx)
+	p := httpx.PrincipalFrom(ctx)
 	if p == nil {
 		return nil
 	}

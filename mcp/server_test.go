@@ -10,8 +10,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestAgentKeySeesEveryTool: an agent key on every protocol version lists, with
@@ -58,7 +58,7 @@ func TestNarrowTokenSeesOnlyItsTools(t *testing.T) {
 // call is still refused by the gate at call time.
 func TestMemberWithoutCRMGrant(t *testing.T) {
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.client(t, e.token(f.Member), "", mcp.HeaderToolsets, "all")
 	if slices.Contains(toolNames(t, c), "list_deals") {
 		t.Fatal("list_deals needs the crm grant this member lacks; it should not be listed")
@@ -124,7 +124,7 @@ func TestToolCount(t *testing.T) {
 	if got := len(e.mcp.Tools()); got != 158 {
 		t.Fatalf("%d tools, want 158: 155 catalogue operations, me, find_tools and call_tool", got)
 	}
-	if got := len(restapi.Catalog()); got != 45 {
+	if got := len(workspace.Catalog()); got != 45 {
 		t.Fatalf("%d resources, want the spec's 45", got)
 	}
 }

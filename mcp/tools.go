@@ -11,16 +11,16 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // toolSpec is one generated tool and what calling it means.
 type toolSpec struct {
 	tool     mcpgo.Tool
-	op       restapi.Op        // the operation on resource (REST's own enum)
-	resource *restapi.Resource // nil for me, find_tools and call_tool
-	scope    string            // "" for me, find_tools and call_tool: any valid credential
-	toolset  string            // "" for the tools every selection shows
+	op       workspace.Op        // the operation on resource (REST's own enum)
+	resource *workspace.Resource // nil for me, find_tools and call_tool
+	scope    string              // "" for me, find_tools and call_tool: any valid credential
+	toolset  string              // "" for the tools every selection shows
 	// run answers find_tools and call_tool; nil runs the operation (Server.handler).
 	run server.ToolHandlerFunc
 	// terms are the weighed words find_tools matches (toolTerms), computed once.
@@ -33,7 +33,7 @@ func (sp toolSpec) write() bool {
 }
 
 // is reports whether the tool runs op on a catalogue resource.
-func (sp toolSpec) is(op restapi.Op) bool { return sp.resource != nil && sp.op == op }
+func (sp toolSpec) is(op workspace.Op) bool { return sp.resource != nil && sp.op == op }
 
 // Names of the tools that are not verb_resource of a catalogue entry.
 const (
@@ -43,7 +43,7 @@ const (
 
 // buildTools derives one tool per operation of every catalogue resource, plus me
 // (decisions.md 8), in catalogue order; each carries its resource's toolset.
-func buildTools(catalog []*restapi.Resource) ([]toolSpec, error) {
+func buildTools(catalog []*workspace.Resource) ([]toolSpec, error) {
 	specs := []toolSpec{meTool()}
 	for _, r := range catalog {
 		var ops []toolSpec
@@ -129,12 +129,12 @@ func human(name string) string { return strings.ReplaceAll(name, "_", " ") }
 
 // needs ends every description with what a call needs, in the short form the server
 // instructions explain: "Needs deals:write, crm grant full, admin."
-func needs(r *restapi.Resource, write bool) string {
+func needs(r *workspace.Resource, write bool) string {
 	parts := []string{r.ReadScope()}
 	if write {
 		parts[0] = r.WriteScope()
 	}
-	if r.Feature != restapi.NoFeature {
+	if r.Feature != workspace.NoFeature {
 		level := "read"
 		if write {
 			level = "full"
@@ -162,17 +162,17 @@ func meTool() toolSpec {
 		input(nil), output, hints(true, true, false))}
 }
 
-func listTool(r *restapi.Resource) toolSpec {
+func listTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	for _, f := range r.Filters() {
 		props[f.Name] = inputProperty(f)
 	}
-	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(restapi.MaxLimit)),
-		Default: json.RawMessage(strconv.Itoa(restapi.DefaultLimit))}
+	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(workspace.MaxLimit)),
+		Default: json.RawMessage(strconv.Itoa(workspace.DefaultLimit))}
 	// Incremental sync, as REST's lists have it; the instructions say how to use it.
-	props["updated_since"] = restapi.Time.Schema(restapi.ToolDialect)
+	props["updated_since"] = workspace.Time.Schema(workspace.ToolDialect)
 	order := &jsonschema.Schema{Type: "string"}
-	for _, o := range restapi.OrderNames() {
+	for _, o := range workspace.OrderNames() {
 		order.Enum = append(order.Enum, o)
 	}
 	props["order"] = order
@@ -188,21 +188,21 @@ func listTool(r *restapi.Resource) toolSpec {
 		"data":        {Type: "array", Items: listItem(r)},
 		"next_cursor": nullable("string"),
 	}, "data", "next_cursor")
-	return toolSpec{op: restapi.OpList, resource: r, scope: r.ReadScope(),
+	return toolSpec{op: workspace.OpList, resource: r, scope: r.ReadScope(),
 		tool: newTool("list_"+r.Name, b.String(), input(props), output, hints(true, true, false))}
 }
 
-func getTool(r *restapi.Resource) toolSpec {
+func getTool(r *workspace.Resource) toolSpec {
 	desc := fmt.Sprintf("Get one %s record by id. %s %s", human(r.Name), r.Doc, needs(r, false))
 	if r.CanList() {
 		desc = fmt.Sprintf("Get one %s record by id (see list_%s). %s", human(r.Name), r.Name, needs(r, false))
 	}
-	args := input(map[string]*jsonschema.Schema{"id": restapi.UUID.Schema(restapi.ToolDialect)}, "id")
-	return toolSpec{op: restapi.OpGet, resource: r, scope: r.ReadScope(),
+	args := input(map[string]*jsonschema.Schema{"id": workspace.UUID.Schema(workspace.ToolDialect)}, "id")
+	return toolSpec{op: workspace.OpGet, resource: r, scope: r.ReadScope(),
 		tool: newTool("get_"+r.Name, desc, args, recordSchema(r), hints(true, true, false))}
 }
 
-func createTool(r *restapi.Resource) toolSpec {
+func createTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	var required []string
 	for _, f := range r.Writable() {
@@ -212,16 +212,16 @@ func createTool(r *restapi.Resource) toolSpec {
 		}
 	}
 	props[idempotencyKeyArg] = idempotencyKeyProperty()
-	if r.Access == restapi.WriteOnly {
+	if r.Access == workspace.WriteOnly {
 		return enrichTool(r, props, required)
 	}
 	desc := fmt.Sprintf("Create a %s record (see list_%s); returns it. %s", human(r.Name), r.Name, needs(r, true))
-	return toolSpec{op: restapi.OpCreate, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: workspace.OpCreate, resource: r, scope: r.WriteScope(),
 		tool: newTool("create_"+r.Name, desc, input(props, required...), typed("object"),
 			hints(false, false, false))}
 }
 
-func enrichTool(r *restapi.Resource, props map[string]*jsonschema.Schema, required []string) toolSpec {
+func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, required []string) toolSpec {
 	output := object(map[string]*jsonschema.Schema{
 		"domain":            typed("string"),
 		"name":              nullable("string"),
@@ -237,12 +237,12 @@ func enrichTool(r *restapi.Resource, props map[string]*jsonschema.Schema, requir
 		"credits; the same domain looked up again within 30 days is served from cache for free. Fails with " +
 		"insufficient_credits when the balance is too low (see list_credits), validation_error when the domain " +
 		"is not a valid hostname. " + needs(r, true)
-	return toolSpec{op: restapi.OpCreate, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: workspace.OpCreate, resource: r, scope: r.WriteScope(),
 		tool: newTool(toolEnrich, desc, input(props, required...), output,
 			hints(false, false, true))}
 }
 
-func updateTool(r *restapi.Resource) toolSpec {
+func updateTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	for _, f := range r.Writable() {
 		p := inputProperty(f)
@@ -251,10 +251,10 @@ func updateTool(r *restapi.Resource) toolSpec {
 		}
 		props[f.Name] = p
 	}
-	props["id"] = restapi.UUID.Schema(restapi.ToolDialect)
+	props["id"] = workspace.UUID.Schema(workspace.ToolDialect)
 	var required []string
 	idNote := ""
-	if r.Access == restapi.Singleton {
+	if r.Access == workspace.Singleton {
 		idNote = " (id optional: there is one)"
 	} else {
 		required = []string{"id"}
@@ -265,12 +265,12 @@ func updateTool(r *restapi.Resource) toolSpec {
 		desc = fmt.Sprintf("Update a %s record by id; fields not sent keep their values (see create_%s). %s",
 			human(r.Name), r.Name, needs(r, true))
 	}
-	return toolSpec{op: restapi.OpUpdate, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: workspace.OpUpdate, resource: r, scope: r.WriteScope(),
 		tool: newTool("update_"+r.Name, desc, input(props, required...), typed("object"),
 			hints(false, true, false))}
 }
 
-func detachTool(r *restapi.Resource) toolSpec {
+func detachTool(r *workspace.Resource) toolSpec {
 	a, b := r.DetachKeys[0], r.DetachKeys[1]
 	props := map[string]*jsonschema.Schema{}
 	for _, k := range r.DetachKeys {
@@ -280,7 +280,7 @@ func detachTool(r *restapi.Resource) toolSpec {
 	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found when they are not linked. %s",
 		b, a, human(r.Name), needs(r, true))
 	output := object(map[string]*jsonschema.Schema{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
-	return toolSpec{op: restapi.OpDetach, resource: r, scope: r.WriteScope(),
+	return toolSpec{op: workspace.OpDetach, resource: r, scope: r.WriteScope(),
 		tool: newTool("detach_"+r.Name, desc, input(props, a, b), output, hints(false, false, false))}
 }
 
@@ -302,7 +302,7 @@ func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema
 
 func typed(t string) *jsonschema.Schema { return &jsonschema.Schema{Type: t} }
 
-// nullable is a value of type t or null, spelled with anyOf (restapi.ToolDialect says why).
+// nullable is a value of type t or null, spelled with anyOf (workspace.ToolDialect says why).
 func nullable(t string) *jsonschema.Schema {
 	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{typed(t), typed("null")}}
 }
@@ -310,17 +310,19 @@ func nullable(t string) *jsonschema.Schema {
 // idempotencyKeyProperty is the optional idempotency_key argument of create, detach and
 // enrich tools; its meaning is spelled out once, in the server instructions.
 func idempotencyKeyProperty() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(restapi.MaxIdempotencyKey),
+	return &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(workspace.MaxIdempotencyKey),
 		Description: "optional retry key (see instructions)"}
 }
 
 // inputProperty is a field's schema in tool arguments (decisions.md 4 fixes the formats).
-func inputProperty(f restapi.Field) *jsonschema.Schema { return f.Schema(restapi.ToolDialect, false) }
+func inputProperty(f workspace.Field) *jsonschema.Schema {
+	return f.Schema(workspace.ToolDialect, false)
+}
 
 // listItem is a list's record: an object where get_ describes it in full, so a resource's
 // columns are spelled once in tools/list (in get_, or here for resources without get_)
 // rather than in each of its tools; create_ and update_ return the same record.
-func listItem(r *restapi.Resource) *jsonschema.Schema {
+func listItem(r *workspace.Resource) *jsonschema.Schema {
 	if !r.CanGet() {
 		return recordSchema(r)
 	}
@@ -332,7 +334,7 @@ func listItem(r *restapi.Resource) *jsonschema.Schema {
 // create_ exists its input schema already types the writable columns (the instructions
 // say so), so here they are only required; the other columns are typed. Formats are left
 // to the input schemas to keep tools/list small.
-func recordSchema(r *restapi.Resource) *jsonschema.Schema {
+func recordSchema(r *workspace.Resource) *jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{"id": typed("string"), "created_at": typed("string"), "updated_at": typed("string")}
 	required := []string{"id", "created_at", "updated_at"}
 	for _, f := range r.Fields {

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
-// Toolsets: every catalogue resource belongs to one (restapi.Resource.Toolset), and a
+// Toolsets: every catalogue resource belongs to one (workspace.Resource.Toolset), and a
 // connection chooses which it sees (docs/mcp.md "Toolsets"). The choice shapes tools/list
 // only: find_tools searches, and call_tool and the direct tools run, every tool the caller
 // may use, so the server stays stateless and every operation stays reachable.
@@ -36,7 +36,7 @@ func Toolsets() []string { return slices.Clone(toolsetNames) }
 var (
 	toolsetNames = func() []string {
 		var out []string
-		for _, r := range restapi.Catalog() {
+		for _, r := range workspace.Catalog() {
 			if !slices.Contains(out, r.Toolset()) {
 				out = append(out, r.Toolset())
 			}
@@ -148,14 +148,14 @@ func parseView(r *http.Request) (view, error) {
 // role for admin-only writes. Calls are still checked by the operation layer; this only
 // keeps tools/list and find_tools to what can succeed.
 func canUse(p *store.Principal, sp toolSpec) bool {
-	if sp.scope != "" && !restapi.HasScope(p.Scopes, sp.scope) {
+	if sp.scope != "" && !workspace.HasScope(p.Scopes, sp.scope) {
 		return false
 	}
 	r := sp.resource
 	if r == nil {
 		return true
 	}
-	if r.Feature != restapi.NoFeature {
+	if r.Feature != workspace.NoFeature {
 		g := p.Grant(string(r.Feature))
 		if g != "full" && (sp.write() || g != "read") {
 			return false

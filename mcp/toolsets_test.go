@@ -9,12 +9,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // listTools posts tools/list to path with bearer and extra headers and returns the tool
@@ -53,9 +52,9 @@ func (e *env) listTools(t testing.TB, path, bearer string, headers ...string) ([
 // leave room for schema growth; the counts are exact.
 func TestToolsetCounts(t *testing.T) {
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	admin := *f.Admin
-	admin.Scopes = restapi.Scopes()
+	admin.Scopes = workspace.Scopes()
 	adminTok := e.token(&admin)
 	cases := []struct {
 		path      string
@@ -131,7 +130,7 @@ func TestToolsetNames(t *testing.T) {
 // member without feature grants sees: no CRM tools, no admin-only writes.
 func TestDefaultAndFilteredNames(t *testing.T) {
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	got, _ := e.listTools(t, "/mcp", f.Agent.Key)
 	slices.Sort(got)
 	want := []string{"call_tool", "create_companies", "create_deal_labels", "create_deal_people", "create_deal_tasks",

@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestErrorUnwrapsItsCause: an OAuth error made WithCause answers errors.Is and errors.As
@@ -71,12 +72,12 @@ func TestFailureLogCarriesRequestID(t *testing.T) {
 	defer s.Close()
 	var logs lockedBuffer
 	srv, err := oauth.New(store.WithoutDeadlines(ctx), oauth.Config{Store: s, Issuer: "http://127.0.0.1",
-		Scopes: restapi.Scopes(), GrantableScopes: restapi.GrantableScopes, APIKey: testAPIKey,
+		Scopes: workspace.Scopes(), GrantableScopes: workspace.GrantableScopes, APIKey: testAPIKey,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(restapi.RequestID(srv.Handler()))
+	ts := httptest.NewServer(httpx.RequestID(srv.Handler()))
 	defer ts.Close()
 	form := url.Values{"grant_type": {"refresh_token"}, "client_id": {"svcdyn_0123456789abcdef01234567"},
 		"refresh_token": {store.PrefixRefreshToken + strings.Repeat("a", 43)}}

@@ -27,6 +27,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/wellknown"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -116,9 +117,9 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 
 	ts := httptest.NewUnstartedServer(nil)
 	e.issuer = "http://" + ts.Listener.Addr().String()
-	scopes := restapi.Scopes()
+	scopes := workspace.Scopes()
 	cfg := oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
-		GrantableScopes: restapi.GrantableScopes, Now: e.clock.Now, RefreshGrace: 30 * time.Second,
+		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, RefreshGrace: 30 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	for _, c := range configure {
 		c(&cfg)
@@ -126,10 +127,10 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	if e.oauth, err = oauth.New(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	keys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return s.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: keys, store.PrefixAccessToken: e.oauth.Verifier()}, 30*time.Second)
+	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys, store.PrefixAccessToken: e.oauth.Verifier()}, 30*time.Second)
 	lctx, cancel := context.WithCancel(ctx)
 	listening := make(chan struct{})
 	var once sync.Once

@@ -8,7 +8,7 @@ import (
 )
 
 // Verifier resolves OAuth access tokens (svc_at_) to principals for the REST API and the
-// MCP server. It satisfies restapi.Authenticator; cmd registers it for the svc_at_ prefix
+// MCP server. It satisfies workspace.Authenticator; cmd registers it for the svc_at_ prefix
 // behind the revocation-aware cache.
 type Verifier struct {
 	s *Server

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"crypto/subtle"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -9,23 +10,26 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Config is what the REST API needs; cmd builds it.
 type Config struct {
 	Store  *store.Store
-	Auth   Authenticator
+	Auth   workspace.Authenticator
 	APIKey string // the public routing key every request carries (spec 5.1)
 	Logger *slog.Logger
 	// Enricher serves POST /enrich; nil answers 503 "enrichment is not configured".
-	Enricher Enricher
+	Enricher workspace.Enricher
 	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
 	// every process of a deployment accepts the others' cursors.
 	CursorKey []byte
 	// Limiter charges every authenticated call and every failed authentication; nil
 	// disables rate limiting.
-	Limiter Limiter
+	Limiter workspace.Limiter
 	// TrustedProxies are the proxy ranges whose X-Forwarded-For names the client IP.
 	TrustedProxies []netip.Prefix
 	// PublicURL is the service's origin. A token bound to a resource (RFC 8707) is
@@ -37,7 +41,7 @@ type Config struct {
 // API is the REST adapter over the operation layer, mounted at /v1.
 type API struct {
 	cfg     Config
-	ops     *Ops
+	ops     *workspace.Ops
 	openapi []byte // the OpenAPI document, generated once from the catalogue
 }
 
@@ -46,21 +50,17 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	ops := NewOps(cfg.Store)
-	ops.enricher = cfg.Enricher
-	if len(cfg.CursorKey) > 0 {
-		ops.cursorKey = cfg.CursorKey
-	}
+	ops := workspace.NewOps(workspace.Config{Store: cfg.Store, Enricher: cfg.Enricher, CursorKey: cfg.CursorKey})
 	return &API{cfg: cfg, ops: ops, openapi: OpenAPI()}
 }
 
 // Ops returns the operation layer, for the MCP server.
-func (a *API) Ops() *Ops { return a.ops }
+func (a *API) Ops() *workspace.Ops { return a.ops }
 
 // Handler serves the API; mount it at /v1 (paths below are relative to it).
 func (a *API) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(RequestID)
+	r.Use(httpx.RequestID)
 	r.Get("/openapi.json", a.openAPI)
 	r.Group(func(r chi.Router) {
 		r.Use(a.authenticate, a.wellFormedQuery)
@@ -79,7 +79,7 @@ func (a *API) Handler() http.Handler {
 func (a *API) handle(h func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
-			WriteError(w, r, a.cfg.Logger, err)
+			httpx.WriteError(w, r, a.cfg.Logger, err)
 		}
 	}
 }
@@ -98,14 +98,14 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 				err = a.limitFailure(r, w.Header(), err)
 			}
 			a.challenge(w.Header(), r, err)
-			WriteError(w, r, a.cfg.Logger, err)
+			httpx.WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
-		if err := TakeCall(r.Context(), a.cfg.Limiter, p, w.Header()); err != nil {
-			WriteError(w, r, a.cfg.Logger, err)
+		if err := workspace.TakeCall(r.Context(), a.cfg.Limiter, p, w.Header()); err != nil {
+			httpx.WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+		next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(r.Context(), p)))
 	})
 }
 
@@ -117,7 +117,7 @@ func (a *API) challenge(h http.Header, r *http.Request, err error) {
 		return
 	}
 	v := `Bearer realm="workspaced"`
-	if BearerToken(r) != "" && apiKeyValid(r, a.cfg.APIKey) {
+	if httpx.BearerToken(r) != "" && apiKeyValid(r, a.cfg.APIKey) {
 		v += `, error="invalid_token"`
 	}
 	h.Set("WWW-Authenticate", v)
@@ -128,7 +128,7 @@ func (a *API) principal(r *http.Request) (*store.Principal, error) {
 	if !apiKeyValid(r, a.cfg.APIKey) {
 		return nil, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
 	}
-	bearer := BearerToken(r)
+	bearer := httpx.BearerToken(r)
 	if bearer == "" {
 		return nil, store.Unauthorized("send Authorization: Bearer <access token or agent key>")
 	}
@@ -160,10 +160,38 @@ func (a *API) audience(resource string) bool {
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
-	body, err := a.ops.Me(r.Context(), PrincipalFrom(r.Context()))
+	body, err := a.ops.Me(r.Context(), httpx.PrincipalFrom(r.Context()))
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"data": body})
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"data": body})
 	return nil
+}
+
+// limitFailure charges a failed authentication to the client's IP, so token guessing is
+// throttled, and turns the failure into a 429 once that budget is spent (a 503 when the
+// store failed and the policy is fail-closed).
+func (a *API) limitFailure(r *http.Request, h http.Header, failure error) error {
+	if a.cfg.Limiter == nil {
+		return failure
+	}
+	d, err := a.cfg.Limiter.TakeIP(r.Context(), ratelimit.BucketAuthFail, ratelimit.ClientIP(r, a.cfg.TrustedProxies))
+	if err != nil {
+		return failure
+	}
+	d.SetHeaders(h)
+	if err := workspace.LimitError(d); err != nil {
+		return err
+	}
+	return failure
+}
+
+// apiKeyValid reports whether r carries the public routing key (decisions.md 7): the
+// apikey header, or the apikey query parameter for clients that cannot add headers.
+func apiKeyValid(r *http.Request, want string) bool {
+	got := r.Header.Get("apikey")
+	if got == "" {
+		got = r.URL.Query().Get("apikey")
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

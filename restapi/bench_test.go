@@ -12,9 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Benchmarks of docs/performance.md: the full HTTP stack (httptest server, a real client
@@ -41,7 +41,7 @@ func newBenchWorld(b testing.TB, deals int) *benchWorld {
 // seedDeals makes a workspace with n deals in one pipeline and returns its admin and a deal.
 func seedDeals(b testing.TB, s *store.Store, deals int) (*store.Principal, string) {
 	b.Helper()
-	f := storetest.Workspace(b, s, restapi.Scopes())
+	f := storetest.Workspace(b, s, workspace.Scopes())
 	ctx := context.Background()
 	var deal string
 	err := storetest.Pool(b).QueryRow(ctx, `WITH pl AS (INSERT INTO pipelines (workspace_id, created_by, name)
@@ -94,7 +94,7 @@ func BenchmarkGetDeal(b *testing.B) {
 	w := newBenchWorld(b, 60)
 	ctx := context.Background()
 	ops := w.e.api.Ops()
-	sql := restapi.GetSQLForTest("deals")
+	sql := workspace.GetSQLForTest("deals")
 	b.Run("api", func(b *testing.B) {
 		for b.Loop() {
 			w.get(b, "/deals/"+w.deal)
@@ -120,7 +120,7 @@ func BenchmarkListDeals50(b *testing.B) {
 	w := newBenchWorld(b, 60)
 	ctx := context.Background()
 	ops := w.e.api.Ops()
-	sql, args, err := ops.ListSQLForTest(ctx, w.admin, "deals", restapi.ListParams{Limit: 50})
+	sql, args, err := ops.ListSQLForTest(ctx, w.admin, "deals", workspace.ListParams{Limit: 50})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func BenchmarkListDeals50(b *testing.B) {
 	})
 	b.Run("ops", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50}); err != nil {
+			if _, err := ops.List(ctx, w.admin, "deals", workspace.ListParams{Limit: 50}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -197,14 +197,14 @@ func BenchmarkListDeals50Deep(b *testing.B) {
 	})
 	b.Run("ops first page", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50}); err != nil {
+			if _, err := ops.List(ctx, w.admin, "deals", workspace.ListParams{Limit: 50}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("ops page at depth 99900", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ops.List(ctx, w.admin, "deals", restapi.ListParams{Limit: 50, Cursor: cursor}); err != nil {
+			if _, err := ops.List(ctx, w.admin, "deals", workspace.ListParams{Limit: 50, Cursor: cursor}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -233,14 +233,14 @@ func TestPageAtDepthCostsNoMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("order=created_at", func(t *testing.T) {
-		pageAtDepth(t, w, restapi.OrderCreated, "", cursorAtDepth(t, w, 100_000-100))
+		pageAtDepth(t, w, workspace.OrderCreated, "", cursorAtDepth(t, w, 100_000-100))
 	})
 	t.Run("order=updated_at", func(t *testing.T) {
-		pageAtDepth(t, w, restapi.OrderUpdated, "&order=updated_at", syncCursor)
+		pageAtDepth(t, w, workspace.OrderUpdated, "&order=updated_at", syncCursor)
 	})
 }
 
-func pageAtDepth(t *testing.T, w *benchWorld, order restapi.Order, query, cursor string) {
+func pageAtDepth(t *testing.T, w *benchWorld, order workspace.Order, query, cursor string) {
 	ctx := context.Background()
 	ops := w.e.api.Ops()
 	type cost struct {
@@ -248,7 +248,7 @@ func pageAtDepth(t *testing.T, w *benchWorld, order restapi.Order, query, cursor
 		exec    float64
 		api     time.Duration
 	}
-	measure := func(params restapi.ListParams, path string) cost {
+	measure := func(params workspace.ListParams, path string) cost {
 		sql, args, err := ops.ListSQLForTest(ctx, w.admin, "deals", params)
 		if err != nil {
 			t.Fatal(err)
@@ -283,8 +283,8 @@ func pageAtDepth(t *testing.T, w *benchWorld, order restapi.Order, query, cursor
 		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 		return cost{out[0].Plan.Hit + out[0].Plan.Read, out[0].Exec, times[len(times)/2]}
 	}
-	first := measure(restapi.ListParams{Limit: 50, Order: order}, "/deals?limit=50"+query)
-	depth := measure(restapi.ListParams{Limit: 50, Order: order, Cursor: cursor}, "/deals?limit=50"+query+"&cursor="+cursor)
+	first := measure(workspace.ListParams{Limit: 50, Order: order}, "/deals?limit=50"+query)
+	depth := measure(workspace.ListParams{Limit: 50, Order: order, Cursor: cursor}, "/deals?limit=50"+query+"&cursor="+cursor)
 	t.Logf("first page:        %d buffers, execution %.3f ms, API median %v", first.buffers, first.exec, first.api)
 	t.Logf("page at depth 99900: %d buffers, execution %.3f ms, API median %v", depth.buffers, depth.exec, depth.api)
 	if depth.buffers > 2*first.buffers+10 {

@@ -2,16 +2,13 @@ package restapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Conditional requests (RFC 9110 section 13, issue 12). A record's version is its
@@ -44,26 +41,21 @@ func entityTag(record json.RawMessage) string {
 	return `"` + strconv.FormatInt(t.UnixMicro(), 36) + `"`
 }
 
-// IfMatch is an If-Match precondition: the versions a conditional update may replace.
-type IfMatch struct {
-	versions []time.Time
-}
-
 // parseIfMatch reads an If-Match header; nil when absent or "*" (any current record).
 // RFC 9110 section 13.1.1: If-Match compares strongly, so weak tags (W/"...") and tags this
 // server never issued match nothing, and the update fails its precondition.
-func parseIfMatch(h http.Header) *IfMatch {
+func parseIfMatch(h http.Header) *workspace.IfMatch {
 	vals := h.Values("If-Match")
 	if len(vals) == 0 {
 		return nil
 	}
-	m := &IfMatch{versions: []time.Time{}}
+	m := &workspace.IfMatch{Versions: []time.Time{}}
 	for _, tag := range splitTags(vals) {
 		if tag == "*" {
 			return nil
 		}
 		if v, ok := tagVersion(tag); ok {
-			m.versions = append(m.versions, v)
+			m.Versions = append(m.Versions, v)
 		}
 	}
 	return m
@@ -105,24 +97,4 @@ func tagVersion(tag string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.UnixMicro(us).UTC(), true
-}
-
-// preconditionFailed tells a conditional update that matched no row apart: the record
-// exists at another version (412 precondition_failed) or does not exist for the actor (404).
-func (o *Ops) preconditionFailed(ctx context.Context, p *store.Principal, r *Resource, id string) error {
-	exists := false
-	err := o.store.Query(ctx, p, "SELECT true FROM "+ident(r.Table)+` WHERE "id" = $1::text::uuid`, []any{id},
-		func(rows pgx.Rows) error {
-			exists = rows.Next()
-			return nil
-		})
-	if err != nil {
-		return readError(err)
-	}
-	if !exists {
-		return notFound(r, id)
-	}
-	return store.Errorf(http.StatusPreconditionFailed, "precondition_failed",
-		"%s %s changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry",
-		r.Name, id)
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/restapi/apiclient"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 var updateClient = flag.Bool("update-client", false, "regenerate restapi/apiclient from the served OpenAPI document")
@@ -49,7 +49,7 @@ func TestGoClient(t *testing.T) {
 	})
 	t.Run("runs against the server", func(t *testing.T) {
 		e := newEnv(t)
-		f := storetest.Workspace(t, e.store, restapi.Scopes())
+		f := storetest.Workspace(t, e.store, workspace.Scopes())
 		token := e.token(f.Admin)
 		c, err := apiclient.NewClientWithResponses(e.srv.URL+"/v1", apiclient.WithRequestEditorFn(
 			func(ctx context.Context, req *http.Request) error {

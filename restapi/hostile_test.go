@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // An HTTP fuzz run over every REST route (issue 10, "stay closed"): every filter, every
@@ -24,15 +25,15 @@ import (
 // dates beyond PostgreSQL's range, deep nesting and every wrong type.
 var hostileJSON = []string{
 	`"a\u0000b"`, `"\u0000"`, "\"\xff\xfe\"", `"\ud800"`, `"\u202e\u0007\t\r\n"`,
-	`"` + strings.Repeat("x", 3000) + `"`, `"` + strings.Repeat("\U0001D54F", restapi.ShortText) + `"`,
-	`"` + strings.Repeat("\U0001D54F", restapi.ShortText+1) + `"`, `"` + strings.Repeat("y", restapi.LongText+1) + `"`,
+	`"` + strings.Repeat("x", 3000) + `"`, `"` + strings.Repeat("\U0001D54F", workspace.ShortText) + `"`,
+	`"` + strings.Repeat("\U0001D54F", workspace.ShortText+1) + `"`, `"` + strings.Repeat("y", workspace.LongText+1) + `"`,
 	`1e400`, `-1e400`, `1e-400`, `1e-16384`, `123456789e131072`, `9223372036854775807`, `9223372036854775808`,
 	`-9223372036854775809`, `2147483648`, `-2147483649`, `1.5`, `-0`, `1e2`, `0.1e-9999`,
 	`true`, `false`, `null`, `{}`, `[]`, `[1,2]`, `["x"]`, `[null]`, `[""]`, `["\u0000"]`, `{"a":[{"b":null}]}`,
 	`{"\u0000":1}`, `"not-a-uuid"`, `"00000000-0000-0000-0000-000000000000"`, `["00000000-0000-0000-0000-000000000000"]`,
 	`"2026-02-30"`, `"0000-01-01"`, `"-0001-01-01"`, `"10000-01-01"`, `"294277-01-01"`, `"0001-01-01T00:00:00+14:00"`,
 	`"9999-12-31T23:59:59-23:59"`, `"2026-01-31T09:00:00Z"`, `"2026-01-31"`,
-	strings.Repeat("[", restapi.MaxJSONDepth+1) + strings.Repeat("]", restapi.MaxJSONDepth+1),
+	strings.Repeat("[", workspace.MaxJSONDepth+1) + strings.Repeat("]", workspace.MaxJSONDepth+1),
 	strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000),
 }
 
@@ -40,7 +41,7 @@ var hostileJSON = []string{
 var hostileBodies = []string{
 	"", " ", "null", "[]", `"x"`, "1", "{", `{"a":1}{`, `{"name":"x"} trailing`, "\xef\xbb\xbf{}", "{\"name\":\"\xc0\x80\"}",
 	`{"name":"a","name":"\u0000"}`, `{"_detach":"x"}`, `{"_detach":true}`, "\x00", "{\"name\":\"x\x00\"}",
-	strings.Repeat("[", 100000) + strings.Repeat("]", 100000), `{"name":"` + strings.Repeat("z", restapi.MaxBody) + `"}`,
+	strings.Repeat("[", 100000) + strings.Repeat("]", 100000), `{"name":"` + strings.Repeat("z", workspace.MaxBody) + `"}`,
 }
 
 // hostileQuery are raw (already encoded) query values.
@@ -131,7 +132,7 @@ func TestHostileInputEveryRoute(t *testing.T) {
 		}
 	}
 
-	for _, r := range restapi.Catalog() {
+	for _, r := range workspace.Catalog() {
 		t.Run(r.Name, func(t *testing.T) {
 			path := "/" + r.Name
 			// Lists: each filter and the paging parameters with each hostile value.
@@ -212,10 +213,10 @@ func withRaw(t testing.TB, base map[string]any, field, v string) string {
 }
 
 // updateTarget is the id of a record of r the admin may update.
-func updateTarget(t testing.TB, w *world, admin client, r *restapi.Resource) string {
+func updateTarget(t testing.TB, w *world, admin client, r *workspace.Resource) string {
 	t.Helper()
 	switch {
-	case r.Access == restapi.Singleton:
+	case r.Access == workspace.Singleton:
 		return w.id
 	case r.Name == "users":
 		return w.full.UserID

@@ -19,6 +19,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Tests of issue 12: Idempotency-Key on POST, conditional requests, incremental sync.
@@ -48,7 +49,7 @@ func (e *env) count(t testing.TB, sql string, args ...any) int {
 func TestIdempotencyKeyReplaysCreates(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Member)
 	labels := func(name string) int {
 		return e.count(t, `SELECT count(*) FROM labels WHERE workspace_id = $1 AND name = $2`, f.WorkspaceID, name)
@@ -132,7 +133,7 @@ func TestIdempotencyKeyReplaysCreates(t *testing.T) {
 func TestIdempotencyKeyParallelCreates(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Admin)
 	pipeline := must(t, c.post("/pipelines", map[string]any{"name": "P"}), http.StatusCreated).data()["id"]
 	key := uuid.NewString()
@@ -200,7 +201,7 @@ func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 	provider := &blockingProvider{entered: make(chan struct{}, 10), release: make(chan struct{})}
 	e := newEnv(t, func(cfg *restapi.Config) {
 		svc := enrich.NewService(enrich.ServiceConfig{Store: cfg.Store, Provider: provider, Cost: 1})
-		cfg.Enricher = restapi.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+		cfg.Enricher = workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
 			res, err := svc.Enrich(ctx, p, domain)
 			if err != nil {
 				return nil, err
@@ -208,7 +209,7 @@ func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 			return res, nil
 		})
 	})
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	ctx := context.Background()
 	if _, err := e.store.GrantCredits(ctx, f.WorkspaceID, 5); err != nil {
 		t.Fatal(err)
@@ -262,7 +263,7 @@ func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 func TestIdempotencyKeyExpiry(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Member)
 	ctx := context.Background()
 	key := uuid.NewString()
@@ -325,7 +326,7 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 func TestConditionalRequests(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Member)
 	created := must(t, c.post("/labels", map[string]any{"name": "v1"}), http.StatusCreated)
 	id := created.data()["id"].(string)
@@ -414,7 +415,7 @@ func TestConditionalRequests(t *testing.T) {
 func TestIncrementalSync(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	ctx := context.Background()
 	rows, err := storetest.Pool(t).Query(ctx, `INSERT INTO labels (workspace_id, created_by, name)
 		SELECT $1, $2, 'sync ' || g FROM generate_series(1, 1200) g RETURNING id::text`, f.WorkspaceID, f.Admin.UserID)
@@ -522,8 +523,8 @@ func TestIncrementalSync(t *testing.T) {
 // TestUpdatedAtIsTheLastColumn guards what entityTag relies on: every record's JSON ends
 // with its updated_at.
 func TestUpdatedAtIsTheLastColumn(t *testing.T) {
-	for _, r := range restapi.Catalog() {
-		if cols := restapi.Columns(r); cols[len(cols)-1] != "updated_at" {
+	for _, r := range workspace.Catalog() {
+		if cols := workspace.Columns(r); cols[len(cols)-1] != "updated_at" {
 			t.Errorf("%s: columns end with %q, not updated_at", r.Name, cols[len(cols)-1])
 		}
 	}
@@ -534,7 +535,7 @@ func TestUpdatedAtIsTheLastColumn(t *testing.T) {
 func TestEntityTagIsTheRecordsUpdatedAt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	c := e.as(t, f.Admin)
 	decoy := map[string]any{"updated_at": "2000-01-01T00:00:00Z", "nested": map[string]any{"updated_at": "2001-01-01T00:00:00Z"}}
 	created := must(t, c.post("/org_chart", map[string]any{

@@ -17,6 +17,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func redisURL() string {
@@ -41,7 +42,7 @@ func newLimiter(t *testing.T, cfg ratelimit.Config) *ratelimit.Limiter {
 	return l
 }
 
-func withLimiter(l restapi.Limiter) func(*restapi.Config) {
+func withLimiter(l workspace.Limiter) func(*restapi.Config) {
 	return func(c *restapi.Config) { c.Limiter = l }
 }
 
@@ -69,8 +70,8 @@ func TestRateLimitsPerTokenAndWorkspace(t *testing.T) {
 				cfg.RedisURL = redisURL()
 			}
 			e := newEnv(t, withLimiter(newLimiter(t, cfg)))
-			f := storetest.Workspace(t, e.store, restapi.Scopes())
-			other := storetest.Workspace(t, e.store, restapi.Scopes())
+			f := storetest.Workspace(t, e.store, workspace.Scopes())
+			other := storetest.Workspace(t, e.store, workspace.Scopes())
 			a := e.token(credential(f.Admin, "token-a"))
 			b := e.token(credential(f.Admin, "token-b"))
 			c := e.token(credential(other.Admin, "token-c"))
@@ -124,7 +125,7 @@ func TestRateLimitSharedAcrossProcesses(t *testing.T) {
 	cfg.KeyPrefix = "workspaced-test:" + hex.EncodeToString(b[:])
 	one := newEnv(t, withLimiter(newLimiter(t, cfg)))
 	two := newEnv(t, withLimiter(newLimiter(t, cfg)))
-	f := storetest.Workspace(t, one.store, restapi.Scopes())
+	f := storetest.Workspace(t, one.store, workspace.Scopes())
 	p := credential(f.Admin, "shared-token")
 	t1, t2 := one.token(p), two.token(p)
 	for i, e := range []*env{one, two, one, two} {
@@ -149,7 +150,7 @@ func TestRateLimitRedisDownFollowsPolicy(t *testing.T) {
 			url, stop := privateRedis(t)
 			l := newLimiter(t, ratelimit.Config{RedisURL: url, FailOpen: failOpen})
 			e := newEnv(t, withLimiter(l))
-			f := storetest.Workspace(t, e.store, restapi.Scopes())
+			f := storetest.Workspace(t, e.store, workspace.Scopes())
 			token := e.token(f.Admin)
 			if r := e.do("GET", "/labels", token, testAPIKey, ""); r.Status != 200 {
 				t.Fatalf("with Redis up: %d %s", r.Status, r.Raw)
@@ -229,7 +230,7 @@ func TestFailedAuthenticationLimitedPerIP(t *testing.T) {
 	}
 	wantError(t, e.do("GET", "/labels", "kagt_guess", testAPIKey, ""), http.StatusTooManyRequests, "rate_limited")
 	// A valid credential from the same address is still served: only failures are counted.
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	if r := e.do("GET", "/labels", f.Agent.Key, testAPIKey, ""); r.Status != 200 {
 		t.Fatalf("valid key after failures: %d", r.Status)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -47,21 +48,21 @@ func newEnv(t testing.TB, opts ...func(*restapi.Config)) *env {
 	t.Helper()
 	s := storetest.New(t)
 	e := &env{t: t, store: s}
-	scopes := restapi.Scopes()
-	keys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	scopes := workspace.Scopes()
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return s.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	tokens := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		if p, ok := e.tokens.Load(bearer); ok {
 			return p.(*store.Principal), nil
 		}
 		return nil, store.Unauthorized("unknown test token")
 	})
-	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: keys}, 30*time.Second)
+	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys}, 30*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	go s.ListenRevocations(ctx, cache.Flush, cache.SetListening)
 	cfg := restapi.Config{Store: s, APIKey: testAPIKey,
-		Auth: restapi.Prefixed{store.PrefixAgentKey: cache, testTokenPrefix: tokens}}
+		Auth: workspace.Prefixed{store.PrefixAgentKey: cache, testTokenPrefix: tokens}}
 	for _, o := range opts {
 		o(&cfg)
 	}

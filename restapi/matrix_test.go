@@ -12,9 +12,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // references maps "table.column" to the resource a uuid column refers to, read from the
@@ -32,7 +32,7 @@ func references(t testing.TB) map[string]string {
 	}
 	defer conn.Close(ctx)
 	byTable := map[string]string{}
-	for _, r := range restapi.Catalog() {
+	for _, r := range workspace.Catalog() {
 		byTable[r.Table] = r.Name
 	}
 	rows, err := conn.Query(ctx, `SELECT c.conrelid::regclass::text, a.attname, c.confrelid::regclass::text
@@ -80,7 +80,7 @@ type world struct {
 
 func newWorld(t testing.TB, e *env) *world {
 	t.Helper()
-	all := restapi.Scopes()
+	all := workspace.Scopes()
 	f := storetest.Workspace(t, e.store, all)
 	w := &world{e: e, id: f.WorkspaceID, admin: f.Admin, none: f.Member, refs: references(t),
 		full: storetest.AddUser(t, e.store, f.WorkspaceID, "member", grantsAll("full"), all),
@@ -91,7 +91,7 @@ func newWorld(t testing.TB, e *env) *world {
 	}
 	// Resources the API cannot create (read-only ones) need a row to test with; a new one
 	// the hand-written seed does not know gets one made from the schema.
-	if err := e.store.SeedEmptyTables(ctx, f.WorkspaceID, f.Admin.UserID, restapi.RecordTables()); err != nil {
+	if err := e.store.SeedEmptyTables(ctx, f.WorkspaceID, f.Admin.UserID, workspace.RecordTables()); err != nil {
 		t.Fatal(err)
 	}
 	// The seed's attachment hangs off a task; point it at the deal task too, so the
@@ -105,7 +105,7 @@ func newWorld(t testing.TB, e *env) *world {
 
 // writer is who writes r in the matrix: admins for admin-only resources, else the member
 // with full grants (so member paths are what the matrix exercises).
-func (w *world) writer(r *restapi.Resource) *store.Principal {
+func (w *world) writer(r *workspace.Resource) *store.Principal {
 	if r.AdminWrites {
 		return w.admin
 	}
@@ -123,7 +123,7 @@ func withScopes(p *store.Principal, scopes []string) *store.Principal {
 // extra.
 func scopesWithout(name string, extra ...string) []string {
 	var out []string
-	for _, s := range restapi.Scopes() {
+	for _, s := range workspace.Scopes() {
 		if !strings.HasPrefix(s, name+":") {
 			out = append(out, s)
 		}
@@ -132,17 +132,17 @@ func scopesWithout(name string, extra ...string) []string {
 }
 
 // value is a valid body value for f of r in w, creating referenced records as needed.
-func (w *world) value(t testing.TB, c client, r *restapi.Resource, f restapi.Field) any {
+func (w *world) value(t testing.TB, c client, r *workspace.Resource, f workspace.Field) any {
 	t.Helper()
 	if len(f.Enum) > 0 {
 		return f.Enum[0]
 	}
 	switch f.Type {
-	case restapi.UUID: // a reference: the record must exist
+	case workspace.UUID: // a reference: the record must exist
 		return w.parent(t, c, r.Table+"."+f.Name)
-	case restapi.UUIDs:
+	case workspace.UUIDs:
 		return []string{w.admin.UserID}
-	case restapi.String: // distinct, for unique names
+	case workspace.String: // distinct, for unique names
 		return fmt.Sprintf("%s %s", f.Name, uuid.NewString()[:8])
 	}
 	return f.Type.Example()
@@ -158,7 +158,7 @@ func (w *world) parent(t testing.TB, c client, column string) string {
 	if res == "users" {
 		return storetest.AddUser(t, w.e.store, w.id, "member", nil, nil).UserID
 	}
-	r := restapi.Lookup(res)
+	r := workspace.Lookup(res)
 	if r == nil || !r.CanCreate() {
 		t.Fatalf("%s refers to %s, which the API cannot create", column, res)
 	}
@@ -166,7 +166,7 @@ func (w *world) parent(t testing.TB, c client, column string) string {
 }
 
 // body builds a create body: the required fields plus extra fields.
-func (w *world) body(t testing.TB, c client, r *restapi.Resource, extra []restapi.Field) map[string]any {
+func (w *world) body(t testing.TB, c client, r *workspace.Resource, extra []workspace.Field) map[string]any {
 	t.Helper()
 	b := map[string]any{}
 	for _, f := range append(r.Required(), extra...) {
@@ -178,14 +178,14 @@ func (w *world) body(t testing.TB, c client, r *restapi.Resource, extra []restap
 }
 
 // create makes a record of r with the required fields plus extra and returns it.
-func (w *world) create(t testing.TB, c client, r *restapi.Resource, extra []restapi.Field) map[string]any {
+func (w *world) create(t testing.TB, c client, r *workspace.Resource, extra []workspace.Field) map[string]any {
 	t.Helper()
 	return must(t, c.post("/"+r.Name, w.body(t, c, r, extra)), http.StatusCreated).data()
 }
 
 // writableFilters are the filter fields a create body can set.
-func writableFilters(r *restapi.Resource) []restapi.Field {
-	var out []restapi.Field
+func writableFilters(r *workspace.Resource) []workspace.Field {
+	var out []workspace.Field
 	for _, f := range r.Filters() {
 		if f.Writable {
 			out = append(out, f)
@@ -195,7 +195,7 @@ func writableFilters(r *restapi.Resource) []restapi.Field {
 }
 
 // filterValue renders a record's value as a query value, and a value that cannot match.
-func filterValue(f restapi.Field, v any) (match, other string) {
+func filterValue(f workspace.Field, v any) (match, other string) {
 	switch x := v.(type) {
 	case bool:
 		return fmt.Sprint(x), fmt.Sprint(!x)
@@ -208,9 +208,9 @@ func filterValue(f restapi.Field, v any) (match, other string) {
 			}
 		}
 		switch f.Type {
-		case restapi.UUID:
+		case workspace.UUID:
 			return x, uuid.NewString()
-		case restapi.String:
+		case workspace.String:
 			return x, "no-such-" + uuid.NewString()[:8]
 		}
 		return x, "" // another formatted text (a date, a timestamp): no miss to try
@@ -221,22 +221,22 @@ func filterValue(f restapi.Field, v any) (match, other string) {
 // patchValue is a valid new value for the first patchable field of r.
 // Plain strings come first, enumerations last (changing comments.entity_type would point
 // the comment at a missing entity).
-func patchField(r *restapi.Resource) (restapi.Field, any) {
-	for _, kind := range []restapi.Type{restapi.String, restapi.Number, restapi.Date, restapi.Int, restapi.Bool} {
+func patchField(r *workspace.Resource) (workspace.Field, any) {
+	for _, kind := range []workspace.Type{workspace.String, workspace.Number, workspace.Date, workspace.Int, workspace.Bool} {
 		for _, f := range r.Writable() {
 			if f.Type != kind || len(f.Enum) > 0 {
 				continue
 			}
 			switch kind {
-			case restapi.String:
+			case workspace.String:
 				return f, "patched " + uuid.NewString()[:8]
-			case restapi.Number:
+			case workspace.Number:
 				return f, 99.5
-			case restapi.Date:
+			case workspace.Date:
 				return f, "2026-02-01"
-			case restapi.Int:
+			case workspace.Int:
 				return f, 2
-			case restapi.Bool:
+			case workspace.Bool:
 				return f, false
 			}
 		}
@@ -256,8 +256,8 @@ func patchField(r *restapi.Resource) (restapi.Field, any) {
 func TestCatalogMatrix(t *testing.T) {
 	e := newEnv(t)
 	a, b := newWorld(t, e), newWorld(t, e)
-	for _, r := range restapi.Catalog() {
-		if r.Access == restapi.WriteOnly {
+	for _, r := range workspace.Catalog() {
+		if r.Access == workspace.WriteOnly {
 			continue // enrich: its own tests
 		}
 		t.Run(r.Name, func(t *testing.T) {
@@ -267,7 +267,7 @@ func TestCatalogMatrix(t *testing.T) {
 	}
 }
 
-func matrix(t *testing.T, e *env, a, b *world, r *restapi.Resource) {
+func matrix(t *testing.T, e *env, a, b *world, r *workspace.Resource) {
 	path := "/" + r.Name
 	cw := e.as(t, a.writer(r))
 	cb := e.as(t, b.writer(r))
@@ -280,7 +280,7 @@ func matrix(t *testing.T, e *env, a, b *world, r *restapi.Resource) {
 		t.Run("create with only the required fields", func(t *testing.T) {
 			c := client{e, t, cw.token}
 			got := a.create(t, c, r, nil)
-			for _, col := range restapi.Columns(r) {
+			for _, col := range workspace.Columns(r) {
 				if _, ok := got[col]; !ok {
 					t.Errorf("created record lacks %s: %v", col, got)
 				}
@@ -309,7 +309,7 @@ func matrix(t *testing.T, e *env, a, b *world, r *restapi.Resource) {
 				without := clone(valid)
 				delete(without, f.Name)
 				wantFieldError(t, c.post(path, without), f.Name)
-				if f.Type == restapi.String && len(f.Enum) == 0 {
+				if f.Type == workspace.String && len(f.Enum) == 0 {
 					empty := clone(valid)
 					empty[f.Name] = ""
 					wantFieldError(t, c.post(path, empty), f.Name)
@@ -326,22 +326,22 @@ func matrix(t *testing.T, e *env, a, b *world, r *restapi.Resource) {
 					res := c.post(path, bad)
 					wantFieldError(t, res, f.Name)
 					wantMessage(t, res, strings.Join(f.Enum, ", "))
-				case f.Type == restapi.UUID:
+				case f.Type == workspace.UUID:
 					bad[f.Name] = "not-a-uuid"
 					wantFieldError(t, c.post(path, bad), f.Name)
-				case f.Type == restapi.UUIDs:
+				case f.Type == workspace.UUIDs:
 					bad[f.Name] = []string{"not-a-uuid"}
 					wantFieldError(t, c.post(path, bad), f.Name)
-				case f.Type == restapi.Bool:
+				case f.Type == workspace.Bool:
 					bad[f.Name] = nil
 					wantFieldError(t, c.post(path, bad), f.Name)
-				case f.Type == restapi.Int && f.Max != nil:
+				case f.Type == workspace.Int && f.Max != nil:
 					bad[f.Name] = *f.Max + 1
 					wantFieldError(t, c.post(path, bad), f.Name)
-				case f.Type == restapi.Date:
+				case f.Type == workspace.Date:
 					bad[f.Name] = "31/01/2026"
 					wantFieldError(t, c.post(path, bad), f.Name)
-				case f.Type == restapi.Number:
+				case f.Type == workspace.Number:
 					bad[f.Name] = "12"
 					wantFieldError(t, c.post(path, bad), f.Name)
 				}
@@ -438,7 +438,7 @@ func matrix(t *testing.T, e *env, a, b *world, r *restapi.Resource) {
 		}
 	})
 
-	if r.Feature != restapi.NoFeature {
+	if r.Feature != workspace.NoFeature {
 		t.Run("feature grant", func(t *testing.T) {
 			none := e.as(t, a.none)
 			wantError(t, none.get(path), http.StatusForbidden, "insufficient_permission")

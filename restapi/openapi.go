@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agencyos/workspaced/store"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // The OpenAPI 3.1 document of the REST API, generated from the catalogue (decisions.md 1):
@@ -28,7 +31,7 @@ func OpenAPI() []byte {
 
 func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	writeRaw(w, http.StatusOK, a.openapi)
+	httpx.WriteRaw(w, http.StatusOK, a.openapi)
 }
 
 type obj = map[string]any
@@ -40,7 +43,7 @@ func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/
 // and MCP group the same resources under the same names.
 func toolsets() (names []string, members map[string][]string) {
 	members = map[string][]string{}
-	for _, r := range catalog {
+	for _, r := range workspace.Catalog() {
 		f := r.Toolset()
 		if members[f] == nil {
 			names = append(names, f)
@@ -84,29 +87,29 @@ func meSchema() obj {
 
 // recordSchema shows every column a record carries. Required fields and booleans are NOT
 // NULL in the schema (TestCatalogMatchesDatabase checks it); everything else may be null.
-func recordSchema(r *Resource) obj {
-	props := obj{"id": UUID.Schema(OpenAPIDialect)}
-	if hasOwner(r) {
-		props["workspace_id"] = UUID.Schema(OpenAPIDialect)
-		props["created_by"] = (&Field{Type: UUID, Doc: "the user who created it"}).Schema(OpenAPIDialect, true)
+func recordSchema(r *workspace.Resource) obj {
+	props := obj{"id": workspace.UUID.Schema(workspace.OpenAPIDialect)}
+	if workspace.HasOwner(r) {
+		props["workspace_id"] = workspace.UUID.Schema(workspace.OpenAPIDialect)
+		props["created_by"] = (&workspace.Field{Type: workspace.UUID, Doc: "the user who created it"}).Schema(workspace.OpenAPIDialect, true)
 	}
 	for i := range r.Fields {
 		f := &r.Fields[i]
-		props[f.Name] = f.Schema(OpenAPIDialect, !f.Required && f.Type != Bool)
+		props[f.Name] = f.Schema(workspace.OpenAPIDialect, !f.Required && f.Type != workspace.Bool)
 	}
-	props["created_at"] = Time.Schema(OpenAPIDialect)
-	props["updated_at"] = Time.Schema(OpenAPIDialect)
-	return obj{"type": "object", "description": r.Doc, "properties": props, "required": Columns(r),
+	props["created_at"] = workspace.Time.Schema(workspace.OpenAPIDialect)
+	props["updated_at"] = workspace.Time.Schema(workspace.OpenAPIDialect)
+	return obj{"type": "object", "description": r.Doc, "properties": props, "required": workspace.Columns(r),
 		"additionalProperties": false}
 }
 
 // writeSchema is the body of a create (required fields listed) or an update.
-func writeSchema(r *Resource, create bool) obj {
+func writeSchema(r *workspace.Resource, create bool) obj {
 	props := obj{}
 	var required []string
 	for _, f := range r.Writable() {
-		s := f.Schema(OpenAPIDialect, f.acceptsNull())
-		if f.Required && f.Type == String && len(f.Enum) == 0 {
+		s := f.Schema(workspace.OpenAPIDialect, f.AcceptsNull())
+		if f.Required && f.Type == workspace.String && len(f.Enum) == 0 {
 			s.MinLength = jsonschema.Ptr(1)
 		}
 		props[f.Name] = s
@@ -187,10 +190,10 @@ func openAPIDoc() obj {
 			}},
 	}
 	paths := obj{}
-	tag := func(r *Resource) []string { return []string{r.Toolset()} }
-	idParam := obj{"name": "id", "in": "path", "required": true, "schema": UUID.Schema(OpenAPIDialect)}
-	for _, r := range catalog {
-		if r.Access == WriteOnly {
+	tag := func(r *workspace.Resource) []string { return []string{r.Toolset()} }
+	idParam := obj{"name": "id", "in": "path", "required": true, "schema": workspace.UUID.Schema(workspace.OpenAPIDialect)}
+	for _, r := range workspace.Catalog() {
+		if r.Access == workspace.WriteOnly {
 			continue
 		}
 		schemas[r.Name] = recordSchema(r)
@@ -200,10 +203,10 @@ func openAPIDoc() obj {
 			params := []any{}
 			for _, f := range r.Filters() {
 				params = append(params, obj{"name": f.Name, "in": "query", "required": false,
-					"description": "exact match", "schema": f.Schema(OpenAPIDialect, false)})
+					"description": "exact match", "schema": f.Schema(workspace.OpenAPIDialect, false)})
 			}
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
-				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": MaxLimit, "default": DefaultLimit}},
+				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": workspace.MaxLimit, "default": workspace.DefaultLimit}},
 				ref("parameters", "UpdatedSince"), ref("parameters", "Order"))
 			listDesc := "One page of " + r.Name + ", newest first; the list is complete when next_cursor is null."
 			if r.Paged {
@@ -238,8 +241,8 @@ func openAPIDoc() obj {
 					"description": "true unlinks instead of creating", "schema": obj{"type": "boolean"}}}
 				op["responses"].(obj)["200"] = dataResponse("The link was removed.", obj{"type": "object",
 					"required": []string{r.DetachKeys[0], r.DetachKeys[1], "detached"}, "additionalProperties": false,
-					"properties": obj{r.DetachKeys[0]: UUID.Schema(OpenAPIDialect),
-						r.DetachKeys[1]: UUID.Schema(OpenAPIDialect), "detached": obj{"const": true}}})
+					"properties": obj{r.DetachKeys[0]: workspace.UUID.Schema(workspace.OpenAPIDialect),
+						r.DetachKeys[1]: workspace.UUID.Schema(workspace.OpenAPIDialect), "detached": obj{"const": true}}})
 			}
 			coll["post"] = op
 		}
@@ -260,7 +263,7 @@ func openAPIDoc() obj {
 				return op
 			}
 			item["patch"] = update(true)
-			if r.Access == Singleton {
+			if r.Access == workspace.Singleton {
 				coll["patch"] = update(false)
 			}
 		}
@@ -279,7 +282,7 @@ func openAPIDoc() obj {
 			paths["/"+r.Name+"/{id}"] = item
 		}
 	}
-	enrich := Lookup("enrich")
+	enrich := workspace.Lookup("enrich")
 	schemas["enrich_create"] = writeSchema(enrich, true)
 	paths["/enrich"] = obj{"post": obj{"operationId": "enrich_company", "summary": "Look up a company by domain (metered)",
 		"description": enrich.Doc, "tags": tag(enrich),
@@ -308,7 +311,7 @@ func openAPIDoc() obj {
 			strings.Join(members[f], ", ") + "."})
 	}
 
-	scopes := Scopes()
+	scopes := workspace.Scopes()
 	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "workspaced REST API", "version": "1",
@@ -343,7 +346,7 @@ func openAPIDoc() obj {
 			"parameters": obj{
 				"IdempotencyKey": obj{"name": "Idempotency-Key", "in": "header", "required": false,
 					"description": "makes the POST safe to retry: the same key from the same credential within 24 hours replays the first response (with Idempotent-Replayed: true) and writes nothing; the same key with a different request answers 422 idempotency_conflict; a key whose first request is still running answers 409 idempotency_in_flight. Up to 255 printable ASCII characters; a UUID is a good key.",
-					"schema":      obj{"type": "string", "minLength": 1, "maxLength": MaxIdempotencyKey},
+					"schema":      obj{"type": "string", "minLength": 1, "maxLength": workspace.MaxIdempotencyKey},
 					"example":     "7d0f3c9e-2b1a-4e6f-9c8d-5a4b3c2d1e0f"},
 				"IfMatch": obj{"name": "If-Match", "in": "header", "required": false,
 					"description": "update only if the record's ETag is one of these; otherwise 412 precondition_failed (lost-update protection)",
@@ -356,7 +359,7 @@ func openAPIDoc() obj {
 					"schema":      obj{"type": "string", "format": "date-time"}, "example": "2026-11-21T09:00:00Z"},
 				"Order": obj{"name": "order", "in": "query", "required": false,
 					"description": "created_at: newest created first (default); updated_at: least recently updated first, so records changed while paging come later in the same walk, each change once",
-					"schema":      obj{"type": "string", "enum": OrderNames(), "default": OrderCreated.String()}}},
+					"schema":      obj{"type": "string", "enum": workspace.OrderNames(), "default": workspace.OrderCreated.String()}}},
 			"responses": obj{"Error": obj{"description": "The error envelope; 405 carries Allow, 429 and 503 Retry-After.",
 				"headers": obj{"X-Request-Id": ref("headers", "RequestID"), "X-RateLimit-Limit": ref("headers", "RateLimitLimit"),
 					"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset"),

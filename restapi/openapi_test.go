@@ -8,7 +8,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestOpenAPIDocument: the document is served without credentials, is a valid OpenAPI
@@ -33,10 +33,10 @@ func TestOpenAPIDocument(t *testing.T) {
 			ops[op.OperationID] = true
 		}
 	}
-	for _, res := range restapi.Catalog() {
+	for _, res := range workspace.Catalog() {
 		want := map[string]bool{"list_": res.CanList(), "get_": res.CanGet(), "create_": res.CanCreate() || res.CanDetach(),
 			"update_": res.CanUpdate()}
-		if res.Access == restapi.WriteOnly {
+		if res.Access == workspace.WriteOnly {
 			want = map[string]bool{}
 			if !ops["enrich_company"] {
 				t.Error("no enrich_company operation")
@@ -47,7 +47,7 @@ func TestOpenAPIDocument(t *testing.T) {
 				t.Errorf("operation %s%s present %v, want %v", verb, res.Name, ops[verb+res.Name], has)
 			}
 		}
-		if res.Access == restapi.WriteOnly {
+		if res.Access == workspace.WriteOnly {
 			continue
 		}
 		list := doc.Paths.Find("/" + res.Name).Get

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Third-party OpenAPI tools run on the served document (issue 12): Spectral's spectral:oas
@@ -155,7 +155,7 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("tsc --strict rejects the program against the generated types: %v\n%s", err, out)
 	}
 
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	run := exec.Command("node", filepath.Join(build, "out", "client.js"))
 	run.Env = append(os.Environ(), "BASE_URL="+e.srv.URL+"/v1", "APIKEY="+testAPIKey, "TOKEN="+e.token(f.Admin))
 	var stderr strings.Builder

@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestPagingWalksEveryRowOnce walks 500 rows seven at a time while rows are inserted
@@ -18,7 +18,7 @@ import (
 func TestPagingWalksEveryRowOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	ctx := context.Background()
 	if _, err := storetest.Pool(t).Exec(ctx, `INSERT INTO labels (workspace_id, created_by, name, created_at)
 		SELECT $1, $2, 'page ' || g, CASE WHEN g <= 250 THEN now() ELSE now() - g * interval '1 ms' END
@@ -77,7 +77,7 @@ func TestPagingWalksEveryRowOnce(t *testing.T) {
 func TestListQueryErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, restapi.Scopes())
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	if err := e.store.SeedRecords(context.Background(), f.WorkspaceID, f.Admin.UserID); err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // The HTTP adapter of the generic operations (spec 4.1): it turns requests into Ops calls
@@ -22,14 +23,14 @@ import (
 // collection serves /{resource}: GET lists, POST creates or detaches, PATCH updates the
 // workspace singleton.
 func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
-	res := Lookup(chi.URLParam(r, "resource"))
+	res := workspace.Lookup(chi.URLParam(r, "resource"))
 	if res == nil {
-		return unknownResource(chi.URLParam(r, "resource"))
+		return workspace.UnknownResource(chi.URLParam(r, "resource"))
 	}
-	p := PrincipalFrom(r.Context())
+	p := httpx.PrincipalFrom(r.Context())
 	switch r.Method {
 	case http.MethodGet:
-		params, err := ParseListParams(res, r.URL.Query())
+		params, err := workspace.ParseListParams(res, r.URL.Query())
 		if err != nil {
 			return err
 		}
@@ -41,7 +42,7 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	case http.MethodPost:
 		if !res.CanCreate() && !res.CanDetach() {
-			return methodNotAllowedError(res, r.Method, false)
+			return workspace.MethodNotAllowedError(res, r.Method, false)
 		}
 		body, err := readBody(w, r)
 		if err != nil {
@@ -51,9 +52,9 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		op := OpCreate
+		op := workspace.OpCreate
 		if detach {
-			op = OpDetach
+			op = workspace.OpDetach
 		}
 		posted, err := a.ops.Post(r.Context(), p, op, res.Name, body, r.Header.Get("Idempotency-Key"))
 		if err != nil {
@@ -62,31 +63,31 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if posted.Replayed {
 			w.Header().Set("Idempotent-Replayed", "true")
 		}
-		if op == OpCreate {
+		if op == workspace.OpCreate {
 			setETag(w, posted.Data)
 		}
 		return writeData(w, posted.Status, posted.Data, nil)
 	case http.MethodPatch:
-		if res.Access != Singleton {
-			return methodNotAllowedError(res, r.Method, false)
+		if res.Access != workspace.Singleton {
+			return workspace.MethodNotAllowedError(res, r.Method, false)
 		}
 		body, err := readBody(w, r)
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.update(r.Context(), p, res.Name, "", body, parseIfMatch(r.Header))
+		data, err := a.ops.UpdateIf(r.Context(), p, res.Name, "", body, parseIfMatch(r.Header))
 		return writeRecord(w, http.StatusOK, data, err)
 	}
-	return methodNotAllowedError(res, r.Method, false)
+	return workspace.MethodNotAllowedError(res, r.Method, false)
 }
 
 // item serves /{resource}/{id}: GET fetches, PATCH updates.
 func (a *API) item(w http.ResponseWriter, r *http.Request) error {
-	res := Lookup(chi.URLParam(r, "resource"))
+	res := workspace.Lookup(chi.URLParam(r, "resource"))
 	if res == nil {
-		return unknownResource(chi.URLParam(r, "resource"))
+		return workspace.UnknownResource(chi.URLParam(r, "resource"))
 	}
-	p, id := PrincipalFrom(r.Context()), chi.URLParam(r, "id")
+	p, id := httpx.PrincipalFrom(r.Context()), chi.URLParam(r, "id")
 	switch r.Method {
 	case http.MethodGet:
 		data, err := a.ops.Get(r.Context(), p, res.Name, id)
@@ -100,16 +101,16 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 		return writeData(w, http.StatusOK, data, nil)
 	case http.MethodPatch:
 		if !res.CanUpdate() {
-			return methodNotAllowedError(res, r.Method, true)
+			return workspace.MethodNotAllowedError(res, r.Method, true)
 		}
 		body, err := readBody(w, r)
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.update(r.Context(), p, res.Name, id, body, parseIfMatch(r.Header))
+		data, err := a.ops.UpdateIf(r.Context(), p, res.Name, id, body, parseIfMatch(r.Header))
 		return writeRecord(w, http.StatusOK, data, err)
 	}
-	return methodNotAllowedError(res, r.Method, true)
+	return workspace.MethodNotAllowedError(res, r.Method, true)
 }
 
 // wellFormedQuery refuses a query string that does not parse (a stray %, a bad escape, a
@@ -118,7 +119,7 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 func (a *API) wellFormedQuery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-			WriteError(w, r, a.cfg.Logger, store.BadRequest("the query string does not parse (%v); percent-encode %% and other reserved characters", err))
+			httpx.WriteError(w, r, a.cfg.Logger, store.BadRequest("the query string does not parse (%v); percent-encode %% and other reserved characters", err))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -133,11 +134,11 @@ func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 		return &store.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
 			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Header: map[string]string{"Allow": "GET"}}
 	}
-	res := Lookup(segs[0])
+	res := workspace.Lookup(segs[0])
 	if res == nil {
-		return unknownResource(segs[0])
+		return workspace.UnknownResource(segs[0])
 	}
-	return methodNotAllowedError(res, r.Method, len(segs) > 1)
+	return workspace.MethodNotAllowedError(res, r.Method, len(segs) > 1)
 }
 
 func writeData(w http.ResponseWriter, status int, data json.RawMessage, err error) error {
@@ -148,7 +149,7 @@ func writeData(w http.ResponseWriter, status int, data json.RawMessage, err erro
 	body = append(body, `{"data":`...)
 	body = append(body, data...)
 	body = append(body, "}\n"...)
-	writeRaw(w, status, body)
+	httpx.WriteRaw(w, status, body)
 	return nil
 }
 
@@ -172,7 +173,7 @@ func setETag(w http.ResponseWriter, data json.RawMessage) string {
 
 // writePage writes the list envelope around the page's JSON as PostgreSQL made it (no
 // re-encoding: encoding/json would re-scan every record of a RawMessage).
-func writePage(w http.ResponseWriter, page *Page) {
+func writePage(w http.ResponseWriter, page *workspace.Page) {
 	body := make([]byte, 0, len(page.Data)+120)
 	body = append(body, `{"data":`...)
 	body = append(body, page.Data...)
@@ -183,12 +184,12 @@ func writePage(w http.ResponseWriter, page *Page) {
 		body = strconv.AppendQuote(body, *page.NextCursor) // base64url: nothing to escape
 	}
 	body = append(body, "}\n"...)
-	writeRaw(w, http.StatusOK, body)
+	httpx.WriteRaw(w, http.StatusOK, body)
 }
 
 // readBody reads at most MaxBody bytes (decisions.md 4: larger bodies are a 400).
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, workspace.MaxBody))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return nil, store.BadRequest("the request body exceeds 1 MiB")
@@ -224,48 +225,4 @@ func wantsDetach(q url.Values, body []byte) (bool, error) {
 	}
 	return false, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
 		Message: "_detach must be true or false", Fields: []store.FieldError{{Field: "_detach", Problem: "must be true or false"}}}
-}
-
-// ParseListParams reads a list's query (decisions.md 4): filters of the resource, limit
-// 1-200, cursor, and for incremental sync (issue 12) updated_since and order; apikey may ride along (decisions.md 7); anything else is a 400 naming the
-// valid parameters. The MCP server parses list tools' arguments with it too.
-func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
-	params := ListParams{Filters: map[string]string{}}
-	for k, vs := range q {
-		if k == "apikey" {
-			continue
-		}
-		if len(vs) != 1 {
-			return params, store.BadRequest("give query parameter %s once", k)
-		}
-		v := vs[0]
-		switch k {
-		case "limit":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > MaxLimit {
-				return params, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %q", MaxLimit, DefaultLimit, clip(v))
-			}
-			params.Limit = n
-		case "cursor":
-			params.Cursor = v
-		case "updated_since":
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				return params, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, got %q", clip(v))
-			}
-			params.UpdatedSince = t
-		case "order":
-			o, err := parseOrder(v)
-			if err != nil {
-				return params, err
-			}
-			params.Order = o
-		default:
-			if f := res.Field(k); f == nil || !f.Filter {
-				return params, unknownParam(res, k)
-			}
-			params.Filters[k] = v
-		}
-	}
-	return params, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // team is a fresh workspace with an admin and two members holding every grant.
@@ -22,7 +23,7 @@ type team struct {
 
 func newTeam(t testing.TB, e *env) team {
 	t.Helper()
-	all := restapi.Scopes()
+	all := workspace.Scopes()
 	f := storetest.Workspace(t, e.store, all)
 	return team{ws: f.WorkspaceID, admin: f.Admin, none: f.Member,
 		a: storetest.AddUser(t, e.store, f.WorkspaceID, "member", grantsAll("full"), all),

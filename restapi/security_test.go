@@ -13,6 +13,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Regression tests of the security audit (issue 10).
@@ -20,7 +21,7 @@ import (
 // member adds a member with the given grants and every scope.
 func member(t testing.TB, e *env, ws string, grants map[string]string) *store.Principal {
 	t.Helper()
-	return storetest.AddUser(t, e.store, ws, "member", grants, restapi.Scopes())
+	return storetest.AddUser(t, e.store, ws, "member", grants, workspace.Scopes())
 }
 
 // withGrants is p with other grants, as after an admin changed them.
@@ -309,9 +310,9 @@ func TestSchemasBoundText(t *testing.T) {
 		schema, field, key string
 		want               any
 	}{
-		{"companies_create", "industry", "maxLength", float64(restapi.ShortText)},
-		{"companies_create", "website", "maxLength", float64(restapi.LinkText)},
-		{"companies_create", "notes", "maxLength", float64(restapi.LongText)},
+		{"companies_create", "industry", "maxLength", float64(workspace.ShortText)},
+		{"companies_create", "website", "maxLength", float64(workspace.LinkText)},
+		{"companies_create", "notes", "maxLength", float64(workspace.LongText)},
 		{"knowledge_create", "size_bytes", "format", "int64"},
 		{"pipelines_create", "position", "format", "int32"},
 	} {

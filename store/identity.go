@@ -16,8 +16,8 @@ import (
 var grantLevels = map[string]bool{"none": true, "read": true, "full": true}
 
 // Features are the grantable features of decisions.md 2, in the order admin tools show
-// them: the one list of their names. The catalogue's Feature values (restapi) and the
-// migrations' policies name them; restapi/dbrules_test.go checks both against this list.
+// them: the one list of their names. The catalogue's Feature values (workspace) and the
+// migrations' policies name them; workspace/dbrules_test.go checks both against this list.
 var Features = []string{"crm", "hr", "finance", "metrics", "competitors", "agents"}
 
 // ParseGrant parses "crm=full" into its feature and level.

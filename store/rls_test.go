@@ -9,9 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func plainHash(s string) (string, error) { return "test:" + s, nil }
@@ -29,7 +29,7 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 		t.Fatal(err)
 	}
 	for _, d := range []store.Demo{da, db} {
-		if err := s.SeedEmptyTables(ctx, d.WorkspaceID, d.AdminUserID, restapi.RecordTables()); err != nil {
+		if err := s.SeedEmptyTables(ctx, d.WorkspaceID, d.AdminUserID, workspace.RecordTables()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -338,7 +338,7 @@ func TestSeedEmptyTablesFillsEveryResourceTable(t *testing.T) {
 	f := storetest.Workspace(t, s, nil)
 	// Every table but comments, whose entity_id is polymorphic (no foreign key names what
 	// it refers to) and so is left to the hand-written seed.
-	tables := slices.DeleteFunc(restapi.RecordTables(), func(t string) bool { return t == "comments" })
+	tables := slices.DeleteFunc(workspace.RecordTables(), func(t string) bool { return t == "comments" })
 	if err := s.SeedEmptyTables(ctx, f.WorkspaceID, f.Admin.UserID, tables); err != nil {
 		t.Fatal(err)
 	}

@@ -22,12 +22,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:18093", "address to listen on")
-	workspace := flag.String("workspace", "", "the workspace whose rows it answers")
+	wsID := flag.String("workspace", "", "the workspace whose rows it answers")
 	maxConns := flag.Int("max-conns", 16, "pool size")
 	flag.Parse()
 	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
@@ -39,8 +39,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	f := &floor{pool: pool, ws: *workspace, columns: map[*restapi.Resource]string{}}
-	for _, r := range restapi.Catalog() {
+	f := &floor{pool: pool, ws: *wsID, columns: map[*workspace.Resource]string{}}
+	for _, r := range workspace.Catalog() {
 		f.columns[r] = columns(r)
 	}
 	mux := http.NewServeMux()
@@ -52,12 +52,12 @@ func main() {
 type floor struct {
 	pool    *pgxpool.Pool
 	ws      string
-	columns map[*restapi.Resource]string // quoted column lists, made once
+	columns map[*workspace.Resource]string // quoted column lists, made once
 }
 
 // columns is the record's column list, as the service selects it.
-func columns(r *restapi.Resource) string {
-	cols := restapi.Columns(r)
+func columns(r *workspace.Resource) string {
+	cols := workspace.Columns(r)
 	for i, c := range cols {
 		cols[i] = pgx.Identifier{c}.Sanitize()
 	}
@@ -65,7 +65,7 @@ func columns(r *restapi.Resource) string {
 }
 
 func (f *floor) get(w http.ResponseWriter, r *http.Request) {
-	res := restapi.Lookup(r.PathValue("resource"))
+	res := workspace.Lookup(r.PathValue("resource"))
 	if res == nil {
 		http.NotFound(w, r)
 		return
@@ -88,7 +88,7 @@ func (f *floor) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *floor) list(w http.ResponseWriter, r *http.Request) {
-	res := restapi.Lookup(r.PathValue("resource"))
+	res := workspace.Lookup(r.PathValue("resource"))
 	if res == nil {
 		http.NotFound(w, r)
 		return

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // cli runs `workspaced admin args...` against the package database.
@@ -67,7 +67,7 @@ func TestAdminCommands(t *testing.T) {
 	if !strings.HasPrefix(key, "kagt_") || agent["agent_id"] == "" || agent["user_id"] == "" || agent["key_id"] == "" {
 		t.Fatalf("create-agent: %v", agent)
 	}
-	p, err := storetest.New(t).AgentKeyPrincipal(context.Background(), key, restapi.Scopes())
+	p, err := storetest.New(t).AgentKeyPrincipal(context.Background(), key, workspace.Scopes())
 	if err != nil || p.WorkspaceID != ws || p.Grant("crm") != "read" {
 		t.Fatalf("issued key does not resolve: %v %+v", err, p)
 	}

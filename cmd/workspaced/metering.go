@@ -6,8 +6,8 @@ import (
 
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/ratelimit"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // limiter builds the rate limits REST and MCP share: Redis when REDIS_URL is set, so
@@ -20,7 +20,7 @@ func (srv *server) limiter() (*ratelimit.Limiter, error) {
 
 // enricher builds POST /enrich: the commercial firmographics API when configured, else the
 // built-in reader of the company's own site behind the production SSRF guard.
-func (srv *server) enricher() (restapi.Enricher, func(context.Context), error) {
+func (srv *server) enricher() (workspace.Enricher, func(context.Context), error) {
 	var provider enrich.Provider = enrich.NewSiteProvider(enrich.SiteConfig{})
 	if srv.cfg.FirmographicsURL != "" {
 		p, err := enrich.NewFirmographicsProvider(enrich.FirmographicsConfig{BaseURL: srv.cfg.FirmographicsURL,
@@ -32,7 +32,7 @@ func (srv *server) enricher() (restapi.Enricher, func(context.Context), error) {
 	}
 	svc := enrich.NewService(enrich.ServiceConfig{Store: srv.store, Provider: provider, Cost: int64(srv.cfg.EnrichCost),
 		HoldFor: holdFor, Logger: srv.log})
-	e := restapi.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+	e := workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
 		res, err := svc.Enrich(ctx, p, domain)
 		if err != nil {
 			return nil, err

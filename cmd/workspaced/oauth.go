@@ -15,9 +15,9 @@ import (
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/ratelimit"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // newOAuth builds the OAuth provider from the config (decisions.md 7). Dynamic
@@ -35,7 +35,7 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratel
 		// RFC 8707 resources: the origin (REST and MCP), the REST API, and every MCP path,
 		// each of which its RFC 9728 document names.
 		Resources:       resources(srv.cfg.PublicURL),
-		GrantableScopes: restapi.GrantableScopes,
+		GrantableScopes: workspace.GrantableScopes,
 		RefreshGrace:    srv.cfg.RefreshGrace,
 		ServiceName:     srv.cfg.ServiceName,
 		Logger:          srv.log,

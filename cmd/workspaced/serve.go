@@ -21,11 +21,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func newLogger(w io.Writer, level string) *slog.Logger {
@@ -265,8 +267,8 @@ func shutdown(httpServer *http.Server, grace time.Duration, log *slog.Logger) er
 
 // routes mounts every surface and returns the background loops to run.
 func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Context), error) {
-	scopes := restapi.Scopes()
-	agentKeys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	scopes := workspace.Scopes()
+	agentKeys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
 	limiter, err := srv.limiter()
@@ -281,7 +283,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: agentKeys,
+	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: agentKeys,
 		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
 	background := []func(context.Context){
 		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
@@ -314,21 +316,21 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	}
 
 	r := chi.NewRouter()
-	r.Use(restapi.RequestID, srv.accessLog)
+	r.Use(httpx.RequestID, srv.accessLog)
 	if strings.HasPrefix(srv.cfg.PublicURL, "https://") {
 		r.Use(hsts)
 	}
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		restapi.WriteJSON(w, 200, map[string]string{"status": "ok"})
+		httpx.WriteJSON(w, 200, map[string]string{"status": "ok"})
 	})
 	r.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := srv.store.Ping(ctx); err != nil {
-			restapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
 			return
 		}
-		restapi.WriteJSON(w, 200, map[string]string{"status": "ready"})
+		httpx.WriteJSON(w, 200, map[string]string{"status": "ready"})
 	})
 	if srv.cfg.MetricsToken != "" {
 		r.Handle("/metrics", bearerOnly(srv.cfg.MetricsToken, srv.metricsHandler()))
@@ -365,7 +367,7 @@ func (srv *server) accessLog(next http.Handler) http.Handler {
 			return
 		}
 		srv.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("request_id", restapi.RequestIDFrom(r.Context())), slog.String("method", r.Method),
+			slog.String("request_id", httpx.RequestIDFrom(r.Context())), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.String("route", route), slog.Int("status", rw.status),
 			slog.Int64("duration_ms", took.Milliseconds()))
 	})

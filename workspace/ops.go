@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"context"
@@ -33,10 +33,22 @@ type statements struct {
 	columns, get, listFrom string
 }
 
-// NewOps builds the operation layer over a store, with no enricher and the cursor key
-// kept in the database.
-func NewOps(s *store.Store) *Ops {
-	o := &Ops{store: s, statements: make(map[*Resource]statements, len(catalog))}
+// Config is what the operation layer needs; cmd builds it (through restapi.Config).
+type Config struct {
+	Store *store.Store
+	// Enricher serves enrich; nil answers 503 "enrichment is not configured".
+	Enricher Enricher
+	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
+	// every process of a deployment accepts the others' cursors.
+	CursorKey []byte
+}
+
+// NewOps builds the operation layer.
+func NewOps(cfg Config) *Ops {
+	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, statements: make(map[*Resource]statements, len(catalog))}
+	if len(cfg.CursorKey) > 0 {
+		o.cursorKey = cfg.CursorKey
+	}
 	for _, r := range catalog {
 		cols := columnList(r)
 		o.statements[r] = statements{

@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"context"
@@ -9,8 +9,9 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Hooks for the benchmarks and the depth test, which compare the API with the very
-// statements it runs.
+// Hooks for restapi's benchmarks and the depth test (restapi/bench_test.go) and the plan
+// test (plan_test.go), which compare the API with the very statements it runs. They are in
+// a non-test file because restapi's tests are in another package; nothing else calls them.
 
 // ListSQLForTest returns the statement and arguments List runs for params.
 func (o *Ops) ListSQLForTest(ctx context.Context, p *store.Principal, resource string, params ListParams) (string, []any, error) {

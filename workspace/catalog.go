@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package restapi_test
+package workspace_test
 
 import (
 	"context"
@@ -11,16 +11,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // The database repeats rules the catalogue states: the feature gate of each table
 // (policies), enum values (CHECK constraints), which operations the request role may
 // perform (grants), admin-only and self-or-admin writes (policies) and the activity trail
 // (triggers). These tests read them back from pg_policies, pg_constraint, the privileges
-// and pg_trigger of the migrated database and compare them with restapi.Catalog(), so the
+// and pg_trigger of the migrated database and compare them with workspace.Catalog(), so the
 // two cannot drift apart unseen: a wrong feature in a migration, a forgotten CHECK or a
 // grant the catalogue does not offer fails here, whatever the migration that made it.
 
@@ -61,7 +61,7 @@ const (
 func TestDatabaseRulesFollowCatalogue(t *testing.T) {
 	t.Parallel()
 	conn := adminConn(t)
-	diffs, err := dbRuleDiffs(context.Background(), conn, restapi.Catalog())
+	diffs, err := dbRuleDiffs(context.Background(), conn, workspace.Catalog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,18 +78,18 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 	conn := adminConn(t)
 
 	t.Run("wrong catalogue entry", func(t *testing.T) {
-		wrong := make([]*restapi.Resource, len(restapi.Catalog()))
-		for i, r := range restapi.Catalog() {
+		wrong := make([]*workspace.Resource, len(workspace.Catalog()))
+		for i, r := range workspace.Catalog() {
 			c := *r
 			switch r.Name {
 			case "deals":
-				c.Feature = restapi.HR // the migration gates deals on crm
+				c.Feature = workspace.HR // the migration gates deals on crm
 			case "leave_requests":
 				c.Fields = slices.Clone(r.Fields)
 				f := c.Field("type")
 				f.Enum = []string{"annual", "sick"} // the CHECK also allows personal
 			case "labels":
-				c.Access = restapi.ReadOnly // the request role may write labels
+				c.Access = workspace.ReadOnly // the request role may write labels
 			}
 			wrong[i] = &c
 		}
@@ -127,7 +127,7 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
-		diffs, err := dbRuleDiffs(ctx, tx.Conn(), restapi.Catalog())
+		diffs, err := dbRuleDiffs(ctx, tx.Conn(), workspace.Catalog())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func adminConn(t *testing.T) *pgx.Conn {
 }
 
 // dbRuleDiffs lists every difference between the catalogue and the database's rules.
-func dbRuleDiffs(ctx context.Context, conn *pgx.Conn, catalog []*restapi.Resource) ([]string, error) {
+func dbRuleDiffs(ctx context.Context, conn *pgx.Conn, catalog []*workspace.Resource) ([]string, error) {
 	var diffs []string
 	for _, r := range catalog {
 		var exists bool
@@ -181,7 +181,7 @@ func dbRuleDiffs(ctx context.Context, conn *pgx.Conn, catalog []*restapi.Resourc
 			return nil, err
 		}
 		if !exists {
-			if r.Access != restapi.WriteOnly { // enrich is a call, not a table
+			if r.Access != workspace.WriteOnly { // enrich is a call, not a table
 				diffs = append(diffs, fmt.Sprintf("%s: table %s does not exist", r.Name, r.Table))
 			}
 			continue
@@ -197,7 +197,7 @@ func dbRuleDiffs(ctx context.Context, conn *pgx.Conn, catalog []*restapi.Resourc
 }
 
 // tableDiffs compares one resource's table with what the catalogue says of it.
-func tableDiffs(ctx context.Context, conn *pgx.Conn, r *restapi.Resource) ([]string, error) {
+func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]string, error) {
 	var diffs []string
 	differ := func(format string, args ...any) {
 		diffs = append(diffs, r.Name+": "+fmt.Sprintf(format, args...))
@@ -223,7 +223,7 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *restapi.Resource) ([]str
 		key = "id"
 	}
 	ws := fmt.Sprintf(policyWorkspace, key)
-	if r.Feature == restapi.NoFeature {
+	if r.Feature == workspace.NoFeature {
 		want[policy("PERMISSIVE", "ALL", ws, ws)] = true
 	} else {
 		f := string(r.Feature)
@@ -402,7 +402,7 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *restapi.Resource) ([]str
 		expectTrigger("review", "BEFORE", "ws_stamp_review()", "UPDATE")
 	}
 	for _, f := range r.Writable() {
-		if f.Type == restapi.UUIDs {
+		if f.Type == workspace.UUIDs {
 			name := f.Name + "_check"
 			if def, ok := triggers[name]; ok && !strings.Contains(def, "ws_check_id_array('"+f.Name+"', ") {
 				differ("trigger %s does not check %s: %s", name, f.Name, def)

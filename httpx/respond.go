@@ -1,10 +1,11 @@
-package restapi
+package httpx
 
 import (
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -94,9 +95,18 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// writeRaw writes an already encoded JSON body.
-func writeRaw(w http.ResponseWriter, status int, body []byte) {
+// WriteRaw writes an already encoded JSON body.
+func WriteRaw(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// BearerToken returns the credential of an Authorization: Bearer header, or "".
+func BearerToken(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
 }

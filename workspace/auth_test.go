@@ -1,4 +1,4 @@
-package restapi_test
+package workspace_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestCacheRevocationWinsOverLookupInFlight: a credential lookup that read the token before
@@ -20,7 +20,7 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 	var revoked atomic.Bool
 	var calls atomic.Int32
 	entered, release := make(chan struct{}), make(chan struct{})
-	inner := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	inner := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		live := !revoked.Load() // the database read, before the revocation commits
 		if calls.Add(1) == 1 && bearer == "slow" {
 			close(entered)
@@ -31,7 +31,7 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 		}
 		return &store.Principal{UserID: "u", WorkspaceID: "w"}, nil
 	})
-	c := restapi.NewCache(inner, time.Minute)
+	c := workspace.NewCache(inner, time.Minute)
 	c.SetListening(true)
 
 	t.Run("a settled lookup is cached", func(t *testing.T) {
@@ -69,11 +69,11 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 func TestCacheFloodKeepsRecentCredentials(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int32
-	inner := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	inner := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		calls.Add(1)
 		return &store.Principal{UserID: bearer, WorkspaceID: "w"}, nil
 	})
-	c := restapi.NewCache(inner, time.Minute)
+	c := workspace.NewCache(inner, time.Minute)
 	c.SetListening(true)
 	const flood = 100_002 // two past the bound of 100,000 credentials
 	for i := range flood {

@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"fmt"
@@ -70,9 +70,9 @@ func (r *Resource) Allow(item bool) []string {
 	return out
 }
 
-// methodNotAllowedError is the 405 for method on the resource's collection or item path; its
+// MethodNotAllowedError is the 405 for method on the resource's collection or item path; its
 // Allow header lists what the path does answer.
-func methodNotAllowedError(r *Resource, method string, item bool) *store.Error {
+func MethodNotAllowedError(r *Resource, method string, item bool) *store.Error {
 	allow := r.Allow(item)
 	path := "/" + r.Name
 	if item {
@@ -112,8 +112,8 @@ func opMethod(op Op) (method string, item bool) {
 	}
 }
 
-// unknownResource is the 404 for a resource name that is not in the catalogue.
-func unknownResource(name string) *store.Error {
+// UnknownResource is the 404 for a resource name that is not in the catalogue.
+func UnknownResource(name string) *store.Error {
 	names := make([]string, 0, len(catalog))
 	for _, r := range catalog {
 		names = append(names, r.Name)
@@ -130,7 +130,7 @@ func resolve(p *store.Principal, name string, op Op) (*Resource, error) {
 	}
 	r := Lookup(name)
 	if r == nil {
-		return nil, unknownResource(name)
+		return nil, UnknownResource(name)
 	}
 	if op == OpDetach && !r.CanDetach() {
 		return nil, store.BadRequest("%s records cannot be detached; detach applies to the join resources deal_people, deal_labels and space_members", r.Name)
@@ -140,7 +140,7 @@ func resolve(p *store.Principal, name string, op Op) (*Resource, error) {
 		if op == OpUpdate && r.Access == Singleton {
 			item = false
 		}
-		return nil, methodNotAllowedError(r, method, item)
+		return nil, MethodNotAllowedError(r, method, item)
 	}
 	return r, checkScope(p, r, op)
 }

@@ -1,4 +1,4 @@
-package restapi_test
+package workspace_test
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestListPlansWalkTheKeysetIndex seeds 10,000 rows of every listable resource in one
@@ -26,25 +26,25 @@ import (
 func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 	s := storetest.New(t)
 	pool := storetest.Pool(t)
-	f := storetest.Workspace(t, s, restapi.Scopes())
+	f := storetest.Workspace(t, s, workspace.Scopes())
 	reader := readerOfEverything(t, s, f.WorkspaceID)
-	ops := restapi.NewOps(s)
+	ops := workspace.NewOps(workspace.Config{Store: s})
 	sd := &seeder{t: t, pool: pool, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
 	sd.otherWorkspaces(10_000) // the workspace and credits tables: one row per workspace
 
-	for _, r := range restapi.Catalog() {
+	for _, r := range workspace.Catalog() {
 		if !r.CanList() {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
 			sd.t = t
-			if r.Access != restapi.Singleton && r.Access != restapi.ListOnly {
+			if r.Access != workspace.Singleton && r.Access != workspace.ListOnly {
 				sd.quiet(r.Table)
 				sd.seed(r.Table, 10_000)
 			}
-			checkListPlan(t, s, ops, reader, r, restapi.ListParams{}, "not analysed since seeding")
+			checkListPlan(t, s, ops, reader, r, workspace.ListParams{}, "not analysed since seeding")
 			sd.exec("ANALYZE " + pgx.Identifier{r.Table}.Sanitize())
-			checkListPlan(t, s, ops, reader, r, restapi.ListParams{}, "analysed")
+			checkListPlan(t, s, ops, reader, r, workspace.ListParams{}, "analysed")
 		})
 	}
 }
@@ -55,22 +55,22 @@ func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 // index would mean reading the whole workspace).
 func TestDealListPlansAtEverySize(t *testing.T) {
 	s := storetest.New(t)
-	ops := restapi.NewOps(s)
-	deals := restapi.Lookup("deals")
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	deals := workspace.Lookup("deals")
 	for _, n := range []int{100, 10_000, 100_000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			f := storetest.Workspace(t, s, restapi.Scopes())
+			f := storetest.Workspace(t, s, workspace.Scopes())
 			reader := readerOfEverything(t, s, f.WorkspaceID)
 			sd := &seeder{t: t, pool: storetest.Pool(t), ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
 			sd.quiet("deals")
 			sd.exec("ANALYZE deals")
 			pipeline := sd.parent("pipelines")
 			sd.seed("deals", n)
-			byPipeline := restapi.ListParams{Filters: map[string]string{"pipeline_id": pipeline}}
-			checkListPlan(t, s, ops, reader, deals, restapi.ListParams{}, "stale statistics")
+			byPipeline := workspace.ListParams{Filters: map[string]string{"pipeline_id": pipeline}}
+			checkListPlan(t, s, ops, reader, deals, workspace.ListParams{}, "stale statistics")
 			checkListPlan(t, s, ops, reader, deals, byPipeline, "stale statistics, filtered")
 			sd.exec("ANALYZE deals")
-			checkListPlan(t, s, ops, reader, deals, restapi.ListParams{}, "analysed")
+			checkListPlan(t, s, ops, reader, deals, workspace.ListParams{}, "analysed")
 			checkListPlan(t, s, ops, reader, deals, byPipeline, "analysed, filtered")
 		})
 	}
@@ -83,7 +83,7 @@ func readerOfEverything(t *testing.T, s *store.Store, ws string) *store.Principa
 	for _, f := range store.Features {
 		grants[f] = "read"
 	}
-	return storetest.AddUser(t, s, ws, "member", grants, restapi.Scopes())
+	return storetest.AddUser(t, s, ws, "member", grants, workspace.Scopes())
 }
 
 // maxListBuffers bounds the buffers of a first page: a few index pages and the heap pages
@@ -101,7 +101,7 @@ var parentLookups = map[string]bool{"task_attachments": true, "comments": true, 
 
 // checkListPlan explains the statement List runs for params, as the reader, and asserts
 // the keyset walk, the rows it returns and its buffers.
-func checkListPlan(t *testing.T, s *store.Store, ops *restapi.Ops, reader *store.Principal, r *restapi.Resource, params restapi.ListParams, when string) {
+func checkListPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource, params workspace.ListParams, when string) {
 	t.Helper()
 	ctx := context.Background()
 	sql, args, err := ops.ListSQLForTest(ctx, reader, r.Name, params)
@@ -120,15 +120,15 @@ func checkListPlan(t *testing.T, s *store.Store, ops *restapi.Ops, reader *store
 		t.Fatal(err)
 	}
 	top := doc[0].Plan
-	want := restapi.DefaultLimit
+	want := workspace.DefaultLimit
 	switch {
-	case r.Access == restapi.Singleton || r.Access == restapi.ListOnly:
+	case r.Access == workspace.Singleton || r.Access == workspace.ListOnly:
 		want = 1
 	case r.Paged:
 		want++
 	}
 	index := r.Table + "_keyset"
-	if r.Access == restapi.Singleton {
+	if r.Access == workspace.Singleton {
 		index = "workspaces_pkey"
 	}
 	var problems []string
@@ -138,7 +138,7 @@ func checkListPlan(t *testing.T, s *store.Store, ops *restapi.Ops, reader *store
 	walks := false
 	top.walk(func(n planNode) {
 		switch {
-		case n.NodeType == "Sort" && r.Access != restapi.Singleton: // the workspace: one row by id
+		case n.NodeType == "Sort" && r.Access != workspace.Singleton: // the workspace: one row by id
 			problems = append(problems, "sorts")
 		case n.RelationName == r.Table && n.NodeType == "Index Scan" &&
 			(n.IndexName == index || len(params.Filters) > 0 && strings.HasPrefix(n.IndexName, r.Table+"_")):

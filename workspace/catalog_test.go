@@ -1,4 +1,4 @@
-package restapi_test
+package workspace_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // specRow is one row of service-spec.md 2.1, transcribed as written.
@@ -109,14 +109,14 @@ var spec22 = map[string]string{
 }
 
 // spec55Features is the feature each scope's resources need (spec 4.1 rule 5, 5.6).
-var specFeatures = map[string]restapi.Feature{
-	"deals": restapi.CRM, "deal_people": restapi.CRM, "deal_labels": restapi.CRM, "crm_files": restapi.CRM,
-	"people": restapi.CRM, "companies": restapi.CRM, "pipelines": restapi.CRM, "pipeline_stages": restapi.CRM,
-	"deal_tasks": restapi.CRM, "metrics": restapi.Metrics, "metric_pages": restapi.Metrics, "metric_entries": restapi.Metrics,
-	"income": restapi.Finance, "expenses": restapi.Finance, "finance_categories": restapi.Finance, "debts": restapi.Finance,
-	"debt_payments": restapi.Finance, "team_members": restapi.HR, "departments": restapi.HR, "leave_requests": restapi.HR,
-	"hr_contracts": restapi.HR, "hr_change_requests": restapi.HR, "org_chart": restapi.HR,
-	"competitor_workflows": restapi.Competitors, "competitor_reports": restapi.Competitors, "agents": restapi.Agents,
+var specFeatures = map[string]workspace.Feature{
+	"deals": workspace.CRM, "deal_people": workspace.CRM, "deal_labels": workspace.CRM, "crm_files": workspace.CRM,
+	"people": workspace.CRM, "companies": workspace.CRM, "pipelines": workspace.CRM, "pipeline_stages": workspace.CRM,
+	"deal_tasks": workspace.CRM, "metrics": workspace.Metrics, "metric_pages": workspace.Metrics, "metric_entries": workspace.Metrics,
+	"income": workspace.Finance, "expenses": workspace.Finance, "finance_categories": workspace.Finance, "debts": workspace.Finance,
+	"debt_payments": workspace.Finance, "team_members": workspace.HR, "departments": workspace.HR, "leave_requests": workspace.HR,
+	"hr_contracts": workspace.HR, "hr_change_requests": workspace.HR, "org_chart": workspace.HR,
+	"competitor_workflows": workspace.Competitors, "competitor_reports": workspace.Competitors, "agents": workspace.Agents,
 }
 
 func split(s string) []string {
@@ -128,11 +128,11 @@ func split(s string) []string {
 
 // TestCatalogMatchesSpec compares Catalog with the spec's tables row by row.
 func TestCatalogMatchesSpec(t *testing.T) {
-	if len(restapi.Catalog()) != len(spec21) {
-		t.Fatalf("catalogue has %d resources, spec 2.1 has %d", len(restapi.Catalog()), len(spec21))
+	if len(workspace.Catalog()) != len(spec21) {
+		t.Fatalf("catalogue has %d resources, spec 2.1 has %d", len(workspace.Catalog()), len(spec21))
 	}
 	for i, want := range spec21 {
-		r := restapi.Catalog()[i]
+		r := workspace.Catalog()[i]
 		t.Run(want.name, func(t *testing.T) {
 			got := specRow{r.Name, r.Scope, r.Access.String(), strings.Join(names(r.Required()), ", "),
 				strings.Join(names(r.Filters()), ", ")}
@@ -164,12 +164,12 @@ func TestCatalogMatchesSpec(t *testing.T) {
 			}
 		})
 	}
-	if got := len(restapi.Scopes()); got != 33 {
+	if got := len(workspace.Scopes()); got != 33 {
 		t.Errorf("%d scopes, spec 5.5 has 33", got)
 	}
 }
 
-func names(fs []restapi.Field) []string {
+func names(fs []workspace.Field) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, f.Name)
@@ -207,7 +207,7 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 	}
 	// castTo is PostgreSQL's name of the type a field's values are cast to: its column must
 	// be of that type (an Int's, integer or bigint as Big says).
-	castTo := func(tp restapi.Type) string {
+	castTo := func(tp workspace.Type) string {
 		var name string
 		if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT typname FROM pg_type WHERE oid = $1::regtype`,
 			tp.SQLType()).Scan(&name); err != nil {
@@ -215,8 +215,8 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 		}
 		return name
 	}
-	for _, r := range restapi.Catalog() {
-		if r.Access == restapi.WriteOnly {
+	for _, r := range workspace.Catalog() {
+		if r.Access == workspace.WriteOnly {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
@@ -224,7 +224,7 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 			if table == nil {
 				t.Fatalf("no table %s", r.Table)
 			}
-			for _, name := range restapi.Columns(r) {
+			for _, name := range workspace.Columns(r) {
 				if _, ok := table[name]; !ok {
 					t.Errorf("%s.%s: no such column", r.Table, name)
 				}
@@ -234,14 +234,14 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 				if !ok {
 					continue
 				}
-				if f.Type == restapi.Int {
+				if f.Type == workspace.Int {
 					if want := map[bool]string{false: "int4", true: "int8"}[f.Big]; c.udt != want {
 						t.Errorf("%s.%s is %s, the catalogue says Big %v", r.Table, f.Name, c.udt, f.Big)
 					}
 				} else if want := castTo(f.Type); c.udt != want {
 					t.Errorf("%s.%s is %s, the catalogue says %s", r.Table, f.Name, c.udt, f.Type.SQLType())
 				}
-				if (f.Required || f.Type == restapi.Bool) && c.nullable {
+				if (f.Required || f.Type == workspace.Bool) && c.nullable {
 					t.Errorf("%s.%s is nullable but required or boolean", r.Table, f.Name)
 				}
 			}
@@ -252,11 +252,11 @@ func TestCatalogMatchesDatabase(t *testing.T) {
 // TestCatalogIsACopy checks that a caller changing the slice Catalog returns does not
 // change the catalogue every other caller sees.
 func TestCatalogIsACopy(t *testing.T) {
-	first := restapi.Catalog()
+	first := workspace.Catalog()
 	name := first[0].Name
-	first[0] = &restapi.Resource{Name: "tampered"}
+	first[0] = &workspace.Resource{Name: "tampered"}
 	_ = append(first[:1], first[2:]...)
-	if got := restapi.Catalog(); got[0].Name != name || len(got) != len(first) || restapi.Lookup(name) == nil {
+	if got := workspace.Catalog(); got[0].Name != name || len(got) != len(first) || workspace.Lookup(name) == nil {
 		t.Fatalf("changing Catalog's result changed the catalogue: first resource %q, %d resources", got[0].Name, len(got))
 	}
 }

@@ -1,10 +1,8 @@
-package restapi
+package workspace
 
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -125,23 +123,4 @@ func (c *Cache) SetListening(on bool) {
 		c.generation++
 	}
 	c.mu.Unlock()
-}
-
-// apiKeyValid reports whether r carries the public routing key (decisions.md 7): the
-// apikey header, or the apikey query parameter for clients that cannot add headers.
-func apiKeyValid(r *http.Request, want string) bool {
-	got := r.Header.Get("apikey")
-	if got == "" {
-		got = r.URL.Query().Get("apikey")
-	}
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
-// BearerToken returns the credential of an Authorization: Bearer header, or "".
-func BearerToken(r *http.Request) string {
-	h := r.Header.Get("Authorization")
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
-	}
-	return ""
 }

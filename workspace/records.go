@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"bytes"
@@ -100,21 +100,21 @@ type Page struct {
 // ident quotes a catalogue identifier.
 func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
 
-// hasOwner reports whether the resource's table carries workspace_id and created_by; the
+// HasOwner reports whether the resource's table carries workspace_id and created_by; the
 // workspace singleton is the workspaces row itself and carries neither.
-func hasOwner(r *Resource) bool { return r.Access != Singleton }
+func HasOwner(r *Resource) bool { return r.Access != Singleton }
 
 // Columns lists the columns a record of r shows, in order: id, workspace_id, the catalogue
 // fields, created_by, created_at, updated_at. Nothing outside the catalogue is selected.
 func Columns(r *Resource) []string {
 	cols := []string{"id"}
-	if hasOwner(r) {
+	if HasOwner(r) {
 		cols = append(cols, "workspace_id")
 	}
 	for _, f := range r.Fields {
 		cols = append(cols, f.Name)
 	}
-	if hasOwner(r) {
+	if HasOwner(r) {
 		cols = append(cols, "created_by")
 	}
 	return append(cols, "created_at", "updated_at")
@@ -350,13 +350,13 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 // Errors: as Create, plus not_found when the record does not exist or the actor cannot see
 // it, validation_error when the body has no writable field, and update_failed.
 func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage) (json.RawMessage, error) {
-	return o.update(ctx, p, resource, id, body, nil)
+	return o.UpdateIf(ctx, p, resource, id, body, nil)
 }
 
-// update is Update, conditional when ifMatch is not nil: the record changes only while its
+// UpdateIf is Update, conditional when ifMatch is not nil: the record changes only while its
 // version is one of ifMatch's, checked in the UPDATE itself (no read-then-write window),
 // and a record that exists at another version is a 412 precondition_failed.
-func (o *Ops) update(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
 	r, err := resolve(p, resource, OpUpdate)
 	if err != nil {
 		return nil, err
@@ -391,7 +391,7 @@ func (o *Ops) update(ctx context.Context, p *store.Principal, resource, id strin
 	}
 	cond := ""
 	if ifMatch != nil {
-		args = append(args, ifMatch.versions)
+		args = append(args, ifMatch.Versions)
 		cond = fmt.Sprintf(` AND "updated_at" = ANY($%d::timestamptz[])`, len(args))
 	}
 	sql := "WITH x AS (UPDATE " + ident(r.Table) + " SET " + strings.Join(assigns, ", ") +

@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"bytes"
@@ -238,8 +238,8 @@ func formatted(format string) func(*Field, Dialect) *jsonschema.Schema {
 	}
 }
 
-// acceptsNull reports whether a body may set the field to null.
-func (f *Field) acceptsNull() bool { return !f.Required && fieldTypes[f.Type].notNull == "" }
+// AcceptsNull reports whether a body may set the field to null.
+func (f *Field) AcceptsNull() bool { return !f.Required && fieldTypes[f.Type].notNull == "" }
 
 // checkValue validates one body value against its field and returns the parameter.
 // problem is "" when the value is acceptable.
@@ -247,7 +247,7 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 	raw = bytes.TrimSpace(raw)
 	if string(raw) == "null" {
 		switch {
-		case f.acceptsNull():
+		case f.AcceptsNull():
 			return nil, ""
 		case f.Required:
 			return nil, "is required and cannot be null"

@@ -1,4 +1,4 @@
-package restapi
+package workspace
 
 import (
 	"context"
@@ -89,22 +89,4 @@ func TakeCall(ctx context.Context, l Limiter, p *store.Principal, h http.Header)
 		d.SetHeaders(h)
 	}
 	return LimitError(d)
-}
-
-// limitFailure charges a failed authentication to the client's IP, so token guessing is
-// throttled, and turns the failure into a 429 once that budget is spent (a 503 when the
-// store failed and the policy is fail-closed).
-func (a *API) limitFailure(r *http.Request, h http.Header, failure error) error {
-	if a.cfg.Limiter == nil {
-		return failure
-	}
-	d, err := a.cfg.Limiter.TakeIP(r.Context(), ratelimit.BucketAuthFail, ratelimit.ClientIP(r, a.cfg.TrustedProxies))
-	if err != nil {
-		return failure
-	}
-	d.SetHeaders(h)
-	if err := LimitError(d); err != nil {
-		return err
-	}
-	return failure
 }
