@@ -30,6 +30,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }
@@ -120,16 +121,16 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	ts := httptest.NewUnstartedServer(nil)
 	e.issuer = "http://" + ts.Listener.Addr().String()
 	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	scopes := restapi.Scopes()
+	scopes := workspace.Scopes()
 	provider, err := oauth.New(ctx, oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
-		GrantableScopes: restapi.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log})
+		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := restapi.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return s.AgentKeyPrincipal(ctx, bearer, scopes)
 	})
-	cache := restapi.NewCache(restapi.Prefixed{store.PrefixAgentKey: keys, store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
+	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys, store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
 	lctx, cancel := context.WithCancel(ctx)
 	listening := make(chan struct{})
 	var once sync.Once
