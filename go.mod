@@ -13,15 +13,15 @@ require (
 )
 
 require (
+	github.com/emersion/go-smtp v0.24.0
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/redis/rueidis v1.0.79
+	github.com/wneessen/go-mail v0.7.2
 )
 
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
-	github.com/emersion/go-smtp v0.24.0 // indirect
-	github.com/wneessen/go-mail v0.7.2 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
 )

@@ -16,6 +16,7 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agencyos/workspaced/store"
@@ -52,6 +53,8 @@ type Store interface {
 	CreateMemberLink(ctx context.Context, workspaceID string, l store.MemberLink) error
 	// PeekMemberLink returns the member of a live unused link, or nil.
 	PeekMemberLink(ctx context.Context, hash []byte, purpose string, now time.Time) (*store.OAuthMember, error)
+	// OAuthMemberByEmail returns the user with email (case-insensitive), or nil.
+	OAuthMemberByEmail(ctx context.Context, email string) (*store.OAuthMember, error)
 	// RedeemMemberLink uses a live link once and sets the password; nil when it cannot.
 	RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*store.OAuthMember, error)
 }
@@ -76,7 +79,8 @@ type Config struct {
 
 // Ops are the administration operations.
 type Ops struct {
-	cfg Config
+	cfg     Config
+	sending sync.WaitGroup // reset emails on their way (RequestReset)
 }
 
 // New returns the operations over cfg.
@@ -309,4 +313,54 @@ func isUUID(id string) bool {
 		}
 	}
 	return true
+}
+
+// ResetLink makes a password-reset link (single use, ResetTTL, only its hash kept) for an
+// active member of workspaceID, for an admin to pass on; by is the admin's user id. It
+// returns not_found when the workspace has no such member.
+func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID, by string) (Invitation, error) {
+	if !isUUID(userID) {
+		return Invitation{}, store.NotFound("no member %q", userID)
+	}
+	link, expires, err := o.link(ctx, workspaceID, userID, PurposeReset, by)
+	return Invitation{UserID: userID, Link: link, Expires: expires}, err
+}
+
+// RequestReset is "Forgot password?": when email belongs to an active human member, a
+// reset link is emailed to it. The caller's answer
+// must not depend on the outcome, so this returns nothing but database failures, and the
+// email goes out in the background (its round trip would otherwise tell a known address
+// from an unknown one); Wait awaits it. Without a Mailer nothing is sent.
+func (o *Ops) RequestReset(ctx context.Context, email string) error {
+	email, err := checkEmail(email)
+	if err != nil || o.cfg.Mailer == nil {
+		return nil
+	}
+	m, err := o.cfg.Store.OAuthMemberByEmail(ctx, email)
+	if err != nil || m == nil || m.IsAgent || m.Status != "active" {
+		return err
+	}
+	link, expires, err := o.link(ctx, m.WorkspaceID, m.UserID, PurposeReset, "")
+	if err != nil {
+		return err
+	}
+	o.sending.Add(1)
+	go func() {
+		defer o.sending.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		o.send(ctx, m.Email, resetMessage(o.cfg.ServiceName, link, expires))
+	}()
+	return nil
+}
+
+// Wait returns when the reset emails on their way have been handed to the mail server or
+// have failed; cmd calls it before exiting.
+func (o *Ops) Wait() { o.sending.Wait() }
+
+func resetMessage(service, link string, expires time.Time) Message {
+	return Message{Subject: "Reset your " + service + " password",
+		Body: fmt.Sprintf("Someone asked to reset the password of this address on %s.\n\nTo choose a new password, open:\n\n%s\n\n"+
+			"The link works once, until %s. If you did not ask, ignore this email: your password stays as it is.\n",
+			service, link, expires.UTC().Format("2006-01-02 15:04 UTC"))}
 }

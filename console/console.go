@@ -40,6 +40,8 @@ type Sessions interface {
 	SameOrigin(next http.Handler) http.Handler
 	// SetPageHeaders sets the CSP and the other headers of an HTML page.
 	SetPageHeaders(w http.ResponseWriter)
+	// AllowAttempt charges one attempt to the sign-in budgets of r's client and account.
+	AllowAttempt(r *http.Request, account string) (bool, error)
 }
 
 // Workspaces names workspaces; *store.Store implements it.
@@ -71,7 +73,7 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
@@ -101,10 +103,12 @@ func New(cfg Config) (*Server, error) {
 //
 //	GET  /console                   home
 //	GET  /console/members           members (admins)
-//	POST /console/members/invite, /update, /suspend, /reactivate
+//	POST /console/members/invite, /update, /suspend, /reactivate, /reset-link
 //	GET  /console/agents            agents and keys (admins)
 //	POST /console/agents/create, /key, /rotate, /revoke
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
+//	GET  /console/reset, POST /console/reset     a reset link: choose a new password
+//	GET  /console/forgot, POST /console/forgot   "Forgot password?"
 //	GET  /console/static/console.css
 func (s *Server) Handler() http.Handler {
 	root := chi.NewRouter()
@@ -124,8 +128,13 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/agents/key", s.adminForm(s.agentsKey))
 		forms.Post("/agents/rotate", s.adminForm(s.agentsRotate))
 		forms.Post("/agents/revoke", s.adminForm(s.agentsRevoke))
+		forms.Post("/members/reset-link", s.adminForm(s.membersResetLink))
 		r.Get("/invite", s.linkGet(admin.PurposeInvite))
 		forms.Post("/invite", s.linkPost(admin.PurposeInvite))
+		r.Get("/reset", s.linkGet(admin.PurposeReset))
+		forms.Post("/reset", s.linkPost(admin.PurposeReset))
+		r.Get("/forgot", s.forgotGet)
+		forms.Post("/forgot", s.form(s.forgotPost))
 		r.Get("/static/console.css", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/css; charset=utf-8")
 			w.Header().Set("Cache-Control", "public, max-age=3600")

@@ -122,8 +122,16 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	e.issuer = "http://" + ts.Listener.Addr().String()
 	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	scopes := workspace.Scopes()
-	provider, err := oauth.New(ctx, oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
-		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log})
+	acfg := admin.Config{Store: s, PublicURL: e.issuer, ServiceName: "Acme Console", HashPassword: cheapHash, Now: e.clock.Now, Logger: log}
+	for _, c := range configure {
+		c(&acfg)
+	}
+	ocfg := oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
+		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log}
+	if acfg.Mailer != nil {
+		ocfg.PasswordResetURL = console.Path + "/forgot" // as cmd does when SMTP_URL is set
+	}
+	provider, err := oauth.New(ctx, ocfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,10 +152,6 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	case <-listening:
 	case <-time.After(10 * time.Second):
 		t.Fatal("revocation listener did not start")
-	}
-	acfg := admin.Config{Store: s, PublicURL: e.issuer, ServiceName: "Acme Console", HashPassword: cheapHash, Now: e.clock.Now, Logger: log}
-	for _, c := range configure {
-		c(&acfg)
 	}
 	e.ops = admin.New(acfg)
 	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console", Logger: log})

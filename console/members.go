@@ -12,7 +12,8 @@ import (
 type membersData struct {
 	Members  []store.MemberRow
 	Features []string
-	Invited  *admin.Invitation
+	Link     *admin.Invitation // a link just made, shown once
+	LinkKind string            // "Invitation link" or "Password reset link"
 	CanEmail bool
 }
 
@@ -20,14 +21,14 @@ func (s *Server) members(w http.ResponseWriter, r *http.Request, me *store.OAuth
 	s.membersPage(w, r, me, http.StatusOK, nil, "", "")
 }
 
-func (s *Server) membersPage(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, status int, invited *admin.Invitation, notice, msg string) {
+func (s *Server) membersPage(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, status int, link *admin.Invitation, notice, msg string) {
 	rows, err := s.cfg.Admin.Members(r.Context(), me.WorkspaceID)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	s.render(w, r, status, "members", page{Title: "Members", Nav: "members", Me: me, Notice: notice, Error: msg,
-		Data: membersData{Members: rows, Features: store.Features, Invited: invited, CanEmail: s.cfg.Admin.CanEmail()}})
+		Data: membersData{Members: rows, Features: store.Features, Link: link, LinkKind: linkKind(link), CanEmail: s.cfg.Admin.CanEmail()}})
 }
 
 // grantsOf reads the form's grant_<feature> selects; features left out are unchanged.
@@ -91,4 +92,21 @@ func (s *Server) membersStatus(status string) func(http.ResponseWriter, *http.Re
 		}
 		s.membersPage(w, r, me, http.StatusOK, nil, notice, "")
 	}
+}
+
+func linkKind(l *admin.Invitation) string {
+	if l != nil && strings.Contains(l.Link, "/console/"+admin.PurposeReset+"?") {
+		return "Password reset link"
+	}
+	return "Invitation link"
+}
+
+// membersResetLink makes a password-reset link for an active member, shown once.
+func (s *Server) membersResetLink(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
+	link, err := s.cfg.Admin.ResetLink(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), me.UserID)
+	if err != nil {
+		s.formError(w, r, me, err)
+		return
+	}
+	s.membersPage(w, r, me, http.StatusOK, &link, "Reset link made. Copy it and send it to them; it is shown only now and works for an hour.", "")
 }

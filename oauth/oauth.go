@@ -82,6 +82,9 @@ type Config struct {
 	// ServiceName names the service on the sign-in page (SERVICE_NAME); "" means
 	// "workspaced".
 	ServiceName string
+	// PasswordResetURL is where the sign-in page's "Forgot password?" leads (the
+	// console's, when email is configured); "" shows no such link.
+	PasswordResetURL string
 	// HTTPClient makes the calls to the upstream provider; nil uses http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger

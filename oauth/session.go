@@ -44,6 +44,7 @@ func safeReturn(ret string) string {
 type loginData struct {
 	CSRF, Return, Email, Error, AppName string
 	Service                             string // SERVICE_NAME
+	ResetURL                            string // "Forgot password?", or ""
 	UpstreamName, UpstreamURL           string
 }
 
@@ -52,7 +53,8 @@ type loginData struct {
 // form-action.
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, ret, email, msg string) {
 	ret = safeReturn(ret)
-	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg, Service: s.cfg.ServiceName}
+	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg, Service: s.cfg.ServiceName,
+		ResetURL: s.cfg.PasswordResetURL}
 	var origin string
 	if raw, ok := strings.CutPrefix(ret, "/oauth/authorize?"); ok {
 		if req, pe, _, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw); err == nil && pe == nil && req != nil {

@@ -51,11 +51,13 @@ type MemberLink struct {
 	Expires   time.Time
 }
 
-// CreateMemberLink stores a link for a human member of workspaceID. It returns a
-// not_found Error when the workspace has no such member (an agent is no member here).
+// CreateMemberLink stores a link for a human member of workspaceID (a reset link for an
+// active one only). It returns a not_found Error when the workspace has no such member (an
+// agent is no member here).
 func (s *Store) CreateMemberLink(ctx context.Context, workspaceID string, l MemberLink) error {
 	tag, err := s.pool.Exec(ctx, `INSERT INTO member_links (token_hash, user_id, purpose, created_by, expires_at)
-		SELECT $3, u.id, $4, nullif($5, '')::uuid, $6 FROM users u WHERE u.id = $2 AND u.workspace_id = $1 AND NOT u.is_agent`,
+		SELECT $3, u.id, $4, nullif($5, '')::uuid, $6 FROM users u WHERE u.id = $2 AND u.workspace_id = $1 AND NOT u.is_agent
+			AND ($4 = 'invite' OR u.status = 'active')`,
 		workspaceID, l.UserID, l.Hash, l.Purpose, l.CreatedBy, l.Expires)
 	if err != nil {
 		return mapAdminError(err)
@@ -78,7 +80,7 @@ func (s *Store) PeekMemberLink(ctx context.Context, hash []byte, purpose string,
 // RedeemMemberLink uses a live link of purpose once: it sets the member's password to
 // passwordHash, activates an invited member (an invitation only; a suspended member stays
 // suspended), retires every other link of the member for the same purpose, and returns the
-// member. It returns nil when the link is unknown, used, expired or of another purpose.
+// member. Every session of the member ends. It returns nil when the link is unknown, used, expired or of another purpose.
 func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*OAuthMember, error) {
 	var userID string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -94,6 +96,11 @@ func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, pass
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE users SET status = 'active' WHERE id = $1 AND status = 'invited'`, userID); err != nil {
+			return err
+		}
+		// A new password ends every session signed in with the old one (someone who knew
+		// it may hold one); the caller signs this browser in afresh.
+		if _, err := tx.Exec(ctx, `DELETE FROM oauth_sessions WHERE user_id = $1`, userID); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)

@@ -103,6 +103,15 @@ var adminCommands = map[string]adminCommand{
 			return ops.CreateAgent(ctx, *ws, *name, g)
 		}
 	}},
+	"reset-link": {"--workspace W --user U", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws, user := fs.String("workspace", "", "workspace id"), fs.String("user", "", "user id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			return ops.ResetLink(ctx, *ws, *user, "")
+		}
+	}},
 	"list-agents": {"--workspace W", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 		ws := fs.String("workspace", "", "workspace id")
 		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {

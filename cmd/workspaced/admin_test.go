@@ -58,6 +58,11 @@ func TestAdminCommands(t *testing.T) {
 	if n := count(t, `SELECT count(*) FROM user_passwords WHERE user_id = $1 AND hash LIKE '$argon2id$%'`, user); n != 1 {
 		t.Fatalf("password not stored as an argon2id hash")
 	}
+	if reset := mustCLI(t, "reset-link", "--workspace", ws, "--user", user); reset["user_id"] != user {
+		t.Fatalf("reset-link: %v", reset)
+	} else if link, _ := reset["link"].(string); !strings.Contains(link, "/console/reset?token=wsl_") {
+		t.Fatalf("reset-link: %v", reset)
+	}
 	mustCLI(t, "set-member", "--user", user, "--role", "admin", "--grant", "hr=full", "--status", "suspended")
 	if n := count(t, `SELECT count(*) FROM users WHERE id = $1 AND role = 'admin' AND status = 'suspended' AND grants->>'hr' = 'full' AND grants->>'crm' = 'full'`, user); n != 1 {
 		t.Fatalf("set-member did not apply")
@@ -142,6 +147,7 @@ func TestAdminBadInput(t *testing.T) {
 		{"list-members", "--workspace", "nope"},
 		{"create-agent-key", "--workspace", ws, "--agent", "00000000-0000-0000-0000-000000000000"},
 		{"rotate-agent-key", "--workspace", ws, "--key-id", "nope"},
+		{"reset-link", "--workspace", ws, "--user", "00000000-0000-0000-0000-000000000000"},
 		{"revoke-agent-key", "--key-id", "00000000-0000-0000-0000-000000000000"},
 		{"grant-credits", "--workspace", ws, "--amount", "0"},
 		{"grant-credits", "--workspace", ws, "--amount", "-5"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	adminops "github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/console"
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
@@ -44,6 +45,9 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratel
 	}
 	if srv.cfg.RefreshGrace == 0 {
 		cfg.RefreshGrace = time.Nanosecond // REFRESH_GRACE=0: no grace at all
+	}
+	if srv.cfg.SMTPURL != "" {
+		cfg.PasswordResetURL = console.Path + "/forgot" // links can be emailed (docs/console.md)
 	}
 	if srv.cfg.OIDCIssuer != "" {
 		cfg.Upstream = &oauth.Upstream{Issuer: srv.cfg.OIDCIssuer, ClientID: srv.cfg.OIDCClientID,
