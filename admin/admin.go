@@ -41,6 +41,7 @@ const linkPrefix = "wsl_"
 // Store is what the operations need from the database; *store.Store implements it.
 type Store interface {
 	AgentStore
+	ActivityStore
 	// WorkspaceMembers lists a workspace's human members, oldest first.
 	WorkspaceMembers(ctx context.Context, workspaceID string) ([]store.MemberRow, error)
 	// AddMember creates a user; a duplicate email is a 4xx store.Error.

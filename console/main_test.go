@@ -26,6 +26,7 @@ import (
 
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/console"
+	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
@@ -159,7 +160,12 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 		t.Fatal(err)
 	}
 	api := restapi.New(restapi.Config{Store: s, Auth: cache, APIKey: testAPIKey, PublicURL: e.issuer})
+	tools, err := mcp.New(mcp.Config{PublicURL: e.issuer, Auth: cache, Ops: api.Ops(), Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mux := http.NewServeMux()
+	mux.Handle(mcp.Path, tools.Handler())
 	mux.Handle("/v1/", http.StripPrefix("/v1", api.Handler()))
 	mux.Handle("/oauth/", http.StripPrefix("/oauth", provider.Handler()))
 	mux.Handle("/console/", c.Handler())

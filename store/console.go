@@ -206,3 +206,54 @@ func (s *Store) RotateAgentKey(ctx context.Context, workspaceID, keyID string) (
 	})
 	return out, mapAdminError(err)
 }
+
+// ActivityRow is one record of the console's audit log.
+type ActivityRow struct {
+	ID         string
+	CreatedAt  time.Time
+	ActorID    string
+	ActorEmail string
+	EntityType string
+	EntityID   string
+	Action     string
+	Changes    string // JSON
+	Credential string
+	ClientID   string
+	ClientName string
+	Via        string
+}
+
+// ActivityFilter narrows the audit log; empty fields do not filter. ID picks one record.
+type ActivityFilter struct {
+	ID, ActorID, ClientID, KeyID, EntityType string
+	Limit                                    int
+}
+
+// WorkspaceActivity returns a workspace's activity records, newest first, as the console's
+// admins see them (every record of the workspace: the audit log is theirs).
+func (s *Store) WorkspaceActivity(ctx context.Context, workspaceID string, f ActivityFilter) ([]ActivityRow, error) {
+	if f.Limit <= 0 || f.Limit > 500 {
+		f.Limit = 100
+	}
+	credential := ""
+	if f.KeyID != "" {
+		credential = "agent_key:" + f.KeyID
+	}
+	rows, err := s.pool.Query(ctx, `SELECT a.id::text, a.created_at, coalesce(a.actor_id::text, ''), coalesce(u.email, ''),
+			a.entity_type, coalesce(a.entity_id::text, ''), a.action, coalesce(a.changes::text, '{}'),
+			coalesce(a.credential, ''), coalesce(a.client ->> 'id', ''), coalesce(a.client ->> 'name', ''), coalesce(a.via, '')
+		FROM activity a LEFT JOIN users u ON u.id = a.actor_id
+		WHERE a.workspace_id = $1 AND ($2 = '' OR a.id::text = $2) AND ($3 = '' OR a.actor_id::text = $3)
+			AND ($4 = '' OR a.client ->> 'id' = $4) AND ($5 = '' OR a.credential = $5) AND ($6 = '' OR a.entity_type = $6)
+		ORDER BY a.created_at DESC, a.id DESC LIMIT $7`,
+		workspaceID, f.ID, f.ActorID, f.ClientID, credential, f.EntityType, f.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ActivityRow, error) {
+		var a ActivityRow
+		err := row.Scan(&a.ID, &a.CreatedAt, &a.ActorID, &a.ActorEmail, &a.EntityType, &a.EntityID, &a.Action, &a.Changes,
+			&a.Credential, &a.ClientID, &a.ClientName, &a.Via)
+		return a, err
+	})
+}

@@ -40,8 +40,9 @@ var dbExtras = map[string][]string{
 	// their own, and the polymorphic reference is checked by a trigger.
 	"comments": {"policy ws_entity_visible", "policy ws_author_edits", "policy ws_deal_comment_insert",
 		"policy ws_deal_comment_update", "trigger entity_check"},
-	// Activity follows what it describes; ws_record_activity inserts it as the actor.
-	"activity": {"policy ws_entity_visible", "grant INSERT"},
+	// Activity follows what it describes; ws_record_activity inserts it as the actor, and
+	// activity_source stamps the credential, client and channel (docs/console.md).
+	"activity": {"policy ws_entity_visible", "grant INSERT", "trigger activity_source"},
 	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
 }

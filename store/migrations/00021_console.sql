@@ -39,7 +39,32 @@ END $$;
 CREATE TRIGGER oauth_sessions_sign_in AFTER INSERT ON oauth_sessions
   FOR EACH ROW EXECUTE FUNCTION member_signed_in();
 
+-- Every activity row records what made the write, beside who (actor_id): the credential
+-- ('agent_key:<key id>' or 'oauth:<access token id>'), the OAuth client ({"id", "name"})
+-- and the channel (rest, mcp). store/actor.go sets them as transaction-local settings with
+-- the actor; a BEFORE INSERT trigger on activity copies them, so ws_record_activity (which
+-- other migrations extend) stays as it is.
+ALTER TABLE activity ADD COLUMN credential text, ADD COLUMN client jsonb, ADD COLUMN via text;
+
+-- +goose StatementBegin
+CREATE FUNCTION ws_activity_source() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.credential := coalesce(NEW.credential, nullif(current_setting('app.credential', true), ''));
+  NEW.client := coalesce(NEW.client, nullif(current_setting('app.client', true), '')::jsonb);
+  NEW.via := coalesce(NEW.via, nullif(current_setting('app.via', true), ''));
+  RETURN NEW;
+END $$;
+-- +goose StatementEnd
+CREATE TRIGGER activity_source BEFORE INSERT ON activity FOR EACH ROW EXECUTE FUNCTION ws_activity_source();
+CREATE INDEX activity_credential ON activity (workspace_id, credential, created_at DESC) WHERE credential IS NOT NULL;
+CREATE INDEX activity_client ON activity (workspace_id, (client ->> 'id'), created_at DESC) WHERE client IS NOT NULL;
+
 -- +goose Down
+DROP INDEX activity_client;
+DROP INDEX activity_credential;
+DROP TRIGGER activity_source ON activity;
+DROP FUNCTION ws_activity_source();
+ALTER TABLE activity DROP COLUMN credential, DROP COLUMN client, DROP COLUMN via;
 DROP TRIGGER oauth_sessions_sign_in ON oauth_sessions;
 DROP FUNCTION member_signed_in();
 DROP TABLE member_sign_ins;
