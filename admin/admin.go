@@ -42,6 +42,7 @@ const linkPrefix = "wsl_"
 type Store interface {
 	AgentStore
 	ActivityStore
+	AppStore
 	// WorkspaceMembers lists a workspace's human members, oldest first.
 	WorkspaceMembers(ctx context.Context, workspaceID string) ([]store.MemberRow, error)
 	// AddMember creates a user; a duplicate email is a 4xx store.Error.

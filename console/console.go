@@ -73,7 +73,7 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
@@ -87,7 +87,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.ServiceName = "workspaced"
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}}
-	funcs := template.FuncMap{"when": when, "channel": channel}
+	funcs := template.FuncMap{"when": when, "channel": channel, "hosts": hosts}
 	for _, name := range pageNames {
 		t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
@@ -106,6 +106,9 @@ func New(cfg Config) (*Server, error) {
 //	POST /console/members/invite, /update, /suspend, /reactivate, /reset-link
 //	GET  /console/agents            agents and keys (admins)
 //	POST /console/agents/create, /key, /rotate, /revoke
+//	GET  /console/apps              every OAuth client used in the workspace (admins)
+//	POST /console/apps/block, /unblock, /setting
+//	GET  /console/account, POST /console/account/revoke   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
 //	GET  /console/reset, POST /console/reset     a reset link: choose a new password
@@ -130,6 +133,12 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/agents/rotate", s.adminForm(s.agentsRotate))
 		forms.Post("/agents/revoke", s.adminForm(s.agentsRevoke))
 		forms.Post("/members/reset-link", s.adminForm(s.membersResetLink))
+		r.Get("/apps", s.admin(s.apps))
+		forms.Post("/apps/block", s.adminForm(s.appsBlock))
+		forms.Post("/apps/unblock", s.adminForm(s.appsUnblock))
+		forms.Post("/apps/setting", s.adminForm(s.appsSetting))
+		r.Get("/account", s.account)
+		forms.Post("/account/revoke", s.form(s.accountRevoke))
 		r.Get("/activity", s.admin(s.activity))
 		r.Get("/activity/{id}", s.admin(s.activityRecord))
 		r.Get("/invite", s.linkGet(admin.PurposeInvite))

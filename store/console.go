@@ -257,3 +257,111 @@ func (s *Store) WorkspaceActivity(ctx context.Context, workspaceID string, f Act
 		return a, err
 	})
 }
+
+// AppRow is an OAuth client used in a workspace, as the console's apps page shows it.
+type AppRow struct {
+	ClientID        string
+	Name            string
+	RedirectURIs    []string
+	Verified        bool
+	Dynamic         bool
+	AdminRegistered bool // registered by this workspace's admins
+	ConnectedBy     []string
+	Scopes          []string
+	LastUsed        *time.Time
+	BlockedAt       *time.Time
+}
+
+// WorkspaceApps lists every OAuth client used in a workspace: the ones its members
+// authorized (dynamically registered and metadata-document clients included), its admins'
+// own apps, and the ones it blocked; most recently used first.
+func (s *Store) WorkspaceApps(ctx context.Context, workspaceID string) ([]AppRow, error) {
+	rows, err := s.pool.Query(ctx, `WITH ids AS (
+			SELECT client_id FROM oauth_families WHERE workspace_id = $1
+			UNION SELECT id FROM oauth_clients WHERE workspace_id = $1
+			UNION SELECT client_id FROM oauth_client_blocks WHERE workspace_id = $1)
+		SELECT c.id, c.name, c.redirect_uris, c.verified, c.dynamic, coalesce(c.workspace_id = $1, false),
+			coalesce((SELECT array_agg(DISTINCT u.email ORDER BY u.email) FROM oauth_families f JOIN users u ON u.id = f.user_id
+				WHERE f.workspace_id = $1 AND f.client_id = c.id AND f.revoked_at IS NULL), '{}'),
+			coalesce((SELECT array_agg(DISTINCT sc ORDER BY sc) FROM oauth_families f, unnest(f.scopes) sc
+				WHERE f.workspace_id = $1 AND f.client_id = c.id AND f.revoked_at IS NULL), '{}'),
+			(SELECT max(f.last_used_at) FROM oauth_families f WHERE f.workspace_id = $1 AND f.client_id = c.id),
+			b.blocked_at
+		FROM ids JOIN oauth_clients c ON c.id = ids.client_id
+		LEFT JOIN oauth_client_blocks b ON b.workspace_id = $1 AND b.client_id = c.id
+		WHERE c.disabled_at IS NULL
+		ORDER BY 9 DESC NULLS LAST, c.name, c.id`, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AppRow, error) {
+		var a AppRow
+		err := row.Scan(&a.ClientID, &a.Name, &a.RedirectURIs, &a.Verified, &a.Dynamic, &a.AdminRegistered,
+			&a.ConnectedBy, &a.Scopes, &a.LastUsed, &a.BlockedAt)
+		return a, err
+	})
+}
+
+// BlockOAuthClient blocks a client for a workspace: every family its members gave it is
+// revoked, their consents forgotten, and every process told to drop cached tokens. It
+// returns not_found when the client is not used in the workspace.
+func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID, by string) error {
+	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO oauth_client_blocks (workspace_id, client_id, blocked_by)
+			SELECT $1, c.id, nullif($3, '')::uuid FROM oauth_clients c WHERE c.id = $2 AND (c.workspace_id = $1
+				OR EXISTS (SELECT 1 FROM oauth_families f WHERE f.workspace_id = $1 AND f.client_id = c.id))
+			ON CONFLICT DO NOTHING`, workspaceID, clientID, by)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			var blocked bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM oauth_client_blocks WHERE workspace_id = $1 AND client_id = $2)`,
+				workspaceID, clientID).Scan(&blocked); err != nil || blocked {
+				return err
+			}
+			return NotFound("no app %q is used in this workspace", clientID)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE oauth_families SET revoked_at = now()
+			WHERE workspace_id = $1 AND client_id = $2 AND revoked_at IS NULL`, workspaceID, clientID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM oauth_consents WHERE client_id = $2
+			AND user_id IN (SELECT id FROM users WHERE workspace_id = $1)`, workspaceID, clientID); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "oauth_client:"+clientID)
+		return err
+	}))
+}
+
+// UnblockOAuthClient lifts a block; not_found when the workspace has none on the client.
+func (s *Store) UnblockOAuthClient(ctx context.Context, workspaceID, clientID string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM oauth_client_blocks WHERE workspace_id = $1 AND client_id = $2`, workspaceID, clientID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return NotFound("app %q is not blocked in this workspace", clientID)
+	}
+	return nil
+}
+
+// SetAdminAppsOnly sets whether the workspace's members may authorize only apps its admins
+// registered.
+func (s *Store) SetAdminAppsOnly(ctx context.Context, workspaceID string, on bool) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO workspace_oauth_settings (workspace_id, admin_apps_only) VALUES ($1, $2)
+		ON CONFLICT (workspace_id) DO UPDATE SET admin_apps_only = excluded.admin_apps_only`, workspaceID, on)
+	return mapAdminError(err)
+}
+
+// OAuthClientRefusal says why a workspace refuses new authorizations of a client: blocked
+// by its admins, or not one of its own apps while it allows those only. Both false: it
+// does not refuse.
+func (s *Store) OAuthClientRefusal(ctx context.Context, workspaceID, clientID string) (blocked, adminAppsOnly bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT
+			EXISTS (SELECT 1 FROM oauth_client_blocks WHERE workspace_id = $1 AND client_id = $2),
+			coalesce((SELECT admin_apps_only FROM workspace_oauth_settings WHERE workspace_id = $1), false)`,
+		workspaceID, clientID).Scan(&blocked, &adminAppsOnly)
+	return blocked, adminAppsOnly, err
+}

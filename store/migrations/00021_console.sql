@@ -59,7 +59,29 @@ CREATE TRIGGER activity_source BEFORE INSERT ON activity FOR EACH ROW EXECUTE FU
 CREATE INDEX activity_credential ON activity (workspace_id, credential, created_at DESC) WHERE credential IS NOT NULL;
 CREATE INDEX activity_client ON activity (workspace_id, (client ->> 'id'), created_at DESC) WHERE client IS NOT NULL;
 
+-- Apps a workspace's admins blocked (docs/console.md): the block revokes the families its
+-- members gave the client, and the authorization endpoint refuses new ones.
+CREATE TABLE oauth_client_blocks (
+  workspace_id uuid NOT NULL REFERENCES workspaces (id),
+  client_id text NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+  blocked_by uuid REFERENCES users (id) ON DELETE SET NULL,
+  blocked_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (workspace_id, client_id)
+);
+REVOKE ALL ON oauth_client_blocks FROM PUBLIC;
+
+-- "Admin-registered apps only": members may authorize only the workspace's own apps.
+CREATE TABLE workspace_oauth_settings (
+  workspace_id uuid PRIMARY KEY REFERENCES workspaces (id),
+  admin_apps_only boolean NOT NULL DEFAULT false
+);
+REVOKE ALL ON workspace_oauth_settings FROM PUBLIC;
+CREATE INDEX oauth_families_workspace_client ON oauth_families (workspace_id, client_id);
+
 -- +goose Down
+DROP INDEX oauth_families_workspace_client;
+DROP TABLE workspace_oauth_settings;
+DROP TABLE oauth_client_blocks;
 DROP INDEX activity_client;
 DROP INDEX activity_credential;
 DROP TRIGGER activity_source ON activity;
