@@ -43,6 +43,7 @@ type Store interface {
 	AgentStore
 	ActivityStore
 	AppStore
+	CreditsStore
 	// WorkspaceMembers lists a workspace's human members, oldest first.
 	WorkspaceMembers(ctx context.Context, workspaceID string) ([]store.MemberRow, error)
 	// AddMember creates a user; a duplicate email is a 4xx store.Error.

@@ -73,7 +73,7 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
@@ -108,6 +108,7 @@ func New(cfg Config) (*Server, error) {
 //	POST /console/agents/create, /key, /rotate, /revoke
 //	GET  /console/apps              every OAuth client used in the workspace (admins)
 //	POST /console/apps/block, /unblock, /setting
+//	GET  /console/credits           balance, ledger, writes per credential per day (admins)
 //	GET  /console/account, POST /console/account/revoke   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
@@ -137,6 +138,7 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/apps/block", s.adminForm(s.appsBlock))
 		forms.Post("/apps/unblock", s.adminForm(s.appsUnblock))
 		forms.Post("/apps/setting", s.adminForm(s.appsSetting))
+		r.Get("/credits", s.admin(s.credits))
 		r.Get("/account", s.account)
 		forms.Post("/account/revoke", s.form(s.accountRevoke))
 		r.Get("/activity", s.admin(s.activity))

@@ -365,3 +365,56 @@ func (s *Store) OAuthClientRefusal(ctx context.Context, workspaceID, clientID st
 		workspaceID, clientID).Scan(&blocked, &adminAppsOnly)
 	return blocked, adminAppsOnly, err
 }
+
+// CreditEntry is one line of a workspace's credit ledger.
+type CreditEntry struct {
+	At     time.Time
+	Delta  int64
+	Reason string // grant, enrich, refund ...
+	Domain string
+}
+
+// CredentialDay counts the writes one credential made on one day (UTC), from the audit
+// log.
+type CredentialDay struct {
+	Day        time.Time
+	Credential string
+	ClientName string
+	Via        string
+	Writes     int64
+}
+
+// WorkspaceCredits returns a workspace's balance, its newest ledger entries (at most
+// limit), and its writes per credential per day over the last days days.
+func (s *Store) WorkspaceCredits(ctx context.Context, workspaceID string, limit, days int) (int64, []CreditEntry, []CredentialDay, error) {
+	var balance int64
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce((SELECT balance FROM credit_balances WHERE workspace_id = $1), 0)`,
+		workspaceID).Scan(&balance); err != nil {
+		return 0, nil, nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT created_at, delta, reason, coalesce(domain, '') FROM credit_ledger
+		WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, workspaceID, limit)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	ledger, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (CreditEntry, error) {
+		var c CreditEntry
+		return c, row.Scan(&c.At, &c.Delta, &c.Reason, &c.Domain)
+	})
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	rows, err = s.pool.Query(ctx, `SELECT date_trunc('day', created_at AT TIME ZONE 'UTC'), credential,
+			coalesce(max(client ->> 'name'), ''), coalesce(max(via), ''), count(*)
+		FROM activity WHERE workspace_id = $1 AND credential IS NOT NULL
+			AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => $2)
+		GROUP BY 1, 2 ORDER BY 1 DESC, 5 DESC, 2`, workspaceID, days)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	usage, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (CredentialDay, error) {
+		var d CredentialDay
+		return d, row.Scan(&d.Day, &d.Credential, &d.ClientName, &d.Via, &d.Writes)
+	})
+	return balance, ledger, usage, err
+}

@@ -163,7 +163,7 @@ var adminCommands = map[string]adminCommand{
 			if *amount <= 0 {
 				return nil, bad("--amount must be a positive whole number")
 			}
-			balance, err := s.GrantCredits(ctx, *ws, *amount)
+			balance, err := ops.GrantCredits(ctx, *ws, *amount)
 			return map[string]int64{"balance": balance}, err
 		}
 	}},
