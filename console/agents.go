@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -35,8 +36,8 @@ func (s *Server) agentsAnswer(w http.ResponseWriter, r *http.Request, me *store.
 		s.agentsPage(w, r, me, http.StatusOK, key, notice, "")
 		return
 	}
-	if e := store.AsError(err); e.Status < 500 && e.Status != http.StatusNotFound {
-		s.agentsPage(w, r, me, e.Status, nil, "", e.Message)
+	if e := store.AsError(err); httpx.Status(e) < 500 && httpx.Status(e) != http.StatusNotFound {
+		s.agentsPage(w, r, me, httpx.Status(e), nil, "", e.Message)
 		return
 	}
 	s.fail(w, r, me, err)

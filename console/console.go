@@ -20,6 +20,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -212,15 +213,15 @@ func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) 
 // fail shows a store.Error's message with its status (4xx), or the server error page.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error) {
 	e := store.AsError(err)
-	if e.Status >= 500 {
+	if httpx.Status(e) >= 500 {
 		s.serverError(w, r, err)
 		return
 	}
 	title := "Not possible"
-	if e.Status == http.StatusNotFound {
+	if httpx.Status(e) == http.StatusNotFound {
 		title = "Not found"
 	}
-	s.errorPage(w, r, me, e.Status, title, e.Message)
+	s.errorPage(w, r, me, httpx.Status(e), title, e.Message)
 }
 
 // member returns the signed-in member, or sends the browser to the sign-in page and

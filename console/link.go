@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -47,7 +48,7 @@ func (s *Server) linkPost(purpose string) http.HandlerFunc {
 			return
 		}
 		m, err := s.cfg.Admin.UseLink(r.Context(), token, purpose, password)
-		if e := store.AsError(err); err != nil && e.Status == http.StatusBadRequest {
+		if e := store.AsError(err); err != nil && httpx.Status(e) == http.StatusBadRequest {
 			s.linkForm(w, r, purpose, token, http.StatusBadRequest, "Password: "+e.Message+".")
 			return
 		} else if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -45,8 +46,8 @@ func grantsOf(r *http.Request) map[string]string {
 // formError answers a refused form: a 4xx store.Error other than not_found is shown on
 // the members page; not_found (another workspace's id) and 5xx get their own page.
 func (s *Server) formError(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error) {
-	if e := store.AsError(err); e.Status < 500 && e.Status != http.StatusNotFound {
-		s.membersPage(w, r, me, e.Status, nil, "", e.Message)
+	if e := store.AsError(err); httpx.Status(e) < 500 && httpx.Status(e) != http.StatusNotFound {
+		s.membersPage(w, r, me, httpx.Status(e), nil, "", e.Message)
 		return
 	}
 	s.fail(w, r, me, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/agencyos/workspaced/store"
@@ -73,15 +72,15 @@ func NewService(cfg ServiceConfig) *Service {
 // Errors of Enrich, as the spec names them (service-spec.md 7).
 var (
 	errNoCredits = func() error {
-		return store.Errorf(http.StatusPaymentRequired, "insufficient_credits",
+		return store.Errorf(store.CodeInsufficientCredits,
 			"the workspace's credit balance is too low for a fresh lookup; an admin can add credits (workspaced admin grant-credits)")
 	}
 	errUpstream = func(err error) error {
-		return &store.Error{Status: http.StatusBadGateway, Code: "upstream_error",
+		return &store.Error{Code: store.CodeUpstream,
 			Message: "the enrichment provider failed; nothing was charged; retry later", Err: err}
 	}
 	errUnbilled = func(err error) error {
-		return &store.Error{Status: http.StatusBadGateway, Code: "enrich_unbilled",
+		return &store.Error{Code: store.CodeEnrichUnbilled,
 			Message: "the lookup could not be billed, so its result is withheld; nothing was charged; retry", Err: err}
 	}
 )
@@ -93,7 +92,7 @@ var (
 func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain string) (*Result, error) {
 	domain, err := NormalizeDomain(rawDomain)
 	if err != nil {
-		return nil, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+		return nil, &store.Error{Code: store.CodeValidation,
 			Message: "domain must be a company's host name, like example.com (no IP addresses)",
 			Fields:  []store.FieldError{{Field: "domain", Problem: "not a valid host name"}}}
 	}

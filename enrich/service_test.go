@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
@@ -80,10 +81,10 @@ func (e *meteredEnv) balance(t *testing.T) int64 {
 	return b
 }
 
-func wantCode(t *testing.T, err error, status int, code string) {
+func wantCode(t *testing.T, err error, status int, code store.Code) {
 	t.Helper()
 	var e *store.Error
-	if !errors.As(err, &e) || e.Status != status || e.Code != code {
+	if !errors.As(err, &e) || httpx.Status(e) != status || e.Code != code {
 		t.Fatalf("want %d %s, got %v", status, code, err)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -66,26 +68,44 @@ func PrincipalFrom(ctx context.Context) *store.Principal {
 	return p
 }
 
-// errorBody is the spec's envelope (service-spec.md 7, decisions.md 4).
-type errorBody struct {
-	Error     string             `json:"error"`
+// Envelope is the spec's error body (service-spec.md 7, decisions.md 4): REST writes it as
+// the response, MCP as the text of a tool error, so a model sees the code and message a
+// REST client would.
+type Envelope struct {
+	Error     store.Code         `json:"error"`
 	Message   string             `json:"message"`
 	RequestID string             `json:"request_id"`
 	Fields    []store.FieldError `json:"fields,omitempty"`
 }
 
-// WriteError renders err as the spec's envelope. Causes are logged for 5xx only, and
-// never rendered.
-func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+// Failure turns err into its Error and envelope. A failure of the service (a 5xx) is
+// logged once, as msg with the request id, the code and the cause; the cause is never
+// rendered.
+func Failure(ctx context.Context, log *slog.Logger, msg string, err error) (*store.Error, Envelope) {
 	e := store.AsError(err)
-	id := RequestIDFrom(r.Context())
-	if e.Status >= 500 && log != nil {
-		log.ErrorContext(r.Context(), "request failed", "request_id", id, "code", e.Code, "err", e.Err)
+	id := RequestIDFrom(ctx)
+	if Status(e) >= 500 && log != nil {
+		log.ErrorContext(ctx, msg, "request_id", id, "code", e.Code, "err", e.Err)
 	}
-	for k, v := range e.Header {
-		w.Header().Set(k, v)
+	return e, Envelope{Error: e.Code, Message: e.Message, RequestID: id, Fields: e.Fields}
+}
+
+// WriteError renders err as the spec's envelope with its status and the headers it
+// implies (Allow on a 405, Retry-After when the error says when to retry).
+// A failure after the client hung up is recorded as the hang-up (ClientGone), not as a 5xx.
+func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if ClientGone(r) {
+		clientGone(w, r, log)
+		return
 	}
-	WriteJSON(w, e.Status, errorBody{Error: e.Code, Message: e.Message, RequestID: id, Fields: e.Fields})
+	e, env := Failure(r.Context(), log, "request failed", err)
+	if len(e.Allow) > 0 {
+		w.Header().Set("Allow", strings.Join(e.Allow, ", "))
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter/time.Second)))
+	}
+	WriteJSON(w, Status(e), env)
 }
 
 // WriteJSON writes v as the JSON response body.
@@ -109,4 +129,20 @@ func BearerToken(r *http.Request) string {
 		return strings.TrimSpace(h[7:])
 	}
 	return ""
+}
+
+// AppendList appends the list envelope {"data": [...], "next_cursor": ...} around a page's
+// records as PostgreSQL wrote them, without re-encoding them (encoding/json would re-scan
+// every record of a RawMessage). REST writes it as the response body and MCP as a list
+// tool's structured content, so the two cannot disagree.
+func AppendList(dst []byte, data json.RawMessage, nextCursor *string) []byte {
+	dst = append(dst, `{"data":`...)
+	dst = append(dst, data...)
+	dst = append(dst, `,"next_cursor":`...)
+	if nextCursor == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = strconv.AppendQuote(dst, *nextCursor) // base64url: nothing to escape
+	}
+	return append(dst, '}')
 }

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
-	"strconv"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -36,7 +34,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		var res *result
 		var err error
 		if id, ok := getID(sp, req); ok {
-			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource.Name, id))
+			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource, id))
 		} else {
 			raw := req.Params.RawArguments
 			if len(raw) == 0 {
@@ -55,7 +53,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 
 // readonlyError refuses a write on a readonly view, direct or through call_tool.
 func readonlyError(name string) error {
-	return store.Errorf(http.StatusForbidden, "read_only",
+	return store.Errorf(store.CodeReadOnly,
 		"this connection is read-only (%s: true or a /readonly path) and %s writes; connect without it to write",
 		HeaderReadonly, name)
 }
@@ -127,7 +125,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		page, err := ops.List(ctx, p, r.Name, params)
+		page, err := ops.List(ctx, p, r, params)
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +135,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		if err != nil {
 			return nil, err
 		}
-		return one(ops.Get(ctx, p, r.Name, id))
+		return one(ops.Get(ctx, p, r, id))
 	case workspace.OpUpdate:
 		// "" updates the singleton workspace.
 		id, err := idArgument(args, r.Access != workspace.Singleton)
@@ -146,7 +144,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		}
 		delete(args, "id")
 		body, _ := json.Marshal(args)
-		return one(ops.Update(ctx, p, r.Name, id, body))
+		return one(ops.Update(ctx, p, r, id, body))
 	case workspace.OpCreate, workspace.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
 		body := raw
 		if string(raw) == "null" {
@@ -155,13 +153,13 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		var key string
 		if k, ok := args[idempotencyKeyArg]; ok {
 			if err := json.Unmarshal(k, &key); err != nil {
-				return nil, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+				return nil, &store.Error{Code: store.CodeValidation,
 					Message: idempotencyKeyArg + " must be a string", Fields: []store.FieldError{{Field: idempotencyKeyArg, Problem: "not a string"}}}
 			}
 			delete(args, idempotencyKeyArg)
 			body, _ = json.Marshal(args)
 		}
-		posted, err := ops.Post(ctx, p, sp.op, r.Name, body, key)
+		posted, err := ops.Post(ctx, p, sp.op, r, workspace.NewBody(body), key)
 		if err != nil {
 			return nil, err
 		}
@@ -192,14 +190,14 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 	v, ok := args["id"]
 	if !ok {
 		if required {
-			return "", &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+			return "", &store.Error{Code: store.CodeValidation,
 				Message: "id is required: the uuid of the record", Fields: []store.FieldError{{Field: "id", Problem: "required"}}}
 		}
 		return "", nil
 	}
 	var id string
 	if err := json.Unmarshal(v, &id); err != nil {
-		return "", &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+		return "", &store.Error{Code: store.CodeValidation,
 			Message: "id must be a uuid string", Fields: []store.FieldError{{Field: "id", Problem: "not a uuid"}}}
 	}
 	return id, nil
@@ -219,38 +217,16 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 	}
 	text := data
 	if list {
-		text = make([]byte, 0, len(data)+120)
-		text = append(text, `{"data":`...)
-		text = append(text, data...)
-		text = append(text, `,"next_cursor":`...)
-		if res.nextCursor == nil {
-			text = append(text, "null"...)
-		} else {
-			text = strconv.AppendQuote(text, *res.nextCursor) // base64url: nothing to escape
-		}
-		text = append(text, '}')
+		text = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
 	}
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
 		RawStructuredContent: text}, nil
 }
 
-// toolErrorBody is the spec's REST error envelope (service-spec.md 7), carried as the text
-// of a tool error so a model sees the same code and message a REST client would.
-type toolErrorBody struct {
-	Error     string             `json:"error"`
-	Message   string             `json:"message"`
-	RequestID string             `json:"request_id"`
-	Fields    []store.FieldError `json:"fields,omitempty"`
-}
-
-// toolError renders err as a tool error (isError true). Causes of 5xx are logged with the
-// request id and never shown.
+// toolError renders err as a tool error (isError true) whose text is the spec's REST error
+// envelope (httpx.Envelope). Causes of 5xx are logged with the request id and never shown.
 func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult {
-	e := store.AsError(err)
-	id := httpx.RequestIDFrom(ctx)
-	if e.Status >= 500 {
-		s.log.ErrorContext(ctx, "tool call failed", "request_id", id, "code", e.Code, "err", e.Err)
-	}
-	text, _ := json.Marshal(toolErrorBody{Error: e.Code, Message: e.Message, RequestID: id, Fields: e.Fields})
+	_, env := httpx.Failure(ctx, s.log, "tool call failed", err)
+	text, _ := json.Marshal(env)
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,7 +116,7 @@ func (s *Server) runCall(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	}
 	sp, ok := s.specs[args.Name]
 	if !ok || sp.run != nil {
-		return s.toolError(ctx, store.Errorf(http.StatusNotFound, "unknown_tool",
+		return s.toolError(ctx, store.Errorf(store.CodeUnknownTool,
 			"there is no tool %q to call; find_tools {query} lists the tools you may use", args.Name)), nil
 	}
 	inner := mcpgo.CallToolRequest{Request: req.Request}

@@ -172,7 +172,7 @@ func (s *Server) selectView(next http.Handler) http.Handler {
 		v, err := parseView(r)
 		if err != nil {
 			e := store.AsError(err)
-			writeRPCError(w, e.Status, mcpgo.INVALID_PARAMS, e.Message)
+			writeRPCError(w, httpx.Status(e), mcpgo.INVALID_PARAMS, e.Message)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(withView(r.Context(), v)))
@@ -216,7 +216,7 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 				return
 			}
 		}
-		httpx.WriteError(w, r, s.log, store.Errorf(http.StatusForbidden, "forbidden",
+		httpx.WriteError(w, r, s.log, store.Errorf(store.CodeForbidden,
 			"origin %q may not call this local server; add it to MCP_ALLOWED_ORIGINS to allow it", o))
 	})
 }
@@ -250,7 +250,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		p, err := s.cfg.Auth.Authenticate(r.Context(), bearer)
 		if err != nil {
-			if e := store.AsError(err); e.Status != http.StatusUnauthorized {
+			if e := store.AsError(err); e.Code != store.CodeUnauthorized {
 				httpx.WriteError(w, r, s.log, e)
 				return
 			}

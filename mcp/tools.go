@@ -130,24 +130,11 @@ func human(name string) string { return strings.ReplaceAll(name, "_", " ") }
 // needs ends every description with what a call needs, in the short form the server
 // instructions explain: "Needs deals:write, crm grant full, admin."
 func needs(r *workspace.Resource, write bool) string {
-	parts := []string{r.ReadScope()}
+	op := workspace.OpList
 	if write {
-		parts[0] = r.WriteScope()
+		op = workspace.OpCreate
 	}
-	if r.Feature != workspace.NoFeature {
-		level := "read"
-		if write {
-			level = "full"
-		}
-		parts = append(parts, fmt.Sprintf("%s grant %s", r.Feature, level))
-	}
-	if write && r.AdminWrites {
-		parts = append(parts, "admin")
-	}
-	if write && r.SelfOrAdmin {
-		parts = append(parts, "admin unless it is your own record")
-	}
-	return "Needs " + strings.Join(parts, ", ") + "."
+	return "Needs " + strings.Join(r.Needs(op), ", ") + "."
 }
 
 func meTool() toolSpec {

@@ -104,7 +104,7 @@ func parseView(r *http.Request) (view, error) {
 	case strings.HasPrefix(rest, "/x/") && !strings.Contains(rest[3:], "/") && rest != "/x/":
 		names = append(names, rest[3:])
 	default:
-		return v, store.Errorf(http.StatusNotFound, "not_found", "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
+		return v, store.Errorf(store.CodeNotFound, "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
 			"or %s/x/{toolset}/%s", r.URL.Path, Path, Path, readonlySegment, Path, Path, readonlySegment)
 	}
 	for _, h := range r.Header.Values(HeaderToolsets) {
@@ -143,23 +143,12 @@ func parseView(r *http.Request) (view, error) {
 	return v, nil
 }
 
-// canUse reports whether p passes the gates a call of sp checks before touching data: the
-// scope, the member's feature grant (read or full to read, full to write) and the admin
-// role for admin-only writes. Calls are still checked by the operation layer; this only
-// keeps tools/list and find_tools to what can succeed.
+// canUse reports whether p passes the gates a call of sp checks before touching data
+// (workspace.Permits: scope, feature grant, admin-only writes). Calls are still checked by
+// the operation layer; this only keeps tools/list and find_tools to what can succeed.
 func canUse(p *store.Principal, sp toolSpec) bool {
-	if sp.scope != "" && !workspace.HasScope(p.Scopes, sp.scope) {
-		return false
+	if sp.resource == nil {
+		return sp.scope == "" || workspace.HasScope(p.Scopes, sp.scope)
 	}
-	r := sp.resource
-	if r == nil {
-		return true
-	}
-	if r.Feature != workspace.NoFeature {
-		g := p.Grant(string(r.Feature))
-		if g != "full" && (sp.write() || g != "read") {
-			return false
-		}
-	}
-	return !(sp.write() && r.AdminWrites && !p.IsAdmin())
+	return workspace.Permits(p, sp.resource, sp.op)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -33,7 +34,7 @@ type CreatedApp struct {
 // bad input, and not_found when the workspace does not exist.
 func CreateApp(ctx context.Context, st Storage, app NewApp, now time.Time) (CreatedApp, error) {
 	bad := func(e *Error) error {
-		return &store.Error{Status: http.StatusBadRequest, Code: e.Code, Message: e.Description}
+		return &store.Error{Code: store.Code(e.Code), Message: e.Description}
 	}
 	ok, e := appRules.check(clientMetadata{Name: &app.Name, RedirectURIs: app.RedirectURIs, LogoURI: app.LogoURI,
 		ClientURI: app.ClientURI})
@@ -116,7 +117,7 @@ func (s *Server) adminAppsCreate(w http.ResponseWriter, r *http.Request) {
 		RedirectURIs: strings.Fields(r.PostFormValue("redirect_uris")), Confidential: r.PostFormValue("confidential") != "",
 		LogoURI: r.PostFormValue("logo_uri"), ClientURI: r.PostFormValue("client_uri"), CreatedBy: m.UserID}, s.now())
 	if err != nil {
-		if e := store.AsError(err); e.Status < 500 {
+		if e := store.AsError(err); httpx.Status(e) < 500 {
 			s.adminPage(w, r, m, http.StatusBadRequest, nil, e.Message)
 			return
 		}

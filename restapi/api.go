@@ -70,7 +70,7 @@ func (a *API) Handler() http.Handler {
 	})
 	r.MethodNotAllowed(a.authenticate(a.handle(a.methodNotAllowed)).ServeHTTP)
 	r.NotFound(a.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return store.Errorf(http.StatusNotFound, "unknown_resource", "no such resource %q; see /v1/openapi.json for the catalogue", r.URL.Path)
+		return store.Errorf(store.CodeUnknownResource, "no such resource %q; see /v1/openapi.json for the catalogue", r.URL.Path)
 	}))
 	return r
 }
@@ -94,7 +94,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			// Only a credential refused is a failed authentication; a lookup that could not
 			// run (database down) is the service's fault, answered 503 and not charged to
 			// the client's IP, or an outage would lock out everyone behind it.
-			if store.AsError(err).Status == http.StatusUnauthorized {
+			if store.AsError(err).Code == store.CodeUnauthorized {
 				err = a.limitFailure(r, w.Header(), err)
 			}
 			a.challenge(w.Header(), r, err)
@@ -113,7 +113,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 // error="invalid_token" when a bearer token was sent and refused, a bare challenge when
 // none was sent (or the apikey was missing, so the token was never looked at).
 func (a *API) challenge(h http.Header, r *http.Request, err error) {
-	if store.AsError(err).Status != http.StatusUnauthorized {
+	if store.AsError(err).Code != store.CodeUnauthorized {
 		return
 	}
 	v := `Bearer realm="workspaced"`

@@ -102,7 +102,7 @@ func BenchmarkGetDeal(b *testing.B) {
 	})
 	b.Run("ops", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ops.Get(ctx, w.admin, "deals", w.deal); err != nil {
+			if _, err := ops.Get(ctx, w.admin, workspace.Lookup("deals"), w.deal); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -131,7 +131,7 @@ func BenchmarkListDeals50(b *testing.B) {
 	})
 	b.Run("ops", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ops.List(ctx, w.admin, "deals", workspace.ListParams{Limit: 50}); err != nil {
+			if _, err := ops.List(ctx, w.admin, workspace.Lookup("deals"), workspace.ListParams{Limit: 50}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -197,14 +197,14 @@ func BenchmarkListDeals50Deep(b *testing.B) {
 	})
 	b.Run("ops first page", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ops.List(ctx, w.admin, "deals", workspace.ListParams{Limit: 50}); err != nil {
+			if _, err := ops.List(ctx, w.admin, workspace.Lookup("deals"), workspace.ListParams{Limit: 50}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("ops page at depth 99900", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ops.List(ctx, w.admin, "deals", workspace.ListParams{Limit: 50, Cursor: cursor}); err != nil {
+			if _, err := ops.List(ctx, w.admin, workspace.Lookup("deals"), workspace.ListParams{Limit: 50, Cursor: cursor}); err != nil {
 				b.Fatal(err)
 			}
 		}

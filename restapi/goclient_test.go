@@ -11,22 +11,31 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/agencyos/workspaced/restapi/apiclient"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
 
-var updateClient = flag.Bool("update-client", false, "regenerate restapi/apiclient from the served OpenAPI document")
+var updateClient = flag.Bool("update-client", false, "regenerate goclient_gen_test.go from the served OpenAPI document")
+
+// The generated client is test code: it lives in goclient_gen_test.go, in this test
+// package, so it is not part of the service's build. oapi-codegen's configuration is
+// testdata/oapi-codegen.yaml; regenerate with
+//
+//	go test ./restapi/ -run TestGoClient -update-client
+const (
+	clientConfig = "testdata/oapi-codegen.yaml"
+	clientFile   = "goclient_gen_test.go"
+)
 
 // TestGoClient: the Go client oapi-codegen (pinned by the tool directive in go.mod)
-// generates from the served OpenAPI 3.1 document is the one committed in apiclient, and
+// generates from the served OpenAPI 3.1 document is the one committed in goclient_gen_test.go, and
 // it drives the running server: /me, a deal created with an Idempotency-Key, an automation
 // with a trigger object, a list paged to its end, a conditional GET and PATCH.
 func TestGoClient(t *testing.T) {
 	t.Parallel()
 	t.Run("generated from the served document", func(t *testing.T) {
 		doc := servedDocument(t)
-		cmd := exec.Command("go", "tool", "oapi-codegen", "-config", "apiclient/oapi-codegen.yaml", doc)
+		cmd := exec.Command("go", "tool", "oapi-codegen", "-config", clientConfig, doc)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		got, err := cmd.Output()
@@ -34,16 +43,16 @@ func TestGoClient(t *testing.T) {
 			t.Fatalf("oapi-codegen: %v\n%s", err, stderr.Bytes())
 		}
 		if *updateClient {
-			if err := os.WriteFile("apiclient/client.gen.go", got, 0o644); err != nil {
+			if err := os.WriteFile(clientFile, got, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		want, err := os.ReadFile("apiclient/client.gen.go")
+		want, err := os.ReadFile(clientFile)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatal("restapi/apiclient/client.gen.go is not what oapi-codegen generates from the served document; " +
+			t.Fatal("restapi/" + clientFile + " is not what oapi-codegen generates from the served document; " +
 				"run: go test ./restapi/ -run TestGoClient -update-client")
 		}
 	})
@@ -51,7 +60,7 @@ func TestGoClient(t *testing.T) {
 		e := newEnv(t)
 		f := storetest.Workspace(t, e.store, workspace.Scopes())
 		token := e.token(f.Admin)
-		c, err := apiclient.NewClientWithResponses(e.srv.URL+"/v1", apiclient.WithRequestEditorFn(
+		c, err := NewClientWithResponses(e.srv.URL+"/v1", WithRequestEditorFn(
 			func(ctx context.Context, req *http.Request) error {
 				req.Header.Set("apikey", testAPIKey)
 				req.Header.Set("Authorization", "Bearer "+token)
@@ -66,39 +75,39 @@ func TestGoClient(t *testing.T) {
 		if err != nil || me.JSON200 == nil {
 			t.Fatalf("me: %v %s", err, me.Body)
 		}
-		if me.JSON200.Data.User.Email != f.Admin.Email || me.JSON200.Data.User.Role != apiclient.Admin {
+		if me.JSON200.Data.User.Email != f.Admin.Email || me.JSON200.Data.User.Role != Admin {
 			t.Fatalf("me: %+v", me.JSON200.Data.User)
 		}
 
-		pl, err := c.CreatePipelinesWithResponse(ctx, nil, apiclient.CreatePipelinesJSONRequestBody{Name: "Sales"})
+		pl, err := c.CreatePipelinesWithResponse(ctx, nil, CreatePipelinesJSONRequestBody{Name: "Sales"})
 		if err != nil || pl.JSON201 == nil {
 			t.Fatalf("create pipeline: %v %s", err, pl.Body)
 		}
 		value := 1200.5
 		key := uuid.NewString()
-		body := apiclient.CreateDealsJSONRequestBody{Name: "Acme", PipelineId: pl.JSON201.Data.Id, Value: &value}
-		deal, err := c.CreateDealsWithResponse(ctx, &apiclient.CreateDealsParams{IdempotencyKey: &key}, body)
+		body := CreateDealsJSONRequestBody{Name: "Acme", PipelineId: pl.JSON201.Data.Id, Value: &value}
+		deal, err := c.CreateDealsWithResponse(ctx, &CreateDealsParams{IdempotencyKey: &key}, body)
 		if err != nil || deal.JSON201 == nil || *deal.JSON201.Data.Value != value {
 			t.Fatalf("create deal: %v %s", err, deal.Body)
 		}
-		again, err := c.CreateDealsWithResponse(ctx, &apiclient.CreateDealsParams{IdempotencyKey: &key}, body)
+		again, err := c.CreateDealsWithResponse(ctx, &CreateDealsParams{IdempotencyKey: &key}, body)
 		if err != nil || again.JSON201 == nil || again.JSON201.Data.Id != deal.JSON201.Data.Id ||
 			again.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("retried create: %v %s", err, again.Body)
 		}
 		for _, name := range []string{"Globex", "Initech"} {
-			if r, err := c.CreateDealsWithResponse(ctx, nil, apiclient.CreateDealsJSONRequestBody{Name: name,
+			if r, err := c.CreateDealsWithResponse(ctx, nil, CreateDealsJSONRequestBody{Name: name,
 				PipelineId: pl.JSON201.Data.Id}); err != nil || r.JSON201 == nil {
 				t.Fatalf("create deal: %v %s", err, r.Body)
 			}
 		}
 
-		var trigger apiclient.AutomationsCreate_Trigger
-		if err := trigger.FromAutomationsCreateTrigger0(apiclient.AutomationsCreateTrigger0{"event": "deal_created",
+		var trigger AutomationsCreate_Trigger
+		if err := trigger.FromAutomationsCreateTrigger0(AutomationsCreateTrigger0{"event": "deal_created",
 			"pipeline_id": pl.JSON201.Data.Id.String()}); err != nil {
 			t.Fatal(err)
 		}
-		auto, err := c.CreateAutomationsWithResponse(ctx, nil, apiclient.CreateAutomationsJSONRequestBody{
+		auto, err := c.CreateAutomationsWithResponse(ctx, nil, CreateAutomationsJSONRequestBody{
 			Name: "Welcome", Trigger: &trigger})
 		if err != nil || auto.JSON201 == nil {
 			t.Fatalf("create automation: %v %s", err, auto.Body)
@@ -110,7 +119,7 @@ func TestGoClient(t *testing.T) {
 
 		seen := map[uuid.UUID]bool{}
 		limit := 1
-		params := &apiclient.ListDealsParams{Limit: &limit}
+		params := &ListDealsParams{Limit: &limit}
 		for pages := 0; ; pages++ {
 			if pages > 5 {
 				t.Fatal("paging does not end")
@@ -133,16 +142,16 @@ func TestGoClient(t *testing.T) {
 
 		id := deal.JSON201.Data.Id
 		etag := deal.HTTPResponse.Header.Get("ETag")
-		cached, err := c.GetDealsWithResponse(ctx, id, &apiclient.GetDealsParams{IfNoneMatch: &etag})
+		cached, err := c.GetDealsWithResponse(ctx, id, &GetDealsParams{IfNoneMatch: &etag})
 		if err != nil || cached.StatusCode() != http.StatusNotModified {
 			t.Fatalf("conditional GET: %v %d", err, cached.StatusCode())
 		}
 		notes := "called"
-		upd, err := c.UpdateDealsWithResponse(ctx, id, &apiclient.UpdateDealsParams{IfMatch: &etag}, apiclient.UpdateDealsJSONRequestBody{Notes: &notes})
+		upd, err := c.UpdateDealsWithResponse(ctx, id, &UpdateDealsParams{IfMatch: &etag}, UpdateDealsJSONRequestBody{Notes: &notes})
 		if err != nil || upd.JSON200 == nil {
 			t.Fatalf("conditional PATCH: %v %s", err, upd.Body)
 		}
-		stale, err := c.UpdateDealsWithResponse(ctx, id, &apiclient.UpdateDealsParams{IfMatch: &etag}, apiclient.UpdateDealsJSONRequestBody{Notes: &notes})
+		stale, err := c.UpdateDealsWithResponse(ctx, id, &UpdateDealsParams{IfMatch: &etag}, UpdateDealsJSONRequestBody{Notes: &notes})
 		if err != nil || stale.JSON412 == nil || stale.JSON412.Error != "precondition_failed" {
 			t.Fatalf("stale PATCH: %v %d %s", err, stale.StatusCode(), stale.Body)
 		}

@@ -58,7 +58,7 @@ func meSchema() obj {
 	str := obj{"type": "string"}
 	grants := obj{}
 	for _, f := range store.Features {
-		grants[f] = obj{"type": "string", "enum": []any{"none", "read", "full"}}
+		grants[f] = obj{"type": "string", "enum": workspace.GrantLevels()}
 	}
 	example := obj{"user": obj{"id": "5f0c6a36-3d0e-4c39-9a57-0d7e3f1b2c4d", "email": "ann@example.com", "display_name": "Ann",
 		"role": "member", "is_agent": false, "grants": obj{"crm": "full", "hr": "none", "finance": "read", "metrics": "none",

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -34,7 +33,7 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		page, err := a.ops.List(r.Context(), p, res.Name, params)
+		page, err := a.ops.List(r.Context(), p, res, params)
 		if err != nil {
 			return err
 		}
@@ -44,10 +43,11 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if !res.CanCreate() && !res.CanDetach() {
 			return workspace.MethodNotAllowedError(res, r.Method, false)
 		}
-		body, err := readBody(w, r)
+		raw, err := readBody(w, r)
 		if err != nil {
 			return err
 		}
+		body := workspace.NewBody(raw)
 		detach, err := wantsDetach(r.URL.Query(), body)
 		if err != nil {
 			return err
@@ -56,7 +56,7 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if detach {
 			op = workspace.OpDetach
 		}
-		posted, err := a.ops.Post(r.Context(), p, op, res.Name, body, r.Header.Get("Idempotency-Key"))
+		posted, err := a.ops.Post(r.Context(), p, op, res, body, r.Header.Get("Idempotency-Key"))
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.UpdateIf(r.Context(), p, res.Name, "", body, parseIfMatch(r.Header))
+		data, err := a.ops.UpdateIf(r.Context(), p, res, "", body, parseIfMatch(r.Header))
 		return writeRecord(w, http.StatusOK, data, err)
 	}
 	return workspace.MethodNotAllowedError(res, r.Method, false)
@@ -90,7 +90,7 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 	p, id := httpx.PrincipalFrom(r.Context()), chi.URLParam(r, "id")
 	switch r.Method {
 	case http.MethodGet:
-		data, err := a.ops.Get(r.Context(), p, res.Name, id)
+		data, err := a.ops.Get(r.Context(), p, res, id)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		data, err := a.ops.UpdateIf(r.Context(), p, res.Name, id, body, parseIfMatch(r.Header))
+		data, err := a.ops.UpdateIf(r.Context(), p, res, id, body, parseIfMatch(r.Header))
 		return writeRecord(w, http.StatusOK, data, err)
 	}
 	return workspace.MethodNotAllowedError(res, r.Method, true)
@@ -131,8 +131,8 @@ func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch segs[0] {
 	case "me", "openapi.json":
-		return &store.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
-			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Header: map[string]string{"Allow": "GET"}}
+		return &store.Error{Code: store.CodeMethodNotAllowed,
+			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Allow: []string{http.MethodGet}}
 	}
 	res := workspace.Lookup(segs[0])
 	if res == nil {
@@ -171,20 +171,10 @@ func setETag(w http.ResponseWriter, data json.RawMessage) string {
 	return etag
 }
 
-// writePage writes the list envelope around the page's JSON as PostgreSQL made it (no
-// re-encoding: encoding/json would re-scan every record of a RawMessage).
+// writePage writes the list envelope (httpx.AppendList) of a page.
 func writePage(w http.ResponseWriter, page *workspace.Page) {
-	body := make([]byte, 0, len(page.Data)+120)
-	body = append(body, `{"data":`...)
-	body = append(body, page.Data...)
-	body = append(body, `,"next_cursor":`...)
-	if page.NextCursor == nil {
-		body = append(body, "null"...)
-	} else {
-		body = strconv.AppendQuote(body, *page.NextCursor) // base64url: nothing to escape
-	}
-	body = append(body, "}\n"...)
-	httpx.WriteRaw(w, http.StatusOK, body)
+	body := httpx.AppendList(make([]byte, 0, len(page.Data)+120), page.Data, page.NextCursor)
+	httpx.WriteRaw(w, http.StatusOK, append(body, '\n'))
 }
 
 // readBody reads at most MaxBody bytes (decisions.md 4: larger bodies are a 400).
@@ -201,7 +191,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 }
 
 // wantsDetach reads the detach flag: ?detach=true, or the body key "_detach": true.
-func wantsDetach(q url.Values, body []byte) (bool, error) {
+func wantsDetach(q url.Values, body workspace.Body) (bool, error) {
 	if v, ok := q["detach"]; ok {
 		switch strings.Join(v, ",") {
 		case "true":
@@ -211,18 +201,16 @@ func wantsDetach(q url.Values, body []byte) (bool, error) {
 		}
 		return false, store.BadRequest("detach must be true or false")
 	}
-	var peek struct {
-		Detach json.RawMessage `json:"_detach"`
-	}
-	if json.Unmarshal(body, &peek) != nil || peek.Detach == nil {
+	detach, ok := body.Member("_detach")
+	if !ok {
 		return false, nil // malformed bodies are reported by the operation itself
 	}
-	switch string(peek.Detach) {
+	switch string(detach) {
 	case "true":
 		return true, nil
 	case "false":
 		return false, nil
 	}
-	return false, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+	return false, &store.Error{Code: store.CodeValidation,
 		Message: "_detach must be true or false", Fields: []store.FieldError{{Field: "_detach", Problem: "must be true or false"}}}
 }

@@ -378,7 +378,7 @@ type fakeEnricher struct{}
 
 func (fakeEnricher) Enrich(ctx context.Context, p *store.Principal, domain string) (any, error) {
 	if domain == "broke.example" {
-		return nil, &store.Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits", Message: "top up"}
+		return nil, &store.Error{Code: store.CodeInsufficientCredits, Message: "top up"}
 	}
 	return map[string]any{"domain": domain, "name": "Acme", "cached": false, "credits_spent": 1, "credits_remaining": 9}, nil
 }
@@ -399,11 +399,12 @@ func TestEnrichHook(t *testing.T) {
 	wantError(t, c.get("/enrich"), http.StatusMethodNotAllowed, "method_not_allowed")
 
 	ops := restapi.New(restapi.Config{Store: e.store, Enricher: fakeEnricher{}}).Ops()
-	data, err := ops.Enrich(context.Background(), tm.a, json.RawMessage(`{"domain": "acme.example"}`))
-	if err != nil || !strings.Contains(string(data), `"name":"Acme"`) {
-		t.Fatalf("Enrich: %s %v", data, err)
+	enrich := workspace.Lookup("enrich")
+	posted, err := ops.Post(context.Background(), tm.a, workspace.OpCreate, enrich, workspace.NewBody([]byte(`{"domain": "acme.example"}`)), "")
+	if err != nil || !strings.Contains(string(posted.Data), `"name":"Acme"`) || posted.Status != http.StatusOK {
+		t.Fatalf("enrich: %+v %v", posted, err)
 	}
-	_, err = ops.Enrich(context.Background(), tm.a, json.RawMessage(`{"domain": "broke.example"}`))
+	_, err = ops.Post(context.Background(), tm.a, workspace.OpCreate, enrich, workspace.NewBody([]byte(`{"domain": "broke.example"}`)), "")
 	var se *store.Error
 	if !errors.As(err, &se) || se.Code != "insufficient_credits" {
 		t.Fatalf("enricher errors must pass through: %v", err)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -81,9 +79,9 @@ const RetryAfterUnavailable = 2 * time.Second
 // unavailable is the 503 of a database that does not answer (down, restarting, frozen,
 // out of connections): the client may retry the same request unchanged.
 func unavailable(err error) *Error {
-	return &Error{Status: http.StatusServiceUnavailable, Code: "internal_error",
+	return &Error{Code: CodeInternal, Unavailable: true, RetryAfter: RetryAfterUnavailable,
 		Message: "a service this API depends on is not answering; retry after the Retry-After seconds, and quote the request id if it persists",
-		Header:  map[string]string{"Retry-After": strconv.Itoa(int(RetryAfterUnavailable.Seconds()))}, Err: err}
+		Err:     err}
 }
 
 // IsUnavailable reports whether err means the database could not be reached or did not

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
@@ -34,8 +35,8 @@ func TestStatementDeadline(t *testing.T) {
 	if err == nil || took > 2*time.Second {
 		t.Fatalf("pg_sleep(5) under a 300ms deadline: err %v after %s", err, took)
 	}
-	if e := store.AsError(err); e.Status != 503 || e.Code != "internal_error" || e.Header["Retry-After"] == "" {
-		t.Errorf("rendered as %d %s %v, want 503 internal_error with Retry-After", e.Status, e.Code, e.Header)
+	if e := store.AsError(err); httpx.Status(e) != 503 || e.Code != "internal_error" || e.RetryAfter <= 0 {
+		t.Errorf("rendered as %d %s Retry-After %s, want 503 internal_error with Retry-After", httpx.Status(e), e.Code, e.RetryAfter)
 	}
 	// Three statements of 200ms in one transaction: each within its own deadline.
 	err = pgx.BeginFunc(ctx, store.PoolOf(s), func(tx pgx.Tx) error {
@@ -63,7 +64,7 @@ func TestStatementDeadline(t *testing.T) {
 func TestIsUnavailable(t *testing.T) {
 	s := openBounded(t, store.Options{StatementTimeout: time.Second})
 	_, err := store.PoolOf(s).Exec(context.Background(), "SELECT * FROM no_such_table")
-	if err == nil || store.IsUnavailable(err) || store.AsError(err).Status != 500 {
+	if err == nil || store.IsUnavailable(err) || httpx.Status(store.AsError(err)) != 500 {
 		t.Errorf("an undefined table is a plain 500, not unavailable: %v", err)
 	}
 	if !store.IsUnavailable(context.DeadlineExceeded) || store.IsUnavailable(errors.New("x")) {

@@ -3,24 +3,30 @@ package store
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Error is the one error type the REST API, the MCP tools and the CLI render. Code is the
-// spec's stable snake_case code (service-spec.md 7); Message is safe to show to clients and
+// Error is the one error type the REST API, the MCP tools and the CLI render. It knows no
+// transport: Code is the spec's stable snake_case code (service-spec.md 7), which httpx
+// turns into an HTTP status through one table; Message is safe to show to clients and
 // models and says what to change; Err is the cause, logged and never rendered.
 type Error struct {
-	Code    string
-	Status  int
+	Code    Code
 	Message string
 	Fields  []FieldError
 	Err     error
-	// Header carries response headers the error implies (Allow on 405, Retry-After on 429).
-	Header map[string]string
+	// Unavailable marks an internal_error that is a dependency's fault (the database or
+	// the rate-limit store not answering, enrichment not configured) rather than a bug:
+	// HTTP answers it 503 rather than 500.
+	Unavailable bool
+	// RetryAfter says when a retry may succeed (rate_limited, Unavailable); 0 says nothing.
+	RetryAfter time.Duration
+	// Allow lists what a method_not_allowed path does answer (GET, POST, PATCH).
+	Allow []string
 }
 
 // FieldError names one invalid field of a 422.
@@ -33,25 +39,25 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
 	}
-	return e.Code + ": " + e.Message
+	return string(e.Code) + ": " + e.Message
 }
 
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf builds an Error with a formatted message.
-func Errorf(status int, code, format string, args ...any) *Error {
-	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // Constructors for the codes every layer uses.
 func NotFound(format string, args ...any) *Error {
-	return Errorf(http.StatusNotFound, "not_found", format, args...)
+	return Errorf(CodeNotFound, format, args...)
 }
 func BadRequest(format string, args ...any) *Error {
-	return Errorf(http.StatusBadRequest, "bad_request", format, args...)
+	return Errorf(CodeBadRequest, format, args...)
 }
 func Unauthorized(format string, args ...any) *Error {
-	return Errorf(http.StatusUnauthorized, "unauthorized", format, args...)
+	return Errorf(CodeUnauthorized, format, args...)
 }
 
 // Internal is a 500, or the 503 of unavailable when err is the database not answering.
@@ -59,7 +65,7 @@ func Internal(err error) *Error {
 	if IsUnavailable(err) {
 		return unavailable(err)
 	}
-	return &Error{Status: http.StatusInternalServerError, Code: "internal_error",
+	return &Error{Code: CodeInternal,
 		Message: "something failed on our side; retry, and quote the request id if it persists", Err: err}
 }
 
@@ -74,7 +80,7 @@ func AsError(err error) *Error {
 
 // MapWriteError turns a driver error from a create or update into the spec's codes, by
 // SQLSTATE and never by message text. failCode is create_failed or update_failed.
-func MapWriteError(err error, failCode string) error {
+func MapWriteError(err error, failCode Code) error {
 	if err == nil {
 		return nil
 	}
@@ -87,18 +93,18 @@ func MapWriteError(err error, failCode string) error {
 	}
 	switch pg.Code {
 	case "42501": // insufficient_privilege: an RLS WITH CHECK or a column grant refused it
-		return &Error{Status: http.StatusForbidden, Code: "forbidden",
+		return &Error{Code: CodeForbidden,
 			Message: "the write was refused by the workspace's access rules", Err: err}
 	case "23503": // foreign_key_violation
 		msg := "a referenced record does not exist in this workspace"
 		if col := fkColumn(pg); col != "" {
 			msg = fmt.Sprintf("%s refers to a record that does not exist in this workspace", col)
 		}
-		return &Error{Status: http.StatusBadRequest, Code: failCode, Message: msg, Err: err}
+		return &Error{Code: failCode, Message: msg, Err: err}
 	case "23505":
-		return &Error{Status: http.StatusBadRequest, Code: failCode, Message: "such a record already exists", Err: err}
+		return &Error{Code: failCode, Message: "such a record already exists", Err: err}
 	case "23514", "23502":
-		return &Error{Status: http.StatusBadRequest, Code: failCode,
+		return &Error{Code: failCode,
 			Message: "the database rejected a value: check the fields' types and allowed values", Err: err}
 	}
 	if e := dataError(pg, failCode); e != nil {
@@ -126,13 +132,13 @@ func MapReadError(err error) error {
 // 22007/22008 bad dates) and class 54 (program limit exceeded: 54000 an index row too large,
 // 54001 nesting too deep). Validation rejects these earlier; this is the backstop that
 // keeps hostile input from ever being a 500. It returns nil for any other SQLSTATE.
-func dataError(pg *pgconn.PgError, code string) *Error {
+func dataError(pg *pgconn.PgError, code Code) *Error {
 	switch {
 	case strings.HasPrefix(pg.Code, "22"):
-		return &Error{Status: http.StatusBadRequest, Code: code,
+		return &Error{Code: code,
 			Message: "the database rejected a value: check the fields' types and allowed values, and send text without NUL characters", Err: pg}
 	case strings.HasPrefix(pg.Code, "54"):
-		return &Error{Status: http.StatusBadRequest, Code: code,
+		return &Error{Code: code,
 			Message: "a value is too large or too deeply nested to store; send a shorter or flatter value", Err: pg}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
@@ -51,19 +52,19 @@ func TestDataErrorsAreClientErrors(t *testing.T) {
 				t.Fatalf("want SQLSTATE %s, got %v", tc.sqlstate, err)
 			}
 			w := store.AsError(store.MapWriteError(err, "create_failed"))
-			if w.Status != http.StatusBadRequest || w.Code != "create_failed" {
-				t.Fatalf("write: %d %s, want 400 create_failed", w.Status, w.Code)
+			if httpx.Status(w) != http.StatusBadRequest || w.Code != "create_failed" {
+				t.Fatalf("write: %d %s, want 400 create_failed", httpx.Status(w), w.Code)
 			}
 			r := store.AsError(store.MapReadError(err))
-			if r.Status != http.StatusBadRequest || r.Code != "bad_request" {
-				t.Fatalf("read: %d %s, want 400 bad_request", r.Status, r.Code)
+			if httpx.Status(r) != http.StatusBadRequest || r.Code != "bad_request" {
+				t.Fatalf("read: %d %s, want 400 bad_request", httpx.Status(r), r.Code)
 			}
 		})
 	}
 	t.Run("other errors stay server errors", func(t *testing.T) {
 		_, err := conn.Exec(ctx, `SELECT * FROM no_such_table`)
-		if e := store.AsError(store.MapReadError(err)); e.Status != http.StatusInternalServerError {
-			t.Fatalf("undefined table mapped to %d", e.Status)
+		if e := store.AsError(store.MapReadError(err)); httpx.Status(e) != http.StatusInternalServerError {
+			t.Fatalf("undefined table mapped to %d", httpx.Status(e))
 		}
 	})
 }

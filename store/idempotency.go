@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,7 +54,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, p *Principal, key strin
 			return rec, nil
 		}
 	}
-	return nil, Errorf(http.StatusConflict, "idempotency_in_flight",
+	return nil, Errorf(CodeIdempotencyInFlight,
 		"requests with this Idempotency-Key are racing; retry after a moment")
 }
 

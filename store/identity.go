@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -133,7 +132,7 @@ func mapAdminError(err error) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	mapped := MapWriteError(err, "invalid")
+	mapped := MapWriteError(err, CodeInvalid)
 	if errors.As(mapped, &e) {
 		return e
 	}
@@ -251,7 +250,7 @@ func (s *Store) WorkspaceName(ctx context.Context, id string) (string, error) {
 	var name string
 	err := s.pool.QueryRow(ctx, `SELECT name FROM workspaces WHERE id = $1`, id).Scan(&name)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", &Error{Status: http.StatusNotFound, Code: "not_found", Message: "no such workspace"}
+		return "", &Error{Code: CodeNotFound, Message: "no such workspace"}
 	}
 	return name, err
 }

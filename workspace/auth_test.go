@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -57,7 +58,7 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("the lookup in flight: %v", err) // it began before the revocation
 		}
-		if _, err := c.Authenticate(ctx, "slow"); store.AsError(err).Status != 401 {
+		if _, err := c.Authenticate(ctx, "slow"); httpx.Status(store.AsError(err)) != 401 {
 			t.Fatalf("after the revocation the token still authenticates (err %v): the stale lookup was cached", err)
 		}
 	})

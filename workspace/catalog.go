@@ -97,6 +97,16 @@ type Resource struct {
 	AdminWrites bool
 	// SelfOrAdmin marks users: members may update only their own record.
 	SelfOrAdmin bool
+	// AuthorEdits marks comments: only their author (the Requester column) or an admin
+	// may update one (policy ws_author_edits); the entity it is about (Entities) may need
+	// a feature of its own.
+	AuthorEdits bool
+	// Entities marks a polymorphic reference, entity_type and entity_id naming a record of
+	// another resource, which no foreign key can state: reading a row follows its entity's
+	// visibility (policy ws_entity_visible), and the map gives the feature an entity_type
+	// needs beyond the resource's own (comments on a deal need crm; activity on a record
+	// needs the record's feature). nil when the resource has no such reference.
+	Entities map[string]Feature
 	// DetachKeys are the two ids that name a join record (Detach resources).
 	DetachKeys [2]string
 	// Requester is the server-owned column set to the acting user on create
@@ -314,14 +324,15 @@ var catalog = withTables([]*Resource{
 	{Name: "labels", Scope: "labels", Paged: true,
 		Doc:    "Labels that can be put on deals.",
 		Fields: []Field{req("name", String)}},
-	{Name: "comments", Scope: "comments", Paged: true, Requester: "user_id",
-		Doc: "Comments on deals and tasks. Comments on deals need the crm feature.",
+	{Name: "comments", Scope: "comments", Paged: true, Requester: "user_id", AuthorEdits: true,
+		Entities: map[string]Feature{"deal": CRM},
+		Doc:      "Comments on deals and tasks. Comments on deals need the crm feature.",
 		Fields: []Field{
 			filter(enum(req("entity_type", String), "deal", "task")),
 			doc(filter(req("entity_id", UUID)), "the deal's or task's id"),
 			text(req("content", String)), ro("user_id", UUID),
 		}},
-	{Name: "activity", Scope: "activity", Access: ReadOnly, Paged: true,
+	{Name: "activity", Scope: "activity", Access: ReadOnly, Paged: true, Entities: resourceFeatures,
 		Doc: "The audit trail: one row for every create, update and detach made through the API.",
 		Fields: []Field{
 			filter(ro("entity_type", String)), filter(ro("entity_id", UUID)), ro("action", String),
@@ -469,11 +480,19 @@ var catalog = withTables([]*Resource{
 		Fields: []Field{doc(req("domain", String), "the company's domain, e.g. example.com")}},
 })
 
-// withTables names each resource's table after the resource where the entry leaves it out.
+// resourceFeatures maps every resource's name to its feature: the entity types of the
+// activity trail, whose entity_type is the resource written. withTables fills it.
+var resourceFeatures = map[string]Feature{}
+
+// withTables names each resource's table after the resource where the entry leaves it out,
+// and fills resourceFeatures.
 func withTables(rs []*Resource) []*Resource {
 	for _, r := range rs {
 		if r.Table == "" {
 			r.Table = r.Name
+		}
+		if r.Feature != NoFeature {
+			resourceFeatures[r.Name] = r.Feature
 		}
 	}
 	return rs

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,7 +33,7 @@ func (o *Ops) preconditionFailed(ctx context.Context, p *store.Principal, r *Res
 	if !exists {
 		return notFound(r, id)
 	}
-	return store.Errorf(http.StatusPreconditionFailed, "precondition_failed",
+	return store.Errorf(store.CodePreconditionFailed,
 		"%s %s changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry",
 		r.Name, id)
 }

@@ -36,13 +36,13 @@ var dbExtras = map[string][]string{
 	"deal_tasks": {"policy ws_private"},
 	// Attachments of a private task are as hidden as the task.
 	"task_attachments": {"policy ws_private_parent"},
-	// Comments follow their entity's visibility, deal comments need crm, authors edit
-	// their own, and the polymorphic reference is checked by a trigger.
-	"comments": {"policy ws_entity_visible", "policy ws_author_edits", "policy ws_deal_comment_insert",
-		"policy ws_deal_comment_update", "trigger entity_check"},
-	// Activity follows what it describes; ws_record_activity inserts it as the actor, and
-	// activity_source stamps the credential, client and channel (docs/console.md).
-	"activity": {"policy ws_entity_visible", "grant INSERT", "trigger activity_source"},
+	// Comments' polymorphic reference is checked by a trigger. (Following the entity's
+	// visibility, the entity's feature and the author's edits are catalogue attributes,
+	// Entities and AuthorEdits, checked below.)
+	"comments": {"trigger entity_check"},
+	// ws_record_activity inserts activity as the actor, and activity_source stamps the
+	// credential, client and channel (docs/console.md).
+	"activity": {"grant INSERT", "trigger activity_source"},
 	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
 }
@@ -55,6 +55,11 @@ const (
 	policyFull      = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = 'full'::text) THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
 	policyAdmin     = "( SELECT app_is_admin() AS app_is_admin)"
 	policySelf      = "((id = ( SELECT app_user_id() AS app_user_id)) OR ( SELECT app_is_admin() AS app_is_admin))"
+	// policyAuthor is AuthorEdits: %s is the Requester column.
+	policyAuthor = "((%s = ( SELECT app_user_id() AS app_user_id)) OR ( SELECT app_is_admin() AS app_is_admin))"
+	// policyEntityFull is an entity type's feature on writes (Entities): %s the entity
+	// type, %s its feature.
+	policyEntityFull = "((entity_type <> '%s'::text) OR (( SELECT app_grant('%s'::text) AS app_grant) = 'full'::text))"
 )
 
 // TestDatabaseRulesFollowCatalogue: every catalogue resource's table has exactly the
@@ -242,6 +247,26 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 	if r.SelfOrAdmin {
 		want[policy("RESTRICTIVE", "UPDATE", "true", policySelf)] = true
 	}
+	if r.AuthorEdits {
+		author := fmt.Sprintf(policyAuthor, r.Requester)
+		want[policy("RESTRICTIVE", "UPDATE", author, author)] = true
+	}
+	entityPolicy := ""
+	if r.Entities != nil {
+		// Reading follows the entity's visibility; the policy's expression is the one
+		// rule of migrations 00001 and 00010 the catalogue does not restate, so it is
+		// matched by name.
+		entityPolicy = "ws_entity_visible"
+		for _, et := range sortedKeys(r.Entities) {
+			full := fmt.Sprintf(policyEntityFull, et, r.Entities[et])
+			if r.CanCreate() {
+				want[policy("RESTRICTIVE", "INSERT", "", full)] = true
+			}
+			if r.CanUpdate() {
+				want[policy("RESTRICTIVE", "UPDATE", full, full)] = true
+			}
+		}
+	}
 	rows, err := conn.Query(ctx, `SELECT policyname, permissive, cmd, coalesce(qual, ''), coalesce(with_check, '')
 		FROM pg_policies WHERE schemaname = 'public' AND tablename = $1 ORDER BY policyname`, r.Table)
 	if err != nil {
@@ -261,12 +286,17 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 		switch {
 		case want[s]:
 			delete(want, s)
+		case p.name == entityPolicy && p.kind == "RESTRICTIVE":
+			entityPolicy = ""
 		case !extra("policy " + p.name):
 			differ("unexpected policy %s %s", p.name, s)
 		}
 	}
 	for _, s := range sortedKeys(want) {
 		differ("missing policy %s", s)
+	}
+	if entityPolicy != "" {
+		differ("missing policy %s (Entities)", entityPolicy)
 	}
 
 	// CHECK constraints: an enum's values, an Int field's bounds; nothing else.

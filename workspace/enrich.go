@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 
 	"github.com/agencyos/workspaced/store"
 )
@@ -17,24 +16,17 @@ type Enricher interface {
 	Enrich(ctx context.Context, p *store.Principal, domain string) (any, error)
 }
 
-// Enrich runs the enrichment operation: the gates (enrich:write), a body {domain}, then the
-// configured Enricher. With no Enricher it answers 503 internal_error.
-func (o *Ops) Enrich(ctx context.Context, p *store.Principal, body json.RawMessage) (json.RawMessage, error) {
-	r, err := resolve(p, "enrich", OpCreate)
-	if err != nil {
-		return nil, err
-	}
-	m, err := DecodeObject(body)
-	if err != nil {
-		return nil, err
-	}
+// enrich runs the enrichment operation on a body decoded and past the gates (Post): a
+// body {domain}, then the configured Enricher. With no Enricher it answers 503
+// internal_error.
+func (o *Ops) enrich(ctx context.Context, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	set, err := checkBody(r, m, true)
 	if err != nil {
 		return nil, err
 	}
 	if o.enricher == nil {
-		return nil, store.Errorf(http.StatusServiceUnavailable, "internal_error",
-			"enrichment is not configured on this server")
+		return nil, &store.Error{Code: store.CodeInternal, Unavailable: true,
+			Message: "enrichment is not configured on this server"}
 	}
 	out, err := o.enricher.Enrich(ctx, p, set[0].value.(string))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -28,7 +29,7 @@ import (
 func wantClientError(t *testing.T, err error) {
 	t.Helper()
 	var e *store.Error
-	if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 || e.Message == "" {
+	if !errors.As(err, &e) || httpx.Status(e) < 400 || httpx.Status(e) >= 500 || e.Message == "" {
 		t.Fatalf("want a 4xx store.Error, got %#v", err)
 	}
 }
@@ -216,8 +217,8 @@ func FuzzCursor(f *testing.F) {
 		pos, err := decodeCursor(key, resource, order, s)
 		if err != nil {
 			wantClientError(t, err)
-			if store.AsError(err).Status != http.StatusBadRequest {
-				t.Fatalf("a bad cursor is %d, want 400", store.AsError(err).Status)
+			if httpx.Status(store.AsError(err)) != http.StatusBadRequest {
+				t.Fatalf("a bad cursor is %d, want 400", httpx.Status(store.AsError(err)))
 			}
 		} else if again := encodeCursor(key, resource, pos); again != s {
 			t.Fatalf("accepted %q, which is not the canonical cursor %q of its position", s, again)

@@ -22,6 +22,9 @@ const (
 
 var opNames = [...]string{"list", "get", "create", "update", "detach"}
 
+// opsAll lists every Op.
+var opsAll = [...]Op{OpList, OpGet, OpCreate, OpUpdate, OpDetach}
+
 // String names the operation as the MCP tools do (list, get, create, update, detach).
 func (o Op) String() string { return opNames[o] }
 
@@ -94,8 +97,8 @@ func MethodNotAllowedError(r *Resource, method string, item bool) *store.Error {
 				r.DetachKeys[0], r.DetachKeys[1])
 		}
 	}
-	return &store.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: msg,
-		Header: map[string]string{"Allow": strings.Join(allow, ", ")}}
+	return &store.Error{Code: store.CodeMethodNotAllowed, Message: msg,
+		Allow: allow}
 }
 
 // opMethod is the HTTP method and path form an operation travels as, for messages and 405s.
@@ -118,31 +121,32 @@ func UnknownResource(name string) *store.Error {
 	for _, r := range catalog {
 		names = append(names, r.Name)
 	}
-	return store.Errorf(http.StatusNotFound, "unknown_resource", "no resource %q; resources are: %s",
+	return store.Errorf(store.CodeUnknownResource, "no resource %q; resources are: %s",
 		name, strings.Join(names, ", "))
 }
 
-// resolve runs the checks that need nothing but the call itself (decisions.md 3 steps 1-3):
-// a principal, the resource, the operation, the scope.
-func resolve(p *store.Principal, name string, op Op) (*Resource, error) {
+// admit runs the checks of a call on a resource the adapter has looked up (decisions.md 3
+// steps 1-3): a principal, the operation offered, the scope. Adapters look the resource up
+// once (Lookup, or the tool's resource) and answer UnknownResource themselves; a nil r
+// here is a wiring fault, answered as an unknown resource.
+func admit(p *store.Principal, r *Resource, op Op) error {
 	if p == nil {
-		return nil, store.Unauthorized("no credential")
+		return store.Unauthorized("no credential")
 	}
-	r := Lookup(name)
 	if r == nil {
-		return nil, UnknownResource(name)
+		return UnknownResource("")
 	}
 	if op == OpDetach && !r.CanDetach() {
-		return nil, store.BadRequest("%s records cannot be detached; detach applies to the join resources deal_people, deal_labels and space_members", r.Name)
+		return store.BadRequest("%s records cannot be detached; detach applies to the join resources deal_people, deal_labels and space_members", r.Name)
 	}
 	if !r.Offers(op) {
 		method, item := opMethod(op)
 		if op == OpUpdate && r.Access == Singleton {
 			item = false
 		}
-		return nil, MethodNotAllowedError(r, method, item)
+		return MethodNotAllowedError(r, method, item)
 	}
-	return r, checkScope(p, r, op)
+	return checkScope(p, r, op)
 }
 
 // checkScope is the first gate: <scope>:read for reads, <scope>:write for writes.
@@ -154,59 +158,22 @@ func checkScope(p *store.Principal, r *Resource, op Op) error {
 	if HasScope(p.Scopes, need) {
 		return nil
 	}
-	return store.Errorf(http.StatusForbidden, "insufficient_scope",
+	return store.Errorf(store.CodeInsufficientScope,
 		"this credential lacks the %s scope needed to %s %s; authorize again asking for %s (or %s:*)",
 		need, op, r.Name, need, r.Scope)
 }
 
-// checkFeature is the second gate: the member's feature grant, read or full to read, full to
-// write (spec 5.6). feature is the resource's, or crm for comments and activity on deals.
-func checkFeature(p *store.Principal, f Feature, write bool, what string) error {
-	if f == NoFeature {
-		return nil
-	}
-	g := p.Grant(string(f))
-	if write && g == "full" || !write && (g == "read" || g == "full") {
-		return nil
-	}
-	need := "read or full"
-	if write {
-		need = "full"
-	}
-	return store.Errorf(http.StatusForbidden, "insufficient_permission",
-		"%s needs %s access to the %s feature and this member has %s; a workspace admin can change the member's grants",
-		what, need, f, g)
-}
-
-// checkAdmin enforces the admin-only writes (spec 5.7): automations, workspace settings,
-// and other members' profiles.
-func checkAdmin(p *store.Principal, r *Resource, id string) error {
-	if p.IsAdmin() {
-		return nil
-	}
-	if r.AdminWrites {
-		return store.Errorf(http.StatusForbidden, "insufficient_permission",
-			"writing %s needs the admin role; ask a workspace admin", r.Name)
-	}
-	if r.SelfOrAdmin && id != p.UserID {
-		return store.Errorf(http.StatusForbidden, "insufficient_permission",
+// checkSelf enforces that members update only their own profile (spec 5.7): the
+// catalogue's SelfOrAdmin.
+func checkSelf(p *store.Principal, r *Resource, id string) error {
+	if r.SelfOrAdmin && id != p.UserID && !p.IsAdmin() {
+		return store.Errorf(store.CodeInsufficientPermission,
 			"members may update only their own profile (/users/%s); updating another member needs the admin role", p.UserID)
 	}
 	return nil
 }
 
-// entityFeature is the feature a comment or activity entity type needs: comments on deals
-// and activity of CRM resources need crm (decisions.md 3 step 4).
-func entityFeature(r *Resource, entityType string) Feature {
-	switch r.Name {
-	case "comments":
-		if entityType == "deal" {
-			return CRM
-		}
-	case "activity":
-		if e := Lookup(entityType); e != nil {
-			return e.Feature
-		}
-	}
-	return NoFeature
-}
+// entityFeature is the feature an entity type of r's polymorphic reference needs beyond
+// r's own (the catalogue's Entities): crm for comments and activity on deals
+// (decisions.md 3 step 4).
+func entityFeature(r *Resource, entityType string) Feature { return r.Entities[entityType] }

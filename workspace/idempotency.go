@@ -33,20 +33,39 @@ type Posted struct {
 	Replayed bool            // the stored response of an earlier request with the same key
 }
 
-// Post runs a POST operation: create (enrichment, on the enrich resource) or detach. A
-// non-empty key makes it idempotent (see above). Errors: those of the operation, plus
+// Post runs a POST operation on r: create, detach, or (on the enrich resource, whose
+// Access is WriteOnly) enrichment. The body arrives decoded (NewBody) and the gates run
+// once, here; only the fingerprint of a keyed request reads the raw bytes again, to put
+// its members in canonical order.
+// A non-empty key makes it idempotent (see above). Errors: those of the operation, plus
 // bad_request for a malformed key, idempotency_conflict and idempotency_in_flight.
-func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource string, body json.RawMessage, key string) (*Posted, error) {
-	r, err := resolve(p, resource, op)
-	if err != nil {
+func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, body Body, key string) (*Posted, error) {
+	if err := admit(p, r, op); err != nil {
 		return nil, err
 	}
-	status := http.StatusCreated
-	if op == OpDetach || r.Access == WriteOnly {
-		status = http.StatusOK // nothing is created at a URL
+	// Which operation runs, and its status, decided once: nothing is created at a URL by
+	// a detach or an enrichment.
+	run, status, inTx := o.create, http.StatusCreated, true
+	switch {
+	case op == OpDetach:
+		run, status = o.detach, http.StatusOK
+	case r.Access == WriteOnly:
+		run = func(ctx context.Context, _ querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
+			return o.enrich(ctx, p, r, m)
+		}
+		// Enrichment commits its credit charge in its own transactions around the
+		// upstream fetch; its response is stored right after it.
+		status, inTx = http.StatusOK, false
 	}
+	m, decodeErr := body.obj, body.err
 	if key == "" {
-		data, err := o.post(ctx, o.store, p, op, r, body)
+		if decodeErr != nil {
+			return nil, decodeErr
+		}
+		if err := o.permitWrite(p, r, op, "", m); err != nil {
+			return nil, err
+		}
+		data, err := run(ctx, o.store, p, r, m)
 		if err != nil {
 			return nil, err
 		}
@@ -56,13 +75,14 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource stri
 		return nil, err
 	}
 	// The gates run before a replay too: a credential that lost its grant or role gets no
-	// stored response. A body that is not an object is the operation's to refuse.
-	if m, err := DecodeObject(body); err == nil {
-		if err := o.permitWrite(p, r, "", m); err != nil {
+	// stored response. A body that is not an object is refused after the key's claim, as
+	// the operation's own failure (which frees the key).
+	if decodeErr == nil {
+		if err := o.permitWrite(p, r, op, "", m); err != nil {
 			return nil, err
 		}
 	}
-	fp := fingerprint(op, r.Name, body)
+	fp := fingerprint(op, r.Name, body.raw)
 	held, err := o.store.ClaimIdempotencyKey(ctx, p, key, fp)
 	if err != nil {
 		return nil, err
@@ -70,26 +90,29 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource stri
 	if held != nil {
 		switch {
 		case !bytes.Equal(held.Fingerprint, fp):
-			return nil, store.Errorf(http.StatusUnprocessableEntity, "idempotency_conflict",
+			return nil, store.Errorf(store.CodeIdempotencyConflict,
 				"this Idempotency-Key was used within the last 24 hours for a different request (another operation, resource or body); use a new key for a new request")
 		case held.Status == 0:
-			return nil, store.Errorf(http.StatusConflict, "idempotency_in_flight",
+			return nil, store.Errorf(store.CodeIdempotencyInFlight,
 				"a request with this Idempotency-Key is still being processed; retry after it finishes to get its response")
 		}
 		return &Posted{Status: held.Status, Data: held.Body, Replayed: true}, nil
 	}
 
 	var data json.RawMessage
-	if r.Access == WriteOnly {
-		if data, err = o.Enrich(ctx, p, body); err == nil {
+	switch {
+	case decodeErr != nil:
+		err = decodeErr
+	case !inTx:
+		if data, err = run(ctx, o.store, p, r, m); err == nil {
 			err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
 				return store.SaveIdempotentResponse(ctx, tx, p, key, status, data)
 			})
 		}
-	} else {
+	default:
 		err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
 			var werr error
-			if data, werr = o.post(ctx, txQuerier{tx}, p, op, r, body); werr != nil {
+			if data, werr = run(ctx, txQuerier{tx}, p, r, m); werr != nil {
 				return werr
 			}
 			return store.SaveIdempotentResponse(ctx, tx, p, key, status, data)
@@ -103,17 +126,6 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, resource stri
 		return nil, readError(err)
 	}
 	return &Posted{Status: status, Data: data}, nil
-}
-
-// post runs the operation itself, its statement through q.
-func (o *Ops) post(ctx context.Context, q querier, p *store.Principal, op Op, r *Resource, body json.RawMessage) (json.RawMessage, error) {
-	switch {
-	case op == OpDetach:
-		return o.detach(ctx, q, p, r.Name, body)
-	case r.Access == WriteOnly:
-		return o.Enrich(ctx, p, body)
-	}
-	return o.create(ctx, q, p, r.Name, body)
 }
 
 // checkIdempotencyKey accepts 1 to 255 printable ASCII characters.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"time"
 
 	"github.com/agencyos/workspaced/ratelimit"
@@ -40,9 +39,8 @@ func rateLimited(d ratelimit.Decision) *store.Error {
 	default:
 		spent = fmt.Sprintf("too many requests from this address (%d per %s)", d.Limit, per(d.Interval))
 	}
-	return &store.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-		Message: "rate limit exceeded: " + spent + "; retry after the Retry-After seconds",
-		Header:  map[string]string{"Retry-After": "60"}}
+	return &store.Error{Code: store.CodeRateLimited,
+		Message: "rate limit exceeded: " + spent + "; retry after the Retry-After seconds", RetryAfter: time.Minute}
 }
 
 // per names an interval the way people say it: "minute", "hour", else Go's "1m30s".
@@ -67,9 +65,9 @@ func LimitError(d ratelimit.Decision) error {
 	case d.Allowed:
 		return nil
 	case d.Degraded:
-		return &store.Error{Status: http.StatusServiceUnavailable, Code: "internal_error",
-			Message: "rate limits cannot be checked right now; retry shortly",
-			Header:  map[string]string{"Retry-After": strconv.Itoa(ratelimit.OutageRetryAfter)}}
+		return &store.Error{Code: store.CodeInternal, Unavailable: true,
+			Message:    "rate limits cannot be checked right now; retry shortly",
+			RetryAfter: time.Duration(ratelimit.OutageRetryAfter) * time.Second}
 	}
 	return rateLimited(d)
 }

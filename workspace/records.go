@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,12 +141,11 @@ func param(n int, t Type) string {
 // (updated_at, id). Errors: unknown_resource, method_not_allowed, insufficient_scope,
 // insufficient_permission, bad_request (unknown filter, bad filter value, bad limit or
 // cursor).
-func (o *Ops) List(ctx context.Context, p *store.Principal, resource string, params ListParams) (*Page, error) {
-	r, err := resolve(p, resource, OpList)
-	if err != nil {
+func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*Page, error) {
+	if err := admit(p, r, OpList); err != nil {
 		return nil, err
 	}
-	if err := checkFeature(p, r.Feature, false, "listing "+r.Name); err != nil {
+	if err := checkMember(p, r, OpList); err != nil {
 		return nil, err
 	}
 	limit := params.Limit
@@ -215,8 +213,8 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		if _, err := checkFilter(r, f.Name, v); err != nil {
 			return "", nil, nil, err
 		}
-		if f.Name == "entity_type" { // comments and activity on deals also need crm
-			if err := checkFeature(p, entityFeature(r, v), false, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
+		if f.Name == "entity_type" && r.Entities != nil { // comments and activity on deals also need crm
+			if err := checkFeature(p, entityFeature(r, v), OpList, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
 				return "", nil, nil, err
 			}
 		}
@@ -269,12 +267,11 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 // Get returns one record by id as the actor sees it. Errors: unknown_resource,
 // method_not_allowed, insufficient_scope, insufficient_permission, not_found (no such
 // record, another workspace's, or hidden by RLS such as another member's private task).
-func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpGet)
-	if err != nil {
+func (o *Ops) Get(ctx context.Context, p *store.Principal, r *Resource, id string) (json.RawMessage, error) {
+	if err := admit(p, r, OpGet); err != nil {
 		return nil, err
 	}
-	if err := checkFeature(p, r.Feature, false, "reading "+r.Name); err != nil {
+	if err := checkMember(p, r, OpGet); err != nil {
 		return nil, err
 	}
 	if r.Access == Singleton && id == "" {
@@ -293,31 +290,11 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, resource, id string) 
 	return rec, nil
 }
 
-// Create inserts a record from a JSON object body holding writable fields (spec 2.2) and
-// returns it. Errors: the gates' (insufficient_scope, insufficient_permission for the
-// feature grant or admin-only resources), bad_request (body not a JSON object),
-// validation_error (422, naming each field), create_failed (a reference to a record that
-// does not exist in this workspace, a duplicate), forbidden (refused by RLS).
-func (o *Ops) Create(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	return o.create(ctx, o.store, p, resource, body)
-}
-
-// create is Create running its statement through q.
-func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpCreate)
-	if err != nil {
-		return nil, err
-	}
-	if r.Access == WriteOnly {
-		return o.Enrich(ctx, p, body)
-	}
-	m, err := DecodeObject(body)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.permitWrite(p, r, "", m); err != nil {
-		return nil, err
-	}
+// create inserts a record from a JSON object body holding writable fields (spec 2.2),
+// decoded and past the gates (Post), running its statement through q, and returns it.
+// Errors: validation_error (422, naming each field), create_failed (a reference to a
+// record that does not exist in this workspace, a duplicate), forbidden (refused by RLS).
+func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	set, err := checkBody(r, m, true)
 	if err != nil {
 		return nil, err
@@ -339,7 +316,7 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 		return nil, store.MapWriteError(err, "create_failed")
 	}
 	if rec == nil { // RETURNING hid the row: RLS would not let the actor see what it wrote
-		return nil, &store.Error{Status: http.StatusForbidden, Code: "forbidden",
+		return nil, &store.Error{Code: store.CodeForbidden,
 			Message: "the write was refused by the workspace's access rules"}
 	}
 	return rec, nil
@@ -349,16 +326,15 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, resourc
 // id and returns it. For the workspace singleton id may be "" (the actor's workspace).
 // Errors: as Create, plus not_found when the record does not exist or the actor cannot see
 // it, validation_error when the body has no writable field, and update_failed.
-func (o *Ops) Update(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage) (json.RawMessage, error) {
-	return o.UpdateIf(ctx, p, resource, id, body, nil)
+func (o *Ops) Update(ctx context.Context, p *store.Principal, r *Resource, id string, body json.RawMessage) (json.RawMessage, error) {
+	return o.UpdateIf(ctx, p, r, id, body, nil)
 }
 
 // UpdateIf is Update, conditional when ifMatch is not nil: the record changes only while its
 // version is one of ifMatch's, checked in the UPDATE itself (no read-then-write window),
 // and a record that exists at another version is a 412 precondition_failed.
-func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpUpdate)
-	if err != nil {
+func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+	if err := admit(p, r, OpUpdate); err != nil {
 		return nil, err
 	}
 	if r.Access == Singleton && id == "" {
@@ -368,7 +344,7 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id str
 	if err != nil {
 		return nil, err
 	}
-	if err := o.permitWrite(p, r, id, m); err != nil {
+	if err := o.permitWrite(p, r, OpUpdate, id, m); err != nil {
 		return nil, err
 	}
 	set, err := checkBody(r, m, false)
@@ -378,8 +354,8 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id str
 	if !isUUID(id) {
 		return nil, notFound(r, id)
 	}
-	if r.Name == "comments" {
-		if err := o.permitCommentEdit(ctx, p, id); err != nil {
+	if r.AuthorEdits {
+		if err := o.permitAuthorEdit(ctx, p, r, id); err != nil {
 			return nil, err
 		}
 	}
@@ -409,27 +385,12 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, resource, id str
 	return rec, nil
 }
 
-// Detach unlinks a join record named by its two ids in a JSON object body (deal_id and
-// person_id for deal_people ...) and returns {<key1>, <key2>, detached: true}. Errors: the
-// gates', validation_error when an id is missing or not a uuid, not_found when there is no
-// such link.
-func (o *Ops) Detach(ctx context.Context, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	return o.detach(ctx, o.store, p, resource, body)
-}
-
-// detach is Detach running its statement through q.
-func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, resource string, body json.RawMessage) (json.RawMessage, error) {
-	r, err := resolve(p, resource, OpDetach)
-	if err != nil {
-		return nil, err
-	}
-	m, err := DecodeObject(body)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.permitWrite(p, r, "", m); err != nil {
-		return nil, err
-	}
+// detach unlinks a join record named by its two ids in a JSON object body (deal_id and
+// person_id for deal_people ...), decoded and past the gates (Post), running its
+// statement through q, and returns {<key1>, <key2>, detached: true}. Errors:
+// validation_error when an id is missing or not a uuid, not_found when there is no such
+// link.
+func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	var ids [2]string
 	var bad []store.FieldError
 	for i, k := range r.DetachKeys {
@@ -466,46 +427,50 @@ func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, resourc
 }
 
 // permitWrite runs the second gate and the admin rules for a write.
-func (o *Ops) permitWrite(p *store.Principal, r *Resource, id string, body map[string]json.RawMessage) error {
-	if err := checkFeature(p, r.Feature, true, "writing "+r.Name); err != nil {
+func (o *Ops) permitWrite(p *store.Principal, r *Resource, op Op, id string, body map[string]json.RawMessage) error {
+	if err := checkMember(p, r, op); err != nil {
 		return err
 	}
-	if r.Name == "comments" {
+	if r.Entities != nil {
 		var et string
 		if raw, ok := body["entity_type"]; ok && json.Unmarshal(raw, &et) == nil {
-			if err := checkFeature(p, entityFeature(r, et), true, "commenting on a "+et); err != nil {
+			if err := checkFeature(p, entityFeature(r, et), op, "commenting on a "+et); err != nil {
 				return err
 			}
 		}
 	}
-	return checkAdmin(p, r, id)
+	return checkSelf(p, r, id)
 }
 
-// permitCommentEdit is the gate of a comment's update: its author or an admin edits it,
-// and a comment on a deal needs crm full (spec 5.6). The database enforces the same
+// permitAuthorEdit is the gate of an update of an AuthorEdits resource (comments): its
+// author or an admin edits it, and one about an entity that needs a feature (a comment on
+// a deal needs crm full, spec 5.6) needs that too. The database enforces the same
 // (migration 00010); checking here first answers 403 rather than a bare 404.
-func (o *Ops) permitCommentEdit(ctx context.Context, p *store.Principal, id string) error {
+func (o *Ops) permitAuthorEdit(ctx context.Context, p *store.Principal, r *Resource, id string) error {
 	var entityType, author string
 	found := false
-	err := o.store.Query(ctx, p, `SELECT entity_type, coalesce(user_id::text, '') FROM comments WHERE id = $1::text::uuid`,
-		[]any{id}, func(rows pgx.Rows) error {
-			if rows.Next() {
-				found = true
-				return rows.Scan(&entityType, &author)
-			}
-			return nil
-		})
+	err := o.store.Query(ctx, p, `SELECT entity_type, coalesce(`+ident(r.Requester)+`::text, '') FROM `+ident(r.Table)+
+		` WHERE id = $1::text::uuid`, []any{id}, func(rows pgx.Rows) error {
+		if rows.Next() {
+			found = true
+			return rows.Scan(&entityType, &author)
+		}
+		return nil
+	})
 	switch {
 	case err != nil:
 		return readError(err)
 	case !found:
-		return notFound(Lookup("comments"), id)
+		return notFound(r, id)
 	case author != p.UserID && !p.IsAdmin():
-		return store.Errorf(http.StatusForbidden, "insufficient_permission",
-			"only the author of comment %s or a workspace admin may edit it", id)
+		return store.Errorf(store.CodeInsufficientPermission,
+			"only the author of %s %s or a workspace admin may edit it", recordNoun(r), id)
 	}
-	return checkFeature(p, entityFeature(Lookup("comments"), entityType), true, "editing a comment on a "+entityType)
+	return checkFeature(p, entityFeature(r, entityType), OpUpdate, "editing a "+recordNoun(r)+" on a "+entityType)
 }
+
+// recordNoun names one record of r in messages: "comment" for comments.
+func recordNoun(r *Resource) string { return strings.TrimSuffix(r.Name, "s") }
 
 // one runs a statement returning at most one JSON text and returns it, or nil for no row.
 func one(ctx context.Context, q querier, p *store.Principal, sql string, args []any) (json.RawMessage, error) {

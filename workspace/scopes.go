@@ -19,11 +19,11 @@ func HasScope(granted []string, need string) bool {
 }
 
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
-// never offers more (decisions.md 3): a scope is grantable when at least one resource under
-// it is usable with the member's feature grants (read or full to read, full to write), and
-// admin-only writes (automations) need the admin role. directory:write is grantable to
-// members: they may edit their own profile (spec 4.2), and the gate keeps their writes to
-// it (checkAdmin: workspace settings and other members stay admin-only).
+// never offers more (decisions.md 3): a scope is grantable when the member passes gate 2
+// (Permits without the scope being granted: feature grant, admin-only writes) for at least
+// one operation of one resource under it. directory:write is grantable to members: they
+// may edit their own profile (spec 4.2), and the gate keeps their writes to it (checkSelf:
+// other members stay admin-only, and workspace settings are AdminWrites).
 func GrantableScopes(p *store.Principal) []string {
 	var out []string
 	for _, s := range Scopes() {
@@ -36,22 +36,14 @@ func GrantableScopes(p *store.Principal) []string {
 
 func scopeUsable(p *store.Principal, scope string) bool {
 	name, action, _ := strings.Cut(scope, ":")
-	if action == "write" && name == "automations" && !p.IsAdmin() {
-		return false
-	}
 	for _, r := range catalog {
 		if r.Scope != name {
 			continue
 		}
-		grant := "full"
-		if r.Feature != NoFeature {
-			grant = p.Grant(string(r.Feature))
-		}
-		if action == "read" && (r.CanList() || r.CanGet()) && grant != "none" {
-			return true
-		}
-		if action == "write" && (r.CanCreate() || r.CanUpdate() || r.CanDetach()) && grant == "full" {
-			return true
+		for _, op := range opsAll {
+			if op.Write() == (action == "write") && r.Offers(op) && checkMember(p, r, op) == nil {
+				return true
+			}
 		}
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -40,7 +41,7 @@ func TestFilterValues(t *testing.T) {
 		for _, v := range c.bad {
 			_, err := checkFilter(r, f.Name, v)
 			var e *store.Error
-			if !errors.As(err, &e) || e.Status != http.StatusBadRequest || e.Code != "bad_request" {
+			if !errors.As(err, &e) || httpx.Status(e) != http.StatusBadRequest || e.Code != "bad_request" {
 				t.Errorf("%s=%q: %v, want a 400 bad_request", f.Name, v, err)
 			}
 		}

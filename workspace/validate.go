@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -142,7 +141,7 @@ func checkBody(r *Resource, body map[string]json.RawMessage, create bool) ([]ass
 		return nil, validationError(r, bad)
 	}
 	if !create && len(out) == 0 {
-		return nil, &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+		return nil, &store.Error{Code: store.CodeValidation,
 			Message: fmt.Sprintf("the body has no writable field of %s; send at least one of: %s",
 				r.Name, strings.Join(fieldNames(r.Writable()), ", ")),
 			Fields: []store.FieldError{}}
@@ -155,7 +154,7 @@ func validationError(r *Resource, bad []store.FieldError) *store.Error {
 	for i, b := range bad {
 		parts[i] = b.Field + " " + b.Problem
 	}
-	return &store.Error{Status: http.StatusUnprocessableEntity, Code: "validation_error",
+	return &store.Error{Code: store.CodeValidation,
 		Message: fmt.Sprintf("fix these fields of %s: %s", r.Name, strings.Join(parts, "; ")), Fields: bad}
 }
 

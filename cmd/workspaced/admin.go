@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	adminops "github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
 )
@@ -268,7 +269,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case errors.As(err, &b):
 			fmt.Fprintf(stderr, "admin %s: %s\n", name, b.msg)
 			return 2
-		case errors.As(err, &e) && e.Status < 500:
+		case errors.As(err, &e) && httpx.Status(e) < 500:
 			fmt.Fprintf(stderr, "admin %s: %s\n", name, e.Message)
 			return 2
 		}

@@ -316,7 +316,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	}
 
 	r := chi.NewRouter()
-	r.Use(httpx.RequestID, srv.accessLog)
+	// Recover inside the access log, so a panic's 500 (and a hang-up's 499) is what the
+	// log line and the metrics record, on every route: REST, OAuth, MCP, health.
+	r.Use(httpx.RequestID, srv.accessLog, httpx.Recover(srv.log))
 	if strings.HasPrefix(srv.cfg.PublicURL, "https://") {
 		r.Use(hsts)
 	}

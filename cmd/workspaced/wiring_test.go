@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/agencyos/workspaced/store"
@@ -175,19 +175,8 @@ func TestOAuthWithRedisDown(t *testing.T) {
 // The access log names the request by the id the response carries: the API's own router
 // must not replace the id the server's router gave the request. Metrics count the call.
 func TestAccessLogAndMetricsOfARequest(t *testing.T) {
-	s := storetest.New(t)
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	log := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil))
-	srv := &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log, store: s,
-		apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
-	srv.metrics = newHTTPMetrics(srv.reg)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	handler, _, err := srv.routes(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, handler, logs, mu := routedServer(t)
+	s, ctx := srv.store, t.Context()
 	ts := httptest.NewServer(handler)
 	defer ts.Close()
 	demo, err := s.SeedDemo(ctx, func(p string) (string, error) { return "x:" + p, nil })
@@ -225,6 +214,22 @@ func TestAccessLogAndMetricsOfARequest(t *testing.T) {
 	if !strings.Contains(body, want) {
 		t.Fatalf("metrics lack %s:\n%s", want, body)
 	}
+}
+
+// routedServer builds the server's routes over the package database, logging JSON into
+// logs (read it under mu).
+func routedServer(t *testing.T) (srv *server, handler http.Handler, logs *bytes.Buffer, mu *sync.Mutex) {
+	t.Helper()
+	logs, mu = &bytes.Buffer{}, &sync.Mutex{}
+	log := slog.New(slog.NewJSONHandler(lockedWriter{mu, logs}, nil))
+	srv = &server{cfg: config{PublicURL: "http://127.0.0.1", RefreshGrace: 30 * time.Second}, log: log,
+		store: storetest.New(t), apiKey: e2eAPIKey, reg: prometheus.NewRegistry()}
+	srv.metrics = newHTTPMetrics(srv.reg)
+	handler, _, err := srv.routes(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, handler, logs, mu
 }
 
 type lockedWriter struct {
@@ -294,5 +299,42 @@ func TestBatchedLogFlushes(t *testing.T) {
 	defer mu.Unlock()
 	if n := strings.Count(out.String(), `"msg":"line"`); n != 1000 || !strings.HasSuffix(out.String(), "\n") {
 		t.Fatalf("%d of 1000 lines after Close", n)
+	}
+}
+
+// A panic under the server's router (the stack every route shares: REST, OAuth, MCP,
+// health) answers 500 in the spec's envelope with the request id, is logged once with its
+// stack, and the access log records the 500.
+func TestPanicRecoveredOnEveryRoute(t *testing.T) {
+	_, handler, logs, mu := routedServer(t)
+	mux, ok := handler.(*chi.Mux)
+	if !ok {
+		t.Fatalf("routes returned a %T, want the chi router", handler)
+	}
+	// A route added to the router gets its middleware stack, as /v1, /oauth and /mcp do.
+	mux.Get("/panic-probe", func(http.ResponseWriter, *http.Request) { panic("probe") })
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	res, err := http.Get(ts.URL + "/panic-probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	id := res.Header.Get("X-Request-Id")
+	if res.StatusCode != 500 || body["error"] != "internal_error" || body["request_id"] != id || id == "" {
+		t.Fatalf("got %d %v (X-Request-Id %q), want 500 internal_error with the request id", res.StatusCode, body, id)
+	}
+	mu.Lock()
+	lines := logs.String()
+	mu.Unlock()
+	if n := strings.Count(lines, `"msg":"panic"`); n != 1 || !strings.Contains(lines, `"stack":"goroutine`) {
+		t.Fatalf("%d panic lines (want 1, with the stack) in:\n%s", n, lines)
+	}
+	if !strings.Contains(lines, `"msg":"request","request_id":"`+id+`","method":"GET","path":"/panic-probe","route":"/panic-probe","status":500`) {
+		t.Fatalf("the access log does not record the 500:\n%s", lines)
 	}
 }
