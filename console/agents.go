@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -29,18 +28,14 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, me *store.OA
 		Data: agentsData{Agents: rows, Features: store.Features, NewKey: key}})
 }
 
-// agentsAnswer shows the agents page after an action: a new key once, a 4xx message on
-// the page, not_found and 5xx on their own pages.
+// agentsAnswer shows the agents page after an action: a new key once, or why it was
+// refused (see refused).
 func (s *Server) agentsAnswer(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, key *store.AgentKey, notice string, err error) {
 	if err == nil {
 		s.agentsPage(w, r, me, http.StatusOK, key, notice, "")
 		return
 	}
-	if e := store.AsError(err); httpx.Status(e) < 500 && httpx.Status(e) != http.StatusNotFound {
-		s.agentsPage(w, r, me, httpx.Status(e), nil, "", e.Message)
-		return
-	}
-	s.fail(w, r, me, err)
+	s.refused(w, r, me, err, func(status int, msg string) { s.agentsPage(w, r, me, status, nil, "", msg) })
 }
 
 const keyNotice = "Copy the key now: it is shown only once."

@@ -224,6 +224,17 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, me *store.OAuthMem
 	s.errorPage(w, r, me, httpx.Status(e), title, e.Message)
 }
 
+// refused answers a form the operations refused: a 4xx store.Error other than not_found
+// is shown on the form's own page (again, by page, with its status and message); not_found
+// (an id of another workspace, or none) and 5xx get a page of their own.
+func (s *Server) refused(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error, again func(status int, msg string)) {
+	if e := store.AsError(err); httpx.Status(e) < 500 && httpx.Status(e) != http.StatusNotFound {
+		again(httpx.Status(e), e.Message)
+		return
+	}
+	s.fail(w, r, me, err)
+}
+
 // member returns the signed-in member, or sends the browser to the sign-in page and
 // returns nil.
 func (s *Server) member(w http.ResponseWriter, r *http.Request) *store.OAuthMember {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/agencyos/workspaced/admin"
-	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -43,14 +42,9 @@ func grantsOf(r *http.Request) map[string]string {
 	return g
 }
 
-// formError answers a refused form: a 4xx store.Error other than not_found is shown on
-// the members page; not_found (another workspace's id) and 5xx get their own page.
+// formError answers a refused form on the members page (see refused).
 func (s *Server) formError(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error) {
-	if e := store.AsError(err); httpx.Status(e) < 500 && httpx.Status(e) != http.StatusNotFound {
-		s.membersPage(w, r, me, httpx.Status(e), nil, "", e.Message)
-		return
-	}
-	s.fail(w, r, me, err)
+	s.refused(w, r, me, err, func(status int, msg string) { s.membersPage(w, r, me, status, nil, "", msg) })
 }
 
 func (s *Server) membersInvite(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
