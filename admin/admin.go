@@ -358,7 +358,8 @@ func (o *Ops) RequestReset(ctx context.Context, email string) error {
 }
 
 // Wait returns when the reset emails on their way have been handed to the mail server or
-// have failed; cmd calls it before exiting.
+// have failed. The server does not wait for them when it stops (one lost on the way out is
+// asked for again by its reader); tests wait before counting what was sent.
 func (o *Ops) Wait() { o.sending.Wait() }
 
 func resetMessage(service, link string, expires time.Time) Message {
