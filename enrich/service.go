@@ -10,7 +10,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Result is the body of POST /enrich (decisions.md 6).
+// Result is the body of POST /enrich (docs/decisions.md 6).
 type Result struct {
 	Company
 	Cached           bool  `json:"cached"`
@@ -42,7 +42,7 @@ type ServiceConfig struct {
 	Provider Provider
 	Cost     int64         // credits a fresh lookup costs (default 1)
 	CacheFor time.Duration // how long a workspace's lookup is served free (default 30 days)
-	HoldFor  time.Duration // how long a reservation outlives a stuck request (default 2 min)
+	HoldFor  time.Duration // how long a reservation outlives a stuck request (default HoldFor)
 	Logger   *slog.Logger
 }
 
@@ -61,7 +61,7 @@ func NewService(cfg ServiceConfig) *Service {
 		cfg.CacheFor = 30 * 24 * time.Hour
 	}
 	if cfg.HoldFor <= 0 {
-		cfg.HoldFor = 2 * time.Minute
+		cfg.HoldFor = HoldFor
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -69,7 +69,7 @@ func NewService(cfg ServiceConfig) *Service {
 	return &Service{cfg: cfg}
 }
 
-// Errors of Enrich, as the spec names them (service-spec.md 7).
+// Errors of Enrich, as the spec names them (docs/contract.md section 7).
 var (
 	errNoCredits = func() error {
 		return store.Errorf(store.CodeInsufficientCredits,

@@ -19,7 +19,8 @@ import (
 
 // The store implements what metered enrichment declares.
 var (
-	_ Ledger = (*store.Store)(nil)
+	_ Ledger      = (*store.Store)(nil)
+	_ HoldSweeper = (*store.Store)(nil)
 )
 
 func TestMain(m *testing.M) { storetest.Main(m) }

@@ -1,7 +1,7 @@
 // Package httpx holds what every HTTP surface of the service shares (REST at /v1, the MCP
 // server at /mcp, the OAuth provider at /oauth): request ids, the authenticated principal
 // in the request context, bearer credentials, the spec's error envelope
-// {error, message, request_id} (service-spec.md 7, decisions.md 4) and the list envelope,
+// {error, message, request_id} (docs/contract.md section 7, docs/decisions.md 4) and the list envelope,
 // the one table from error code to HTTP status (status.go), and the recovery of panics
 // and hang-ups every route is mounted behind (recover.go).
 //

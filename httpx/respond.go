@@ -34,7 +34,7 @@ func wellFormedID(id string) bool {
 }
 
 // RequestID keeps a well-formed incoming X-Request-Id or makes a uuid, sets it on the
-// response, and carries it in the context for logs and error bodies (decisions.md 4). A
+// response, and carries it in the context for logs and error bodies (docs/decisions.md 4). A
 // request that already carries an id (the server's outer router sets it before the API's
 // own router sees the request) passes through untouched, so the work is done once.
 func RequestID(next http.Handler) http.Handler {
@@ -68,7 +68,7 @@ func PrincipalFrom(ctx context.Context) *store.Principal {
 	return p
 }
 
-// Envelope is the spec's error body (service-spec.md 7, decisions.md 4): REST writes it as
+// Envelope is the spec's error body (docs/contract.md section 7, docs/decisions.md 4): REST writes it as
 // the response, MCP as the text of a tool error, so a model sees the code and message a
 // REST client would.
 type Envelope struct {

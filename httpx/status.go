@@ -6,7 +6,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// statuses is the HTTP status of each error code (service-spec.md 7): the one table. A
+// statuses is the HTTP status of each error code (docs/contract.md section 7): the one table. A
 // code missing here fails TestEveryCodeHasAStatus; an unknown code at run time is a 500.
 var statuses = map[store.Code]int{
 	store.CodeBadRequest:             http.StatusBadRequest,

@@ -59,7 +59,7 @@ func readonlyError(name string) error {
 }
 
 // takeRate charges the call to the credential's and workspace's budgets, the ones REST
-// calls are charged to (decisions.md 5).
+// calls are charged to (docs/decisions.md 5).
 func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
 	return workspace.TakeCall(ctx, s.cfg.Limiter, p, nil)
 }
@@ -204,7 +204,7 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 }
 
 // toolResult returns REST's data as structured content and the same JSON as text
-// (decisions.md 8). Lists keep next_cursor beside data, since structured content is an
+// (docs/decisions.md 8). Lists keep next_cursor beside data, since structured content is an
 // object and paging needs it. Records arrive as JSON PostgreSQL wrote: they are embedded
 // as they are, not decoded or re-encoded here.
 func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -25,6 +26,7 @@ var inspectorCLI = filepath.Join("testdata", "inspector", "node_modules", "@mode
 // docs/mcp.md prints ("type": "http"), and wants no schema-portability finding at all:
 // no type lists, no untyped schemas, no remote $ref.
 func TestInspectorStrictPortability(t *testing.T) {
+	tooltest.Require(t, "node and the MCP Inspector (mcp/testdata/inspector)")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("node is required for the MCP Inspector test: %v", err)

@@ -9,7 +9,7 @@ import (
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
-// TestToolCallsShareTheCredentialBudget: decisions.md 5 counts REST calls and tool calls
+// TestToolCallsShareTheCredentialBudget: docs/decisions.md 5 counts REST calls and tool calls
 // against the same per-credential budget.
 func TestToolCallsShareTheCredentialBudget(t *testing.T) {
 	lim, err := ratelimit.New(ratelimit.Config{PerCredential: 4, PerWorkspace: 100, Interval: time.Hour})
@@ -41,7 +41,7 @@ func TestToolCallsShareTheCredentialBudget(t *testing.T) {
 	toolNames(t, c)
 }
 
-// TestFailedAuthenticationThrottledPerIP: decisions.md 5, failures count per client IP in
+// TestFailedAuthenticationThrottledPerIP: docs/decisions.md 5, failures count per client IP in
 // the bucket REST uses, so guessing tokens on /mcp is throttled too.
 func TestFailedAuthenticationThrottledPerIP(t *testing.T) {
 	lim, err := ratelimit.New(ratelimit.Config{IPBudgets: map[string]ratelimit.Budget{

@@ -2,7 +2,7 @@ package mcp
 
 import "testing"
 
-// TestAcceptsResource: RFC 8707 audience of /mcp. decisions.md 7 compares resource values
+// TestAcceptsResource: RFC 8707 audience of /mcp. docs/decisions.md 7 compares resource values
 // after normalising the case of scheme and host and a trailing slash; a token bound to the
 // origin or to any MCP path is accepted, one bound to the REST API or elsewhere is not.
 func TestAcceptsResource(t *testing.T) {

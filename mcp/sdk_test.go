@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -24,6 +25,7 @@ var sdkDir = filepath.Join("testdata", "sdk-client")
 // requireSDK fails (never skips) when node or the SDK's modules are missing: the test is
 // part of the suite, and a silent skip would hide a broken client contract.
 func requireSDK(t testing.TB) string {
+	tooltest.Require(t, "node and the MCP TypeScript SDK (mcp/testdata/sdk-client)")
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// Path is where the MCP endpoint is mounted (decisions.md 1).
+// Path is where the MCP endpoint is mounted (docs/decisions.md 1).
 const Path = "/mcp"
 
 // Config is what the MCP server needs; cmd builds it.
@@ -38,7 +38,7 @@ type Config struct {
 	Ops *workspace.Ops
 	// Limiter, when set, charges every tool call to the caller's budgets and every failed
 	// authentication to the client's IP, exactly as REST does with the same limiter
-	// (decisions.md 5).
+	// (docs/decisions.md 5).
 	Limiter workspace.Limiter
 	// TrustedProxies are the proxy ranges whose X-Forwarded-For names the client IP.
 	TrustedProxies []netip.Prefix
@@ -239,7 +239,7 @@ func writeRPCError(w http.ResponseWriter, status, code int, message string) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// authenticate resolves the bearer credential (decisions.md 3 step 1, 8).
+// authenticate resolves the bearer credential (docs/decisions.md 3 step 1, 8).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bearer := httpx.BearerToken(r)
@@ -286,7 +286,7 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 }
 
 // limitFailure charges a failed authentication to the client's IP, in the bucket REST
-// charges, so token guessing is throttled across both (decisions.md 5); it returns
+// charges, so token guessing is throttled across both (docs/decisions.md 5); it returns
 // workspace.LimitError's answer: rate_limited once that budget is spent.
 func (s *Server) limitFailure(r *http.Request, h http.Header) error {
 	if s.cfg.Limiter == nil {
@@ -311,7 +311,7 @@ func headerSafe(s string) string {
 }
 
 // challengeScopes are the scopes a person would normally grant an MCP client: the
-// catalogue without enrich:write, which spends credits and is opt-in (decisions.md 8).
+// catalogue without enrich:write, which spends credits and is opt-in (docs/decisions.md 8).
 func challengeScopes() []string {
 	var out []string
 	for _, sc := range workspace.Scopes() {
@@ -346,7 +346,7 @@ func (s *Server) pathOf(r *http.Request) string {
 // resourceOf is the RFC 9728 resource identifier of the path r used.
 func (s *Server) resourceOf(r *http.Request) string { return s.cfg.PublicURL + s.pathOf(r) }
 
-// cors lets browser-based MCP clients call /mcp (decisions.md 8). Credentials travel in the
+// cors lets browser-based MCP clients call /mcp (docs/decisions.md 8). Credentials travel in the
 // Authorization header, never in cookies, so any origin may call.
 func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -366,7 +366,7 @@ func cors(next http.Handler) http.Handler {
 }
 
 // visibleTools keeps the tools the request's view selects and the caller can use: its
-// scopes, feature grants and role (decisions.md 8; docs/mcp.md "Toolsets"). mcp-go also
+// scopes, feature grants and role (docs/decisions.md 8; docs/mcp.md "Toolsets"). mcp-go also
 // runs tool filters on tools/call, passing only the called tool (server.ToolFilterFunc);
 // that one is let through so the operation layer, the gate REST uses, refuses it with
 // insufficient_scope or insufficient_permission: a tool error a model can act on, where the

@@ -12,7 +12,7 @@ import (
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
-// List tools take REST's incremental-sync parameters (decisions.md 4, issue 12):
+// List tools take REST's incremental-sync parameters (docs/decisions.md 4, issue 12):
 // updated_since and order=updated_at fetch what changed since a time, least recently
 // updated first. Their input schemas say so, since they admit no other property.
 func TestListToolsSync(t *testing.T) {

@@ -42,7 +42,7 @@ const (
 )
 
 // buildTools derives one tool per operation of every catalogue resource, plus me
-// (decisions.md 8), in catalogue order; each carries its resource's toolset.
+// (docs/decisions.md 8), in catalogue order; each carries its resource's toolset.
 func buildTools(catalog []*workspace.Resource) ([]toolSpec, error) {
 	specs := []toolSpec{meTool()}
 	for _, r := range catalog {
@@ -301,7 +301,7 @@ func idempotencyKeyProperty() *jsonschema.Schema {
 		Description: "optional retry key (see instructions)"}
 }
 
-// inputProperty is a field's schema in tool arguments (decisions.md 4 fixes the formats).
+// inputProperty is a field's schema in tool arguments (docs/decisions.md 4 fixes the formats).
 func inputProperty(f workspace.Field) *jsonschema.Schema {
 	return f.Schema(workspace.ToolDialect, false)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// NewApp is an app a workspace admin registers (service-spec 4.3 rule 9).
+// NewApp is an app a workspace admin registers (docs/contract.md section 4.3 rule 9).
 type NewApp struct {
 	WorkspaceID  string
 	Name         string
@@ -251,7 +251,7 @@ func (s *Server) RevokeApp(ctx context.Context, userID, clientID string) error {
 type PurgeResult = store.OAuthPurge
 
 // Purge deletes dynamically registered clients never used within UnusedClientTTL of their
-// registration (decisions.md 7), and expired codes, sessions and tokens.
+// registration (docs/decisions.md 7), and expired codes, sessions and tokens.
 func (s *Server) Purge(ctx context.Context) (PurgeResult, error) {
 	now := s.now()
 	return s.db.PurgeOAuth(ctx, now, now.Add(-UnusedClientTTL))

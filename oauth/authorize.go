@@ -156,7 +156,7 @@ func (s *Server) redirectError(w http.ResponseWriter, r *http.Request, req *auth
 // a client with their own site as its redirect URI, so redirecting errors at once would
 // make this server an open redirector (RFC 9700 4.11.2): only admin-registered apps and
 // loopback URIs (the member's own machine) are redirected to; for other clients the error
-// is shown on a page whose link leads on to the client (decisions.md 7).
+// is shown on a page whose link leads on to the client (docs/decisions.md 7).
 func (s *Server) answerError(w http.ResponseWriter, r *http.Request, req *authRequest, e *Error) {
 	if redirectTrusted(req) {
 		s.redirectError(w, r, req, e)
@@ -183,7 +183,7 @@ func redirectTrusted(req *authRequest) bool {
 
 // validAuthorize parses an authorization request and answers its errors: an error page
 // when the client or redirect_uri cannot be trusted, else a redirect with the error
-// (decisions.md 7). advice is the error page's last line.
+// (docs/decisions.md 7). advice is the error page's last line.
 func (s *Server) validAuthorize(w http.ResponseWriter, r *http.Request, raw, advice string) (*authRequest, bool) {
 	req, pe, e, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw)
 	switch {
@@ -272,7 +272,7 @@ func (s *Server) memberMayAuthorize(req *authRequest, m *member) *Error {
 }
 
 // split divides the requested scopes into those the member can grant now and those their
-// role or feature grants do not allow (decisions.md 3: the consent page never offers more
+// role or feature grants do not allow (docs/decisions.md 3: the consent page never offers more
 // than the member can do).
 func (s *Server) split(req *authRequest, m *member) (offered, unavailable []string) {
 	grantable := s.cfg.GrantableScopes(&m.Principal)
@@ -320,7 +320,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.PostFormValue("action") != "approve" {
-		// decisions.md 7: Deny -> error=access_denied (RFC 6749 4.1.2.1).
+		// docs/decisions.md 7: Deny -> error=access_denied (RFC 6749 4.1.2.1).
 		s.redirectError(w, r, req, ErrAccessDenied)
 		return
 	}

@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/agencyos/workspaced/internal/tooltest"
 )
 
 // chromiumPath finds the browser: $CHROMIUM, else Debian's /usr/bin/chromium.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	tooltest.Require(t, "headless Chromium")
 	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
 		if p == "" {
 			continue

@@ -3,7 +3,7 @@ package oauth
 // Client ID Metadata Documents (MCP authorization 2025-11-25, "Client ID Metadata
 // Documents"; draft-ietf-oauth-client-id-metadata-document): a client_id that is an https
 // URL names a JSON document, served by the client, that describes it. The authorization
-// server fetches it instead of requiring registration (decisions.md 8).
+// server fetches it instead of requiring registration (docs/decisions.md 8).
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Limits of decisions.md 8, and the redirect URIs any client may have (spec 4.3).
+// Limits of docs/decisions.md 8, and the redirect URIs any client may have (docs/contract.md section 4.3).
 const (
 	cimdTimeout  = 5 * time.Second
 	cimdMaxBytes = 5 << 10

@@ -130,7 +130,7 @@ func TestMetadataDocumentTimeout(t *testing.T) {
 	})
 	defer close(release) // before cimdServer's cleanup, whose srv.Close waits for the handler
 	self = srv.URL + "/client.json"
-	m.timeout = 200 * time.Millisecond // the 5 s of decisions.md 8, shortened for the test
+	m.timeout = 200 * time.Millisecond // the 5 s of docs/decisions.md 8, shortened for the test
 	start := time.Now()
 	_, err := m.Client(context.Background(), self)
 	if !errors.Is(err, ErrClientMetadata) || !strings.Contains(describe(err), "took longer than") {

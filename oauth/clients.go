@@ -10,7 +10,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Client id prefixes: svcapp_ for admin-registered apps (service-spec 4.3 rule 9), svcdyn_
+// Client id prefixes: svcapp_ for admin-registered apps (docs/contract.md section 4.3 rule 9), svcdyn_
 // for dynamically registered ones (RFC 7591).
 const (
 	PrefixAppClient     = "svcapp_"
@@ -22,7 +22,7 @@ type Client store.OAuthClient
 
 // adminRegistered reports whether a workspace admin registered the client (verified, not
 // self-registered): only such clients are trusted to receive errors without a page and to
-// reuse a consent at any of their redirect URIs (decisions.md 7).
+// reuse a consent at any of their redirect URIs (docs/decisions.md 7).
 func (c *Client) adminRegistered() bool { return c.Verified && !c.Dynamic }
 
 // Confidential reports whether the client holds a secret and must authenticate.
@@ -98,12 +98,12 @@ func (c *Client) redirectAllowed(requested string) (string, bool) {
 	return "", false
 }
 
-// refusedSchemes may never be redirect URIs (decisions.md 7): they run script, read local
+// refusedSchemes may never be redirect URIs (docs/decisions.md 7): they run script, read local
 // data, or are not redirect targets at all.
 var refusedSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "vbscript": true, "about": true,
 	"blob": true, "mailto": true, "ftp": true, "ws": true, "wss": true, "http": true, "https": true}
 
-// checkRedirectURI validates one redirect URI for registration (service-spec 4.3 rule 7,
+// checkRedirectURI validates one redirect URI for registration (docs/contract.md section 4.3 rule 7,
 // RFC 8252 sections 7.1 and 7.3, RFC 9700 2.1): an https URL, a loopback http URL, or a
 // private-use scheme; never a fragment or user info.
 func checkRedirectURI(raw string) *Error {

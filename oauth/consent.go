@@ -29,7 +29,7 @@ func scopeLabel(scope string) string {
 	}
 }
 
-// consentPage asks the member which of the requested scopes to grant (decisions.md 7):
+// consentPage asks the member which of the requested scopes to grant (docs/decisions.md 7):
 // one checkbox per scope they can grant, enrich:write unticked by default, the ones they
 // cannot grant listed apart, and a warning for apps nobody verified. When the member
 // approved this client before (at another redirect URI, or fewer scopes), the scopes they

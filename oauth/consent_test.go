@@ -9,7 +9,7 @@ import (
 
 // TestConsentRemembered: an earlier approval is reused silently only for an admin app, or
 // at the exact redirect URI (port included) it was given at, within the scopes approved
-// (RFC 8252 8.6, RFC 9700 4.2, decisions.md 7). Otherwise the consent page is shown again
+// (RFC 8252 8.6, RFC 9700 4.2, docs/decisions.md 7). Otherwise the consent page is shown again
 // with the earlier choices ticked.
 func TestConsentRemembered(t *testing.T) {
 	e := newEnv(t)
@@ -77,7 +77,7 @@ func TestConsentRemembered(t *testing.T) {
 	})
 }
 
-// TestMemberDirectoryWrite: a member may edit their own profile (spec 4.2), so
+// TestMemberDirectoryWrite: a member may edit their own profile (docs/contract.md section 4.2), so
 // directory:write is offered to them and their token keeps it; the gate still limits their
 // writes to their own record and leaves workspace settings to admins.
 func TestMemberDirectoryWrite(t *testing.T) {

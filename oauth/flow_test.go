@@ -87,7 +87,7 @@ func TestFlow(t *testing.T) {
 	}
 }
 
-// TestJSONTokenRequest: the token endpoint also takes JSON bodies (service-spec 4.3).
+// TestJSONTokenRequest: the token endpoint also takes JSON bodies (docs/contract.md section 4.3).
 func TestJSONTokenRequest(t *testing.T) {
 	e := newEnv(t)
 	redirect := "https://app.example.com/cb"
@@ -140,7 +140,7 @@ func TestAuthorizeRequestErrors(t *testing.T) {
 	// Other errors go back to the client (RFC 6749 4.1.2.1), automatically only to an
 	// admin-registered app or a loopback URI; a self-registered client's own site gets them
 	// through a link on an error page, so this server is no open redirector (RFC 9700
-	// 4.11.2, decisions.md 7).
+	// 4.11.2, docs/decisions.md 7).
 	app, err := oauthCreateApp(e, false, redirect)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestAuthorizeRequestErrors(t *testing.T) {
 			}
 		}
 	})
-	t.Run("resource normalised (RFC 8707, decisions.md 7)", func(t *testing.T) {
+	t.Run("resource normalised (RFC 8707, docs/decisions.md 7)", func(t *testing.T) {
 		mcp := strings.Replace(e.issuer, "http://", "HTTP://", 1) + "/mcp/"
 		r := e.browser().get(e.authURL(client, redirect, challenge, "deals:read", "s", "resource", mcp))
 		if r.Status != http.StatusFound || !strings.HasPrefix(r.Header.Get("Location"), "/oauth/login?") {
@@ -238,7 +238,7 @@ func TestConsentPage(t *testing.T) {
 		}
 	})
 
-	t.Run("a member cannot grant hr without an hr grant (decisions.md 3)", func(t *testing.T) {
+	t.Run("a member cannot grant hr without an hr grant (docs/decisions.md 3)", func(t *testing.T) {
 		client := e.register(redirect)
 		b := e.browser()
 		verifier, challenge := pkce()

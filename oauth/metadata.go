@@ -20,7 +20,7 @@ type clientMetadata struct {
 }
 
 // metadataRules are the points where the sources differ; everything else (redirect URIs
-// by service-spec 4.3 rule 7, public clients only, displayable names, https logo and home
+// by docs/contract.md section 4.3 rule 7, public clients only, displayable names, https logo and home
 // page) is one rule for all of them, in metadataRules.check.
 type metadataRules struct {
 	nameField   string // what the name is called in messages
@@ -70,7 +70,7 @@ func (r metadataRules) check(m clientMetadata) (checked, *Error) {
 		}
 	}
 	// Clients are public: there is no secret to hand out safely to whoever asks, and a
-	// document cannot hold one (decisions.md 7).
+	// document cannot hold one (docs/decisions.md 7).
 	if m.AuthMethod != nil && *m.AuthMethod != "none" && *m.AuthMethod != "" {
 		return checked{}, ErrInvalidClientMetadata.WithHint("token_endpoint_auth_method must be none: only public clients, which use PKCE, are supported; got %q", *m.AuthMethod)
 	}
@@ -131,7 +131,7 @@ func (r metadataRules) checkTypes(field string, got []string, supported ...strin
 	return nil
 }
 
-// checkHTTPS accepts an absolute https URL (logo_uri and client_uri: decisions.md 7).
+// checkHTTPS accepts an absolute https URL (logo_uri and client_uri: docs/decisions.md 7).
 func checkHTTPS(name, raw string) *Error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > 2000 || !storable(raw) {

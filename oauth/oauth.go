@@ -1,5 +1,5 @@
-// Package oauth is the service's OAuth 2.0 authorization server (service-spec.md 4.3 and 5,
-// decisions.md 7): sign-in and consent pages, the authorization-code flow with PKCE, the
+// Package oauth is the service's OAuth 2.0 authorization server (docs/contract.md sections 4.3 and 5,
+// docs/decisions.md 7): sign-in and consent pages, the authorization-code flow with PKCE, the
 // token, revocation and dynamic registration endpoints, admin-registered apps, the
 // "Connected apps" page, and the Verifier that turns access tokens into principals.
 //
@@ -25,18 +25,18 @@ import (
 	"github.com/agencyos/workspaced/wellknown"
 )
 
-// Lifetimes of service-spec.md 5.3 and 8.
+// Lifetimes of docs/contract.md sections 5.3 and 8.
 const (
 	CodeTTL    = 60 * time.Second
 	AccessTTL  = time.Hour
 	RefreshTTL = 30 * 24 * time.Hour
 	SessionTTL = 12 * time.Hour
 	// UnusedClientTTL is how long a dynamically registered client may go without a first
-	// token before it is purged (decisions.md 7).
+	// token before it is purged (docs/decisions.md 7).
 	UnusedClientTTL = 30 * 24 * time.Hour
 	// DefaultRefreshGrace is the refresh grace window when Config.RefreshGrace is zero.
 	DefaultRefreshGrace = 30 * time.Second
-	// MaxRedirectURIs bounds a client's redirect URIs (service-spec.md 8).
+	// MaxRedirectURIs bounds a client's redirect URIs (docs/contract.md section 8).
 	MaxRedirectURIs = 10
 )
 
@@ -48,16 +48,16 @@ type Config struct {
 	Issuer string
 	// APIKey is the public routing key the token and revocation endpoints require.
 	APIKey string
-	// Scopes is the catalogue (service-spec.md 5.5), the order the consent page shows.
+	// Scopes is the catalogue (docs/contract.md section 5.5), the order the consent page shows.
 	Scopes []string
-	// GrantableScopes lists what a member can exercise right now (decisions.md 3): the
+	// GrantableScopes lists what a member can exercise right now (docs/decisions.md 3): the
 	// consent page offers no more.
 	GrantableScopes func(*store.Principal) []string
 	// Resources are the RFC 8707 resource values accepted; default {Issuer}/v1 and
 	// {Issuer}/mcp.
 	Resources []string
 	// RefreshGrace is the window in which a rotated refresh token is honoured again
-	// (decisions.md 7); 0 means DefaultRefreshGrace, at most 60 s.
+	// (docs/decisions.md 7); 0 means DefaultRefreshGrace, at most 60 s.
 	RefreshGrace time.Duration
 	// Now is the clock; nil means time.Now. Tests move it to expire codes and tokens.
 	Now func() time.Time
@@ -77,7 +77,7 @@ type Config struct {
 	// ClientIP returns the address a request comes from; nil uses RemoteAddr.
 	ClientIP func(*http.Request) netip.Addr
 	// ClientMetadata resolves client_ids that are https URLs as Client ID Metadata Documents
-	// (decisions.md 8); nil accepts registered clients only.
+	// (docs/decisions.md 8); nil accepts registered clients only.
 	ClientMetadata *MetadataDocuments
 	// ServiceName names the service on the sign-in page (SERVICE_NAME); "" means
 	// "workspaced".
@@ -90,7 +90,7 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
-// Upstream is an OpenID Connect provider members may sign in with (decisions.md 7).
+// Upstream is an OpenID Connect provider members may sign in with (docs/decisions.md 7).
 type Upstream struct {
 	Issuer       string
 	ClientID     string
@@ -238,7 +238,7 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 }
 
 // preflight answers CORS preflights of the endpoints browser-based clients call
-// (decisions.md 7: token, revoke and register are served with CORS *).
+// (docs/decisions.md 7: token, revoke and register are served with CORS *).
 func preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")

@@ -13,7 +13,7 @@ import (
 )
 
 // registration is the client metadata we read (RFC 7591 2). Unknown members
-// (application_type, resource, ...) are ignored, not rejected (decisions.md 7).
+// (application_type, resource, ...) are ignored, not rejected (docs/decisions.md 7).
 type registration struct {
 	ClientName              *string   `json:"client_name"`
 	RedirectURIs            *[]string `json:"redirect_uris"`
@@ -25,7 +25,7 @@ type registration struct {
 	ResponseTypes           *[]string `json:"response_types"`
 }
 
-// registrationResponse is the 201 body of service-spec 4.3, exactly.
+// registrationResponse is the 201 body of docs/contract.md section 4.3, exactly.
 type registrationResponse struct {
 	ClientID                string   `json:"client_id"`
 	ClientIDIssuedAt        int64    `json:"client_id_issued_at"`
@@ -77,7 +77,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		Scope: strings.Join(scope, " ")})
 }
 
-// checkRegistration applies service-spec 4.3 rule 7 and decisions.md 7.
+// checkRegistration applies docs/contract.md section 4.3 rule 7 and docs/decisions.md 7.
 func (s *Server) checkRegistration(m registration) (*Client, *Error) {
 	var uris []string
 	if m.RedirectURIs != nil {

@@ -21,8 +21,8 @@ type allowAll struct{}
 
 func (allowAll) Allow(context.Context, netip.Addr) (bool, error) { return true, nil }
 
-// TestRegister is dynamic client registration (RFC 7591, service-spec 4.3 rule 7,
-// decisions.md 7).
+// TestRegister is dynamic client registration (RFC 7591, docs/contract.md section 4.3 rule 7,
+// docs/decisions.md 7).
 func TestRegister(t *testing.T) {
 	e := newEnv(t, func(c *oauth.Config) { c.RegisterLimiter = allowAll{} })
 	good := []string{
@@ -73,7 +73,7 @@ func TestRegister(t *testing.T) {
 		{"relative", map[string]any{"redirect_uris": []string{"/callback"}}, "invalid_redirect_uri"},
 		{"missing redirect_uris", map[string]any{"client_name": "x"}, "invalid_redirect_uri"},
 		{"empty redirect_uris", map[string]any{"redirect_uris": []string{}}, "invalid_redirect_uri"},
-		{"11 redirect URIs (service-spec 8)", map[string]any{"redirect_uris": elevenURIs()}, "invalid_redirect_uri"},
+		{"11 redirect URIs (docs/contract.md section 8)", map[string]any{"redirect_uris": elevenURIs()}, "invalid_redirect_uri"},
 		{"token_endpoint_auth_method client_secret_basic", map[string]any{"redirect_uris": []string{"https://a.example/cb"},
 			"token_endpoint_auth_method": "client_secret_basic"}, "invalid_client_metadata"},
 		{"http logo_uri", map[string]any{"redirect_uris": []string{"https://a.example/cb"}, "logo_uri": "http://a.example/l.png"}, "invalid_client_metadata"},
@@ -210,7 +210,7 @@ func TestRevoke(t *testing.T) {
 	revoke := func(client, token string, headers ...string) response {
 		return e.post("/oauth/revoke", url.Values{"token": {token}, "client_id": {client}, "token_type_hint": {"refresh_token"}}, headers...)
 	}
-	t.Run("a refresh token takes its whole family (service-spec 4.3 rule 5)", func(t *testing.T) {
+	t.Run("a refresh token takes its whole family (docs/contract.md section 4.3 rule 5)", func(t *testing.T) {
 		client, tk := e.tokensFor(e.Member, "deals:read")
 		next := e.refresh(client, tk.Refresh)
 		if me := e.me(next.str("access_token")); me.Status != 200 {

@@ -9,7 +9,7 @@ import (
 )
 
 // revoke is the revocation endpoint (RFC 7009). A refresh token takes its whole family
-// with it (service-spec 4.3 rule 5); an access token only itself. Unknown tokens, and
+// with it (docs/contract.md section 4.3 rule 5); an access token only itself. Unknown tokens, and
 // tokens of another client, answer 200 and change nothing (RFC 7009 2.1, 2.2).
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	v, ok := s.endpointParams(w, r)

@@ -11,7 +11,7 @@ import (
 const dummyHash = "$argon2id$v=19$m=65536,t=3,p=2$c29tZXNhbHRzb21lc2FsdA$2Ue6x2oYhU8ZK8ouH1tm4zAyO2nNFY8z1x0ypL/DiwM"
 
 // signedIn returns the member of the browser's session, or nil. Only active, human
-// members have sessions that work (decisions.md 2).
+// members have sessions that work (docs/decisions.md 2).
 func (s *Server) signedIn(r *http.Request) (*member, error) {
 	plain := s.cookie(r, "ws_session")
 	if plain == "" {

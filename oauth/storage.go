@@ -96,9 +96,9 @@ type GrantStore interface {
 	GrantCode(ctx context.Context, g store.CodeGrant) (store.GrantResult, error)
 	GrantRefresh(ctx context.Context, g store.RefreshGrant) (store.GrantResult, error)
 	// CheckOAuthClient makes the grants' client check alone, for revocation and for token
-	// requests refused before their grant: the outcome as a grant names it, "" when the
-	// client is authenticated.
-	CheckOAuthClient(ctx context.Context, c store.GrantClient) (string, error)
+	// requests refused before their grant: the outcome as a grant names it,
+	// store.ClientAuthenticated when the client is authenticated.
+	CheckOAuthClient(ctx context.Context, c store.GrantClient) (store.GrantOutcome, error)
 }
 
 // TokenStore checks and revokes tokens (verifier.go, revoke.go).

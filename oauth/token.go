@@ -19,7 +19,7 @@ import (
 )
 
 // params reads a token or revocation request: form-encoded as RFC 6749 requires, or a
-// JSON object of strings (service-spec 4.3). Query parameters are never read as
+// JSON object of strings (docs/contract.md section 4.3). Query parameters are never read as
 // parameters (RFC 6749 3.2: the client MUST use POST; credentials stay out of URLs).
 func params(r *http.Request) (url.Values, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -70,7 +70,7 @@ func params(r *http.Request) (url.Values, error) {
 	return v, nil
 }
 
-// apiKeyValid applies decisions.md 7: the apikey header, or the apikey query parameter
+// apiKeyValid applies docs/decisions.md 7: the apikey header, or the apikey query parameter
 // the discovery document embeds in the endpoint URL.
 func (s *Server) apiKeyValid(r *http.Request) bool {
 	got := r.Header.Get("apikey")
@@ -116,7 +116,7 @@ func readClientAuth(r *http.Request, v url.Values) (clientAuth, error) {
 	case a.id == "":
 		return a, a.fail(ErrInvalidClient.WithHint("client_id is required"))
 	case !clientIDValid(a.id):
-		return a, a.refusal("client_unknown")
+		return a, a.refusal(store.ClientUnknown)
 	}
 	return a, nil
 }
@@ -130,13 +130,13 @@ func (a clientAuth) fail(e *Error) error {
 
 // refusal is the error of a failed client check, named as the grant functions name it
 // (oauth_client_check, store/migrations/00017); nil for any other outcome.
-func (a clientAuth) refusal(outcome string) error {
+func (a clientAuth) refusal(outcome store.GrantOutcome) error {
 	switch outcome {
-	case "client_unknown":
+	case store.ClientUnknown:
 		return a.fail(ErrInvalidClient.WithHint("unknown or disabled client"))
-	case "client_secret_missing":
+	case store.ClientSecretMissing:
 		return a.fail(ErrInvalidClient.WithHint("this client is confidential: authenticate with HTTP Basic or client_secret"))
-	case "client_secret_wrong":
+	case store.ClientSecretWrong:
 		return a.fail(ErrInvalidClient.WithHint("wrong client secret"))
 	}
 	return nil
@@ -212,7 +212,7 @@ type tokenResponse struct {
 }
 
 // endpointParams applies the apikey rule of the token and revocation endpoints
-// (decisions.md 7) and reads their form or JSON parameters; on failure it has answered.
+// (docs/decisions.md 7) and reads their form or JSON parameters; on failure it has answered.
 func (s *Server) endpointParams(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 	if !s.apiKeyValid(r) {
 		s.fail(w, r, &Error{Code: "invalid_request", Status: http.StatusUnauthorized,
@@ -302,26 +302,26 @@ func (s *Server) exchangeCode(ctx context.Context, a clientAuth, v url.Values) (
 		return pair{}, err
 	}
 	switch g.Outcome {
-	case "issued":
+	case store.CodeGrantIssued:
 		return p, nil
-	case "unknown":
+	case store.GrantUnknown:
 		return pair{}, ErrInvalidGrant.WithHint("unknown authorization code")
-	case "replayed":
+	case store.CodeGrantReplayed:
 		if g.Family != nil {
 			s.notify(ctx, "oauth_family:"+*g.Family)
 		}
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code was already used; the tokens it issued are revoked")
-	case "bad_request":
+	case store.CodeGrantBadRequest:
 		return pair{}, requestErr
-	case "expired":
+	case store.GrantExpired:
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code expired (codes live %d seconds)", int(CodeTTL.Seconds()))
-	case "other_client":
+	case store.GrantOtherClient:
 		return pair{}, ErrInvalidGrant.WithHint("the authorization code was issued to another client")
-	case "other_redirect":
+	case store.CodeGrantOtherRedirect:
 		return pair{}, ErrInvalidGrant.WithHint("redirect_uri does not match the authorization request")
-	case "wrong_verifier":
+	case store.CodeGrantWrongVerifier:
 		return pair{}, ErrInvalidGrant.WithHint("code_verifier does not match the code_challenge (RFC 7636 4.6)")
-	case "other_resource":
+	case store.GrantOtherResource:
 		return pair{}, ErrInvalidTarget.WithHint("the code was issued for %s", g.Bound)
 	}
 	return pair{}, fmt.Errorf("oauth: code grant: unexpected outcome %q", g.Outcome)
@@ -376,29 +376,29 @@ func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair,
 		return pair{}, err
 	}
 	switch g.Outcome {
-	case "rotated":
+	case store.RefreshRotated:
 		return p, nil
-	case "superseded":
+	case store.RefreshSuperseded:
 		// Access tokens of the superseded pairs died: flush caches; the family lives.
 		s.notify(ctx, "oauth_family:"+*g.Family)
 		return p, nil
-	case "unknown":
+	case store.GrantUnknown:
 		return pair{}, ErrInvalidGrant.WithHint("unknown refresh token")
-	case "other_client":
+	case store.GrantOtherClient:
 		return pair{}, ErrInvalidGrant.WithHint("the refresh token was issued to another client")
-	case "revoked":
+	case store.RefreshRevoked:
 		return pair{}, ErrInvalidGrant.WithHint("the refresh token was revoked; authorize again")
-	case "expired":
+	case store.GrantExpired:
 		return pair{}, ErrInvalidGrant.WithHint("the refresh token expired; authorize again")
-	case "other_resource":
+	case store.GrantOtherResource:
 		return pair{}, ErrInvalidTarget.WithHint("this authorization is bound to %q", g.Bound)
-	case "inactive":
+	case store.RefreshInactive:
 		return pair{}, ErrInvalidGrant.WithHint("the member can no longer sign in")
-	case "reused":
+	case store.RefreshReused:
 		// RFC 9700 4.14.2: reuse of a rotated token means two parties hold it.
 		s.notify(ctx, "oauth_family:"+*g.Family)
 		return pair{}, ErrInvalidGrant.WithHint("the refresh token was already used; every token of this authorization is revoked, authorize again")
-	case "wider_scope":
+	case store.RefreshWiderScope:
 		return pair{}, ErrInvalidScope.WithHint("the refresh may narrow the scope, never widen it; this token has %q", strings.Join(g.Granted, " "))
 	}
 	return pair{}, fmt.Errorf("oauth: refresh grant: unexpected outcome %q", g.Outcome)

@@ -82,7 +82,7 @@ func TestCodeExchangeAttacks(t *testing.T) {
 		})
 	}
 
-	t.Run("fails without the apikey (decisions.md 7)", func(t *testing.T) {
+	t.Run("fails without the apikey (docs/decisions.md 7)", func(t *testing.T) {
 		code, verifier := e.flow(b, e.Member, client, redirect, "deals:read", nil)
 		r := e.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
 			"client_id": {client}, "redirect_uri": {redirect}}, "apikey", "")
@@ -273,7 +273,7 @@ func basic(id, secret string) string {
 }
 
 // TestRefresh covers rotation, narrowing, the grace window and family revocation
-// (RFC 6749 6, RFC 9700 4.14.2, decisions.md 7).
+// (RFC 6749 6, RFC 9700 4.14.2, docs/decisions.md 7).
 func TestRefresh(t *testing.T) {
 	e := newEnv(t)
 	t.Run("rotation retires the old token; narrowing is allowed, widening is not", func(t *testing.T) {
@@ -393,7 +393,7 @@ func TestRefresh(t *testing.T) {
 		waitStatus(t, e, tk.Access, 401)
 		wantOAuthError(t, e.refresh(client, tk.Refresh), 400, "invalid_grant")
 	})
-	t.Run("a grant removed later is insufficient_permission, not insufficient_scope (spec 5.6)", func(t *testing.T) {
+	t.Run("a grant removed later is insufficient_permission, not insufficient_scope (docs/contract.md section 5.6)", func(t *testing.T) {
 		u := e.addUser("member", "active", map[string]string{"crm": "full"})
 		_, tk := e.tokensFor(u, "deals:read deals:write labels:read")
 		if tk.Scope != "deals:read deals:write labels:read" {

@@ -19,8 +19,8 @@ func (s *Server) Verifier() *Verifier { return &Verifier{s: s} }
 
 // Authenticate returns the principal of an access token, with the scopes the token was
 // granted and the member's grants as they are now. A grant removed later takes effect at
-// once through the feature gate (decisions.md 3), which answers 403
-// insufficient_permission (spec 5.6): the token still holds its scope, the member lacks
+// once through the feature gate (docs/decisions.md 3), which answers 403
+// insufficient_permission (docs/contract.md section 5.6): the token still holds its scope, the member lacks
 // the grant. It returns a store.Error with code unauthorized when the token is
 // malformed, unknown, expired or revoked, its family or client is revoked or disabled, or
 // its member is no longer active.

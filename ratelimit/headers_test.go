@@ -25,7 +25,7 @@ func TestSetHeaders(t *testing.T) {
 			},
 		},
 		{
-			name: "denied: Retry-After 60 (spec section 7)",
+			name: "denied: Retry-After 60 (docs/contract.md section 7)",
 			d:    Decision{Allowed: false, Limit: 600, Remaining: 0, Reset: reset},
 			want: http.Header{
 				"X-Ratelimit-Limit":     {"600"},

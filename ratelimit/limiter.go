@@ -396,10 +396,10 @@ func (g *errorGate) note(now time.Time) (log bool, suppressed int) {
 // failed (fail-closed): the outage, not the client, decided, so the client may retry soon.
 const OutageRetryAfter = 5
 
-// SetHeaders writes the spec's rate-limit headers (decisions.md section 5):
+// SetHeaders writes the spec's rate-limit headers (docs/decisions.md 5):
 // X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset in Unix seconds, rounded
 // up so a client waiting until then is never early, and on a denial Retry-After: 60, the
-// fixed value spec section 7 gives (some libraries write a date instead), or
+// fixed value docs/contract.md section 7 gives (some libraries write a date instead), or
 // OutageRetryAfter when the store failed and the request was denied for that.
 func (d Decision) SetHeaders(h http.Header) {
 	h.Set("X-RateLimit-Limit", strconv.FormatUint(d.Limit, 10))

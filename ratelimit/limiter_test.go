@@ -25,6 +25,12 @@ type want struct {
 
 func check(tb testing.TB, step string, d Decision, err error, w want, interval time.Duration) {
 	tb.Helper()
+	checkAt(tb, step, d, err, w, interval, time.Now())
+}
+
+// checkAt is check with the limiter's clock reading now.
+func checkAt(tb testing.TB, step string, d Decision, err error, w want, interval time.Duration, now time.Time) {
+	tb.Helper()
 	if err != nil {
 		tb.Fatalf("%s: %v", step, err)
 	}
@@ -32,7 +38,6 @@ func check(tb testing.TB, step string, d Decision, err error, w want, interval t
 		tb.Fatalf("%s: got allowed=%v limit=%d remaining=%d degraded=%v, want allowed=%v limit=%d remaining=%d",
 			step, d.Allowed, d.Limit, d.Remaining, d.Degraded, w.allowed, w.limit, w.remaining)
 	}
-	now := time.Now()
 	if !d.Reset.After(now) || d.Reset.After(now.Add(interval)) {
 		tb.Fatalf("%s: reset %v is not within one interval (%v) after now %v", step, d.Reset, interval, now)
 	}
@@ -98,14 +103,15 @@ func TestTakeWindowResets(t *testing.T) {
 			cfg := Config{PerCredential: 1, PerWorkspace: 10, Interval: interval}
 			b.configure(t)(&cfg)
 			l := newLimiter(t, cfg)
+			clock := newWindowClock(l, b)
 			ctx := context.Background()
 			d, err := l.Take(ctx, "a", "w")
-			check(t, "first", d, err, want{true, 1, 0}, interval)
+			checkAt(t, "first", d, err, want{true, 1, 0}, interval, clock.now())
 			d, err = l.Take(ctx, "a", "w")
-			check(t, "second", d, err, want{false, 1, 0}, interval)
-			time.Sleep(time.Until(d.Reset) + 10*time.Millisecond)
+			checkAt(t, "second", d, err, want{false, 1, 0}, interval, clock.now())
+			clock.sleep(d.Reset.Sub(clock.now()) + 10*time.Millisecond)
 			d, err = l.Take(ctx, "a", "w")
-			check(t, "after reset", d, err, want{true, 1, 0}, interval)
+			checkAt(t, "after reset", d, err, want{true, 1, 0}, interval, clock.now())
 		})
 	}
 }

@@ -2,9 +2,44 @@ package ratelimit
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// windowClock is how a window test lets time pass. The memory store reads the Limiter's
+// clock, which the test steps: no sleeping, and no stalled runner can move a take across
+// a window. Redis reads its own server's clock (TIME, so processes with skewed clocks
+// share one window), which no test can step: there time really passes.
+type windowClock struct {
+	fake  atomic.Int64 // Unix nanoseconds; unused for Redis
+	redis bool
+}
+
+// newWindowClock gives l (of backend b) a clock the test steps, or the wall clock for Redis.
+func newWindowClock(l *Limiter, b backend) *windowClock {
+	c := &windowClock{redis: b.name == "redis"}
+	if !c.redis {
+		c.fake.Store(time.Now().UnixNano())
+		l.now = c.now
+	}
+	return c
+}
+
+func (c *windowClock) now() time.Time {
+	if c.redis {
+		return time.Now()
+	}
+	return time.Unix(0, c.fake.Load())
+}
+
+func (c *windowClock) sleep(d time.Duration) {
+	if c.redis {
+		time.Sleep(d)
+		return
+	}
+	c.fake.Add(int64(d))
+}
 
 // The window slides: no interval-long span holds more allowed takes than the budget. A
 // fixed window fails this at its boundary: a take late in one window and a full budget
@@ -20,23 +55,24 @@ func TestTakeSlidingWindow(t *testing.T) {
 			cfg := Config{PerCredential: 2, PerWorkspace: 100, Interval: interval}
 			b.configure(t)(&cfg)
 			l := newLimiter(t, cfg)
+			clock := newWindowClock(l, b)
 			ctx := context.Background()
-			start := time.Now()
+			start := clock.now()
 			type span struct{ sent, returned time.Time }
 			var allowed []span
-			for i := 0; time.Since(start) < 9*interval/4; i++ {
-				sent := time.Now()
+			for i := 0; clock.now().Sub(start) < 9*interval/4; i++ {
+				sent := clock.now()
 				d, err := l.Take(ctx, "a", "w")
 				if err != nil || d.Degraded {
 					t.Fatalf("take: %+v, %v", d, err)
 				}
 				if d.Allowed {
-					allowed = append(allowed, span{sent, time.Now()})
+					allowed = append(allowed, span{sent, clock.now()})
 				}
 				if i == 0 {
-					time.Sleep(3 * interval / 4)
+					clock.sleep(3 * interval / 4)
 				}
-				time.Sleep(10 * time.Millisecond)
+				clock.sleep(10 * time.Millisecond)
 			}
 			var at []time.Duration
 			for _, a := range allowed {
@@ -102,17 +138,18 @@ func TestTakePrunesExpiredBurst(t *testing.T) {
 			cfg := Config{PerCredential: 11, PerWorkspace: 100, Interval: interval}
 			b.configure(t)(&cfg)
 			l := newLimiter(t, cfg)
+			clock := newWindowClock(l, b)
 			ctx := context.Background()
 			for i := range 10 {
 				if d, err := l.Take(ctx, "a", "w"); err != nil || !d.Allowed || d.Remaining != uint64(10-i) {
 					t.Fatalf("burst take %d: %+v, %v; want allowed, %d remaining", i, d, err, 10-i)
 				}
 			}
-			time.Sleep(interval / 2)
+			clock.sleep(interval / 2)
 			if d, err := l.Take(ctx, "a", "w"); err != nil || !d.Allowed || d.Remaining != 0 {
 				t.Fatalf("take halfway: %+v, %v; want allowed, 0 remaining", d, err)
 			}
-			time.Sleep(interval/2 + 100*time.Millisecond)
+			clock.sleep(interval/2 + 100*time.Millisecond)
 			if d, err := l.Take(ctx, "a", "w"); err != nil || !d.Allowed || d.Remaining != 9 {
 				t.Fatalf("take after the burst left the window: %+v, %v; want allowed, 9 remaining (halfway's and its own)", d, err)
 			}

@@ -20,7 +20,7 @@ import (
 type Config struct {
 	Store  *store.Store
 	Auth   workspace.Authenticator
-	APIKey string // the public routing key every request carries (spec 5.1)
+	APIKey string // the public routing key every request carries (docs/contract.md section 5.1)
 	Logger *slog.Logger
 	// Enricher serves POST /enrich; nil answers 503 "enrichment is not configured".
 	Enricher workspace.Enricher
@@ -84,8 +84,8 @@ func (a *API) handle(h func(http.ResponseWriter, *http.Request) error) http.Hand
 	}
 }
 
-// authenticate enforces the apikey and bearer rules (spec 5.1, decisions.md 3 step 1),
-// then charges the call to the rate limits (decisions.md 5), whose headers every response
+// authenticate enforces the apikey and bearer rules (docs/contract.md section 5.1, docs/decisions.md 3 step 1),
+// then charges the call to the rate limits (docs/decisions.md 5), whose headers every response
 // carries.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -146,7 +146,7 @@ func (a *API) principal(r *http.Request) (*store.Principal, error) {
 }
 
 // audience reports whether resource names the REST API: the origin or the origin's /v1,
-// compared after lowercasing scheme and host and dropping a trailing slash (decisions.md 7).
+// compared after lowercasing scheme and host and dropping a trailing slash (docs/decisions.md 7).
 func (a *API) audience(resource string) bool {
 	norm := func(s string) string {
 		u, err := url.Parse(s)
@@ -186,7 +186,7 @@ func (a *API) limitFailure(r *http.Request, h http.Header, failure error) error 
 	return failure
 }
 
-// apiKeyValid reports whether r carries the public routing key (decisions.md 7): the
+// apiKeyValid reports whether r carries the public routing key (docs/decisions.md 7): the
 // apikey header, or the apikey query parameter for clients that cannot add headers.
 func apiKeyValid(r *http.Request, want string) bool {
 	got := r.Header.Get("apikey")

@@ -1,4 +1,4 @@
-// Package restapi is the workspace's REST API at /v1 (service-spec.md 4): the HTTP adapter
+// Package restapi is the workspace's REST API at /v1 (docs/contract.md section 4): the HTTP adapter
 // over the operation layer of package workspace.
 //
 // It turns a request into one call of workspace.Ops and its result or error into the spec's

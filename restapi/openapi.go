@@ -12,7 +12,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// The OpenAPI 3.1 document of the REST API, generated from the catalogue (decisions.md 1):
+// The OpenAPI 3.1 document of the REST API, generated from the catalogue (docs/decisions.md 1):
 // every path and method, filters with their types and enumerations, request schemas
 // (create: the required list; update: all optional, at least one property), record
 // schemas with every column, the list and error envelopes, both credentials. Record

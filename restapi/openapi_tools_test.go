@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -21,6 +22,7 @@ import (
 // installed.
 func openAPITools(t *testing.T) string {
 	t.Helper()
+	tooltest.Require(t, "the OpenAPI tools' npm packages (restapi/testdata/openapi-tools)")
 	dir, err := filepath.Abs("testdata/openapi-tools")
 	if err != nil {
 		t.Fatal(err)

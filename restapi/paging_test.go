@@ -14,7 +14,7 @@ import (
 // TestPagingWalksEveryRowOnce walks 500 rows seven at a time while rows are inserted
 // between pages: every row that existed when paging began comes exactly once, in
 // (created_at, id) descending order. Half the rows share one created_at, so the id breaks
-// ties (decisions.md 4).
+// ties (docs/decisions.md 4).
 func TestPagingWalksEveryRowOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -73,7 +73,7 @@ func TestPagingWalksEveryRowOnce(t *testing.T) {
 	}
 }
 
-// TestListQueryErrors covers the 400s of decisions.md 4 for list queries.
+// TestListQueryErrors covers the 400s of docs/decisions.md 4 for list queries.
 func TestListQueryErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

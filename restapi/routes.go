@@ -15,7 +15,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// The HTTP adapter of the generic operations (spec 4.1): it turns requests into Ops calls
+// The HTTP adapter of the generic operations (docs/contract.md section 4.1): it turns requests into Ops calls
 // and their results into the spec's envelopes, and nothing else. Gates, validation and SQL
 // live in the operation layer, which the MCP tools call the same way.
 
@@ -177,7 +177,7 @@ func writePage(w http.ResponseWriter, page *workspace.Page) {
 	httpx.WriteRaw(w, http.StatusOK, append(body, '\n'))
 }
 
-// readBody reads at most MaxBody bytes (decisions.md 4: larger bodies are a 400).
+// readBody reads at most MaxBody bytes (docs/decisions.md 4: larger bodies are a 400).
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, workspace.MaxBody))
 	var tooBig *http.MaxBytesError

@@ -44,7 +44,7 @@ func newDeal(t testing.TB, c client) string {
 
 // TestPrivateTasks: private tasks and deal_tasks are visible to their creator, assignees
 // and admins only; to anyone else they, their comments and their activity do not exist
-// (decisions.md 3).
+// (docs/decisions.md 3).
 func TestPrivateTasks(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -92,7 +92,7 @@ func TestPrivateTasks(t *testing.T) {
 	}
 }
 
-// TestDetach unlinks join records (decisions.md 4).
+// TestDetach unlinks join records (docs/decisions.md 4).
 func TestDetach(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -168,7 +168,7 @@ func TestDetach(t *testing.T) {
 }
 
 // TestUsersProfile: members update only their own profile; role, grants, status and
-// email in a body are ignored (spec 2.2 rule 2, 5.7).
+// email in a body are ignored (docs/contract.md section 2.2 rule 2, 5.7).
 func TestUsersProfile(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -204,7 +204,7 @@ func TestUsersProfile(t *testing.T) {
 }
 
 // TestWorkspaceSingleton: GET /workspace lists the one row, GET and PATCH by id or none,
-// admins only write, billing is never writable (decisions.md 4).
+// admins only write, billing is never writable (docs/decisions.md 4).
 func TestWorkspaceSingleton(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -253,7 +253,7 @@ func TestAutomationsNeedAdmin(t *testing.T) {
 	must(t, e.as(t, tm.a).get("/automations/"+auto["id"].(string)), http.StatusOK)
 }
 
-// TestBodies covers decisions.md 4 for request bodies.
+// TestBodies covers docs/decisions.md 4 for request bodies.
 func TestBodies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -352,7 +352,7 @@ func TestActivityRecordsWrites(t *testing.T) {
 }
 
 // TestCommentsOnDealsNeedCRM: comments are their own scope, but those on deals need the
-// crm grant (decisions.md 3 step 4).
+// crm grant (docs/decisions.md 3 step 4).
 func TestCommentsOnDealsNeedCRM(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -55,7 +55,7 @@ type Credential struct {
 func (p *Principal) IsAdmin() bool { return p.Role == "admin" }
 
 // Grant returns the principal's grant for a feature: none, read or full. Admins hold full
-// on every feature (decisions.md 2).
+// on every feature (docs/decisions.md 2).
 func (p *Principal) Grant(feature string) string {
 	if p.IsAdmin() {
 		return "full"
@@ -67,7 +67,7 @@ func (p *Principal) Grant(feature string) string {
 }
 
 // settings are the transaction-local values RLS policies read (store/migrations): app_grant
-// reads the grant of each of Features, and admins hold full on each (decisions.md 2). The
+// reads the grant of each of Features, and admins hold full on each (docs/decisions.md 2). The
 // grants travel as a small JSON object written by hand: this runs on every request, and
 // only read and full need saying (app_grant reads anything else as none).
 func (p *Principal) settings() []any {

@@ -1,7 +1,7 @@
 package store
 
 // Code is an error's stable snake_case code, the "error" member of the envelope
-// (service-spec.md 7). Each code has one HTTP status, in httpx's table (httpx/status.go);
+// (docs/contract.md section 7). Each code has one HTTP status, in httpx's table (httpx/status.go);
 // a test there fails for a code missing from it.
 type Code string
 

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The SQL of metered enrichment (package enrich, decisions.md 6): a per-workspace cache of
+// The SQL of metered enrichment (package enrich, docs/decisions.md 6): a per-workspace cache of
 // lookups, and credits reserved before a lookup and settled after it. Every statement but
 // the sweep runs as the principal, under row-level security. package enrich declares the
 // interface these methods satisfy (enrich.Ledger) and documents its contract.
@@ -39,7 +39,7 @@ func (s *Store) CachedEnrichment(ctx context.Context, p *Principal, domain strin
 
 // ReserveCredits takes cost off the balance atomically and records a hold for domain that
 // outlives a stuck request by holdFor, returning the hold's id; ErrInsufficientCredits when
-// the balance is below cost (decisions.md 6: UPDATE ... WHERE balance >= cost).
+// the balance is below cost (docs/decisions.md 6: UPDATE ... WHERE balance >= cost).
 func (s *Store) ReserveCredits(ctx context.Context, p *Principal, cost int64, domain string, holdFor time.Duration) (string, error) {
 	var holdID string
 	err := s.InTx(ctx, p, func(tx pgx.Tx) error {

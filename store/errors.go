@@ -11,7 +11,7 @@ import (
 )
 
 // Error is the one error type the REST API, the MCP tools and the CLI render. It knows no
-// transport: Code is the spec's stable snake_case code (service-spec.md 7), which httpx
+// transport: Code is the spec's stable snake_case code (docs/contract.md section 7), which httpx
 // turns into an HTTP status through one table; Message is safe to show to clients and
 // models and says what to change; Err is the cause, logged and never rendered.
 type Error struct {

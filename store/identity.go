@@ -11,10 +11,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Grant levels of decisions.md 2.
+// Grant levels of docs/decisions.md 2.
 var grantLevels = map[string]bool{"none": true, "read": true, "full": true}
 
-// Features are the grantable features of decisions.md 2, in the order admin tools show
+// Features are the grantable features of docs/decisions.md 2, in the order admin tools show
 // them: the one list of their names. The catalogue's Feature values (workspace) and the
 // migrations' policies name them; workspace/dbrules_test.go checks both against this list.
 var Features = []string{"crm", "hr", "finance", "metrics", "competitors", "agents"}

@@ -362,7 +362,7 @@ type RefreshGrant struct {
 // family concerned, the scopes granted (or the token's, when a narrowing failed) and the
 // resource the authorization is bound to.
 type GrantResult struct {
-	Outcome string
+	Outcome GrantOutcome
 	Family  *string
 	Granted []string
 	Bound   string
@@ -393,9 +393,9 @@ func (s *Store) GrantRefresh(ctx context.Context, g RefreshGrant) (GrantResult, 
 }
 
 // CheckOAuthClient authenticates a client as the grant functions do (oauth_client_check,
-// 00017): "" when it is authenticated, else the outcome naming why not.
-func (s *Store) CheckOAuthClient(ctx context.Context, c GrantClient) (string, error) {
-	var outcome string
+// 00017): ClientAuthenticated, else the outcome naming why not.
+func (s *Store) CheckOAuthClient(ctx context.Context, c GrantClient) (GrantOutcome, error) {
+	var outcome GrantOutcome
 	err := s.pool.QueryRow(ctx, `SELECT coalesce(oauth_client_check($1, $2), '')`, c.ID, c.SecretHash).Scan(&outcome)
 	return outcome, err
 }

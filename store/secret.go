@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Credential prefixes (service-spec.md 5.2, 5.3): recognisable by secret scanners.
+// Credential prefixes (docs/contract.md sections 5.2, 5.3): recognisable by secret scanners.
 const (
 	PrefixAgentKey     = "kagt_"
 	PrefixAccessToken  = "svc_at_"
@@ -20,7 +20,7 @@ const (
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // NewSecret makes a credential: prefix + 32 random bytes in base62 + a 6-character
-// checksum (decisions.md 7), and returns it with the SHA-256 hash that is all we store.
+// checksum (docs/decisions.md 7), and returns it with the SHA-256 hash that is all we store.
 func NewSecret(prefix string) (plain string, hash []byte) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -6,7 +6,7 @@ import (
 	"github.com/agencyos/workspaced/wellknown"
 )
 
-// TestNormalResource: the comparison of decisions.md 7 and the values RFC 8707 section 2
+// TestNormalResource: the comparison of docs/decisions.md 7 and the values RFC 8707 section 2
 // rules out.
 func TestNormalResource(t *testing.T) {
 	for _, tc := range []struct {

@@ -20,7 +20,7 @@ type Document struct {
 }
 
 // Handler serves the documents with CORS * (browser-based MCP clients read them:
-// decisions.md 7) and a short public cache lifetime. Register it for each document's path,
+// docs/decisions.md 7) and a short public cache lifetime. Register it for each document's path,
 // or mount it at /.well-known/; other paths answer 404.
 func Handler(docs ...Document) (http.Handler, error) {
 	bodies := map[string][]byte{}
@@ -99,7 +99,7 @@ type ASConfig struct {
 const AuthorizationServerPath = "/.well-known/oauth-authorization-server"
 
 // NewAuthorizationServer builds the RFC 8414 document. The token and revocation endpoints
-// carry ?apikey= (decisions.md 7): standard OAuth clients cannot add headers, and the key
+// carry ?apikey= (docs/decisions.md 7): standard OAuth clients cannot add headers, and the key
 // is a public routing value that grants nothing.
 func NewAuthorizationServer(c ASConfig) Document {
 	iss := strings.TrimRight(c.Issuer, "/")

@@ -7,7 +7,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// The resource catalogue: the spec's tables (service-spec.md 2.1 and 2.2, decisions.md 4)
+// The resource catalogue: the spec's tables (docs/contract.md sections 2.1 and 2.2, docs/decisions.md 4)
 // written once as data. Routing, validation, SQL, the OpenAPI document and the MCP tools are
 // all derived from catalog; adding a resource is one entry here plus its table in the schema.
 
@@ -36,11 +36,11 @@ func (a Access) String() string {
 	return [...]string{"read, write", "read, write, detach", "read only", "read, update", "read, update", "read only", "write only"}[a]
 }
 
-// Feature is the member's feature grant a resource needs (spec 5.6); "" means none. The
+// Feature is the member's feature grant a resource needs (docs/contract.md section 5.6); "" means none. The
 // one list of grantable features is store.Features.
 type Feature string
 
-// The feature grants of decisions.md 2.
+// The feature grants of docs/decisions.md 2.
 const (
 	NoFeature   Feature = ""
 	CRM         Feature = "crm"
@@ -68,7 +68,7 @@ type Field struct {
 	Doc      string // one phrase for people and models
 }
 
-// Maximum lengths of text values, in characters (decisions.md 4 leaves them open): names,
+// Maximum lengths of text values, in characters (docs/decisions.md 4 leaves them open): names,
 // labels and codes are short and may be indexed; links may be long URLs; bodies of text
 // (notes, comments, documents) are bounded by what a request may carry.
 const (
@@ -181,7 +181,7 @@ func (r *Resource) Toolset() string {
 	return r.Scope
 }
 
-// ReadScope and WriteScope name the scopes of spec 5.5.
+// ReadScope and WriteScope name the scopes of docs/contract.md section 5.5.
 func (r *Resource) ReadScope() string  { return r.Scope + ":read" }
 func (r *Resource) WriteScope() string { return r.Scope + ":write" }
 
@@ -512,7 +512,7 @@ func Lookup(name string) *Resource {
 	return nil
 }
 
-// Scopes lists the 33 scopes of spec 5.5, in catalogue order.
+// Scopes lists the 33 scopes of docs/contract.md section 5.5, in catalogue order.
 func Scopes() []string {
 	var out []string
 	seen := map[string]bool{}

@@ -12,12 +12,12 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// specRow is one row of service-spec.md 2.1, transcribed as written.
+// specRow is one row of docs/contract.md section 2.1, transcribed as written.
 type specRow struct {
 	name, scope, access, required, filters string
 }
 
-// spec21 is the table of service-spec.md 2.1 (filters without their type notes).
+// spec21 is the table of docs/contract.md section 2.1 (filters without their type notes).
 var spec21 = []specRow{
 	{"deals", "deals", "read, write", "name, pipeline_id", "pipeline_id, pipeline_stage_id, owner_id, company_id"},
 	{"deal_people", "deals", "read, write, detach", "deal_id, person_id", "deal_id, person_id"},
@@ -66,7 +66,7 @@ var spec21 = []specRow{
 	{"enrich", "enrich", "write only", "domain", ""},
 }
 
-// spec22 is the table of service-spec.md 2.2: writable fields, enumerations in
+// spec22 is the table of docs/contract.md section 2.2: writable fields, enumerations in
 // parentheses as the spec writes them.
 var spec22 = map[string]string{
 	"deals":              "name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id",
@@ -108,7 +108,7 @@ var spec22 = map[string]string{
 	"enrich":             "domain",
 }
 
-// spec55Features is the feature each scope's resources need (spec 4.1 rule 5, 5.6).
+// spec55Features is the feature each scope's resources need (docs/contract.md section 4.1 rule 5, 5.6).
 var specFeatures = map[string]workspace.Feature{
 	"deals": workspace.CRM, "deal_people": workspace.CRM, "deal_labels": workspace.CRM, "crm_files": workspace.CRM,
 	"people": workspace.CRM, "companies": workspace.CRM, "pipelines": workspace.CRM, "pipeline_stages": workspace.CRM,
@@ -129,7 +129,7 @@ func split(s string) []string {
 // TestCatalogMatchesSpec compares Catalog with the spec's tables row by row.
 func TestCatalogMatchesSpec(t *testing.T) {
 	if len(workspace.Catalog()) != len(spec21) {
-		t.Fatalf("catalogue has %d resources, spec 2.1 has %d", len(workspace.Catalog()), len(spec21))
+		t.Fatalf("catalogue has %d resources, docs/contract.md section 2.1 has %d", len(workspace.Catalog()), len(spec21))
 	}
 	for i, want := range spec21 {
 		r := workspace.Catalog()[i]
@@ -160,12 +160,12 @@ func TestCatalogMatchesSpec(t *testing.T) {
 			}
 			if wantPaged := !slices.Contains([]string{"deal_people", "deal_labels", "space_members", "project_stages",
 				"credits", "workspace", "enrich"}, r.Name); r.Paged != wantPaged {
-				t.Errorf("paged %v, spec 4.1 rule 2 says %v", r.Paged, wantPaged)
+				t.Errorf("paged %v, docs/contract.md section 4.1 rule 2 says %v", r.Paged, wantPaged)
 			}
 		})
 	}
 	if got := len(workspace.Scopes()); got != 33 {
-		t.Errorf("%d scopes, spec 5.5 has 33", got)
+		t.Errorf("%d scopes, docs/contract.md section 5.5 has 33", got)
 	}
 }
 

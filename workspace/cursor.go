@@ -15,7 +15,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Cursors are opaque to clients (decisions.md 4): base64url (no padding) of
+// Cursors are opaque to clients (docs/decisions.md 4): base64url (no padding) of
 //
 //	created_at as Unix microseconds (8 bytes) | id (16 bytes) | HMAC-SHA256 tag (12 bytes)
 //

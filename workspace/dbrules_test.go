@@ -31,7 +31,7 @@ const requestRole = "workspaced_app"
 // checked by behaviour (rules_test.go, store/rls_test.go), and listed here so that any
 // other policy, trigger, CHECK or grant on a catalogue table is a difference.
 var dbExtras = map[string][]string{
-	// decisions.md 3: private tasks are hidden from everyone but their people.
+	// docs/decisions.md 3: private tasks are hidden from everyone but their people.
 	"tasks":      {"policy ws_private"},
 	"deal_tasks": {"policy ws_private"},
 	// Attachments of a private task are as hidden as the task.
@@ -43,7 +43,7 @@ var dbExtras = map[string][]string{
 	// ws_record_activity inserts activity as the actor, and activity_source stamps the
 	// credential, client and channel (docs/console.md).
 	"activity": {"grant INSERT", "trigger activity_source"},
-	// The atomic credit charge (decisions.md 6) runs as the actor; balances never go negative.
+	// The atomic credit charge (docs/decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
 }
 

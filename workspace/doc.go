@@ -11,7 +11,7 @@
 //     CHECKs, grants and triggers are compared with it by a test (dbrules_test.go).
 //   - The operation layer, Ops (ops.go, records.go, idempotency.go, enrich.go,
 //     conditional.go): List, Get, Post (create, detach, enrich), Update and Me take a
-//     principal and transport-free inputs and enforce every gate in the order decisions.md
+//     principal and transport-free inputs and enforce every gate in the order docs/decisions.md
 //     3 sets (gates.go): resource known, operation offered (Op, Resource.Offers), scope
 //     (scopes.go), feature grant and admin rules, then one statement run as the actor under
 //     row-level security (store). Keyset cursors are signed here (cursor.go). Failures are

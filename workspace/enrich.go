@@ -7,7 +7,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Enricher performs the metered company lookup of POST /enrich (decisions.md 6): it
+// Enricher performs the metered company lookup of POST /enrich (docs/decisions.md 6): it
 // normalises the domain, serves the 30-day cache, charges credits atomically with storing
 // the result, and returns the response's data object. It returns store.Errors with the
 // codes validation_error (not a hostname), insufficient_credits, upstream_error and

@@ -8,10 +8,10 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Op is one operation of the generic resource interface (spec 4.1).
+// Op is one operation of the generic resource interface (docs/contract.md section 4.1).
 type Op int
 
-// The operations of spec 4.1, plus enrichment.
+// The operations of docs/contract.md section 4.1, plus enrichment.
 const (
 	OpList Op = iota
 	OpGet
@@ -49,7 +49,7 @@ func (r *Resource) Offers(op Op) bool {
 }
 
 // Allow lists the HTTP methods the resource answers on its collection path (/deals) or its
-// item path (/deals/{id}), for the Allow header of a 405 (decisions.md 4).
+// item path (/deals/{id}), for the Allow header of a 405 (docs/decisions.md 4).
 func (r *Resource) Allow(item bool) []string {
 	var out []string
 	if item {
@@ -125,7 +125,7 @@ func UnknownResource(name string) *store.Error {
 		name, strings.Join(names, ", "))
 }
 
-// admit runs the checks of a call on a resource the adapter has looked up (decisions.md 3
+// admit runs the checks of a call on a resource the adapter has looked up (docs/decisions.md 3
 // steps 1-3): a principal, the operation offered, the scope. Adapters look the resource up
 // once (Lookup, or the tool's resource) and answer UnknownResource themselves; a nil r
 // here is a wiring fault, answered as an unknown resource.
@@ -163,7 +163,7 @@ func checkScope(p *store.Principal, r *Resource, op Op) error {
 		need, op, r.Name, need, r.Scope)
 }
 
-// checkSelf enforces that members update only their own profile (spec 5.7): the
+// checkSelf enforces that members update only their own profile (docs/contract.md section 5.7): the
 // catalogue's SelfOrAdmin.
 func checkSelf(p *store.Principal, r *Resource, id string) error {
 	if r.SelfOrAdmin && id != p.UserID && !p.IsAdmin() {
@@ -175,5 +175,5 @@ func checkSelf(p *store.Principal, r *Resource, id string) error {
 
 // entityFeature is the feature an entity type of r's polymorphic reference needs beyond
 // r's own (the catalogue's Entities): crm for comments and activity on deals
-// (decisions.md 3 step 4).
+// (docs/decisions.md 3 step 4).
 func entityFeature(r *Resource, entityType string) Feature { return r.Entities[entityType] }

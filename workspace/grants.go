@@ -6,7 +6,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Grant is a member's level on a feature (spec 5.6): none, read or full. Admins hold full
+// Grant is a member's level on a feature (docs/contract.md section 5.6): none, read or full. Admins hold full
 // on every feature (store.Principal.Grant).
 type Grant string
 
@@ -50,7 +50,7 @@ func Permits(p *store.Principal, r *Resource, op Op) bool {
 }
 
 // checkMember is gate 2 for r as a whole: the feature grant (403 insufficient_permission
-// naming what the member has) and admin-only writes (spec 5.7).
+// naming what the member has) and admin-only writes (docs/contract.md section 5.7).
 func checkMember(p *store.Principal, r *Resource, op Op) error {
 	verb := map[Op]string{OpList: "listing", OpGet: "reading"}[op]
 	if verb == "" {

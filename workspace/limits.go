@@ -11,7 +11,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Limiter is the rate-limit policy REST and MCP share (decisions.md 5): per credential and
+// Limiter is the rate-limit policy REST and MCP share (docs/decisions.md 5): per credential and
 // per workspace for authenticated calls, per client IP for failed authentication.
 // ratelimit.Limiter implements it.
 type Limiter interface {
@@ -23,7 +23,7 @@ type Limiter interface {
 // and each agent key has its own.
 func credentialKey(p *store.Principal) string { return p.Credential.Type + ":" + p.Credential.ID }
 
-// rateLimited is the 429 of spec 7 for a decision that denied: its message states the
+// rateLimited is the 429 of docs/contract.md section 7 for a decision that denied: its message states the
 // budget that was spent as configured (d.Limit per d.Interval); Retry-After comes from the
 // decision's headers.
 func rateLimited(d ratelimit.Decision) *store.Error {

@@ -11,7 +11,7 @@ import (
 // Ops is the operation layer REST and MCP share: every gate is checked here, so the two
 // transports can never disagree. Its methods take the principal, the resource name and
 // transport-free inputs, and return JSON data or a *store.Error; the order of checks is
-// decisions.md 3: resource known (404 unknown_resource), operation offered (405
+// docs/decisions.md 3: resource known (404 unknown_resource), operation offered (405
 // method_not_allowed), scope (403 insufficient_scope), feature grant and admin rules (403
 // insufficient_permission), then the statement as the actor under RLS.
 type Ops struct {
@@ -61,7 +61,7 @@ func NewOps(cfg Config) *Ops {
 	return o
 }
 
-// MeResult is the body of GET /me (decisions.md 4).
+// MeResult is the body of GET /me (docs/decisions.md 4).
 type MeResult struct {
 	User       MeUser       `json:"user"`
 	Workspace  MeWorkspace  `json:"workspace"`

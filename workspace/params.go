@@ -8,8 +8,8 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// ParseListParams reads a list's query (decisions.md 4): filters of the resource, limit
-// 1-200, cursor, and for incremental sync (issue 12) updated_since and order; apikey may ride along (decisions.md 7); anything else is a 400 naming the
+// ParseListParams reads a list's query (docs/decisions.md 4): filters of the resource, limit
+// 1-200, cursor, and for incremental sync (issue 12) updated_since and order; apikey may ride along (docs/decisions.md 7); anything else is a 400 naming the
 // valid parameters. The MCP server parses list tools' arguments with it too.
 func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 	params := ListParams{Filters: map[string]string{}}

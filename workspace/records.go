@@ -17,14 +17,14 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// The generic operations of spec 4.1. Every statement is derived from the catalogue:
+// The generic operations of docs/contract.md section 4.1. Every statement is derived from the catalogue:
 // identifiers come only from the catalogue, values only travel as parameters. PostgreSQL builds
 // the JSON (row_to_json), so every column comes back in its native JSON type: numeric as a
 // number, date as "2026-01-31", timestamptz as RFC 3339. Each operation is one statement
 // run as the actor in one round trip (store.Query); RLS is the guard, the gates in front
 // of it are the first line.
 
-// DefaultLimit and MaxLimit bound list pages (spec 8).
+// DefaultLimit and MaxLimit bound list pages (docs/contract.md section 8).
 const (
 	DefaultLimit = 50
 	MaxLimit     = 200
@@ -290,7 +290,7 @@ func (o *Ops) Get(ctx context.Context, p *store.Principal, r *Resource, id strin
 	return rec, nil
 }
 
-// create inserts a record from a JSON object body holding writable fields (spec 2.2),
+// create inserts a record from a JSON object body holding writable fields (docs/contract.md section 2.2),
 // decoded and past the gates (Post), running its statement through q, and returns it.
 // Errors: validation_error (422, naming each field), create_failed (a reference to a
 // record that does not exist in this workspace, a duplicate), forbidden (refused by RLS).
@@ -444,7 +444,7 @@ func (o *Ops) permitWrite(p *store.Principal, r *Resource, op Op, id string, bod
 
 // permitAuthorEdit is the gate of an update of an AuthorEdits resource (comments): its
 // author or an admin edits it, and one about an entity that needs a feature (a comment on
-// a deal needs crm full, spec 5.6) needs that too. The database enforces the same
+// a deal needs crm full, docs/contract.md section 5.6) needs that too. The database enforces the same
 // (migration 00010); checking here first answers 403 rather than a bare 404.
 func (o *Ops) permitAuthorEdit(ctx context.Context, p *store.Principal, r *Resource, id string) error {
 	var entityType, author string

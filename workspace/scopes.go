@@ -7,7 +7,7 @@ import (
 )
 
 // HasScope reports whether granted covers need ("deals:write"); "deals:*" covers both
-// deals:read and deals:write (spec 5.5).
+// deals:read and deals:write (docs/contract.md section 5.5).
 func HasScope(granted []string, need string) bool {
 	res, _, _ := strings.Cut(need, ":")
 	for _, g := range granted {
@@ -19,10 +19,10 @@ func HasScope(granted []string, need string) bool {
 }
 
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
-// never offers more (decisions.md 3): a scope is grantable when the member passes gate 2
+// never offers more (docs/decisions.md 3): a scope is grantable when the member passes gate 2
 // (Permits without the scope being granted: feature grant, admin-only writes) for at least
 // one operation of one resource under it. directory:write is grantable to members: they
-// may edit their own profile (spec 4.2), and the gate keeps their writes to it (checkSelf:
+// may edit their own profile (docs/contract.md section 4.2), and the gate keeps their writes to it (checkSelf:
 // other members stay admin-only, and workspace settings are AdminWrites).
 func GrantableScopes(p *store.Principal) []string {
 	var out []string

@@ -20,7 +20,7 @@ import (
 // document and the MCP tools both ask Field.Schema), in a request body, in a list filter
 // and in messages. Adding a type is one constant and one entry here.
 
-// Type is a field's JSON type and format (decisions.md 4 settles the ones the spec leaves open).
+// Type is a field's JSON type and format (docs/decisions.md 4 settles the ones the spec leaves open).
 type Type int
 
 const (
@@ -219,7 +219,7 @@ func numberSchema(_ *Field, d Dialect) *jsonschema.Schema {
 	return s
 }
 
-// anyJSON is a jsonb field: any JSON value (decisions.md 4), spelled out as a union of
+// anyJSON is a jsonb field: any JSON value (docs/decisions.md 4), spelled out as a union of
 // typed branches so generated clients get a usable type (an object is Record<string,
 // unknown>, not never), linters find items on the array branch, and the MCP portability
 // check finds no untyped schema.
@@ -319,7 +319,7 @@ func checkList(elem Type) func(f *Field, raw json.RawMessage, want string) (valu
 	}
 }
 
-// checkFilter validates one list filter value (decisions.md 4: wrong types are a 400),
+// checkFilter validates one list filter value (docs/decisions.md 4: wrong types are a 400),
 // so no value reaches PostgreSQL that its column's type would refuse.
 func checkFilter(r *Resource, name, v string) (*Field, error) {
 	f := r.Field(name)

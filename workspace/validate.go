@@ -11,7 +11,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// MaxBody is the largest request body accepted (decisions.md 4).
+// MaxBody is the largest request body accepted (docs/decisions.md 4).
 const MaxBody = 1 << 20
 
 // DecodeObject parses a request body that must be one JSON object into its members, kept
@@ -113,7 +113,7 @@ type assignment struct {
 }
 
 // checkBody validates a create (create = true) or update body against the resource's
-// writable fields. Unknown keys and non-writable fields are ignored (spec 2.2). It returns
+// writable fields. Unknown keys and non-writable fields are ignored (docs/contract.md section 2.2). It returns
 // a 422 validation_error naming every bad field.
 func checkBody(r *Resource, body map[string]json.RawMessage, create bool) ([]assignment, error) {
 	var out []assignment

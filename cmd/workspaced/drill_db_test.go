@@ -237,7 +237,8 @@ func TestDrillPostgresRestartUnderLoad(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(time.Second)
+	// The load is running once writes are being acknowledged.
+	waitFor(t, 15*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 20 }, "20 writes before the restart")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := pg.Restart(ctx); err != nil {

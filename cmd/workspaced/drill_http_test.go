@@ -136,7 +136,8 @@ func TestDrillSIGTERMInFlight(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// The load is running once every client has had answers.
+	waitFor(t, 10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return statuses[http.StatusOK] >= 8 }, "answers to the load")
 
 	body := `{"name": "finished during the grace period"}`
 	finishing := slowPost(t, addr, key, len(body))
@@ -147,7 +148,14 @@ func TestDrillSIGTERMInFlight(t *testing.T) {
 
 	sent := time.Now()
 	d.cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(time.Second)
+	// Shutting down: the listener refuses new connections; the request in flight finishes.
+	waitFor(t, 5*time.Second, func() bool {
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	}, "the listener closed after SIGTERM")
 	finishing.Write([]byte(body[10:]))
 	res, err := http.ReadResponse(bufio.NewReader(finishing), nil)
 	if err != nil {

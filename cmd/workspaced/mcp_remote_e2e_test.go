@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agencyos/workspaced/internal/tooltest"
 )
 
 // mcpRemoteDir holds the pinned mcp-remote; .ci/test runs npm ci in it before the Go tests.
@@ -155,6 +157,7 @@ func (r *mcpRemote) finish(initialize int) {
 // tools/call over its stdio; then a restart that reuses the cached tokens without a
 // browser. It fails, never skips, when node or mcp-remote's modules are missing.
 func TestMCPRemoteEndToEnd(t *testing.T) {
+	tooltest.Require(t, "node and mcp-remote (mcp/testdata/mcp-remote)")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("node is required for the mcp-remote test: %v", err)

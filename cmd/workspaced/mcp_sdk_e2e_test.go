@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
@@ -46,6 +47,7 @@ type sdkEvent struct {
 // recovers through the refresh grant without a second sign-in. It fails, never skips, when
 // node or the SDK's modules are missing.
 func TestMCPWithTypeScriptSDKThroughOAuth(t *testing.T) {
+	tooltest.Require(t, "node and the MCP TypeScript SDK (mcp/testdata/sdk-client)")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("node is required for the MCP TypeScript SDK test: %v", err)

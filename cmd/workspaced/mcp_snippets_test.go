@@ -11,12 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agencyos/workspaced/internal/tooltest"
 )
 
 // TestBannerSnippets runs the start banner's MCP client configurations as printed: the
 // mcpServers JSON through the MCP Inspector CLI's --config, the mcp-remote command line
 // over stdio, and checks the VS Code JSON and the claude command line are well-formed.
 func TestBannerSnippets(t *testing.T) {
+	tooltest.Require(t, "node, the MCP Inspector and mcp-remote (mcp/testdata)")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("node is required: %v", err)

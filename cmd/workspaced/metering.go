@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/ratelimit"
@@ -31,7 +30,7 @@ func (srv *server) enricher() (workspace.Enricher, func(context.Context), error)
 		provider = p
 	}
 	svc := enrich.NewService(enrich.ServiceConfig{Store: srv.store, Provider: provider, Cost: int64(srv.cfg.EnrichCost),
-		HoldFor: holdFor, Logger: srv.log})
+		Logger: srv.log})
 	e := workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
 		res, err := svc.Enrich(ctx, p, domain)
 		if err != nil {
@@ -42,31 +41,5 @@ func (srv *server) enricher() (workspace.Enricher, func(context.Context), error)
 	return e, srv.sweepHolds, nil
 }
 
-// holdFor is how long a credit reservation outlives its request. A lookup is bounded at
-// 10s (the providers' timeouts) and each statement by DB_STATEMENT_TIMEOUT, so 20s lets
-// every live request settle, while the holds of a process that crashed come back within
-// holdFor plus one sweep interval, well inside 30s of the next start (or sooner, by any
-// other replica's sweeper).
-const (
-	holdFor    = 20 * time.Second
-	sweepEvery = 5 * time.Second
-)
-
-// sweepHolds refunds the credit holds of requests that died: once at start, then every
-// sweepEvery.
-func (srv *server) sweepHolds(ctx context.Context) {
-	t := time.NewTicker(sweepEvery)
-	defer t.Stop()
-	for now := time.Now(); ; {
-		if n, err := srv.store.SweepCreditHolds(ctx, now); err != nil {
-			srv.log.Error("sweeping credit holds", "err", err)
-		} else if n > 0 {
-			srv.log.Warn("refunded expired credit holds", "workspaces", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case now = <-t.C:
-		}
-	}
-}
+// sweepHolds runs enrich's sweeper of the credit holds of requests that died.
+func (srv *server) sweepHolds(ctx context.Context) { enrich.SweepHolds(ctx, srv.store, srv.log) }

@@ -21,7 +21,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// newOAuth builds the OAuth provider from the config (decisions.md 7). Dynamic
+// newOAuth builds the OAuth provider from the config (docs/decisions.md 7). Dynamic
 // registration shares the process's rate limiter (20 an hour per client IP, counted in
 // Redis across processes when configured) and its trusted-proxy rule for the client IP.
 func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratelimit.Limiter, trusted []netip.Prefix) (*oauth.Server, error) {

@@ -23,7 +23,7 @@ import (
 )
 
 // checkServing settles how clients reach the service and refuses what would break them.
-// The API is HTTPS only (service-spec.md 9): a PUBLIC_URL that is not loopback must be
+// The API is HTTPS only (docs/contract.md section 9): a PUBLIC_URL that is not loopback must be
 // https, whether this process terminates TLS (TLS_CERT_FILE, ACME_DOMAINS) or a proxy in
 // front of it does. With no PUBLIC_URL the origin derives from LISTEN_ADDR, and a listen
 // address with no host (":8080") resolves to localhost, never to "http://:8080".

@@ -199,7 +199,7 @@ func waitFor(t *testing.T, within time.Duration, ok func() bool, what string) {
 	}
 }
 
-// TestRefusesHTTPPublicURL: the API is HTTPS only (service-spec.md 9). A non-loopback
+// TestRefusesHTTPPublicURL: the API is HTTPS only (docs/contract.md section 9). A non-loopback
 // http PUBLIC_URL stops the start with a one-line reason and exit code 2.
 func TestRefusesHTTPPublicURL(t *testing.T) {
 	cmd := exec.Command(buildBinary(t), "serve")

@@ -23,7 +23,7 @@ import (
 )
 
 // The whole process's registration endpoint shares the rate limiter: the 21st dynamic
-// registration from one address within an hour is refused (decisions.md 7).
+// registration from one address within an hour is refused (docs/decisions.md 7).
 func TestRegistrationLimitedPerIPThroughTheServer(t *testing.T) {
 	srv, _ := startServer(t)
 	body := `{"client_name": "Desktop", "redirect_uris": ["http://127.0.0.1:33418/callback"], "token_endpoint_auth_method": "none"}`

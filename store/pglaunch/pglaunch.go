@@ -1,5 +1,5 @@
 // Package pglaunch starts a private PostgreSQL server from the binaries installed on the
-// machine, so that workspaced runs with no DATABASE_URL (decisions.md section 9) and its
+// machine, so that workspaced runs with no DATABASE_URL (docs/decisions.md 9) and its
 // tests run where no server is reachable.
 //
 // It drives initdb and pg_ctl itself with os/exec rather than through
