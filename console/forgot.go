@@ -14,8 +14,8 @@ func (s *Server) forgotGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // forgotPost emails a reset link when the address belongs to an active member. It is
-// charged to the sign-in budgets of the client and of the address (429 when spent), the
-// same for known and unknown addresses.
+// charged to the sign-in budget of the client's IP address, as a sign-in attempt is (429
+// when spent), the same for known and unknown addresses.
 func (s *Server) forgotPost(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	ok, err := s.cfg.Sessions.AllowAttempt(r, email)

@@ -26,7 +26,8 @@ type Ledger interface {
 	// within maxAge, nil when there is none, and the workspace's credit balance.
 	CachedEnrichment(ctx context.Context, p *store.Principal, domain string, maxAge time.Duration) ([]byte, int64, error)
 	// ReserveCredits takes cost off the balance and records a hold that lives holdFor,
-	// returning its id; store.ErrInsufficientCredits when the balance is below cost.
+	// returning its id; store.ErrInsufficientCredits when the balance is below cost,
+	// store.ErrEnrichmentInFlight when the workspace already holds credits for domain.
 	ReserveCredits(ctx context.Context, p *store.Principal, cost int64, domain string, holdFor time.Duration) (string, error)
 	// SettleEnrichment turns the hold into a charge of cost atomically with storing result
 	// and the ledger and activity rows, and returns the balance left; store.ErrHoldExpired
@@ -96,12 +97,36 @@ func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain stri
 			Message: "domain must be a company's host name, like example.com (no IP addresses)",
 			Fields:  []store.FieldError{{Field: "domain", Problem: "not a valid host name"}}}
 	}
-	if res, err := s.cached(ctx, p, domain); err != nil || res != nil {
-		return res, err
+	var holdID string
+	for {
+		if res, err := s.cached(ctx, p, domain); err != nil || res != nil {
+			return res, err
+		}
+		holdID, err = s.reserve(ctx, p, domain)
+		if !errors.Is(err, store.ErrEnrichmentInFlight) {
+			break
+		}
+		// Another request of this workspace is enriching the domain: wait for its result
+		// (served from the cache, free) rather than fetch and charge twice; if it fails,
+		// its hold goes and this request reserves its own.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(inFlightPoll):
+		}
 	}
-	holdID, err := s.reserve(ctx, p, domain)
 	if err != nil {
 		return nil, err
+	}
+	// The request whose hold this one waited on may have settled (its hold gone, its
+	// result cached, in one transaction) between this request's look at the cache and its
+	// reservation: look again before fetching and charging a second time.
+	if res, err := s.cached(ctx, p, domain); err != nil || res != nil {
+		s.refund(p, holdID)
+		if res != nil {
+			res.CreditsRemaining += s.cfg.Cost // the refund just made
+		}
+		return res, err
 	}
 	company, lookupErr := s.cfg.Provider.Lookup(ctx, domain)
 	if lookupErr != nil {
@@ -116,6 +141,10 @@ func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain stri
 	}
 	return &Result{Company: company, CreditsSpent: s.cfg.Cost, CreditsRemaining: remaining}, nil
 }
+
+// inFlightPoll is how often a request waiting for another's enrichment of the same domain
+// looks for its result.
+const inFlightPoll = 50 * time.Millisecond
 
 // cached returns the workspace's fresh cached lookup, or nil. One round trip.
 func (s *Service) cached(ctx context.Context, p *store.Principal, domain string) (*Result, error) {

@@ -222,3 +222,32 @@ func TestEnrichConcurrentSpendsExactlyTheBalance(t *testing.T) {
 		t.Fatalf("ledger says %d spent, want 10", spent)
 	}
 }
+
+// TestEnrichConcurrentSameDomainChargedOnce: concurrent enrichments of one domain by one
+// workspace fetch and charge once; the others wait for that result and get it as cached,
+// free (issue 20 item 6).
+func TestEnrichConcurrentSameDomainChargedOnce(t *testing.T) {
+	e := newMeteredEnv(t, 10, 200)
+	d := e.domain("once.test")
+	const n = 8
+	var wg sync.WaitGroup
+	results := make([]*Result, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { results[i], errs[i] = e.svc.Enrich(context.Background(), e.actor, d) })
+	}
+	wg.Wait()
+	var spent int64
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		if results[i].Name != "Company of once.test" {
+			t.Fatalf("call %d: %+v", i, results[i])
+		}
+		spent += results[i].CreditsSpent
+	}
+	if spent != 1 || e.balance(t) != 9 || e.hits.Load() != 1 {
+		t.Fatalf("%d credits reported spent, balance %d, %d fetches; want 1, 9, 1", spent, e.balance(t), e.hits.Load())
+	}
+}

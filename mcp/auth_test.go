@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -86,9 +87,12 @@ func TestChallenge(t *testing.T) {
 // the origin.
 func TestProtectedResourceMetadata(t *testing.T) {
 	e := newEnv(t)
-	var scopes []any
+	var scopes, readScopes []any
 	for _, s := range workspace.Scopes() {
 		scopes = append(scopes, s)
+		if strings.HasSuffix(s, ":read") {
+			readScopes = append(readScopes, s)
+		}
 	}
 	if len(scopes) != 33 {
 		t.Fatalf("%d scopes, want the catalogue's 33", len(scopes))
@@ -109,6 +113,9 @@ func TestProtectedResourceMetadata(t *testing.T) {
 				"bearer_methods_supported": []any{"header"},
 				"resource_name":            c.name,
 				"scopes_supported":         scopes,
+			}
+			if strings.HasSuffix(c.path, "/readonly") { // read scopes only (issue 20 item 2)
+				want["scopes_supported"] = readScopes
 			}
 			status, h, body := e.post(t, "GET", c.path, "", "Origin", "https://app.example")
 			if status != http.StatusOK || h.Get("Content-Type") != "application/json" {
@@ -137,7 +144,8 @@ func TestProtectedResourceMetadata(t *testing.T) {
 }
 
 // TestChallengeNamesThePathMetadata: a 401 on a toolset path names that path's RFC 9728
-// document; a token bound to /mcp or to the origin works on every MCP path.
+// document; a token bound to the origin works on every MCP path, one bound to /mcp on
+// /mcp and every path under it.
 func TestChallengeNamesThePathMetadata(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -146,7 +154,7 @@ func TestChallengeNamesThePathMetadata(t *testing.T) {
 	if status != http.StatusUnauthorized || !strings.HasPrefix(h.Get("WWW-Authenticate"), want) {
 		t.Fatalf("%d %q, want 401 starting %s", status, h.Get("WWW-Authenticate"), want)
 	}
-	for _, resource := range []string{e.srv.URL + "/mcp", e.srv.URL, e.srv.URL + "/mcp/x/deals"} {
+	for _, resource := range []string{e.srv.URL + "/mcp", e.srv.URL} {
 		bound := *f.Admin
 		bound.Credential.Resource = resource
 		tok := e.token(&bound)
@@ -158,28 +166,77 @@ func TestChallengeNamesThePathMetadata(t *testing.T) {
 	}
 }
 
-func TestCORSPreflight(t *testing.T) {
+// TestBoundTokenStaysOnItsPath: RFC 8707 (issue 20 item 2): a token bound to an MCP view
+// is accepted on that path and the paths under it only; one bound to /mcp/readonly
+// creates nothing through /mcp or /mcp/x/companies.
+func TestBoundTokenStaysOnItsPath(t *testing.T) {
 	e := newEnv(t)
-	status, h, body := e.post(t, "OPTIONS", mcp.Path, "", "Origin", "http://localhost:6274",
-		"Access-Control-Request-Method", "POST",
-		"Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version, mcp-session-id")
-	if status != http.StatusNoContent {
-		t.Fatalf("preflight without credentials: %d %s", status, body)
+	f := storetest.Workspace(t, e.store, nil)
+	create := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_companies","arguments":{"name":"Bound Ltd"}}}`
+	cases := []struct {
+		bound   string
+		path    string
+		allowed bool
+	}{
+		{"/mcp/readonly", "/mcp/readonly", true},
+		{"/mcp/readonly", "/mcp", false},
+		{"/mcp/readonly", "/mcp/x/companies", false},
+		{"/mcp/readonly", "/mcp/x/companies/readonly", false},
+		{"/mcp/x/companies", "/mcp/x/companies", true},
+		{"/mcp/x/companies", "/mcp/x/companies/readonly", true},
+		{"/mcp/x/companies", "/mcp/x/deals", false},
+		{"/mcp/x/companies", "/mcp", false},
+		{"/mcp", "/mcp/x/companies", true},
 	}
-	if h.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
-		t.Fatalf("headers %v", h)
+	for _, c := range cases {
+		t.Run(c.bound+" on "+c.path, func(t *testing.T) {
+			p := *f.Admin
+			p.Scopes = workspace.Scopes()
+			p.Credential.Resource = e.srv.URL + c.bound
+			tok := e.token(&p)
+			status, h, body := e.post(t, "POST", c.path, create, append(mcpHeaders(tok), "MCP-Protocol-Version", "2025-06-18")...)
+			if !c.allowed {
+				if status != http.StatusUnauthorized || !strings.Contains(h.Get("WWW-Authenticate"), `error="invalid_token"`) {
+					t.Fatalf("want 401 invalid_token, got %d %q %s", status, h.Get("WWW-Authenticate"), body)
+				}
+				return
+			}
+			if status != http.StatusOK {
+				t.Fatalf("want 200, got %d %s", status, body)
+			}
+		})
 	}
-	allowed := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
-	for _, want := range []string{"authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name",
-		"last-event-id", "x-mcp-toolsets", "x-mcp-readonly"} {
-		if !strings.Contains(allowed, want) {
-			t.Fatalf("Access-Control-Allow-Headers %q lacks %s", allowed, want)
+	admin := *f.Admin
+	admin.Scopes = workspace.Scopes()
+	_, list := e.rest(t, "GET", "/companies?limit=100", e.token(&admin), "")
+	n := strings.Count(fmt.Sprint(list["data"]), "Bound Ltd")
+	if n != 2 { // the two allowed calls on write paths
+		t.Fatalf("%d companies created, want 2", n)
+	}
+}
+
+// TestReadonlyViewsAdvertiseReadScopes: a read-only view's RFC 9728 document and 401
+// challenge name read scopes only (issue 20 item 2): a client authorizing for it asks for
+// no write scope.
+func TestReadonlyViewsAdvertiseReadScopes(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/mcp/readonly", "/mcp/x/deals/readonly"} {
+		status, _, body := e.post(t, "GET", "/.well-known/oauth-protected-resource"+path, "")
+		var doc struct {
+			Scopes []string `json:"scopes_supported"`
 		}
-	}
-	exposed := h.Get("Access-Control-Expose-Headers")
-	for _, want := range []string{"WWW-Authenticate", "Mcp-Session-Id"} {
-		if !strings.Contains(exposed, want) {
-			t.Fatalf("Access-Control-Expose-Headers %q lacks %s", exposed, want)
+		if err := json.Unmarshal(body, &doc); status != http.StatusOK || err != nil || len(doc.Scopes) == 0 {
+			t.Fatalf("%s: %d %s", path, status, body)
+		}
+		for _, sc := range doc.Scopes {
+			if !strings.HasSuffix(sc, ":read") {
+				t.Errorf("%s advertises %s", path, sc)
+			}
+		}
+		_, h, _ := e.post(t, "POST", path, initialize, mcpHeaders("")...)
+		ch := h.Get("WWW-Authenticate")
+		if !strings.Contains(ch, `scope="deals:read `) || strings.Contains(ch, ":write") {
+			t.Errorf("%s challenge %q: want read scopes only", path, ch)
 		}
 	}
 }

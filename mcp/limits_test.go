@@ -12,8 +12,9 @@ import (
 )
 
 // TestTokenAudience: RFC 8707. A token bound to the origin works on /v1 and /mcp; one bound
-// to /mcp (or an MCP view) works on /mcp and is refused by REST; one bound to /v1 is
-// refused by /mcp (TestChallenge).
+// to /mcp works on /mcp and is refused by REST, as is one bound to an MCP view, which /mcp
+// refuses too (TestBoundTokenStaysOnItsPath); one bound to /v1 is refused by /mcp
+// (TestChallenge).
 func TestTokenAudience(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -25,7 +26,7 @@ func TestTokenAudience(t *testing.T) {
 		{e.srv.URL + "/", http.StatusOK, http.StatusOK},
 		{e.srv.URL + "/v1", http.StatusOK, http.StatusUnauthorized},
 		{e.srv.URL + "/mcp", http.StatusUnauthorized, http.StatusOK},
-		{e.srv.URL + "/mcp/x/hr", http.StatusUnauthorized, http.StatusOK},
+		{e.srv.URL + "/mcp/x/hr", http.StatusUnauthorized, http.StatusUnauthorized},
 		{"https://elsewhere.example/v1", http.StatusUnauthorized, http.StatusUnauthorized},
 	}
 	for _, c := range cases {

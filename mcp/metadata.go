@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/agencyos/workspaced/workspace"
 )
 
 // RootMetadataPath is the bare RFC 9728 well-known path. Each MCP path has its own document
@@ -33,12 +31,13 @@ func (s *Server) MetadataDocuments() []MetadataDocument {
 }
 
 // metadata is the RFC 9728 document of resource: the issuer PUBLIC_URL as the one
-// authorization server, the 33 scopes, and bearer tokens in the Authorization header only.
+// authorization server, the 33 scopes (a read-only view's read scopes only), and bearer
+// tokens in the Authorization header only.
 func (s *Server) metadata(resource, name string) server.ProtectedResourceMetadataConfig {
 	return server.ProtectedResourceMetadataConfig{
 		Resource:               resource,
 		AuthorizationServers:   []string{s.cfg.PublicURL},
-		ScopesSupported:        workspace.Scopes(),
+		ScopesSupported:        viewScopes(readonlyPath(resource)),
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           name,
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -26,16 +28,33 @@ const (
 
 	findDefaultLimit = 5
 	findMaxLimit     = 20
+
+	// A query is a request in plain words: a few hundred characters and a few dozen words
+	// say any of them. Ranking costs in proportion to the query (a 1 MB one cost 0.3-1.1 s
+	// of CPU, issue 20 item 4), so longer ones are refused before it.
+	findMaxQuery = 300
+	findMaxWords = 30
+	// callMaxName bounds call_tool's name: the longest tool name is far shorter.
+	callMaxName = 100
 )
+
+// tooLong is the tool error of a free-text argument over its bound, in characters.
+func tooLong(arg string, value string, bound int) error {
+	if utf8.RuneCountInString(value) > bound {
+		return store.BadRequest("%s must be at most %d characters", arg, bound)
+	}
+	return nil
+}
 
 func (s *Server) findTool() toolSpec {
 	args := input(map[string]*jsonschema.Schema{
-		"query": {Type: "string", Description: "what you want to do, in plain words"},
+		"query": {Type: "string", MaxLength: jsonschema.Ptr(findMaxQuery),
+			Description: fmt.Sprintf("what you want to do, in plain words (at most %d words)", findMaxWords)},
 		"limit": {Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(findMaxLimit)),
 			Default: json.RawMessage(strconv.Itoa(findDefaultLimit))},
 	}, "query")
 	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object"),
-		Description: "{name, description, inputSchema}"}}, "tools")
+		Description: "{name, description, inputSchema, needs_scope?}; needs_scope: this token lacks the scope, a call asks to authorize again for it"}}, "tools")
 	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Search every tool you may use, in every toolset, by what you want to do (\"log a leave request\"); "+
 		"best matches first, each with its input schema. Run one with call_tool.",
 		args, output, hints(true, true, false))}
@@ -43,7 +62,7 @@ func (s *Server) findTool() toolSpec {
 
 func (s *Server) callTool() toolSpec {
 	args := input(map[string]*jsonschema.Schema{
-		"name":      {Type: "string", Description: "a tool name, as find_tools returns it"},
+		"name":      {Type: "string", MaxLength: jsonschema.Ptr(callMaxName), Description: "a tool name, as find_tools returns it"},
 		"arguments": {Type: "object", Description: "the tool's arguments, per its inputSchema"},
 	}, "name")
 	// No output schema: the result is the called tool's, whatever it is.
@@ -57,6 +76,9 @@ type foundTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// NeedsScope is the scope an OAuth token lacks for the tool: calling it answers a
+	// scope challenge the client re-authorizes on (envelope.go, stepUp).
+	NeedsScope string `json:"needs_scope,omitempty"`
 }
 
 func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -78,6 +100,12 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	if strings.TrimSpace(args.Query) == "" || limit < 1 || limit > findMaxLimit {
 		return s.toolError(ctx, store.BadRequest("send a non-empty query and a limit from 1 to %d", findMaxLimit)), nil
 	}
+	if err := tooLong("query", args.Query, findMaxQuery); err != nil {
+		return s.toolError(ctx, err), nil
+	}
+	if len(strings.Fields(args.Query)) > findMaxWords {
+		return s.toolError(ctx, store.BadRequest("query must be at most %d words: say what you want to do in a sentence", findMaxWords)), nil
+	}
 	if err := s.takeRate(ctx, p); err != nil {
 		return s.toolError(ctx, err), nil
 	}
@@ -85,7 +113,10 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	var candidates []toolSpec
 	for _, t := range s.tools {
 		sp := s.specs[t.Name]
-		if sp.run == nil && !(v.readonly && sp.write()) && canUse(p, sp) {
+		if sp.run != nil || v.readonly && sp.write() {
+			continue
+		}
+		if _, stepUp := missingScope(p, sp); stepUp || canUse(p, sp) {
 			candidates = append(candidates, sp)
 		}
 	}
@@ -93,8 +124,9 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 		Tools []foundTool `json:"tools"`
 	}{Tools: []foundTool{}}
 	for _, sp := range rank(args.Query, candidates, limit) {
+		need, _ := missingScope(p, sp)
 		out.Tools = append(out.Tools, foundTool{Name: sp.tool.Name, Description: firstSentence(sp.tool.Description),
-			InputSchema: sp.tool.RawInputSchema})
+			InputSchema: sp.tool.RawInputSchema, NeedsScope: need})
 	}
 	text, err := json.Marshal(out)
 	if err != nil {
@@ -112,6 +144,9 @@ func (s *Server) runCall(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := decodeArgs(req, &args); err != nil {
+		return s.toolError(ctx, err), nil
+	}
+	if err := tooLong("name", args.Name, callMaxName); err != nil {
 		return s.toolError(ctx, err), nil
 	}
 	sp, ok := s.specs[args.Name]

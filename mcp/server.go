@@ -55,7 +55,8 @@ const instructions = `Tools read and write one agency workspace (CRM, tasks, spa
 	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
 	`For what changed since a time, list with updated_since (RFC 3339, inclusive) and order=updated_at (least recently updated first, ` +
-	`each change once across the pages); keep the last record's updated_at for next time. ` +
+	`each change once across the pages; a page never passes a write still in flight, so every committed change comes in some run); ` +
+	`keep the last record's updated_at for next time. ` +
 	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
 	`Each description ends with what a call needs: a scope (deals:read), the member's feature grant ("crm grant read" ` +
 	`means read or full; "full" means full), the admin role. Call me first to see your scopes and grants. ` +
@@ -161,7 +162,7 @@ func (s *Server) Handler() http.Handler { return s.guard(s.callDirect(s.http)) }
 
 // guard puts the checks every MCP request passes in front of transport.
 func (s *Server) guard(transport http.Handler) http.Handler {
-	return httpx.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(transport))))))
+	return httpx.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(s.inspect(transport)))))))
 }
 
 // selectView reads the path and selection headers into the request's view; a path that
@@ -258,8 +259,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		// RFC 8707 and MCP authorization: a token bound to another resource (the REST
-		// API) must not be accepted here.
-		if p.Credential.Resource != "" && !s.accepts(p.Credential.Resource) {
+		// API, another MCP view) must not be accepted here.
+		if p.Credential.Resource != "" && !s.accepts(p.Credential.Resource, s.pathOf(r)) {
 			s.challenge(w, r, "invalid_token", fmt.Sprintf("this token was issued for %s; authorize again with resource=%s",
 				p.Credential.Resource, s.resourceOf(r)))
 			return
@@ -277,7 +278,7 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 		return
 	}
 	v := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.cfg.PublicURL+metadataPath(s.pathOf(r)),
-		strings.Join(challengeScopes(), " "))
+		strings.Join(challengeScopes(readonlyPath(s.pathOf(r))), " "))
 	if errCode != "" {
 		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
 	}
@@ -311,10 +312,11 @@ func headerSafe(s string) string {
 }
 
 // challengeScopes are the scopes a person would normally grant an MCP client: the
-// catalogue without enrich:write, which spends credits and is opt-in (docs/decisions.md 8).
-func challengeScopes() []string {
+// catalogue without enrich:write, which spends credits and is opt-in (docs/decisions.md 8); on
+// a read-only view, its read scopes only.
+func challengeScopes(readonly bool) []string {
 	var out []string
-	for _, sc := range workspace.Scopes() {
+	for _, sc := range viewScopes(readonly) {
 		if sc != "enrich:write" {
 			out = append(out, sc)
 		}
@@ -322,17 +324,37 @@ func challengeScopes() []string {
 	return out
 }
 
-// accepts reports whether a token bound to resource (RFC 8707) may call /mcp: one bound to
-// the origin (which names the whole service) or to any MCP path, all of which are views of
-// the same tool server whose calls the token's scopes govern.
-func (s *Server) accepts(resource string) bool {
+// viewScopes are the scopes a view's calls can use: every scope, or on a read-only view
+// the read scopes, which is all it advertises (its RFC 9728 document, its challenge).
+func viewScopes(readonly bool) []string {
+	if !readonly {
+		return workspace.Scopes()
+	}
+	var out []string
+	for _, sc := range workspace.Scopes() {
+		if strings.HasSuffix(sc, ":read") {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// accepts reports whether a token bound to resource (RFC 8707) may call the MCP path: one
+// bound to the origin (which names the whole service) anywhere, one bound to an MCP path
+// on that path and the paths under it only. /mcp/readonly is under /mcp; /mcp is not
+// under /mcp/readonly, so a token bound to a read-only view cannot write through /mcp.
+func (s *Server) accepts(resource, path string) bool {
 	n, err := wellknown.NormalResource(resource)
 	if err != nil {
 		return false
 	}
 	origin, _ := wellknown.NormalResource(s.cfg.PublicURL)
+	here, err := wellknown.NormalResource(s.cfg.PublicURL + path)
+	if err != nil {
+		return false
+	}
 	base, _ := wellknown.NormalResource(s.resource)
-	return n == origin || n == base || strings.HasPrefix(n, base+"/")
+	return n == origin || (strings.HasPrefix(n, base) && (here == n || strings.HasPrefix(here, n+"/")))
 }
 
 // pathOf is the request's MCP path without a trailing slash: /mcp, /mcp/x/hr ...

@@ -63,6 +63,11 @@ func ResourcePaths() []string {
 	return paths
 }
 
+// readonlyPath reports whether an MCP path (or its URL) is a read-only view.
+func readonlyPath(path string) bool {
+	return strings.HasSuffix(strings.TrimRight(path, "/"), "/"+readonlySegment)
+}
+
 // view is what one request chose to see.
 type view struct {
 	sets     map[string]bool // nil: every toolset

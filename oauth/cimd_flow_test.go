@@ -16,7 +16,7 @@ import (
 
 // cimdEnv is a provider that resolves Client ID Metadata Documents, and an https server on
 // loopback publishing them; the guard reaches it only because the test allows 127.0.0.0/8.
-func cimdEnv(t *testing.T, docs map[string]func(self string) string) (*env, string) {
+func cimdEnv(t *testing.T, docs map[string]func(self string) string, configure ...func(*oauth.Config)) (*env, string) {
 	t.Helper()
 	var base string
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,9 +33,9 @@ func cimdEnv(t *testing.T, docs map[string]func(self string) string) (*env, stri
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
 	guard := &enrich.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
-	e := newEnv(t, func(c *oauth.Config) {
+	e := newEnv(t, append([]func(*oauth.Config){func(c *oauth.Config) {
 		c.ClientMetadata = oauth.NewMetadataDocuments(guard.Transport(&tls.Config{RootCAs: roots}))
-	})
+	}}, configure...)...)
 	return e, base
 }
 

@@ -1,8 +1,10 @@
 package oauth
 
 import (
+	"maps"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -82,26 +84,31 @@ func matchRedirect(registered, requested string) bool {
 }
 
 // redirectAllowed returns the registered redirect URI a request may use: the requested one
-// when it matches, or the only registered one when none was sent (RFC 6749 3.1.2.3).
+// when it matches, or the only registered one when none was sent (RFC 6749 3.1.2.3). A
+// URI today's rules refuse (checkRedirectURI) is never used, though a client registered
+// under older ones may still list it: no answer, Deny or error link, sends a browser there.
 func (c *Client) redirectAllowed(requested string) (string, bool) {
 	if requested == "" {
-		if len(c.RedirectURIs) == 1 {
+		if len(c.RedirectURIs) == 1 && checkRedirectURI(c.RedirectURIs[0]) == nil {
 			return c.RedirectURIs[0], true
 		}
 		return "", false
 	}
 	for _, reg := range c.RedirectURIs {
 		if matchRedirect(reg, requested) {
-			return requested, true
+			return requested, checkRedirectURI(requested) == nil
 		}
 	}
 	return "", false
 }
 
-// refusedSchemes may never be redirect URIs (docs/decisions.md 7): they run script, read local
-// data, or are not redirect targets at all.
-var refusedSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "vbscript": true, "about": true,
-	"blob": true, "mailto": true, "ftp": true, "ws": true, "wss": true, "http": true, "https": true}
+// desktopSchemes are the single-word private-use schemes real desktop MCP clients register
+// their redirect URIs under (docs/oauth.md, "Redirect URIs"). Every other private-use scheme
+// must be reverse-domain (RFC 8252 section 7.1): a single word is as likely a program of the
+// operating system's (search-ms:, shell:, smb:, intent:, tel: ...) as a client, and a
+// redirect there starts that program.
+var desktopSchemes = map[string]bool{"cursor": true, "vscode": true, "vscode-insiders": true, "vscodium": true,
+	"claude": true, "windsurf": true, "zed": true}
 
 // checkRedirectURI validates one redirect URI for registration (docs/contract.md section 4.3 rule 7,
 // RFC 8252 sections 7.1 and 7.3, RFC 9700 2.1): an https URL, a loopback http URL, or a
@@ -143,23 +150,20 @@ func checkRedirectURI(raw string) *Error {
 			return nil
 		}
 		return ErrInvalidRedirectURI.WithHint("%q: plain http is accepted for loopback hosts only (localhost, 127.0.0.1, [::1]); use https", raw)
-	case refusedSchemes[scheme]:
-		return ErrInvalidRedirectURI.WithHint("%q: the %s scheme cannot be a redirect URI", raw, scheme)
 	}
-	// RFC 8252 7.1: a private-use scheme, reverse-domain (com.example.app:/cb) or the
-	// single-word schemes desktop clients register (cursor://, vscode://).
+	// RFC 8252 7.1: a private-use scheme is reverse-domain (com.example.app:/cb), or one of
+	// the single-word schemes desktop clients register (desktopSchemes).
 	for _, c := range scheme {
 		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+') {
 			return ErrInvalidRedirectURI.WithHint("%q: malformed scheme", raw)
 		}
 	}
-	if strings.HasPrefix(scheme, "web+") || strings.HasSuffix(scheme, ".") {
-		return ErrInvalidRedirectURI.WithHint("%q: malformed private-use scheme", raw)
-	}
-	// Windows reserves ms-* for its own applications (ms-settings:, ms-msdt:): a redirect
-	// there launches a system program, not the client.
-	if strings.HasPrefix(scheme, "ms-") {
-		return ErrInvalidRedirectURI.WithHint("%q: the %s scheme belongs to the operating system", raw, scheme)
+	if !desktopSchemes[scheme] {
+		labels := strings.Split(scheme, ".")
+		if len(labels) < 2 || slices.Contains(labels, "") {
+			return ErrInvalidRedirectURI.WithHint("%q: a private-use scheme must be reverse-domain, like com.example.app (RFC 8252 7.1), "+
+				"or one of the desktop clients' schemes: %s", raw, strings.Join(slices.Sorted(maps.Keys(desktopSchemes)), ", "))
+		}
 	}
 	// A redirect URI names a place to return to, scheme:/path or scheme://authority/path
 	// (RFC 8252 7.1); opaque URIs (urn:ietf:wg:oauth:2.0:oob, the retired out-of-band

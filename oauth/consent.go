@@ -48,8 +48,12 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req *authRe
 		Offered, Unavailable                       []scopeItem
 	}{App: req.Client, RedirectHost: redirectHost(req.RedirectURI), Workspace: workspace, Email: m.Email,
 		CSRF: s.csrfToken(w, r), Request: req.Raw}
-	if u, err := url.Parse(req.Client.ClientURI); err == nil && req.Client.ClientURI != "" {
+	// An unverified client names itself: its client_uri could name anyone's site, so
+	// "From" is where the member will be sent. A verified app's home page is shown.
+	if u, err := url.Parse(req.Client.ClientURI); req.Client.Verified && err == nil && req.Client.ClientURI != "" {
 		data.ClientHost = u.Host
+	} else if !req.Client.Verified {
+		data.ClientHost = data.RedirectHost
 	}
 	for _, sc := range offered {
 		checked := sc != "enrich:write"

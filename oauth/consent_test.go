@@ -77,31 +77,53 @@ func TestConsentRemembered(t *testing.T) {
 	})
 }
 
-// TestMemberDirectoryWrite: a member may edit their own profile (docs/contract.md section 4.2), so
-// directory:write is offered to them and their token keeps it; the gate still limits their
-// writes to their own record and leaves workspace settings to admins.
-func TestMemberDirectoryWrite(t *testing.T) {
+// TestMemberNeverOfferedAdminScopes: docs/decisions.md 3 (issue 20 item 6): the consent page
+// never offers a member directory:write or automations:write, which change workspace
+// settings and automations (admin-only), and an approval that names them anyway grants
+// neither; an admin is offered both.
+func TestMemberNeverOfferedAdminScopes(t *testing.T) {
 	e := newEnv(t)
-	_, tk := e.tokensFor(e.Member, "directory:read directory:write")
-	if !strings.Contains(" "+tk.Scope+" ", " directory:write ") {
-		t.Fatalf("granted %q, want directory:write among them", tk.Scope)
+	const asked = "directory:read directory:write automations:read automations:write"
+	redirect := "https://app.example.com/callback"
+	client := e.register(redirect)
+	b := e.browser()
+	_, challenge := pkce()
+	b.get(e.authURL(client, redirect, challenge, asked, "s"))
+	page := b.login(e.Member)
+	for _, sc := range []string{"directory:write", "automations:write"} {
+		if strings.Contains(page.Raw, `name="scope" value="`+sc+`"`) {
+			t.Fatalf("the consent page offers a member %s", sc)
+		}
 	}
-	patch := func(path, body string) response {
-		t.Helper()
-		req, _ := http.NewRequest("PATCH", e.srv.URL+"/v1"+path, strings.NewReader(body))
-		req.Header.Set("apikey", testAPIKey)
-		req.Header.Set("Authorization", "Bearer "+tk.Access)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		return decode(t, res, err)
+	// A forged form naming them anyway.
+	code, v := e.flow(e.browser(), e.Member, client, redirect, asked, []string{"directory:read", "directory:write", "automations:write"})
+	tk := e.exchange(client, code, v, redirect)
+	for _, sc := range strings.Fields(tk.Scope) {
+		if sc == "directory:write" || sc == "automations:write" {
+			t.Fatalf("a member was granted %q", tk.Scope)
+		}
 	}
-	if r := patch("/users/"+e.Member.ID, `{"display_name":"New Name"}`); r.Status != http.StatusOK {
-		t.Fatalf("own profile: %d %s", r.Status, r.Raw)
+	_, admin := e.tokensFor(e.Admin, asked)
+	if got := strings.Fields(admin.Scope); len(got) != 4 || !strings.Contains(admin.Scope, "directory:write") || !strings.Contains(admin.Scope, "automations:write") {
+		t.Fatalf("an admin was granted %q, want %q", admin.Scope, asked)
 	}
-	if r := patch("/users/"+e.Admin.ID, `{"display_name":"Hijacked"}`); r.Status != http.StatusForbidden {
-		t.Fatalf("another member's profile: want 403, got %d %s", r.Status, r.Raw)
+}
+
+// TestConsentShowsUnverifiedRedirectHost: an unverified client names itself, so the
+// consent page's "From" is the host the member will be sent to, never a client_uri host
+// that differs (issue 20 item 6: "From trusted-bank.example" above a redirect elsewhere).
+func TestConsentShowsUnverifiedRedirectHost(t *testing.T) {
+	e := newEnv(t)
+	r := e.postJSON("/oauth/register", map[string]any{"client_name": "Bank", "client_uri": "https://trusted-bank.example",
+		"redirect_uris": []string{"https://collector.example/cb"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("register: %d %s", r.Status, r.Raw)
 	}
-	if r := patch("/workspace", `{"name":"Renamed"}`); r.Status != http.StatusForbidden {
-		t.Fatalf("workspace settings: want 403, got %d %s", r.Status, r.Raw)
+	b := e.browser()
+	_, challenge := pkce()
+	b.get(e.authURL(r.str("client_id"), "https://collector.example/cb", challenge, "deals:read", "s"))
+	page := b.login(e.Member)
+	if !strings.Contains(page.Raw, `id="client-host">collector.example<`) || strings.Contains(page.Raw, "trusted-bank.example") {
+		t.Fatalf("want From collector.example and no trusted-bank.example: %s", page.Raw)
 	}
 }

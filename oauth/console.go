@@ -37,10 +37,10 @@ func (s *Server) SetPageHeaders(w http.ResponseWriter) { pageHeaders(w.Header(),
 // ServiceName is the name the pages give the service (SERVICE_NAME).
 func (s *Server) ServiceName() string { return s.cfg.ServiceName }
 
-// AllowAttempt charges one attempt to the sign-in budgets of r's client IP and of account,
-// and reports whether it may go ahead: the console's "Forgot password?" shares them, so
-// neither can be used to probe accounts faster than the other. An error means the limiter
-// could not decide.
+// AllowAttempt charges one attempt to the sign-in budget of r's client address (as a
+// sign-in for account would be) and reports whether it may go ahead: the console's
+// "Forgot password?" shares it, so neither can be used to probe accounts faster than the
+// other. An error means the limiter could not decide.
 func (s *Server) AllowAttempt(r *http.Request, account string) (bool, error) {
-	return s.logins.AllowLogin(r.Context(), s.cfg.ClientIP(r), strings.ToLower(account))
+	return s.logins.AllowSignIn(r.Context(), s.cfg.ClientIP(r), strings.ToLower(account))
 }

@@ -30,7 +30,9 @@ func hostileValues() []string {
 // openLimiter allows every sign-in, so the run reaches the password check each time.
 type openLimiter struct{}
 
-func (openLimiter) AllowLogin(context.Context, netip.Addr, string) (bool, error) { return true, nil }
+func (openLimiter) AllowSignIn(context.Context, netip.Addr, string) (bool, error) { return true, nil }
+func (openLimiter) SignInFailed(context.Context, netip.Addr, string) error        { return nil }
+func (openLimiter) AllowUnknownAccount(context.Context) (bool, error)             { return true, nil }
 
 // hostileRun counts answers and fails the test on any 5xx.
 type hostileRun struct {

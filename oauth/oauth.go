@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
 )
@@ -66,14 +67,18 @@ type Config struct {
 	// RegisterLimiter throttles dynamic registration per client IP (20 per hour); nil uses
 	// an in-process limiter.
 	RegisterLimiter RegisterLimiter
-	// LoginLimiter throttles password sign-ins per client IP and per account; nil uses an
-	// in-process limiter with the Default* budgets.
+	// LoginLimiter holds the password sign-in budgets; nil uses an in-process
+	// ratelimit.Limiter with ratelimit.DefaultSignInBudgets.
 	LoginLimiter LoginLimiter
 	// PasswordChecks bounds the password hashes computed at once (each argon2id check holds
 	// 64 MiB); 0 means 2. PasswordWait is how long a sign-in waits for a free one before it
 	// is answered 429; 0 means 3 s.
 	PasswordChecks int
 	PasswordWait   time.Duration
+	// Revoked is called with every revocation's payload before the revocation is
+	// answered, so this process's credential cache forgets the tokens at once; other
+	// processes hear of it through NotifyRevoked. nil: only the notification.
+	Revoked func(payload string)
 	// ClientIP returns the address a request comes from; nil uses RemoteAddr.
 	ClientIP func(*http.Request) netip.Addr
 	// ClientMetadata resolves client_ids that are https URLs as Client ID Metadata Documents
@@ -172,7 +177,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.limiter = newMemoryLimiter(20, time.Hour, cfg.Now)
 	}
 	if s.logins == nil {
-		s.logins = newMemoryLoginLimiter(cfg.Now)
+		l, err := ratelimit.New(ratelimit.Config{})
+		if err != nil {
+			return nil, err
+		}
+		s.logins = l
 	}
 	key, err := cfg.Store.Setting(ctx, "oauth_csrf_key", func() string { k, _ := store.NewSecret("csrf_"); return k })
 	if err != nil {

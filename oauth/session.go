@@ -91,13 +91,14 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.loginPage(w, r, http.StatusForbidden, ret, email, "The form expired; please sign in again.")
 		return
 	}
-	if ok, err := s.logins.AllowLogin(r.Context(), s.cfg.ClientIP(r), strings.ToLower(email)); err != nil {
+	ip, account := s.cfg.ClientIP(r), strings.ToLower(email)
+	if ok, err := s.logins.AllowSignIn(r.Context(), ip, account); err != nil {
 		s.serverErrorPage(w, r, limiterFailed(err))
 		return
 	} else if !ok {
 		w.Header().Set("Retry-After", loginRetryAfter)
 		s.loginPage(w, r, http.StatusTooManyRequests, ret, email,
-			"Too many sign-in attempts from this network or for this account. Wait a few minutes, then try again.")
+			"Too many failed sign-ins from this network. Wait a few minutes, then try again.")
 		return
 	}
 	m, err := s.memberByEmail(r.Context(), email)
@@ -105,18 +106,29 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.serverErrorPage(w, r, err)
 		return
 	}
-	hash := dummyHash
-	if m != nil && m.PasswordHash != "" {
-		hash = m.PasswordHash
+	known := m != nil && m.PasswordHash != "" && !m.IsAgent
+	var match, busy bool
+	switch hashed, err := s.hashUnknown(r, known); {
+	case err != nil:
+		s.serverErrorPage(w, r, limiterFailed(err))
+		return
+	case known:
+		match, busy = s.checks.check(r.Context(), m.PasswordHash, r.PostFormValue("password"))
+	case hashed:
+		_, busy = s.checks.check(r.Context(), dummyHash, r.PostFormValue("password"))
+	default:
+		s.checks.pause(r.Context())
 	}
-	match, busy := s.checks.check(r.Context(), hash, r.PostFormValue("password"))
 	if busy {
 		w.Header().Set("Retry-After", "5")
 		s.loginPage(w, r, http.StatusTooManyRequests, ret, email, "Too many people are signing in right now. Try again in a few seconds.")
 		return
 	}
-	ok := match && m != nil && m.PasswordHash != "" && !m.IsAgent
-	if !ok {
+	if !match {
+		if err := s.logins.SignInFailed(r.Context(), ip, account); err != nil {
+			s.serverErrorPage(w, r, limiterFailed(err))
+			return
+		}
 		s.loginPage(w, r, http.StatusUnauthorized, ret, email, "The email or password is not right.")
 		return
 	}
@@ -129,6 +141,16 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, ret, http.StatusSeeOther)
+}
+
+// hashUnknown reports whether a sign-in for an email no member has (with a password)
+// hashes the dummy: a budget all addresses share bounds those, so made-up emails cannot
+// keep the hash slots busy; beyond it the answer only waits as long (passwordChecks.pause).
+func (s *Server) hashUnknown(r *http.Request, known bool) (bool, error) {
+	if known {
+		return false, nil
+	}
+	return s.logins.AllowUnknownAccount(r.Context())
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {

@@ -4,44 +4,38 @@ import (
 	"context"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/agencyos/workspaced/ratelimit"
 )
 
-// Sign-in budgets of the in-process LoginLimiter; cmd gives the shared limiter the same.
 const (
-	DefaultLoginPerIP         = 20
-	DefaultLoginPerIPWindow   = 5 * time.Minute
-	DefaultLoginPerAccount    = 10
-	DefaultLoginAccountWindow = 15 * time.Minute
-	defaultPasswordChecks     = 2
-	defaultPasswordWait       = 3 * time.Second
-	loginRetryAfter           = "60"
+	defaultPasswordChecks = 2
+	defaultPasswordWait   = 3 * time.Second
+	loginRetryAfter       = "60"
 )
 
-// LoginLimiter decides whether one more password sign-in may be checked: it charges one
-// attempt to the client address and one to the account (the email, lowercased, known or
-// not, so the answer reveals nothing about who has an account), and refuses when either
-// budget is spent. Every attempt is charged, not only failed ones: a success is rare, and
-// charging before the check is what stops the password hash from being the flood's cost.
-// An error means it could not decide, as for RegisterLimiter.
+// LoginLimiter holds the password sign-in budgets (OWASP ASVS V2.2.1: slow brute force
+// without enabling lock-out; docs/oauth.md, "Sign-in budgets"). *ratelimit.Limiter
+// implements it; accounts are lowercased emails, known or not, so its answers reveal
+// nothing about who has an account. An error means it could not decide (the request is
+// answered 503, as for RegisterLimiter).
 type LoginLimiter interface {
-	AllowLogin(ctx context.Context, ip netip.Addr, account string) (bool, error)
+	// AllowSignIn charges an attempt to the address and reports whether the password may
+	// be checked: false once the address's attempts are spent, or once the address has
+	// failed too often for the account (or at all, while the account's failures from
+	// every address are at their ceiling). An address that has not failed for the
+	// account is refused only for its own attempts.
+	AllowSignIn(ctx context.Context, ip netip.Addr, account string) (bool, error)
+	// SignInFailed records a failed sign-in for account from ip.
+	SignInFailed(ctx context.Context, ip netip.Addr, account string) error
+	// AllowUnknownAccount charges an attempt for an email no member has to a budget all
+	// addresses share, and reports whether its password may be hashed.
+	AllowUnknownAccount(ctx context.Context) (bool, error)
 }
 
-// memoryLoginLimiter is the in-process LoginLimiter used when Config.LoginLimiter is nil.
-type memoryLoginLimiter struct {
-	ip      *window[netip.Addr]
-	account *window[string]
-}
-
-func newMemoryLoginLimiter(now func() time.Time) *memoryLoginLimiter {
-	return &memoryLoginLimiter{ip: newWindow[netip.Addr](DefaultLoginPerIP, DefaultLoginPerIPWindow, now),
-		account: newWindow[string](DefaultLoginPerAccount, DefaultLoginAccountWindow, now)}
-}
-
-func (l *memoryLoginLimiter) AllowLogin(_ context.Context, ip netip.Addr, account string) (bool, error) {
-	return l.ip.allow(ip) && l.account.allow(account), nil
-}
+var _ LoginLimiter = (*ratelimit.Limiter)(nil)
 
 // window counts events per key in a sliding window: at most n per key.
 type window[K comparable] struct {
@@ -89,6 +83,7 @@ func (w *window[K]) allow(key K) bool {
 type passwordChecks struct {
 	slots chan struct{}
 	wait  time.Duration
+	last  atomic.Int64 // how long the latest check took, in nanoseconds
 }
 
 func newPasswordChecks(n int, wait time.Duration) *passwordChecks {
@@ -104,15 +99,33 @@ func newPasswordChecks(n int, wait time.Duration) *passwordChecks {
 // check runs CheckPassword when a slot frees up within the wait; busy reports that none
 // did (the caller answers 429).
 func (p *passwordChecks) check(ctx context.Context, hash, password string) (ok, busy bool) {
-	t := time.NewTimer(p.wait)
-	defer t.Stop()
 	select {
-	case p.slots <- struct{}{}:
-	case <-t.C:
-		return false, true
-	case <-ctx.Done():
-		return false, true
+	case p.slots <- struct{}{}: // a free slot is always taken, however short the wait
+	default:
+		t := time.NewTimer(p.wait)
+		defer t.Stop()
+		select {
+		case p.slots <- struct{}{}:
+		case <-t.C:
+			return false, true
+		case <-ctx.Done():
+			return false, true
+		}
 	}
 	defer func() { <-p.slots }()
-	return checkPassword(hash, password), false
+	start := time.Now()
+	ok = checkPassword(hash, password)
+	p.last.Store(int64(time.Since(start)))
+	return ok, false
+}
+
+// pause waits as long as the latest check took, holding no slot: the answer for an email
+// no member has, beyond the budget of those hashed, takes as long as a check would.
+func (p *passwordChecks) pause(ctx context.Context) {
+	t := time.NewTimer(time.Duration(p.last.Load()))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }

@@ -375,6 +375,13 @@ func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair,
 	if err := a.refusal(g.Outcome); err != nil {
 		return pair{}, err
 	}
+	if (g.Outcome == "rotated" || g.Outcome == "superseded") && wantResource != "" && g.Bound == "" {
+		// RFC 8707 section 2.2: the refresh of an unbound authorization asked for a
+		// resource, so the new access token is bound to it (the family stays unbound).
+		if err := s.db.BindOAuthAccessToken(ctx, issue.AccessHash, wantResource); err != nil {
+			return pair{}, err
+		}
+	}
 	switch g.Outcome {
 	case store.RefreshRotated:
 		return p, nil
@@ -416,6 +423,9 @@ func (s *Server) mint(now time.Time) (pair, store.OAuthPair) {
 
 // notify flushes every process's credential cache (store.ListenRevocations).
 func (s *Server) notify(ctx context.Context, payload string) {
+	if s.cfg.Revoked != nil {
+		s.cfg.Revoked(payload)
+	}
 	if err := s.cfg.Store.NotifyRevoked(context.WithoutCancel(ctx), payload); err != nil {
 		s.log.Error("oauth: notify revocation", "payload", payload, "err", fmt.Sprint(err))
 	}

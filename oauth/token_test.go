@@ -358,6 +358,25 @@ func TestRefresh(t *testing.T) {
 			t.Fatalf("same resource: %d %s", r.Status, r.Raw)
 		}
 	})
+	t.Run("a refresh may bind an unbound authorization's token to a narrower resource (RFC 8707 2.2)", func(t *testing.T) {
+		client, tk := e.tokensFor(e.Member, "deals:read")
+		r := e.refresh(client, tk.Refresh, "resource", e.issuer+"/mcp")
+		if r.Status != 200 {
+			t.Fatalf("refresh: %d %s", r.Status, r.Raw)
+		}
+		p, err := e.oauth.Verifier().Authenticate(context.Background(), r.str("access_token"))
+		if err != nil || p.Credential.Resource != e.issuer+"/mcp" {
+			t.Fatalf("the narrowed token: resource %q %v, want %s/mcp (issue 20 item 2)", p.Credential.Resource, err, e.issuer)
+		}
+		if r := e.me(r.str("access_token")); r.Status != 401 {
+			t.Fatalf("the token bound to /mcp on /v1/me: %d, want 401", r.Status)
+		}
+		again := e.refresh(client, r.str("refresh_token"))
+		p, err = e.oauth.Verifier().Authenticate(context.Background(), again.str("access_token"))
+		if again.Status != 200 || err != nil || p.Credential.Resource != "" {
+			t.Fatalf("a later refresh without resource: %d %q %v, want an unbound token", again.Status, p.Credential.Resource, err)
+		}
+	})
 	t.Run("refresh of another client's token fails and changes nothing", func(t *testing.T) {
 		client, tk := e.tokensFor(e.Member, "deals:read")
 		other := e.register("https://other.example/cb")

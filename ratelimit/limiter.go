@@ -61,6 +61,9 @@ type Config struct {
 
 	// IPBudgets names the per-IP buckets TakeIP accepts; nil means DefaultIPBudgets().
 	IPBudgets map[string]Budget
+	// SignIn are the password sign-in budgets (AllowSignIn); zero means
+	// DefaultSignInBudgets().
+	SignIn SignInBudgets
 
 	// RedisURL selects the store: empty keeps counts in this process's memory; a
 	// redis:// or rediss:// URL keeps them in Redis, shared by every process using it.
@@ -90,6 +93,7 @@ type Limiter struct {
 	cred, ws   Budget
 	prefix     string // of every key: the Redis key prefix, or "" in memory
 	ipBudgets  map[string]Budget
+	signIn     SignInBudgets
 	failOpen   bool
 	policy     string
 	log        *slog.Logger
@@ -118,6 +122,7 @@ func New(cfg Config) (*Limiter, error) {
 		cred:      Budget{orDefault(cfg.PerCredential, 60), interval},
 		ws:        Budget{orDefault(cfg.PerWorkspace, 600), interval},
 		ipBudgets: cfg.IPBudgets,
+		signIn:    cfg.SignIn,
 		failOpen:  cfg.FailOpen,
 		policy:    "closed",
 		log:       cfg.Logger,
@@ -129,6 +134,14 @@ func New(cfg Config) (*Limiter, error) {
 	for name, b := range l.ipBudgets {
 		if name == "" || b.Tokens == 0 || b.Interval < time.Millisecond {
 			return nil, fmt.Errorf("ratelimit: IP budget %q needs a name, tokens and an interval of at least 1ms", name)
+		}
+	}
+	if l.signIn == (SignInBudgets{}) {
+		l.signIn = DefaultSignInBudgets()
+	}
+	for _, b := range []Budget{l.signIn.PerAddress, l.signIn.PerAccountAddress, l.signIn.PerAccount, l.signIn.UnknownAccounts} {
+		if b.Tokens == 0 || b.Interval < time.Millisecond {
+			return nil, errors.New("ratelimit: every sign-in budget needs tokens and an interval of at least 1ms")
 		}
 	}
 	if l.failOpen {

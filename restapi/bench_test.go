@@ -254,7 +254,11 @@ func pageAtDepth(t *testing.T, w *benchWorld, order workspace.Order, query, curs
 			t.Fatal(err)
 		}
 		var plan []byte
-		if err := w.e.store.Query(ctx, w.admin, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args, func(rows pgx.Rows) error {
+		query := w.e.store.Query
+		if params.Order == workspace.OrderUpdated {
+			query = w.e.store.QuerySync // the sync's horizon, as List runs it
+		}
+		if err := query(ctx, w.admin, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args, func(rows pgx.Rows) error {
 			for rows.Next() {
 				if err := rows.Scan(&plan); err != nil {
 					return err

@@ -119,7 +119,7 @@ const actorSQL = `SELECT set_config('role', 'workspaced_app', true),
 	set_config('app.workspace_id', $1, true), set_config('app.user_id', $2, true),
 	set_config('app.role', $3, true), set_config('app.grants', $4, true),
 	set_config('app.credential', $5, true), set_config('app.client', $6, true), set_config('app.via', $7, true),
-	set_config('enable_sort', 'off', true)`
+	set_config('enable_sort', 'off', true), set_config('application_name', 'workspaced ws:' || $1, true)`
 
 // InTx runs fn in a transaction as the actor p, under row-level security. Use it where a
 // write needs logic between statements; it commits when fn returns nil.
@@ -140,16 +140,29 @@ func (s *Store) InTx(ctx context.Context, p *Principal, fn func(tx pgx.Tx) error
 // transaction, so the settings apply to the statement and end with it. scan is called with
 // the statement's rows.
 func (s *Store) Query(ctx context.Context, p *Principal, sql string, args []any, scan func(pgx.Rows) error) error {
+	return s.query(ctx, p, nil, sql, args, scan)
+}
+
+// query runs the actor's settings, the statements before (without arguments), then sql.
+func (s *Store) query(ctx context.Context, p *Principal, before []string, sql string, args []any, scan func(pgx.Rows) error) error {
 	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
 		return errors.New("store: Query needs a principal")
 	}
 	b := &pgx.Batch{}
 	b.Queue(actorSQL, p.settings()...)
+	for _, q := range before {
+		b.Queue(q)
+	}
 	b.Queue(sql, args...)
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
 		return fmt.Errorf("store: set actor: %w", err)
+	}
+	for range before {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
 	}
 	rows, err := br.Query()
 	if err != nil {
@@ -159,6 +172,22 @@ func (s *Store) Query(ctx context.Context, p *Principal, sql string, args []any,
 		return err
 	}
 	return br.Close()
+}
+
+// horizonSQL fixes, before a sync read takes its snapshot, the newest updated_at it may
+// return (ws_sync_horizon, migration 00020): computed in a statement of its own, so any
+// write stamped before it has committed by the time the read's snapshot is taken.
+const horizonSQL = `SELECT set_config('app.sync_horizon', ws_sync_horizon()::text, true)`
+
+// SyncHorizon is the SQL expression of that horizon for a statement QuerySync runs.
+const SyncHorizon = `current_setting('app.sync_horizon')::timestamptz`
+
+// QuerySync is Query for an incremental sync read (docs/rest.md, "Incremental sync"): sql
+// may compare updated_at with SyncHorizon, the start of the oldest transaction in flight
+// that could write the actor's workspace, so a page never passes a change not yet
+// committed. Still one pipelined round trip.
+func (s *Store) QuerySync(ctx context.Context, p *Principal, sql string, args []any, scan func(pgx.Rows) error) error {
+	return s.query(ctx, p, []string{horizonSQL}, sql, args, scan)
 }
 
 // Scan hands rows to scan and closes them: scan's error, else the rows' own.

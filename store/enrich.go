@@ -17,6 +17,10 @@ import (
 // ErrInsufficientCredits is ReserveCredits' answer when the balance is below the cost.
 var ErrInsufficientCredits = errors.New("store: insufficient credits")
 
+// ErrEnrichmentInFlight is ReserveCredits' answer when the workspace already holds credits
+// for the domain: another request is enriching it.
+var ErrEnrichmentInFlight = errors.New("store: an enrichment of this domain is in flight")
+
 // ErrHoldExpired is SettleEnrichment's answer when the hold is gone (the sweeper refunded it).
 var ErrHoldExpired = errors.New("credit hold expired before the lookup finished")
 
@@ -43,6 +47,16 @@ func (s *Store) CachedEnrichment(ctx context.Context, p *Principal, domain strin
 func (s *Store) ReserveCredits(ctx context.Context, p *Principal, cost int64, domain string, holdFor time.Duration) (string, error) {
 	var holdID string
 	err := s.InTx(ctx, p, func(tx pgx.Tx) error {
+		// The hold first: one per workspace and domain (00020), so a concurrent enrichment
+		// of the same domain waits here for the first to commit, then finds it.
+		err := tx.QueryRow(ctx, `INSERT INTO credit_holds (amount, domain, expires_at) VALUES ($1, $2, now() + $3::interval)
+			ON CONFLICT (workspace_id, domain) DO NOTHING RETURNING id::text`, cost, domain, interval(holdFor)).Scan(&holdID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrEnrichmentInFlight
+		}
+		if err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, `UPDATE credit_balances SET balance = balance - $1 WHERE balance >= $1`, cost)
 		if err != nil {
 			return err
@@ -50,8 +64,7 @@ func (s *Store) ReserveCredits(ctx context.Context, p *Principal, cost int64, do
 		if tag.RowsAffected() == 0 {
 			return ErrInsufficientCredits
 		}
-		return tx.QueryRow(ctx, `INSERT INTO credit_holds (amount, domain, expires_at) VALUES ($1, $2, now() + $3::interval)
-			RETURNING id::text`, cost, domain, interval(holdFor)).Scan(&holdID)
+		return nil
 	})
 	return holdID, err
 }

@@ -446,7 +446,7 @@ func (s *Store) OAuthAccessToken(ctx context.Context, hash []byte) (*OAuthAccess
 	var grants []byte
 	var expires time.Time
 	err := s.pool.QueryRow(ctx, `SELECT a.id::text, a.scopes, a.expires_at, a.revoked_at IS NULL AND f.revoked_at IS NULL,
-			f.id::text, f.client_id, c.name, f.resource, f.last_used_at, c.disabled_at IS NULL,
+			f.id::text, f.client_id, c.name, coalesce(a.resource, f.resource, ''), f.last_used_at, c.disabled_at IS NULL,
 			u.id::text, u.workspace_id::text, u.email, coalesce(u.display_name, ''), u.role, u.is_agent, u.grants,
 			u.status = 'active'
 		FROM oauth_access_tokens a JOIN oauth_families f ON f.id = a.family_id
@@ -462,6 +462,14 @@ func (s *Store) OAuthAccessToken(ctx context.Context, hash []byte) (*OAuthAccess
 	}
 	p.Credential.ExpiresAt = &expires
 	return a, json.Unmarshal(grants, &p.Grants)
+}
+
+// BindOAuthAccessToken binds the access token with hash to resource (RFC 8707 section
+// 2.2), for a refresh of an unbound authorization that asked for one. It runs before the
+// token is handed out, so no one holds it unbound.
+func (s *Store) BindOAuthAccessToken(ctx context.Context, hash []byte, resource string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE oauth_access_tokens SET resource = $2 WHERE token_hash = $1`, hash, resource)
+	return err
 }
 
 // TouchOAuthFamily records that a family's token was used at now.

@@ -414,12 +414,29 @@ CREATE FUNCTION public.ws_stamp_review() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 BEGIN
-  IF NEW.status IS DISTINCT FROM OLD.status THEN
+  IF (TG_OP = 'INSERT' AND NEW.status IS NOT NULL AND NEW.status <> 'pending')
+    OR (TG_OP = 'UPDATE' AND NEW.status IS DISTINCT FROM OLD.status) THEN
     NEW.reviewed_by := app_user_id();
     NEW.reviewed_at := now();
   END IF;
   RETURN NEW;
 END
+$$;
+
+--
+-- Name: ws_sync_horizon(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_sync_horizon() RETURNS timestamp with time zone
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog'
+    AS $$
+  SELECT least(statement_timestamp(), min(a.xact_start))
+  FROM pg_stat_activity a
+  WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
+    AND a.backend_type = 'client backend'
+    AND (a.application_name NOT LIKE 'workspaced ws:%'
+      OR a.application_name = 'workspaced ws:' || current_setting('app.workspace_id', true))
 $$;
 
 --
@@ -1184,7 +1201,8 @@ CREATE TABLE public.oauth_access_tokens (
     scopes text[] NOT NULL,
     created_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
-    revoked_at timestamp with time zone
+    revoked_at timestamp with time zone,
+    resource text
 );
 
 --
@@ -2604,6 +2622,12 @@ CREATE INDEX credit_holds_expiry ON public.credit_holds USING btree (expires_at)
 CREATE INDEX credit_holds_keyset ON public.credit_holds USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: credit_holds_one_per_domain; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX credit_holds_one_per_domain ON public.credit_holds USING btree (workspace_id, domain);
+
+--
 -- Name: credit_holds_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3585,13 +3609,13 @@ CREATE TRIGGER pipeline_ids_check BEFORE INSERT OR UPDATE OF pipeline_ids ON pub
 -- Name: hr_change_requests review; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER review BEFORE UPDATE ON public.hr_change_requests FOR EACH ROW EXECUTE FUNCTION public.ws_stamp_review();
+CREATE TRIGGER review BEFORE INSERT OR UPDATE ON public.hr_change_requests FOR EACH ROW EXECUTE FUNCTION public.ws_stamp_review();
 
 --
 -- Name: leave_requests review; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER review BEFORE UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_stamp_review();
+CREATE TRIGGER review BEFORE INSERT OR UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_stamp_review();
 
 --
 -- Name: metrics space_ids_check; Type: TRIGGER; Schema: public; Owner: -
@@ -6601,6 +6625,13 @@ REVOKE ALL ON FUNCTION public.oauth_refresh_grant(client_id text, client_secret_
 --
 
 REVOKE ALL ON FUNCTION public.oauth_revoke_family(family uuid, at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION ws_sync_horizon(); Type: ACL; Schema: public; Owner: -
+--
+
+REVOKE ALL ON FUNCTION public.ws_sync_horizon() FROM PUBLIC;
+GRANT ALL ON FUNCTION public.ws_sync_horizon() TO workspaced_app;
 
 --
 -- Name: TABLE activity; Type: ACL; Schema: public; Owner: -

@@ -430,7 +430,7 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
 	}
 	if r.Reviewed {
-		expectTrigger("review", "BEFORE", "ws_stamp_review()", "UPDATE")
+		expectTrigger("review", "BEFORE", "ws_stamp_review()", "INSERT", "UPDATE") // a create with a decided status is a review
 	}
 	for _, f := range r.Writable() {
 		if f.Type == workspace.UUIDs {

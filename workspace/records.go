@@ -164,7 +164,11 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params 
 	buf.WriteByte('[')
 	var last position
 	n := 0
-	err = o.store.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
+	query := o.store.Query
+	if params.Order == OrderUpdated {
+		query = o.store.QuerySync
+	}
+	err = query(ctx, p, sql, args, func(rows pgx.Rows) error {
 		var at time.Time
 		var id string
 		var rec []byte
@@ -233,6 +237,8 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	col, after, dir := "created_at", "<", "DESC"
 	if params.Order == OrderUpdated {
 		col, after, dir = "updated_at", ">", "ASC"
+		// Incremental sync: never past a transaction still in flight (store.QuerySync).
+		where = append(where, `"updated_at" < `+store.SyncHorizon)
 	}
 	if r.Paged {
 		if key, err = o.key(ctx); err != nil {

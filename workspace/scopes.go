@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agencyos/workspaced/store"
@@ -21,9 +22,8 @@ func HasScope(granted []string, need string) bool {
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
 // never offers more (docs/decisions.md 3): a scope is grantable when the member passes gate 2
 // (Permits without the scope being granted: feature grant, admin-only writes) for at least
-// one operation of one resource under it. directory:write is grantable to members: they
-// may edit their own profile (docs/contract.md section 4.2), and the gate keeps their writes to it (checkSelf:
-// other members stay admin-only, and workspace settings are AdminWrites).
+// one operation of one resource under it, and the admin-only write scopes
+// (adminWriteScopes) need the admin role.
 func GrantableScopes(p *store.Principal) []string {
 	var out []string
 	for _, s := range Scopes() {
@@ -34,8 +34,18 @@ func GrantableScopes(p *store.Principal) []string {
 	return out
 }
 
+// adminWriteScopes are never granted to members (docs/decisions.md 3): automations:write,
+// and directory:write, which changes workspace settings and other members. A member's
+// token therefore cannot edit the member's own profile either (the gate, checkSelf, would
+// have limited it to that): decisions 3 lists the scope as admin-only, and one scope that
+// means "my profile" for some and "the workspace" for others is easy to over-grant.
+var adminWriteScopes = []string{"automations", "directory"}
+
 func scopeUsable(p *store.Principal, scope string) bool {
 	name, action, _ := strings.Cut(scope, ":")
+	if action == "write" && slices.Contains(adminWriteScopes, name) && !p.IsAdmin() {
+		return false
+	}
 	for _, r := range catalog {
 		if r.Scope != name {
 			continue

@@ -13,7 +13,7 @@ import (
 // several processes count together, else memory.
 func (srv *server) limiter() (*ratelimit.Limiter, error) {
 	return ratelimit.New(ratelimit.Config{RedisURL: srv.cfg.RedisURL, FailOpen: srv.cfg.RateLimitFailOpen,
-		PerCredential: srv.cfg.PerCredential, PerWorkspace: srv.cfg.PerWorkspace, IPBudgets: ipBudgets(),
+		PerCredential: srv.cfg.PerCredential, PerWorkspace: srv.cfg.PerWorkspace,
 		Logger: srv.log, Registerer: srv.reg})
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"flag"
 	"net/http"
@@ -24,10 +23,13 @@ import (
 // newOAuth builds the OAuth provider from the config (docs/decisions.md 7). Dynamic
 // registration shares the process's rate limiter (20 an hour per client IP, counted in
 // Redis across processes when configured) and its trusted-proxy rule for the client IP.
-func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratelimit.Limiter, trusted []netip.Prefix) (*oauth.Server, error) {
+// revoked is called with each revocation before it is answered (oauth.Config.Revoked).
+func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratelimit.Limiter, trusted []netip.Prefix,
+	revoked func(string)) (*oauth.Server, error) {
 	cfg := oauth.Config{
+		Revoked:         revoked,
 		RegisterLimiter: registerLimiter{limiter},
-		LoginLimiter:    loginLimiter{limiter},
+		LoginLimiter:    limiter,
 		ClientIP:        func(r *http.Request) netip.Addr { return ratelimit.ClientIP(r, trusted) },
 		Store:           srv.store,
 		Issuer:          srv.cfg.PublicURL,
@@ -63,43 +65,6 @@ func resources(publicURL string) []string {
 		out = append(out, publicURL+p)
 	}
 	return out
-}
-
-// Buckets of the shared limiter that throttle password sign-ins (oauth.LoginLimiter).
-const (
-	bucketLogin        = "login"
-	bucketLoginAccount = "login_account"
-)
-
-// ipBudgets are the limiter's per-address buckets: the default ones plus sign-ins, with
-// the budgets the provider's in-process limiter uses.
-func ipBudgets() map[string]ratelimit.Budget {
-	b := ratelimit.DefaultIPBudgets()
-	b[bucketLogin] = ratelimit.Budget{Tokens: oauth.DefaultLoginPerIP, Interval: oauth.DefaultLoginPerIPWindow}
-	b[bucketLoginAccount] = ratelimit.Budget{Tokens: oauth.DefaultLoginPerAccount, Interval: oauth.DefaultLoginAccountWindow}
-	return b
-}
-
-// loginLimiter spends the sign-in buckets of the shared limiter, so every process counts
-// an address's and an account's attempts together.
-type loginLimiter struct{ l *ratelimit.Limiter }
-
-func (l loginLimiter) AllowLogin(ctx context.Context, ip netip.Addr, account string) (bool, error) {
-	if ok, err := decided(l.l.TakeIP(ctx, bucketLogin, ip)); err != nil || !ok {
-		return false, err
-	}
-	return decided(l.l.TakeIP(ctx, bucketLoginAccount, accountAddr(account)))
-}
-
-// accountAddr names an account in a per-address bucket: the limiter keys its buckets by
-// address (an IPv6 one by its /64), so the account's SHA-256 fills the address's first 64
-// bits, and the email itself never reaches the store.
-func accountAddr(account string) netip.Addr {
-	sum := sha256.Sum256([]byte(account))
-	var a [16]byte
-	copy(a[:8], sum[:8])
-	a[0] |= 0x80 // never the IPv4-mapped ::ffff:0:0/96, which would count by 32 bits
-	return netip.AddrFrom16(a)
 }
 
 // registerLimiter spends the register bucket of the shared limiter.

@@ -141,6 +141,22 @@ func signInAndApprove(t *testing.T, origin, authURL, email, password string, sco
 // TestOAuthEndToEnd is the whole flow through the process's real wiring, with
 // golang.org/x/oauth2 as the client and a cookie-jar HTTP client as the browser: discovery,
 // registration, sign-in, consent, exchange, /v1/me, refresh, /v1/me again, revocation.
+// getMe calls GET /v1/me at base with access and returns the status and the body.
+func getMe(t *testing.T, base, access string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/v1/me", nil)
+	req.Header.Set("apikey", e2eAPIKey)
+	req.Header.Set("Authorization", "Bearer "+access)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
 func TestOAuthEndToEnd(t *testing.T) {
 	ts, s := startServer(t)
 	email, password := testMember(t, s, "member", map[string]string{"crm": "full"})
@@ -201,19 +217,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 	if tok.Extra("scope") != "deals:read people:read" || tok.TokenType != "Bearer" || time.Until(tok.Expiry) < 59*time.Minute {
 		t.Fatalf("token: %+v scope %v", tok, tok.Extra("scope"))
 	}
-	me := func(access string) (int, map[string]any) {
-		req, _ := http.NewRequest("GET", ts.URL+"/v1/me", nil)
-		req.Header.Set("apikey", e2eAPIKey)
-		req.Header.Set("Authorization", "Bearer "+access)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
-	}
+	me := func(access string) (int, map[string]any) { return getMe(t, ts.URL, access) }
 	status, body1 := me(tok.AccessToken)
 	if status != 200 {
 		t.Fatalf("/v1/me: %d %v", status, body1)

@@ -279,11 +279,14 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	if err != nil {
 		return nil, nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
 	}
-	provider, err := srv.newOAuth(ctx, scopes, limiter, trusted)
+	// The cache needs the provider's verifier, and the provider flushes the cache on a
+	// revocation before answering it (the notification reaches the other processes).
+	var cache *workspace.Cache
+	provider, err := srv.newOAuth(ctx, scopes, limiter, trusted, func(payload string) { cache.Flush(payload) })
 	if err != nil {
 		return nil, nil, err
 	}
-	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: agentKeys,
+	cache = workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: agentKeys,
 		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
 	background := []func(context.Context){
 		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },

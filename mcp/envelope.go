@@ -1,0 +1,168 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+// JSON-RPC 2.0's member names: an envelope, and a tools/call's params.
+var (
+	envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	callKeys     = []string{"name", "arguments", "_meta"}
+)
+
+// inspect reads a POST's JSON-RPC body once before the transport does, for two checks
+// Go's JSON decoding cannot make (it matches member names case-insensitively and keeps
+// the last of duplicates, so `{"method":"ping","METHOD":"tools/call"}` would be read as a
+// call that another parser reads as a ping):
+//   - an envelope, or a tools/call's params, with a duplicate member or one spelt in
+//     another case than JSON-RPC's ("METHOD") is refused: 400, JSON-RPC invalid request;
+//   - a tools/call an OAuth token lacks the tool's scope for is answered HTTP 403 with a
+//     scope challenge (stepUp), so the client can re-authorize for it.
+//
+// Anything else (not JSON, not an object) goes on unchanged for the transport to answer.
+func (s *Server) inspect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil { // over the body limit: the transport words the error
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		msgs := []json.RawMessage{body}
+		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+			if json.Unmarshal(body, &msgs) != nil {
+				msgs = nil
+			}
+		}
+		for _, m := range msgs {
+			if err := canonicalMembers(m, envelopeKeys); err != nil {
+				writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, err.Error())
+				return
+			}
+		}
+		if len(msgs) != 1 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var env struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(body, &env) != nil || env.Method != string(mcpgo.MethodToolsCall) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err := canonicalMembers(env.Params, callKeys); err != nil {
+			writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "params: "+err.Error())
+			return
+		}
+		if s.stepUp(w, r, env.Params) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// canonicalMembers checks the members of a JSON object (anything else passes: the
+// transport answers it): no name twice, and none that equals one of names but for case.
+func canonicalMembers(raw json.RawMessage, names []string) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fmt.Errorf("the member %q appears twice", key)
+		}
+		seen[key] = true
+		if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) }); i >= 0 && names[i] != key {
+			return fmt.Errorf("the member %q must be written %q (JSON-RPC names are case-sensitive)", key, names[i])
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// stepUp answers a tools/call an OAuth token lacks the tool's scope for (the tool named,
+// or the one call_tool names) with HTTP 403 and a scope challenge (MCP authorization,
+// "Scope Challenge Handling"; RFC 6750 section 3.1): the token's scopes and the missing
+// one, so that re-authorizing for them loses nothing, and the RFC 9728 document. It
+// reports whether it answered. Agent keys cannot re-authorize: they get the tool error
+// from the operation layer, as does a call step-up could not help (an unknown tool, a
+// missing feature grant, a write on a read-only view).
+func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, params json.RawMessage) bool {
+	p := httpx.PrincipalFrom(r.Context())
+	var call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if p == nil || json.Unmarshal(params, &call) != nil {
+		return false
+	}
+	if call.Name == toolCall {
+		var inner struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(call.Arguments, &inner) != nil {
+			return false
+		}
+		call.Name = inner.Name
+	}
+	sp, ok := s.specs[call.Name]
+	if !ok {
+		return false
+	}
+	if v := viewFrom(r.Context()); v.readonly && sp.write() {
+		return false
+	}
+	need, ok := missingScope(p, sp)
+	if !ok {
+		return false
+	}
+	scopes := append(slices.Clone(p.Scopes), need)
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q, error_description=%q`,
+		strings.Join(scopes, " "), s.cfg.PublicURL+metadataPath(s.pathOf(r)),
+		headerSafe("this call needs the "+need+" scope; authorize again asking for it")))
+	httpx.WriteError(w, r, s.log, store.Errorf(store.CodeInsufficientScope,
+		"this token lacks the %s scope %s needs; authorize again asking for %s (the WWW-Authenticate header names the scopes)",
+		need, call.Name, need))
+	return true
+}
+
+// missingScope is the scope an OAuth token lacks for a tool it could use once granted it;
+// ok is false when it lacks none, is no OAuth token (agent keys cannot re-authorize), or
+// would still be refused (a feature grant, an admin-only write).
+func missingScope(p *store.Principal, sp toolSpec) (need string, ok bool) {
+	if p.Credential.Type != "oauth" || sp.scope == "" || workspace.HasScope(p.Scopes, sp.scope) {
+		return "", false
+	}
+	granted := *p
+	granted.Scopes = append(slices.Clone(p.Scopes), sp.scope)
+	return sp.scope, canUse(&granted, sp)
+}
