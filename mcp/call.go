@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -94,9 +94,9 @@ func one(data json.RawMessage, err error) (*result, error) {
 }
 
 // run calls the operation layer (workspace.Ops) with the tool's arguments (as sent, so large numbers
-// keep their digits) in the form REST hands it a request: list arguments as a query string
-// parsed by REST's own parser (unknown keys included, so the layer answers 400 naming the
-// valid filters), bodies as JSON objects. A tool call and the equivalent REST call so pass
+// keep their digits) in the form REST hands it a request: list arguments as typed list
+// inputs (listargs.go; unknown keys as filters, so the layer answers 400 naming the valid
+// ones), bodies as JSON objects. A tool call and the equivalent REST call so pass
 // the same gates and validation and return the same data; failures are store.Error values
 // with the spec's codes.
 func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw json.RawMessage) (*result, error) {
@@ -117,11 +117,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 	}
 	switch sp.op {
 	case workspace.OpList:
-		query := url.Values{}
-		for k, v := range args {
-			query.Set(k, queryValue(v))
-		}
-		params, err := workspace.ParseListParams(r, query)
+		params, err := listParams(r, args)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +222,19 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 // toolError renders err as a tool error (isError true) whose text is the spec's REST error
 // envelope (httpx.Envelope). Causes of 5xx are logged with the request id and never shown.
 func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult {
-	_, env := httpx.Failure(ctx, s.log, "tool call failed", err)
-	text, _ := json.Marshal(env)
-	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
+	e, env := httpx.Failure(ctx, s.log, "tool call failed", err)
+	if e.RetryAfter <= 0 {
+		text, _ := json.Marshal(env)
+		return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
+	}
+	// MCP clients never see Retry-After (issue 19 item 9): say the wait in the message, and
+	// as retry_after seconds in the text and the structured content.
+	secs := int(e.RetryAfter / time.Second)
+	env.Message += fmt.Sprintf(" (retry in %d seconds)", secs)
+	text, _ := json.Marshal(struct {
+		httpx.Envelope
+		RetryAfter int `json:"retry_after"`
+	}{env, secs})
+	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
+		StructuredContent: json.RawMessage(text), IsError: true}
 }

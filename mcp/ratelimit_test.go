@@ -1,7 +1,9 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +35,14 @@ func TestToolCallsShareTheCredentialBudget(t *testing.T) {
 		t.Fatalf("REST call 3: %d", got)
 	}
 	wantOK(t, call(t, c, "find_tools", map[string]any{"query": "deals"}))
-	wantToolError(t, call(t, c, "call_tool", map[string]any{"name": "me"}), "rate_limited")
+	res := call(t, c, "call_tool", map[string]any{"name": "me"})
+	body := wantToolError(t, res, "rate_limited")
+	// MCP clients never see Retry-After: the text and the structured content say the wait.
+	structured, _ := json.Marshal(res.StructuredContent)
+	if secs, _ := body["retry_after"].(float64); secs < 1 || !strings.Contains(body["message"].(string), "retry in 60 seconds") ||
+		!strings.Contains(string(structured), `"retry_after":60`) {
+		t.Fatalf("rate_limited tool error does not say how long to wait: %v, structured %s", body, structured)
+	}
 	if got := rest(); got != http.StatusTooManyRequests {
 		t.Fatalf("REST after the budget was spent by tool calls: %d, want 429", got)
 	}

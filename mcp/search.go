@@ -53,10 +53,11 @@ func (s *Server) findTool() toolSpec {
 		"limit": {Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(findMaxLimit)),
 			Default: json.RawMessage(strconv.Itoa(findDefaultLimit))},
 	}, "query")
-	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object"),
-		Description: "{name, description, inputSchema, needs_scope?}; needs_scope: this token lacks the scope, a call asks to authorize again for it"}}, "tools")
-	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Search every tool you may use, in every toolset, by what you want to do (\"log a leave request\"); "+
-		"best matches first, each with its input schema. Run one with call_tool.",
+	// What each found tool carries, needs_scope included, is said once in the instructions:
+	// the default tools/list stays within 24 KB (docs/mcp.md).
+	output := object(map[string]*jsonschema.Schema{"tools": {Type: "array", Items: typed("object")}}, "tools")
+	return toolSpec{run: s.runFind, tool: newTool(toolFind, "Find tools you may use in every toolset by what you want to do (\"log a leave request\"), "+
+		"best first; call_tool runs one.",
 		args, output, hints(true, true, false))}
 }
 
@@ -113,7 +114,7 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	var candidates []toolSpec
 	for _, t := range s.tools {
 		sp := s.specs[t.Name]
-		if sp.run != nil || v.readonly && sp.write() {
+		if sp.run != nil && sp.tool.Name != toolSearch || v.readonly && sp.write() {
 			continue
 		}
 		if _, stepUp := missingScope(p, sp); stepUp || canUse(p, sp) {
@@ -360,6 +361,8 @@ func rank(query string, candidates []toolSpec, limit int) []toolSpec {
 			continue // nothing in the query names this tool's resource
 		}
 		switch {
+		case sp.tool.Name == toolSearch && slices.Contains(kinds, workspace.OpList): // search reads
+			score += weightVerb
 		case sp.resource != nil && slices.Contains(kinds, sp.op):
 			score += weightVerb
 		case len(kinds) > 0:

@@ -23,8 +23,8 @@ func TestAgentKeySeesEveryTool(t *testing.T) {
 		t.Run("version "+version, func(t *testing.T) {
 			c := e.client(t, f.Agent.Key, version, mcp.HeaderToolsets, "all")
 			got := toolNames(t, c)
-			if len(got) != 93 {
-				t.Fatalf("tools/list for an agent key: %d tools, want 93", len(got))
+			if len(got) != 94 {
+				t.Fatalf("tools/list for an agent key: %d tools, want 94", len(got))
 			}
 			me := wantOK(t, call(t, c, "me", nil))
 			if user := me["user"].(map[string]any); user["id"] != f.Agent.UserID {
@@ -40,7 +40,7 @@ func TestNarrowTokenSeesOnlyItsTools(t *testing.T) {
 	p := storetest.AddUser(t, e.store, f.WorkspaceID, "member", map[string]string{"crm": "full"}, []string{"deals:read", "labels:*"})
 	c := e.client(t, e.token(p), "", mcp.HeaderToolsets, "all")
 	want := []string{"call_tool", "create_labels", "find_tools", "get_crm_files", "get_deals", "get_labels", "list_crm_files",
-		"list_deal_labels", "list_deal_people", "list_deals", "list_labels", "me", "update_labels"}
+		"list_deal_labels", "list_deal_people", "list_deals", "list_labels", "me", "search", "update_labels"}
 	got := toolNames(t, c)
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -82,7 +82,7 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 			if *a.DestructiveHint {
 				t.Fatal("no tool is destructive")
 			}
-			read := strings.HasPrefix(tl.Name, "list_") || strings.HasPrefix(tl.Name, "get_") || tl.Name == "me" || tl.Name == "find_tools"
+			read := strings.HasPrefix(tl.Name, "list_") || strings.HasPrefix(tl.Name, "get_") || tl.Name == "me" || tl.Name == "find_tools" || tl.Name == "search"
 			if readOnly != read {
 				t.Fatalf("readOnlyHint %v", readOnly)
 			}
@@ -118,11 +118,11 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 }
 
 // TestToolCount: one tool per operation of the catalogue (45 resources, 155 operations),
-// me, find_tools and call_tool.
+// me, search, find_tools and call_tool.
 func TestToolCount(t *testing.T) {
 	e := newEnv(t)
-	if got := len(e.mcp.Tools()); got != 158 {
-		t.Fatalf("%d tools, want 158: 155 catalogue operations, me, find_tools and call_tool", got)
+	if got := len(e.mcp.Tools()); got != 159 {
+		t.Fatalf("%d tools, want 159: 155 catalogue operations, me, search, find_tools and call_tool", got)
 	}
 	if got := len(workspace.Catalog()); got != 45 {
 		t.Fatalf("%d resources, want the spec's 45", got)

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"testing"
 	"time"
 
@@ -12,9 +13,10 @@ import (
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
-// List tools take REST's incremental-sync parameters (docs/decisions.md 4, issue 12):
-// updated_since and order=updated_at fetch what changed since a time, least recently
-// updated first. Their input schemas say so, since they admit no other property.
+// List tools take REST's incremental sync (docs/decisions.md 4, issue 12): what changed since a
+// time, least recently updated first. Their input schemas say it as where on updated_at and
+// sort updated_at (issue 19), which admit nothing else; updated_since and order=updated_at,
+// advertised before, still work.
 func TestListToolsSync(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -35,15 +37,20 @@ func TestListToolsSync(t *testing.T) {
 			props = s.Properties
 		}
 	}
-	for name, want := range map[string]string{
-		"updated_since": `{"type":"string","format":"date-time"}`,
-		"order":         `{"type":"string","enum":["created_at","updated_at"]}`,
-	} {
-		var got, exp any
-		_ = json.Unmarshal(props[name], &got)
-		_ = json.Unmarshal([]byte(want), &exp)
-		if diff := cmp.Diff(exp, got); diff != "" {
-			t.Errorf("list_deals input %s (-want +got):\n%s", name, diff)
+	var schema struct {
+		Sort  struct{ Pattern string }
+		Where struct {
+			Items struct {
+				Properties struct{ Field struct{ Pattern string } }
+			}
+		}
+	}
+	_ = json.Unmarshal(props["sort"], &schema.Sort)
+	_ = json.Unmarshal(props["where"], &schema.Where)
+	for what, pattern := range map[string]string{"sort": schema.Sort.Pattern, "where field": schema.Where.Items.Properties.Field.Pattern} {
+		re, err := regexp.Compile(pattern)
+		if err != nil || !re.MatchString("updated_at") || re.MatchString("updated_at_x") {
+			t.Errorf("list_deals input %s pattern %q does not take exactly updated_at", what, pattern)
 		}
 	}
 
@@ -66,6 +73,15 @@ func TestListToolsSync(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{ids[2], ids[0]}, order); diff != "" {
 		t.Fatalf("deals changed since %s, least recently updated first (-want +got):\n%s", since, diff)
+	}
+	got = wantOK(t, call(t, c, "list_deals", map[string]any{"sort": "updated_at",
+		"where": []any{map[string]any{"field": "updated_at", "op": "gte", "value": since}}}))
+	order = nil
+	for _, r := range got["data"].([]any) {
+		order = append(order, r.(map[string]any)["id"])
+	}
+	if diff := cmp.Diff([]any{ids[2], ids[0]}, order); diff != "" {
+		t.Fatalf("deals where updated_at >= %s, sort updated_at (-want +got):\n%s", since, diff)
 	}
 	wantToolError(t, call(t, c, "list_deals", map[string]any{"order": "name"}), "bad_request")
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -150,19 +149,11 @@ func meTool() toolSpec {
 }
 
 func listTool(r *workspace.Resource) toolSpec {
+	// Exact filters, order and updated_since are accepted as before (listargs.go) but not
+	// listed: where, sort and q say all of it once, within the default's 24 KB.
 	props := map[string]*jsonschema.Schema{}
-	for _, f := range r.Filters() {
-		props[f.Name] = inputProperty(f)
-	}
-	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(workspace.MaxLimit)),
-		Default: json.RawMessage(strconv.Itoa(workspace.DefaultLimit))}
-	// Incremental sync, as REST's lists have it; the instructions say how to use it.
-	props["updated_since"] = workspace.Time.Schema(workspace.ToolDialect)
-	order := &jsonschema.Schema{Type: "string"}
-	for _, o := range workspace.OrderNames() {
-		order.Enum = append(order.Enum, o)
-	}
-	props["order"] = order
+	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(workspace.MaxLimit))}
+	findProperties(r, props)
 	var b strings.Builder
 	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
 	if r.Paged {

@@ -48,7 +48,7 @@ func (e *env) listTools(t testing.TB, path, bearer string, headers ...string) ([
 
 // TestToolsetCounts asserts what each selection lists and how large its tools/list is
 // (the table in docs/mcp.md): the default stays within 32 tools and 24,000 bytes for a
-// full-scope agent key; every selection lists me, find_tools and call_tool. Byte ceilings
+// full-scope agent key; every selection lists me, search, find_tools and call_tool. Byte ceilings
 // leave room for schema growth; the counts are exact.
 func TestToolsetCounts(t *testing.T) {
 	e := newEnv(t)
@@ -63,37 +63,37 @@ func TestToolsetCounts(t *testing.T) {
 		wantTools int
 		maxBytes  int
 	}{
-		{"/mcp", f.Agent.Key, "", 29, 24000},
-		{"/mcp/x/default", adminTok, "", 29, 24000},
-		{"/mcp", adminTok, "default", 29, 24000},
-		{"/mcp/x/all", adminTok, "", 158, 128000},
-		{"/mcp", adminTok, "all", 158, 128000},
-		{"/mcp/readonly", adminTok, "", 15, 13000},
-		{"/mcp/x/all/readonly", adminTok, "", 87, 74000},
-		{"/mcp/x/deals", adminTok, "", 13, 11000},
-		{"/mcp/x/files", adminTok, "", 7, 6500},
-		{"/mcp/x/people", adminTok, "", 7, 5500},
-		{"/mcp/x/companies", adminTok, "", 7, 5500},
-		{"/mcp/x/pipelines", adminTok, "", 11, 8000},
-		{"/mcp/x/tasks", adminTok, "", 11, 11000},
-		{"/mcp/x/spaces", adminTok, "", 22, 16000},
-		{"/mcp/x/labels", adminTok, "", 7, 5000},
-		{"/mcp/x/comments", adminTok, "", 7, 5500},
-		{"/mcp/x/activity", adminTok, "", 5, 4500},
-		{"/mcp/x/metrics", adminTok, "", 15, 13000},
-		{"/mcp/x/finance", adminTok, "", 23, 17000},
-		{"/mcp/x/hr", adminTok, "", 27, 22000},
-		{"/mcp/x/docs", adminTok, "", 15, 11000},
-		{"/mcp/x/automations", adminTok, "", 9, 8000},
-		{"/mcp/x/competitors", adminTok, "", 7, 6500},
-		{"/mcp/x/agents", adminTok, "", 5, 4500},
-		{"/mcp/x/directory", adminTok, "", 9, 9000},
-		{"/mcp/x/credits", adminTok, "", 4, 3500},
-		{"/mcp/x/enrich", adminTok, "", 4, 4000},
-		{"/mcp", adminTok, "default,hr", 53, 44000},
-		{"/mcp/x/hr", adminTok, "deals", 37, 30000},
-		{"/mcp/x/all", e.token(f.Member), "", 61, 50000},
-		{"/mcp", e.token(f.Member), "", 7, 7000},
+		{"/mcp", f.Agent.Key, "", 30, 24000},
+		{"/mcp/x/default", adminTok, "", 30, 24000},
+		{"/mcp", adminTok, "default", 30, 24000},
+		{"/mcp/x/all", adminTok, "", 159, 128000},
+		{"/mcp", adminTok, "all", 159, 128000},
+		{"/mcp/readonly", adminTok, "", 16, 13000},
+		{"/mcp/x/all/readonly", adminTok, "", 88, 74000},
+		{"/mcp/x/deals", adminTok, "", 14, 11000},
+		{"/mcp/x/files", adminTok, "", 8, 6500},
+		{"/mcp/x/people", adminTok, "", 8, 6000},
+		{"/mcp/x/companies", adminTok, "", 8, 6000},
+		{"/mcp/x/pipelines", adminTok, "", 12, 8000},
+		{"/mcp/x/tasks", adminTok, "", 12, 11000},
+		{"/mcp/x/spaces", adminTok, "", 23, 16000},
+		{"/mcp/x/labels", adminTok, "", 8, 5000},
+		{"/mcp/x/comments", adminTok, "", 8, 5500},
+		{"/mcp/x/activity", adminTok, "", 6, 4500},
+		{"/mcp/x/metrics", adminTok, "", 16, 13000},
+		{"/mcp/x/finance", adminTok, "", 24, 17000},
+		{"/mcp/x/hr", adminTok, "", 28, 22000},
+		{"/mcp/x/docs", adminTok, "", 16, 12000},
+		{"/mcp/x/automations", adminTok, "", 10, 8000},
+		{"/mcp/x/competitors", adminTok, "", 8, 6500},
+		{"/mcp/x/agents", adminTok, "", 6, 4500},
+		{"/mcp/x/directory", adminTok, "", 10, 9000},
+		{"/mcp/x/credits", adminTok, "", 5, 3500},
+		{"/mcp/x/enrich", adminTok, "", 5, 4000},
+		{"/mcp", adminTok, "default,hr", 54, 44000},
+		{"/mcp/x/hr", adminTok, "deals", 38, 30000},
+		{"/mcp/x/all", e.token(f.Member), "", 62, 50000},
+		{"/mcp", e.token(f.Member), "", 8, 7000},
 	}
 	for _, c := range cases {
 		t.Run(c.path+" "+c.header, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestToolsetCounts(t *testing.T) {
 			if len(names) != c.wantTools || size > c.maxBytes {
 				t.Fatalf("%d tools in %d bytes, want %d tools within %d bytes", len(names), size, c.wantTools, c.maxBytes)
 			}
-			for _, always := range []string{"me", "find_tools", "call_tool"} {
+			for _, always := range []string{"me", "search", "find_tools", "call_tool"} {
 				if !slices.Contains(names, always) {
 					t.Fatalf("%s missing from %v", always, names)
 				}
@@ -136,7 +136,7 @@ func TestDefaultAndFilteredNames(t *testing.T) {
 	want := []string{"call_tool", "create_companies", "create_deal_labels", "create_deal_people", "create_deal_tasks",
 		"create_deals", "create_people", "create_tasks", "detach_deal_labels", "detach_deal_people", "find_tools",
 		"get_companies", "get_deal_tasks", "get_deals", "get_people", "get_tasks", "list_companies", "list_deal_labels",
-		"list_deal_people", "list_deal_tasks", "list_deals", "list_people", "list_tasks", "me", "update_companies",
+		"list_deal_people", "list_deal_tasks", "list_deals", "list_people", "list_tasks", "me", "search", "update_companies",
 		"update_deal_tasks", "update_deals", "update_people", "update_tasks"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("default tools/list (-want +got):\n%s", diff)
@@ -190,8 +190,8 @@ func TestSelectionErrors(t *testing.T) {
 	}
 }
 
-// TestReadonly: the readonly views list only list_ and get_ tools (and me, find_tools,
-// call_tool), and refuse writes whether called directly or through call_tool.
+// TestReadonly: the readonly views list only list_ and get_ tools (and me, search,
+// find_tools, call_tool), and refuse writes whether called directly or through call_tool.
 func TestReadonly(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -202,7 +202,7 @@ func TestReadonly(t *testing.T) {
 		}
 		names, _ := e.listTools(t, sel.path, f.Agent.Key, h...)
 		for _, n := range names {
-			if !(strings.HasPrefix(n, "list_") || strings.HasPrefix(n, "get_") || n == "me" || n == "find_tools" || n == "call_tool") {
+			if !(strings.HasPrefix(n, "list_") || strings.HasPrefix(n, "get_") || n == "me" || n == "search" || n == "find_tools" || n == "call_tool") {
 				t.Errorf("%s %s lists %s", sel.path, sel.header, n)
 			}
 		}

@@ -65,6 +65,7 @@ func (a *API) Handler() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
+		r.Get("/search", a.handle(a.search))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})

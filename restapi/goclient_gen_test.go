@@ -198,6 +198,42 @@ func (e Order) Valid() bool {
 	}
 }
 
+// Defines values for ListDealsParamsSort.
+const (
+	ListDealsParamsSortCreatedAt      ListDealsParamsSort = "created_at"
+	ListDealsParamsSortMinusCreatedAt ListDealsParamsSort = "-created_at"
+	ListDealsParamsSortMinusName      ListDealsParamsSort = "-name"
+	ListDealsParamsSortMinusUpdatedAt ListDealsParamsSort = "-updated_at"
+	ListDealsParamsSortMinusValue     ListDealsParamsSort = "-value"
+	ListDealsParamsSortName           ListDealsParamsSort = "name"
+	ListDealsParamsSortUpdatedAt      ListDealsParamsSort = "updated_at"
+	ListDealsParamsSortValue          ListDealsParamsSort = "value"
+)
+
+// Valid indicates whether the value is a known member of the ListDealsParamsSort enum.
+func (e ListDealsParamsSort) Valid() bool {
+	switch e {
+	case ListDealsParamsSortCreatedAt:
+		return true
+	case ListDealsParamsSortMinusCreatedAt:
+		return true
+	case ListDealsParamsSortMinusName:
+		return true
+	case ListDealsParamsSortMinusUpdatedAt:
+		return true
+	case ListDealsParamsSortMinusValue:
+		return true
+	case ListDealsParamsSortName:
+		return true
+	case ListDealsParamsSortUpdatedAt:
+		return true
+	case ListDealsParamsSortValue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListDealsParamsOrder.
 const (
 	ListDealsParamsOrderCreatedAt ListDealsParamsOrder = "created_at"
@@ -420,6 +456,28 @@ type DealsCreate struct {
 	Website         *string             `json:"website,omitempty"`
 }
 
+// DealsFields Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists return the fields asked for with fields= (every field by default).
+type DealsFields struct {
+	CompanyId  *openapi_types.UUID `json:"company_id,omitempty"`
+	Confidence *float64            `json:"confidence,omitempty"`
+	CreatedAt  *time.Time          `json:"created_at,omitempty"`
+
+	// CreatedBy the user who created it
+	CreatedBy       *openapi_types.UUID `json:"created_by,omitempty"`
+	Id              openapi_types.UUID  `json:"id"`
+	Instagram       *string             `json:"instagram,omitempty"`
+	Name            *string             `json:"name,omitempty"`
+	Notes           *string             `json:"notes,omitempty"`
+	OwnerId         *openapi_types.UUID `json:"owner_id,omitempty"`
+	PipelineId      *openapi_types.UUID `json:"pipeline_id,omitempty"`
+	PipelineStageId *openapi_types.UUID `json:"pipeline_stage_id,omitempty"`
+	Twitter         *string             `json:"twitter,omitempty"`
+	UpdatedAt       *time.Time          `json:"updated_at,omitempty"`
+	Value           *float64            `json:"value,omitempty"`
+	Website         *string             `json:"website,omitempty"`
+	WorkspaceId     *openapi_types.UUID `json:"workspace_id,omitempty"`
+}
+
 // DealsUpdate Writable fields of deals; other keys are ignored.
 type DealsUpdate struct {
 	CompanyId       *openapi_types.UUID `json:"company_id,omitempty"`
@@ -557,6 +615,177 @@ type ListDealsParams struct {
 	// CompanyId exact match
 	CompanyId *openapi_types.UUID `form:"company_id,omitempty" json:"company_id,omitempty"`
 
+	// Q text search in name, notes: word prefixes, case and accents ignored, a typo forgiven in name; best match first, then newest
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort sort by a field, ascending, or descending with -; ties by id; empty values last ascending, first descending
+	Sort *ListDealsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, created_by, created_at, updated_at
+	Fields *string `form:"fields,omitempty" json:"fields,omitempty"`
+
+	// Ids comma-separated ids (at most 100): the ones you may see, in one request; others are absent
+	Ids *string `form:"ids,omitempty" json:"ids,omitempty"`
+
+	// NameEq equal to
+	NameEq *string `form:"name[eq],omitempty" json:"name[eq],omitempty"`
+
+	// NameNe not equal to (empty values excluded)
+	NameNe *string `form:"name[ne],omitempty" json:"name[ne],omitempty"`
+
+	// NameIn one of these comma-separated values (at most 100)
+	NameIn *string `form:"name[in],omitempty" json:"name[in],omitempty"`
+
+	// NamePrefix starts with (case-sensitive)
+	NamePrefix *string `form:"name[prefix],omitempty" json:"name[prefix],omitempty"`
+
+	// NameNull true: empty; false: set
+	NameNull *bool `form:"name[null],omitempty" json:"name[null],omitempty"`
+
+	// PipelineIdEq equal to
+	PipelineIdEq *openapi_types.UUID `form:"pipeline_id[eq],omitempty" json:"pipeline_id[eq],omitempty"`
+
+	// PipelineIdNe not equal to (empty values excluded)
+	PipelineIdNe *openapi_types.UUID `form:"pipeline_id[ne],omitempty" json:"pipeline_id[ne],omitempty"`
+
+	// PipelineIdIn one of these comma-separated values (at most 100)
+	PipelineIdIn *string `form:"pipeline_id[in],omitempty" json:"pipeline_id[in],omitempty"`
+
+	// PipelineIdNull true: empty; false: set
+	PipelineIdNull *bool `form:"pipeline_id[null],omitempty" json:"pipeline_id[null],omitempty"`
+
+	// PipelineStageIdEq equal to
+	PipelineStageIdEq *openapi_types.UUID `form:"pipeline_stage_id[eq],omitempty" json:"pipeline_stage_id[eq],omitempty"`
+
+	// PipelineStageIdNe not equal to (empty values excluded)
+	PipelineStageIdNe *openapi_types.UUID `form:"pipeline_stage_id[ne],omitempty" json:"pipeline_stage_id[ne],omitempty"`
+
+	// PipelineStageIdIn one of these comma-separated values (at most 100)
+	PipelineStageIdIn *string `form:"pipeline_stage_id[in],omitempty" json:"pipeline_stage_id[in],omitempty"`
+
+	// PipelineStageIdNull true: empty; false: set
+	PipelineStageIdNull *bool `form:"pipeline_stage_id[null],omitempty" json:"pipeline_stage_id[null],omitempty"`
+
+	// OwnerIdEq equal to
+	OwnerIdEq *openapi_types.UUID `form:"owner_id[eq],omitempty" json:"owner_id[eq],omitempty"`
+
+	// OwnerIdNe not equal to (empty values excluded)
+	OwnerIdNe *openapi_types.UUID `form:"owner_id[ne],omitempty" json:"owner_id[ne],omitempty"`
+
+	// OwnerIdIn one of these comma-separated values (at most 100)
+	OwnerIdIn *string `form:"owner_id[in],omitempty" json:"owner_id[in],omitempty"`
+
+	// OwnerIdNull true: empty; false: set
+	OwnerIdNull *bool `form:"owner_id[null],omitempty" json:"owner_id[null],omitempty"`
+
+	// ValueEq equal to
+	ValueEq *float64 `form:"value[eq],omitempty" json:"value[eq],omitempty"`
+
+	// ValueNe not equal to (empty values excluded)
+	ValueNe *float64 `form:"value[ne],omitempty" json:"value[ne],omitempty"`
+
+	// ValueLt less than
+	ValueLt *float64 `form:"value[lt],omitempty" json:"value[lt],omitempty"`
+
+	// ValueLte at most
+	ValueLte *float64 `form:"value[lte],omitempty" json:"value[lte],omitempty"`
+
+	// ValueGt greater than
+	ValueGt *float64 `form:"value[gt],omitempty" json:"value[gt],omitempty"`
+
+	// ValueGte at least
+	ValueGte *float64 `form:"value[gte],omitempty" json:"value[gte],omitempty"`
+
+	// ValueIn one of these comma-separated values (at most 100)
+	ValueIn *string `form:"value[in],omitempty" json:"value[in],omitempty"`
+
+	// ValueNull true: empty; false: set
+	ValueNull *bool `form:"value[null],omitempty" json:"value[null],omitempty"`
+
+	// ConfidenceEq equal to
+	ConfidenceEq *float64 `form:"confidence[eq],omitempty" json:"confidence[eq],omitempty"`
+
+	// ConfidenceNe not equal to (empty values excluded)
+	ConfidenceNe *float64 `form:"confidence[ne],omitempty" json:"confidence[ne],omitempty"`
+
+	// ConfidenceLt less than
+	ConfidenceLt *float64 `form:"confidence[lt],omitempty" json:"confidence[lt],omitempty"`
+
+	// ConfidenceLte at most
+	ConfidenceLte *float64 `form:"confidence[lte],omitempty" json:"confidence[lte],omitempty"`
+
+	// ConfidenceGt greater than
+	ConfidenceGt *float64 `form:"confidence[gt],omitempty" json:"confidence[gt],omitempty"`
+
+	// ConfidenceGte at least
+	ConfidenceGte *float64 `form:"confidence[gte],omitempty" json:"confidence[gte],omitempty"`
+
+	// ConfidenceIn one of these comma-separated values (at most 100)
+	ConfidenceIn *string `form:"confidence[in],omitempty" json:"confidence[in],omitempty"`
+
+	// ConfidenceNull true: empty; false: set
+	ConfidenceNull *bool `form:"confidence[null],omitempty" json:"confidence[null],omitempty"`
+
+	// CompanyIdEq equal to
+	CompanyIdEq *openapi_types.UUID `form:"company_id[eq],omitempty" json:"company_id[eq],omitempty"`
+
+	// CompanyIdNe not equal to (empty values excluded)
+	CompanyIdNe *openapi_types.UUID `form:"company_id[ne],omitempty" json:"company_id[ne],omitempty"`
+
+	// CompanyIdIn one of these comma-separated values (at most 100)
+	CompanyIdIn *string `form:"company_id[in],omitempty" json:"company_id[in],omitempty"`
+
+	// CompanyIdNull true: empty; false: set
+	CompanyIdNull *bool `form:"company_id[null],omitempty" json:"company_id[null],omitempty"`
+
+	// CreatedAtEq equal to
+	CreatedAtEq *time.Time `form:"created_at[eq],omitempty" json:"created_at[eq],omitempty"`
+
+	// CreatedAtNe not equal to (empty values excluded)
+	CreatedAtNe *time.Time `form:"created_at[ne],omitempty" json:"created_at[ne],omitempty"`
+
+	// CreatedAtLt less than
+	CreatedAtLt *time.Time `form:"created_at[lt],omitempty" json:"created_at[lt],omitempty"`
+
+	// CreatedAtLte at most
+	CreatedAtLte *time.Time `form:"created_at[lte],omitempty" json:"created_at[lte],omitempty"`
+
+	// CreatedAtGt greater than
+	CreatedAtGt *time.Time `form:"created_at[gt],omitempty" json:"created_at[gt],omitempty"`
+
+	// CreatedAtGte at least
+	CreatedAtGte *time.Time `form:"created_at[gte],omitempty" json:"created_at[gte],omitempty"`
+
+	// CreatedAtIn one of these comma-separated values (at most 100)
+	CreatedAtIn *string `form:"created_at[in],omitempty" json:"created_at[in],omitempty"`
+
+	// CreatedAtNull true: empty; false: set
+	CreatedAtNull *bool `form:"created_at[null],omitempty" json:"created_at[null],omitempty"`
+
+	// UpdatedAtEq equal to
+	UpdatedAtEq *time.Time `form:"updated_at[eq],omitempty" json:"updated_at[eq],omitempty"`
+
+	// UpdatedAtNe not equal to (empty values excluded)
+	UpdatedAtNe *time.Time `form:"updated_at[ne],omitempty" json:"updated_at[ne],omitempty"`
+
+	// UpdatedAtLt less than
+	UpdatedAtLt *time.Time `form:"updated_at[lt],omitempty" json:"updated_at[lt],omitempty"`
+
+	// UpdatedAtLte at most
+	UpdatedAtLte *time.Time `form:"updated_at[lte],omitempty" json:"updated_at[lte],omitempty"`
+
+	// UpdatedAtGt greater than
+	UpdatedAtGt *time.Time `form:"updated_at[gt],omitempty" json:"updated_at[gt],omitempty"`
+
+	// UpdatedAtGte at least
+	UpdatedAtGte *time.Time `form:"updated_at[gte],omitempty" json:"updated_at[gte],omitempty"`
+
+	// UpdatedAtIn one of these comma-separated values (at most 100)
+	UpdatedAtIn *string `form:"updated_at[in],omitempty" json:"updated_at[in],omitempty"`
+
+	// UpdatedAtNull true: empty; false: set
+	UpdatedAtNull *bool `form:"updated_at[null],omitempty" json:"updated_at[null],omitempty"`
+
 	// Limit page size, default 50
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -569,6 +798,9 @@ type ListDealsParams struct {
 	// Cursor next_cursor of the previous page, with the same order
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
+
+// ListDealsParamsSort defines parameters for ListDeals.
+type ListDealsParamsSort string
 
 // ListDealsParamsOrder defines parameters for ListDeals.
 type ListDealsParamsOrder string
@@ -2024,6 +2256,690 @@ func NewListDealsRequest(server string, params *ListDealsParams) (*http.Request,
 
 		}
 
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Fields != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fields", *params.Fields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Ids != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids", *params.Ids, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NameEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name[eq]", *params.NameEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NameNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name[ne]", *params.NameNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NameIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name[in]", *params.NameIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NamePrefix != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name[prefix]", *params.NamePrefix, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NameNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name[null]", *params.NameNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineIdEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_id[eq]", *params.PipelineIdEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineIdNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_id[ne]", *params.PipelineIdNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineIdIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_id[in]", *params.PipelineIdIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineIdNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_id[null]", *params.PipelineIdNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineStageIdEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_stage_id[eq]", *params.PipelineStageIdEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineStageIdNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_stage_id[ne]", *params.PipelineStageIdNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineStageIdIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_stage_id[in]", *params.PipelineStageIdIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PipelineStageIdNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pipeline_stage_id[null]", *params.PipelineStageIdNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OwnerIdEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "owner_id[eq]", *params.OwnerIdEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OwnerIdNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "owner_id[ne]", *params.OwnerIdNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OwnerIdIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "owner_id[in]", *params.OwnerIdIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OwnerIdNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "owner_id[null]", *params.OwnerIdNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[eq]", *params.ValueEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[ne]", *params.ValueNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueLt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[lt]", *params.ValueLt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueLte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[lte]", *params.ValueLte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueGt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[gt]", *params.ValueGt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueGte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[gte]", *params.ValueGte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[in]", *params.ValueIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ValueNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "value[null]", *params.ValueNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[eq]", *params.ConfidenceEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[ne]", *params.ConfidenceNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceLt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[lt]", *params.ConfidenceLt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceLte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[lte]", *params.ConfidenceLte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceGt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[gt]", *params.ConfidenceGt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceGte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[gte]", *params.ConfidenceGte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[in]", *params.ConfidenceIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ConfidenceNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "confidence[null]", *params.ConfidenceNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompanyIdEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "company_id[eq]", *params.CompanyIdEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompanyIdNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "company_id[ne]", *params.CompanyIdNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompanyIdIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "company_id[in]", *params.CompanyIdIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CompanyIdNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "company_id[null]", *params.CompanyIdNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[eq]", *params.CreatedAtEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[ne]", *params.CreatedAtNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtLt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[lt]", *params.CreatedAtLt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtLte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[lte]", *params.CreatedAtLte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtGt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[gt]", *params.CreatedAtGt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtGte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[gte]", *params.CreatedAtGte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[in]", *params.CreatedAtIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedAtNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_at[null]", *params.CreatedAtNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[eq]", *params.UpdatedAtEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[ne]", *params.UpdatedAtNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtLt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[lt]", *params.UpdatedAtLt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtLte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[lte]", *params.UpdatedAtLte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtGt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[gt]", *params.UpdatedAtGt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtGte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[gte]", *params.UpdatedAtGte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[in]", *params.UpdatedAtIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedAtNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_at[null]", *params.UpdatedAtNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -3021,8 +3937,8 @@ type ListDealsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		Data       []Deals `json:"data"`
-		NextCursor *string `json:"next_cursor"`
+		Data       []DealsFields `json:"data"`
+		NextCursor *string       `json:"next_cursor"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Error
@@ -3062,8 +3978,8 @@ type ListDealsResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListDealsResponse) GetJSON200() *struct {
-	Data       []Deals `json:"data"`
-	NextCursor *string `json:"next_cursor"`
+	Data       []DealsFields `json:"data"`
+	NextCursor *string       `json:"next_cursor"`
 } {
 	return r.JSON200
 }
@@ -5365,8 +6281,8 @@ func ParseListDealsResponse(rsp *http.Response) (*ListDealsResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			Data       []Deals `json:"data"`
-			NextCursor *string `json:"next_cursor"`
+			Data       []DealsFields `json:"data"`
+			NextCursor *string       `json:"next_cursor"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

@@ -198,6 +198,11 @@ func openAPIDoc() obj {
 		}
 		schemas[r.Name] = recordSchema(r)
 		rec := ref("schemas", r.Name)
+		items := rec
+		if r.CanList() && r.CanGet() {
+			schemas[r.Name+"_fields"] = fieldsSchema(r)
+			items = ref("schemas", r.Name+"_fields")
+		}
 		coll, item := obj{}, obj{}
 		if r.CanList() {
 			params := []any{}
@@ -205,6 +210,7 @@ func openAPIDoc() obj {
 				params = append(params, obj{"name": f.Name, "in": "query", "required": false,
 					"description": "exact match", "schema": f.Schema(workspace.OpenAPIDialect, false)})
 			}
+			params = append(params, findParams(r)...)
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
 				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": workspace.MaxLimit, "default": workspace.DefaultLimit}},
 				ref("parameters", "UpdatedSince"), ref("parameters", "Order"))
@@ -221,7 +227,7 @@ func openAPIDoc() obj {
 					"headers": responseHeaders(),
 					"content": jsonContent(obj{"type": "object", "required": []string{"data", "next_cursor"},
 						"additionalProperties": false,
-						"properties": obj{"data": obj{"type": "array", "items": rec},
+						"properties": obj{"data": obj{"type": "array", "items": items},
 							"next_cursor": obj{"type": []any{"string", "null"}}}})}},
 					"400", "401", "403", "404", "405", "429", "500")}
 		}
@@ -302,9 +308,11 @@ func openAPIDoc() obj {
 		"responses": obj{"200": obj{"description": "OpenAPI 3.1 document", "content": jsonContent(obj{"type": "object"})},
 			"405": obj{"description": "Only GET is supported.", "content": jsonContent(ref("schemas", "Error"))}}}}
 	schemas["me"] = meSchema()
+	paths["/search"], schemas["search_hit"] = searchPath()
 
 	families, members := toolsets()
 	tags := []any{obj{"name": "me", "description": "What the credential resolves to."},
+		obj{"name": "search", "description": "One search across every resource the credential may read."},
 		obj{"name": "openapi", "description": "This document."}}
 	for _, f := range families {
 		tags = append(tags, obj{"name": f, "description": "The " + f + " toolset, as MCP groups it too: " +

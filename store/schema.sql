@@ -7,6 +7,18 @@
 --
 
 --
+-- Name: pg_trgm; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+
+--
+-- Name: unaccent; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
+
+--
 -- Name: app_grant(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -407,6 +419,14 @@ END
 $_$;
 
 --
+-- Name: ws_search_doc(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE LEAKPROOF PARALLEL SAFE
+    AS $_$ SELECT to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))) $_$;
+
+--
 -- Name: ws_stamp_review(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -451,6 +471,14 @@ BEGIN
   RETURN NEW;
 END
 $$;
+
+--
+-- Name: ws_unaccent(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_unaccent(text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
 
 --
 -- Name: activity; Type: TABLE; Schema: public; Owner: -
@@ -2496,6 +2524,24 @@ CREATE INDEX activity_sync ON public.activity USING btree (workspace_id, updated
 CREATE INDEX agents_keyset ON public.agents USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: agents_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX agents_name_sort ON public.agents USING btree (workspace_id, name, id);
+
+--
+-- Name: agents_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX agents_name_trgm ON public.agents USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: agents_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX agents_search ON public.agents USING gin (public.ws_search_doc(VARIADIC ARRAY[name, description]));
+
+--
 -- Name: agents_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2506,6 +2552,12 @@ CREATE INDEX agents_sync ON public.agents USING btree (workspace_id, updated_at,
 --
 
 CREATE INDEX automation_logs_keyset ON public.automation_logs USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: automation_logs_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX automation_logs_search ON public.automation_logs USING gin (public.ws_search_doc(VARIADIC ARRAY[message]));
 
 --
 -- Name: automation_logs_sync; Type: INDEX; Schema: public; Owner: -
@@ -2520,6 +2572,24 @@ CREATE INDEX automation_logs_sync ON public.automation_logs USING btree (workspa
 CREATE INDEX automations_keyset ON public.automations USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: automations_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX automations_name_sort ON public.automations USING btree (workspace_id, name, id);
+
+--
+-- Name: automations_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX automations_name_trgm ON public.automations USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: automations_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX automations_search ON public.automations USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+
+--
 -- Name: automations_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2530,6 +2600,24 @@ CREATE INDEX automations_sync ON public.automations USING btree (workspace_id, u
 --
 
 CREATE INDEX canvases_keyset ON public.canvases USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: canvases_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX canvases_name_sort ON public.canvases USING btree (workspace_id, name, id);
+
+--
+-- Name: canvases_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX canvases_name_trgm ON public.canvases USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: canvases_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX canvases_search ON public.canvases USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: canvases_sync; Type: INDEX; Schema: public; Owner: -
@@ -2550,6 +2638,12 @@ CREATE INDEX comments_entity ON public.comments USING btree (workspace_id, entit
 CREATE INDEX comments_keyset ON public.comments USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: comments_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX comments_search ON public.comments USING gin (public.ws_search_doc(VARIADIC ARRAY[content]));
+
+--
 -- Name: comments_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2568,6 +2662,24 @@ CREATE INDEX companies_industry ON public.companies USING btree (workspace_id, i
 CREATE INDEX companies_keyset ON public.companies USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: companies_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX companies_name_sort ON public.companies USING btree (workspace_id, name, id);
+
+--
+-- Name: companies_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX companies_name_trgm ON public.companies USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: companies_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX companies_search ON public.companies USING gin (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes]));
+
+--
 -- Name: companies_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2580,16 +2692,52 @@ CREATE INDEX companies_sync ON public.companies USING btree (workspace_id, updat
 CREATE INDEX competitor_reports_keyset ON public.competitor_reports USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: competitor_reports_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX competitor_reports_search ON public.competitor_reports USING gin (public.ws_search_doc(VARIADIC ARRAY[title, content]));
+
+--
 -- Name: competitor_reports_sync; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX competitor_reports_sync ON public.competitor_reports USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: competitor_reports_title_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX competitor_reports_title_sort ON public.competitor_reports USING btree (workspace_id, title, id);
+
+--
+-- Name: competitor_reports_title_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (public.ws_unaccent(title) public.gin_trgm_ops);
+
+--
 -- Name: competitor_workflows_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX competitor_workflows_keyset ON public.competitor_workflows USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: competitor_workflows_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX competitor_workflows_name_sort ON public.competitor_workflows USING btree (workspace_id, name, id);
+
+--
+-- Name: competitor_workflows_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: competitor_workflows_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX competitor_workflows_search ON public.competitor_workflows USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: competitor_workflows_sync; Type: INDEX; Schema: public; Owner: -
@@ -2658,6 +2806,24 @@ CREATE INDEX crm_files_deal ON public.crm_files USING btree (workspace_id, deal_
 CREATE INDEX crm_files_keyset ON public.crm_files USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: crm_files_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX crm_files_name_sort ON public.crm_files USING btree (workspace_id, name, id);
+
+--
+-- Name: crm_files_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: crm_files_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX crm_files_search ON public.crm_files USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+
+--
 -- Name: crm_files_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2712,10 +2878,34 @@ CREATE INDEX deal_tasks_assignee ON public.deal_tasks USING btree (workspace_id,
 CREATE INDEX deal_tasks_deal ON public.deal_tasks USING btree (workspace_id, deal_id, created_at DESC, id DESC);
 
 --
+-- Name: deal_tasks_due_date_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deal_tasks_due_date_sort ON public.deal_tasks USING btree (workspace_id, due_date, id);
+
+--
 -- Name: deal_tasks_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX deal_tasks_keyset ON public.deal_tasks USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: deal_tasks_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deal_tasks_name_sort ON public.deal_tasks USING btree (workspace_id, name, id);
+
+--
+-- Name: deal_tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: deal_tasks_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deal_tasks_search ON public.deal_tasks USING gin (public.ws_search_doc(VARIADIC ARRAY[name, description]));
 
 --
 -- Name: deal_tasks_sync; Type: INDEX; Schema: public; Owner: -
@@ -2736,6 +2926,18 @@ CREATE INDEX deals_company ON public.deals USING btree (workspace_id, company_id
 CREATE INDEX deals_keyset ON public.deals USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: deals_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deals_name_sort ON public.deals USING btree (workspace_id, name, id);
+
+--
+-- Name: deals_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deals_name_trgm ON public.deals USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
 -- Name: deals_owner; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2748,6 +2950,12 @@ CREATE INDEX deals_owner ON public.deals USING btree (workspace_id, owner_id, cr
 CREATE INDEX deals_pipeline ON public.deals USING btree (workspace_id, pipeline_id, created_at DESC, id DESC);
 
 --
+-- Name: deals_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deals_search ON public.deals USING gin (public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+
+--
 -- Name: deals_stage; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2758,6 +2966,24 @@ CREATE INDEX deals_stage ON public.deals USING btree (workspace_id, pipeline_sta
 --
 
 CREATE INDEX deals_sync ON public.deals USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: deals_value_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deals_value_sort ON public.deals USING btree (workspace_id, value, id);
+
+--
+-- Name: debt_payments_amount_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX debt_payments_amount_sort ON public.debt_payments USING btree (workspace_id, amount, id);
+
+--
+-- Name: debt_payments_date_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX debt_payments_date_sort ON public.debt_payments USING btree (workspace_id, date, id);
 
 --
 -- Name: debt_payments_debt; Type: INDEX; Schema: public; Owner: -
@@ -2784,16 +3010,58 @@ CREATE INDEX debt_payments_sync ON public.debt_payments USING btree (workspace_i
 CREATE INDEX debts_keyset ON public.debts USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: debts_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX debts_name_sort ON public.debts USING btree (workspace_id, name, id);
+
+--
+-- Name: debts_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX debts_name_trgm ON public.debts USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: debts_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX debts_search ON public.debts USING gin (public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+
+--
 -- Name: debts_sync; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX debts_sync ON public.debts USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: debts_total_amount_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX debts_total_amount_sort ON public.debts USING btree (workspace_id, total_amount, id);
+
+--
 -- Name: departments_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX departments_keyset ON public.departments USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: departments_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX departments_name_sort ON public.departments USING btree (workspace_id, name, id);
+
+--
+-- Name: departments_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX departments_name_trgm ON public.departments USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: departments_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX departments_search ON public.departments USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: departments_sync; Type: INDEX; Schema: public; Owner: -
@@ -2806,6 +3074,24 @@ CREATE INDEX departments_sync ON public.departments USING btree (workspace_id, u
 --
 
 CREATE INDEX documents_keyset ON public.documents USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: documents_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX documents_name_sort ON public.documents USING btree (workspace_id, name, id);
+
+--
+-- Name: documents_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX documents_name_trgm ON public.documents USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: documents_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX documents_search ON public.documents USING gin (public.ws_search_doc(VARIADIC ARRAY[name, content]));
 
 --
 -- Name: documents_sync; Type: INDEX; Schema: public; Owner: -
@@ -2826,10 +3112,40 @@ CREATE INDEX enrichment_cache_keyset ON public.enrichment_cache USING btree (wor
 CREATE INDEX enrichment_cache_sync ON public.enrichment_cache USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: expenses_amount_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX expenses_amount_sort ON public.expenses USING btree (workspace_id, amount, id);
+
+--
+-- Name: expenses_date_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX expenses_date_sort ON public.expenses USING btree (workspace_id, date, id);
+
+--
 -- Name: expenses_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX expenses_keyset ON public.expenses USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: expenses_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX expenses_name_sort ON public.expenses USING btree (workspace_id, name, id);
+
+--
+-- Name: expenses_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX expenses_name_trgm ON public.expenses USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: expenses_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX expenses_search ON public.expenses USING gin (public.ws_search_doc(VARIADIC ARRAY[name, type]));
 
 --
 -- Name: expenses_sync; Type: INDEX; Schema: public; Owner: -
@@ -2850,6 +3166,24 @@ CREATE INDEX expenses_type ON public.expenses USING btree (workspace_id, type, c
 CREATE INDEX finance_categories_keyset ON public.finance_categories USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: finance_categories_label_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX finance_categories_label_sort ON public.finance_categories USING btree (workspace_id, label, id);
+
+--
+-- Name: finance_categories_label_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (public.ws_unaccent(label) public.gin_trgm_ops);
+
+--
+-- Name: finance_categories_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX finance_categories_search ON public.finance_categories USING gin (public.ws_search_doc(VARIADIC ARRAY[key, label]));
+
+--
 -- Name: finance_categories_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2868,10 +3202,22 @@ CREATE INDEX hr_change_requests_keyset ON public.hr_change_requests USING btree 
 CREATE INDEX hr_change_requests_member ON public.hr_change_requests USING btree (workspace_id, member_id, created_at DESC, id DESC);
 
 --
+-- Name: hr_change_requests_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX hr_change_requests_search ON public.hr_change_requests USING gin (public.ws_search_doc(VARIADIC ARRAY[message]));
+
+--
 -- Name: hr_change_requests_sync; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX hr_change_requests_sync ON public.hr_change_requests USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: hr_contracts_date_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX hr_contracts_date_sort ON public.hr_contracts USING btree (workspace_id, date, id);
 
 --
 -- Name: hr_contracts_keyset; Type: INDEX; Schema: public; Owner: -
@@ -2886,6 +3232,18 @@ CREATE INDEX hr_contracts_keyset ON public.hr_contracts USING btree (workspace_i
 CREATE INDEX hr_contracts_member ON public.hr_contracts USING btree (workspace_id, member_id, created_at DESC, id DESC);
 
 --
+-- Name: hr_contracts_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: hr_contracts_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX hr_contracts_search ON public.hr_contracts USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+
+--
 -- Name: hr_contracts_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2898,10 +3256,40 @@ CREATE INDEX hr_contracts_sync ON public.hr_contracts USING btree (workspace_id,
 CREATE INDEX idempotency_keys_expiry ON public.idempotency_keys USING btree (expires_at);
 
 --
+-- Name: income_amount_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX income_amount_sort ON public.income USING btree (workspace_id, amount, id);
+
+--
+-- Name: income_date_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX income_date_sort ON public.income USING btree (workspace_id, date, id);
+
+--
 -- Name: income_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX income_keyset ON public.income USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: income_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX income_name_sort ON public.income USING btree (workspace_id, name, id);
+
+--
+-- Name: income_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX income_name_trgm ON public.income USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: income_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX income_search ON public.income USING gin (public.ws_search_doc(VARIADIC ARRAY[name, type]));
 
 --
 -- Name: income_sync; Type: INDEX; Schema: public; Owner: -
@@ -2922,6 +3310,24 @@ CREATE INDEX income_type ON public.income USING btree (workspace_id, type, creat
 CREATE INDEX knowledge_keyset ON public.knowledge USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: knowledge_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX knowledge_name_sort ON public.knowledge USING btree (workspace_id, name, id);
+
+--
+-- Name: knowledge_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: knowledge_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX knowledge_search ON public.knowledge USING gin (public.ws_search_doc(VARIADIC ARRAY[name, content]));
+
+--
 -- Name: knowledge_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2934,6 +3340,24 @@ CREATE INDEX knowledge_sync ON public.knowledge USING btree (workspace_id, updat
 CREATE INDEX labels_keyset ON public.labels USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: labels_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX labels_name_sort ON public.labels USING btree (workspace_id, name, id);
+
+--
+-- Name: labels_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX labels_name_trgm ON public.labels USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: labels_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX labels_search ON public.labels USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+
+--
 -- Name: labels_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2944,6 +3368,18 @@ CREATE INDEX labels_sync ON public.labels USING btree (workspace_id, updated_at,
 --
 
 CREATE INDEX leave_requests_keyset ON public.leave_requests USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: leave_requests_leave_date_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX leave_requests_leave_date_sort ON public.leave_requests USING btree (workspace_id, leave_date, id);
+
+--
+-- Name: leave_requests_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX leave_requests_search ON public.leave_requests USING gin (public.ws_search_doc(VARIADIC ARRAY[reason]));
 
 --
 -- Name: leave_requests_sync; Type: INDEX; Schema: public; Owner: -
@@ -2982,6 +3418,12 @@ CREATE INDEX metric_entries_keyset ON public.metric_entries USING btree (workspa
 CREATE INDEX metric_entries_metric ON public.metric_entries USING btree (workspace_id, metric_id, created_at DESC, id DESC);
 
 --
+-- Name: metric_entries_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX metric_entries_search ON public.metric_entries USING gin (public.ws_search_doc(VARIADIC ARRAY[note]));
+
+--
 -- Name: metric_entries_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2992,6 +3434,24 @@ CREATE INDEX metric_entries_sync ON public.metric_entries USING btree (workspace
 --
 
 CREATE INDEX metric_pages_keyset ON public.metric_pages USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: metric_pages_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX metric_pages_name_sort ON public.metric_pages USING btree (workspace_id, name, id);
+
+--
+-- Name: metric_pages_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: metric_pages_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX metric_pages_search ON public.metric_pages USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: metric_pages_sync; Type: INDEX; Schema: public; Owner: -
@@ -3006,10 +3466,28 @@ CREATE INDEX metric_pages_sync ON public.metric_pages USING btree (workspace_id,
 CREATE INDEX metrics_keyset ON public.metrics USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: metrics_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX metrics_name_sort ON public.metrics USING btree (workspace_id, name, id);
+
+--
+-- Name: metrics_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX metrics_name_trgm ON public.metrics USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
 -- Name: metrics_page; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX metrics_page ON public.metrics USING btree (workspace_id, page_id, created_at DESC, id DESC);
+
+--
+-- Name: metrics_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX metrics_search ON public.metrics USING gin (public.ws_search_doc(VARIADIC ARRAY[name, slug]));
 
 --
 -- Name: metrics_sync; Type: INDEX; Schema: public; Owner: -
@@ -3090,10 +3568,28 @@ CREATE INDEX org_chart_keyset ON public.org_chart USING btree (workspace_id, cre
 CREATE INDEX org_chart_parent ON public.org_chart USING btree (workspace_id, parent_id, created_at DESC, id DESC);
 
 --
+-- Name: org_chart_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX org_chart_search ON public.org_chart USING gin (public.ws_search_doc(VARIADIC ARRAY[title]));
+
+--
 -- Name: org_chart_sync; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX org_chart_sync ON public.org_chart USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: org_chart_title_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX org_chart_title_sort ON public.org_chart USING btree (workspace_id, title, id);
+
+--
+-- Name: org_chart_title_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (public.ws_unaccent(title) public.gin_trgm_ops);
 
 --
 -- Name: people_company; Type: INDEX; Schema: public; Owner: -
@@ -3108,10 +3604,40 @@ CREATE INDEX people_company ON public.people USING btree (workspace_id, company_
 CREATE INDEX people_email ON public.people USING btree (workspace_id, email, created_at DESC, id DESC);
 
 --
+-- Name: people_email_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_email_sort ON public.people USING btree (workspace_id, email, id);
+
+--
+-- Name: people_email_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_email_trgm ON public.people USING gin (public.ws_unaccent(email) public.gin_trgm_ops);
+
+--
 -- Name: people_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX people_keyset ON public.people USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: people_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_name_sort ON public.people USING btree (workspace_id, name, id);
+
+--
+-- Name: people_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_name_trgm ON public.people USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: people_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_search ON public.people USING gin (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"]));
 
 --
 -- Name: people_sync; Type: INDEX; Schema: public; Owner: -
@@ -3126,10 +3652,28 @@ CREATE INDEX people_sync ON public.people USING btree (workspace_id, updated_at,
 CREATE INDEX pipeline_stages_keyset ON public.pipeline_stages USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: pipeline_stages_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX pipeline_stages_name_sort ON public.pipeline_stages USING btree (workspace_id, name, id);
+
+--
+-- Name: pipeline_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
 -- Name: pipeline_stages_pipeline; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX pipeline_stages_pipeline ON public.pipeline_stages USING btree (workspace_id, pipeline_id, created_at DESC, id DESC);
+
+--
+-- Name: pipeline_stages_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX pipeline_stages_search ON public.pipeline_stages USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: pipeline_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -3144,6 +3688,24 @@ CREATE INDEX pipeline_stages_sync ON public.pipeline_stages USING btree (workspa
 CREATE INDEX pipelines_keyset ON public.pipelines USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: pipelines_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX pipelines_name_sort ON public.pipelines USING btree (workspace_id, name, id);
+
+--
+-- Name: pipelines_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: pipelines_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX pipelines_search ON public.pipelines USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+
+--
 -- Name: pipelines_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3156,10 +3718,28 @@ CREATE INDEX pipelines_sync ON public.pipelines USING btree (workspace_id, updat
 CREATE INDEX project_stages_keyset ON public.project_stages USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: project_stages_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX project_stages_name_sort ON public.project_stages USING btree (workspace_id, name, id);
+
+--
+-- Name: project_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
 -- Name: project_stages_project; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX project_stages_project ON public.project_stages USING btree (workspace_id, project_id, created_at DESC, id DESC);
+
+--
+-- Name: project_stages_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX project_stages_search ON public.project_stages USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: project_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -3172,6 +3752,24 @@ CREATE INDEX project_stages_sync ON public.project_stages USING btree (workspace
 --
 
 CREATE INDEX projects_keyset ON public.projects USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: projects_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX projects_name_sort ON public.projects USING btree (workspace_id, name, id);
+
+--
+-- Name: projects_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX projects_name_trgm ON public.projects USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: projects_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX projects_search ON public.projects USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: projects_space; Type: INDEX; Schema: public; Owner: -
@@ -3210,6 +3808,12 @@ CREATE INDEX space_members_user ON public.space_members USING btree (workspace_i
 CREATE INDEX space_updates_keyset ON public.space_updates USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: space_updates_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX space_updates_search ON public.space_updates USING gin (public.ws_search_doc(VARIADIC ARRAY[content]));
+
+--
 -- Name: space_updates_space; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3234,6 +3838,24 @@ CREATE INDEX spaces_filters ON public.spaces USING btree (workspace_id, status, 
 CREATE INDEX spaces_keyset ON public.spaces USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: spaces_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX spaces_name_sort ON public.spaces USING btree (workspace_id, name, id);
+
+--
+-- Name: spaces_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX spaces_name_trgm ON public.spaces USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: spaces_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX spaces_search ON public.spaces USING gin (public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+
+--
 -- Name: spaces_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3250,6 +3872,24 @@ CREATE INDEX task_attachments_crm_task ON public.task_attachments USING btree (w
 --
 
 CREATE INDEX task_attachments_keyset ON public.task_attachments USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: task_attachments_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX task_attachments_name_sort ON public.task_attachments USING btree (workspace_id, name, id);
+
+--
+-- Name: task_attachments_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: task_attachments_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX task_attachments_search ON public.task_attachments USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: task_attachments_sync; Type: INDEX; Schema: public; Owner: -
@@ -3270,16 +3910,40 @@ CREATE INDEX task_attachments_task ON public.task_attachments USING btree (works
 CREATE INDEX tasks_assignee ON public.tasks USING btree (workspace_id, assignee_id, created_at DESC, id DESC);
 
 --
+-- Name: tasks_due_date_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tasks_due_date_sort ON public.tasks USING btree (workspace_id, due_date, id);
+
+--
 -- Name: tasks_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX tasks_keyset ON public.tasks USING btree (workspace_id, created_at DESC, id DESC);
 
 --
+-- Name: tasks_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tasks_name_sort ON public.tasks USING btree (workspace_id, name, id);
+
+--
+-- Name: tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tasks_name_trgm ON public.tasks USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
 -- Name: tasks_project; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX tasks_project ON public.tasks USING btree (workspace_id, project_id, created_at DESC, id DESC);
+
+--
+-- Name: tasks_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tasks_search ON public.tasks USING gin (public.ws_search_doc(VARIADIC ARRAY[name, description]));
 
 --
 -- Name: tasks_space; Type: INDEX; Schema: public; Owner: -
@@ -3300,16 +3964,46 @@ CREATE INDEX tasks_stage ON public.tasks USING btree (workspace_id, stage_id, cr
 CREATE INDEX tasks_sync ON public.tasks USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: team_members_date_hired_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX team_members_date_hired_sort ON public.team_members USING btree (workspace_id, date_hired, id);
+
+--
 -- Name: team_members_department; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX team_members_department ON public.team_members USING btree (workspace_id, department_id, created_at DESC, id DESC);
 
 --
+-- Name: team_members_display_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX team_members_display_name_sort ON public.team_members USING btree (workspace_id, display_name, id);
+
+--
+-- Name: team_members_display_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (public.ws_unaccent(display_name) public.gin_trgm_ops);
+
+--
+-- Name: team_members_email_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX team_members_email_trgm ON public.team_members USING gin (public.ws_unaccent(email) public.gin_trgm_ops);
+
+--
 -- Name: team_members_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX team_members_keyset ON public.team_members USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: team_members_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX team_members_search ON public.team_members USING gin (public.ws_search_doc(VARIADIC ARRAY[display_name, email, team_role, location]));
 
 --
 -- Name: team_members_sync; Type: INDEX; Schema: public; Owner: -
@@ -3324,10 +4018,34 @@ CREATE INDEX team_members_sync ON public.team_members USING btree (workspace_id,
 CREATE INDEX team_members_user ON public.team_members USING btree (workspace_id, user_id, created_at DESC, id DESC);
 
 --
+-- Name: users_display_name_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_display_name_sort ON public.users USING btree (workspace_id, display_name, id);
+
+--
+-- Name: users_display_name_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_display_name_trgm ON public.users USING gin (public.ws_unaccent(display_name) public.gin_trgm_ops);
+
+--
 -- Name: users_email; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email));
+
+--
+-- Name: users_email_sort; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_email_sort ON public.users USING btree (workspace_id, email, id);
+
+--
+-- Name: users_email_trgm; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_email_trgm ON public.users USING gin (public.ws_unaccent(email) public.gin_trgm_ops);
 
 --
 -- Name: users_filters; Type: INDEX; Schema: public; Owner: -
@@ -3340,6 +4058,12 @@ CREATE INDEX users_filters ON public.users USING btree (workspace_id, role, stat
 --
 
 CREATE INDEX users_keyset ON public.users USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: users_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_search ON public.users USING gin (public.ws_search_doc(VARIADIC ARRAY[display_name, email]));
 
 --
 -- Name: users_sync; Type: INDEX; Schema: public; Owner: -

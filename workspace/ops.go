@@ -26,11 +26,9 @@ type Ops struct {
 	statements map[*Resource]statements
 }
 
-// statements are a resource's fixed SQL: its quoted column list, the whole Get statement
-// and the head of its list statement after the order column (listQuery puts created_at or
-// updated_at first).
+// statements are a resource's fixed SQL: its quoted column list and the whole Get statement.
 type statements struct {
-	columns, get, listFrom string
+	columns, get string
 }
 
 // Config is what the operation layer needs; cmd builds it (through restapi.Config).
@@ -55,7 +53,6 @@ func NewOps(cfg Config) *Ops {
 			columns: cols,
 			get: "SELECT row_to_json(x)::text FROM (SELECT " + cols + " FROM " + ident(r.Table) +
 				` WHERE "id" = $1::text::uuid) x`,
-			listFrom: ", x.id::text, row_to_json(x)::text FROM (SELECT " + cols + " FROM " + ident(r.Table),
 		}
 	}
 	return o

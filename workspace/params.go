@@ -2,15 +2,39 @@ package workspace
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agencyos/workspaced/store"
 )
 
-// ParseListParams reads a list's query (docs/decisions.md 4): filters of the resource, limit
-// 1-200, cursor, and for incremental sync (issue 12) updated_since and order; apikey may ride along (docs/decisions.md 7); anything else is a 400 naming the
-// valid parameters. The MCP server parses list tools' arguments with it too.
+// Typed list inputs (issue 19): REST parses a query string into ListParams
+// (ParseListParams), MCP fills them from its tool arguments, and List checks them all in
+// one place (check) before building its statement.
+
+// Condition is one operator filter, ?field[op]=value; Value is the text a query string
+// carries (a comma-separated list for in, true or false for null).
+type Condition struct {
+	Field string
+	Op    Operator
+	Value string
+}
+
+// Bounds of the finding inputs.
+const (
+	MaxIDs     = 100 // ids= per request
+	MaxInItems = 100 // values of one [in] filter
+	MaxQLen    = 200 // characters of q
+)
+
+// ParseListParams reads a list's query (docs/decisions.md 4, docs/rest.md): exact filters
+// (field=value), operator filters (field[op]=value), limit, cursor, updated_since, order,
+// q, sort, fields and ids; apikey may ride along (docs/decisions.md 7). It checks only the
+// query string's form; List checks the values (check), for REST and MCP alike.
 func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 	params := ListParams{Filters: map[string]string{}}
 	for k, vs := range q {
@@ -31,9 +55,9 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 		case "cursor":
 			params.Cursor = v
 		case "updated_since":
-			t, err := time.Parse(time.RFC3339Nano, v)
+			t, err := ParseUpdatedSince(v)
 			if err != nil {
-				return params, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, got %q", clip(v))
+				return params, err
 			}
 			params.UpdatedSince = t
 		case "order":
@@ -42,12 +66,209 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 				return params, err
 			}
 			params.Order = o
+		case "q":
+			params.Q = v
+		case "sort":
+			params.Sort = v
+		case "fields":
+			params.Fields = splitList(v)
+		case "ids":
+			params.IDs = splitList(v)
 		default:
+			if name, op, ok := strings.Cut(k, "["); ok && strings.HasSuffix(op, "]") {
+				params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
+				continue
+			}
 			if f := res.Field(k); f == nil || !f.Filter {
 				return params, unknownParam(res, k)
 			}
 			params.Filters[k] = v
 		}
 	}
+	// Map order is random: keep the statement text, and so its plan, stable.
+	slices.SortFunc(params.Where, func(a, b Condition) int { return strings.Compare(a.Field+string(a.Op), b.Field+string(b.Op)) })
 	return params, nil
+}
+
+// ParseUpdatedSince reads updated_since, an RFC 3339 timestamp.
+func ParseUpdatedSince(v string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return t, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, got %q", clip(v))
+	}
+	return t, nil
+}
+
+// ParseOrder reads order: created_at or updated_at.
+func ParseOrder(v string) (Order, error) { return parseOrder(v) }
+
+func splitList(v string) []string {
+	if v == "" {
+		return []string{}
+	}
+	return strings.Split(v, ",")
+}
+
+// checkedList is a list's inputs after check: everything List's statement needs.
+type checkedList struct {
+	limit  int
+	conds  []Condition  // operator filters, each field and value checked
+	fields []string     // the columns to return, in Columns order; nil for all
+	sortBy *Field       // nil: the order's walk
+	desc   bool         // sort=-field
+	query  *searchQuery // q, or nil
+	names  []string     // trigram fields of q
+	search []string     // searchable fields of q
+	ids    []string     // ids=, or nil
+}
+
+// check validates a list's inputs against the resource, every rule in one place: limit,
+// operator filters (field, operator, typed value), sort, fields, ids and q. Exact filters
+// are checked where the statement is built (listQuery), as they always were.
+func (params *ListParams) check(r *Resource) (*checkedList, error) {
+	c := &checkedList{limit: params.Limit}
+	if c.limit == 0 {
+		c.limit = DefaultLimit
+		if len(params.IDs) > DefaultLimit {
+			c.limit = len(params.IDs)
+		}
+	}
+	if c.limit < 1 || c.limit > MaxLimit {
+		return nil, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %d", MaxLimit, DefaultLimit, c.limit)
+	}
+	for _, cond := range params.Where {
+		if err := checkCondition(r, cond); err != nil {
+			return nil, err
+		}
+		c.conds = append(c.conds, cond)
+	}
+	if params.Sort != "" {
+		name := strings.TrimPrefix(params.Sort, "-")
+		c.desc = name != params.Sort
+		if !slices.Contains(r.SortFields(), name) {
+			if len(r.SortFields()) == 0 {
+				return nil, store.BadRequest("sort: %s answers one page and takes no sort", r.Name)
+			}
+			return nil, store.BadRequest("sort: %s sorts on %s (prefix - for descending), got %q",
+				r.Name, strings.Join(r.SortFields(), ", "), clip(params.Sort))
+		}
+		if params.Order != OrderCreated {
+			return nil, store.BadRequest("sort and order cannot be given together; sort=updated_at is order=updated_at")
+		}
+		c.sortBy = r.OpField(name)
+	}
+	if params.Fields != nil {
+		cols := Columns(r)
+		for _, f := range params.Fields {
+			if !slices.Contains(cols, f) {
+				return nil, store.BadRequest("fields: %s has no field %q; its fields are %s", r.Name, clip(f), strings.Join(cols, ", "))
+			}
+		}
+		for _, col := range cols {
+			if col == "id" || slices.Contains(params.Fields, col) {
+				c.fields = append(c.fields, col)
+			}
+		}
+	}
+	if params.IDs != nil {
+		if len(params.IDs) > MaxIDs {
+			return nil, store.BadRequest("ids: at most %d ids per request, got %d", MaxIDs, len(params.IDs))
+		}
+		for _, id := range params.IDs {
+			if !isUUID(id) {
+				return nil, store.BadRequest("ids must be comma-separated uuids, got %q", clip(id))
+			}
+		}
+		c.ids = params.IDs
+	}
+	if params.Q != "" {
+		if len(r.Searchable()) == 0 {
+			return nil, store.BadRequest("q: %s has no text to search", r.Name)
+		}
+		q, err := parseSearch(params.Q)
+		if err != nil {
+			return nil, err
+		}
+		if params.Order != OrderCreated && params.Sort == "" {
+			return nil, store.BadRequest("q walks by relevance and cannot be given with order; give sort to walk otherwise")
+		}
+		c.query, c.search, c.names = q, r.Searchable(), r.NameFields()
+	}
+	return c, nil
+}
+
+// checkCondition checks one operator filter: a field that takes operators, an operator
+// its type takes, values of its type.
+func checkCondition(r *Resource, c Condition) error {
+	f := r.OpField(c.Field)
+	if f == nil {
+		var names []string
+		for _, f := range r.OpFields() {
+			names = append(names, f.Name)
+		}
+		if len(names) == 0 {
+			return store.BadRequest("%s[%s]: %s takes no operator filters", c.Field, clip(string(c.Op)), r.Name)
+		}
+		return store.BadRequest("%s[%s]: %s has no field %q taking operators; fields taking them are %s",
+			c.Field, clip(string(c.Op)), r.Name, clip(c.Field), strings.Join(names, ", "))
+	}
+	if !slices.Contains(ops(f), c.Op) {
+		return store.BadRequest("%s[%s]: %s takes the operators %s", f.Name, clip(string(c.Op)), f.Name, operatorList(ops(f)))
+	}
+	values := []string{c.Value}
+	switch c.Op {
+	case OpNull:
+		if c.Value != "true" && c.Value != "false" {
+			return store.BadRequest("%s[null] must be true or false, got %q", f.Name, clip(c.Value))
+		}
+		return nil
+	case OpIn:
+		values = strings.Split(c.Value, ",")
+		if len(values) > MaxInItems {
+			return store.BadRequest("%s[in] takes at most %d comma-separated values, got %d", f.Name, MaxInItems, len(values))
+		}
+	}
+	for _, v := range values {
+		if p := textProblem(f, v); p != "" {
+			return store.BadRequest("%s[%s] %s", f.Name, c.Op, p)
+		}
+		if c.Op == OpPrefix {
+			continue // any text is a prefix
+		}
+		if parse := fieldTypes[f.Type].filter; parse == nil || !parse(f, v) {
+			return store.BadRequest("%s[%s] takes %s, got %q", f.Name, c.Op, describe(f), clip(v))
+		}
+	}
+	return nil
+}
+
+// searchQuery is q made safe for to_tsquery: its words, each a prefix, all required; and
+// its text for trigram similarity.
+type searchQuery struct {
+	tsquery string // "acme:* & corp:*"
+	text    string // the words joined by spaces
+	typos   bool   // long enough for trigram similarity to mean something
+}
+
+// minTypoLen is the shortest q forgiven a typo: shorter words are prefixes already, and
+// their few trigrams make most names candidates the trigram index must recheck
+// (TestFindPlansUseTheirIndexes: "acme" read 466 buffers of 10,000 deals).
+const minTypoLen = 5
+
+// parseSearch splits q into words of letters and digits: anything else separates words, so
+// no tsquery operator reaches PostgreSQL.
+func parseSearch(q string) (*searchQuery, error) {
+	if !utf8.ValidString(q) || strings.IndexByte(q, 0) >= 0 || utf8.RuneCountInString(q) > MaxQLen {
+		return nil, store.BadRequest("q must be valid UTF-8 text without NUL of at most %d characters", MaxQLen)
+	}
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return nil, store.BadRequest("q must contain a letter or digit, got %q", clip(q))
+	}
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = w + ":*"
+	}
+	text := strings.Join(words, " ")
+	return &searchQuery{tsquery: strings.Join(parts, " & "), text: text, typos: utf8.RuneCountInString(text) >= minTypoLen}, nil
 }

@@ -103,22 +103,7 @@ var parentLookups = map[string]bool{"task_attachments": true, "comments": true, 
 // the keyset walk, the rows it returns and its buffers.
 func checkListPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource, params workspace.ListParams, when string) {
 	t.Helper()
-	ctx := context.Background()
-	sql, args, err := ops.ListSQLForTest(ctx, reader, r.Name, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw []byte
-	err = s.InTx(ctx, reader, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args...).Scan(&raw)
-	})
-	if err != nil {
-		t.Fatalf("%s: explain: %v", when, err)
-	}
-	var doc []struct{ Plan planNode }
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	sql, doc := explainList(t, s, ops, reader, r, params, when)
 	top := doc[0].Plan
 	want := workspace.DefaultLimit
 	switch {
@@ -164,6 +149,30 @@ func checkListPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 		pretty, _ := json.MarshalIndent(doc, "", " ")
 		t.Errorf("%s, %s: %s\n%s\n%s", r.Name, when, strings.Join(problems, "; "), sql, pretty)
 	}
+}
+
+// explainList runs EXPLAIN (ANALYZE, BUFFERS) of the statement List runs for params, as
+// the reader, and returns the statement and the plan.
+func explainList(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
+	params workspace.ListParams, when string) (string, []struct{ Plan planNode }) {
+	t.Helper()
+	ctx := context.Background()
+	sql, args, err := ops.ListSQLForTest(ctx, reader, r.Name, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []byte
+	err = s.InTx(ctx, reader, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args...).Scan(&raw)
+	})
+	if err != nil {
+		t.Fatalf("%s: explain: %v", when, err)
+	}
+	var doc []struct{ Plan planNode }
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return sql, doc
 }
 
 // planNode is the part of EXPLAIN's JSON the check reads.

@@ -1,17 +1,14 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store"
@@ -44,6 +41,16 @@ type ListParams struct {
 	// Order is the walk's order: newest created first (the default), or least recently
 	// updated first, which incremental sync walks (issue 12).
 	Order Order
+	// Where are operator filters, ?field[op]=value (listparams.go).
+	Where []Condition
+	// Q is a text search; the list walks by relevance, then newest first.
+	Q string
+	// Sort is a sortable field, prefixed with - for descending; "" walks in Order.
+	Sort string
+	// Fields are the fields to return (id always); nil returns all.
+	Fields []string
+	// IDs keeps only these records (a batch read); nil keeps all.
+	IDs []string
 }
 
 // Order is the order a list walks its records in.
@@ -134,140 +141,6 @@ func param(n int, t Type) string {
 		return fmt.Sprintf("$%d::text[]::%s", n, t.SQLType())
 	}
 	return fmt.Sprintf("$%d::text::%s", n, t.SQLType())
-}
-
-// List returns one page of the resource as the actor sees it, newest first by keyset on
-// (created_at, id), or in order=updated_at least recently updated first by keyset on
-// (updated_at, id). Errors: unknown_resource, method_not_allowed, insufficient_scope,
-// insufficient_permission, bad_request (unknown filter, bad filter value, bad limit or
-// cursor).
-func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*Page, error) {
-	if err := admit(p, r, OpList); err != nil {
-		return nil, err
-	}
-	if err := checkMember(p, r, OpList); err != nil {
-		return nil, err
-	}
-	limit := params.Limit
-	if limit == 0 {
-		limit = DefaultLimit
-	}
-	if limit < 1 || limit > MaxLimit {
-		return nil, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %d", MaxLimit, DefaultLimit, limit)
-	}
-	sql, args, key, err := o.listQuery(ctx, p, r, params, limit)
-	if err != nil {
-		return nil, err
-	}
-
-	var buf bytes.Buffer
-	buf.WriteByte('[')
-	var last position
-	n := 0
-	query := o.store.Query
-	if params.Order == OrderUpdated {
-		query = o.store.QuerySync
-	}
-	err = query(ctx, p, sql, args, func(rows pgx.Rows) error {
-		var at time.Time
-		var id string
-		var rec []byte
-		for rows.Next() {
-			if n == limit {
-				n++ // a next page exists
-				break
-			}
-			if err := rows.Scan(&at, &id, &rec); err != nil {
-				return err
-			}
-			if n > 0 {
-				buf.WriteByte(',')
-			}
-			buf.Write(rec)
-			last = position{at: at, order: params.Order}
-			last.id, _ = uuid.Parse(id)
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, readError(err)
-	}
-	buf.WriteByte(']')
-	page := &Page{Data: buf.Bytes()}
-	if r.Paged && n > limit {
-		c := encodeCursor(key, r.Name, last)
-		page.NextCursor = &c
-	}
-	return page, nil
-}
-
-// listQuery builds a list statement from the catalogue: typed exact-match filters as
-// parameters, updated_since, the keyset condition of the cursor in the list's order, one
-// row more than the limit on paged resources. It returns the cursor key for the next
-// page's cursor. Each order walks its own index, (workspace_id, created_at DESC, id DESC)
-// or (workspace_id, updated_at, id), so a page at depth costs what the first page costs.
-func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams, limit int) (sql string, args []any, key []byte, err error) {
-	var where []string
-	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
-		v, ok := params.Filters[f.Name]
-		if !ok {
-			continue
-		}
-		if _, err := checkFilter(r, f.Name, v); err != nil {
-			return "", nil, nil, err
-		}
-		if f.Name == "entity_type" && r.Entities != nil { // comments and activity on deals also need crm
-			if err := checkFeature(p, entityFeature(r, v), OpList, fmt.Sprintf("listing %s of %s", r.Name, v)); err != nil {
-				return "", nil, nil, err
-			}
-		}
-		args = append(args, v)
-		where = append(where, ident(f.Name)+" = "+param(len(args), f.Type))
-	}
-	for name := range params.Filters {
-		if f := r.Field(name); f == nil || !f.Filter {
-			return "", nil, nil, unknownParam(r, name)
-		}
-	}
-	if !params.UpdatedSince.IsZero() {
-		args = append(args, params.UpdatedSince)
-		where = append(where, fmt.Sprintf(`"updated_at" >= $%d::timestamptz`, len(args)))
-	}
-	col, after, dir := "created_at", "<", "DESC"
-	if params.Order == OrderUpdated {
-		col, after, dir = "updated_at", ">", "ASC"
-		// Incremental sync: never past a transaction still in flight (store.QuerySync).
-		where = append(where, `"updated_at" < `+store.SyncHorizon)
-	}
-	if r.Paged {
-		if key, err = o.key(ctx); err != nil {
-			return "", nil, nil, err
-		}
-	}
-	if params.Cursor != "" {
-		if !r.Paged {
-			return "", nil, nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
-		}
-		pos, err := decodeCursor(key, r.Name, params.Order, params.Cursor)
-		if err != nil {
-			return "", nil, nil, err
-		}
-		args = append(args, pos.at, pos.id.String())
-		where = append(where, fmt.Sprintf(`(%s, "id") %s ($%d::timestamptz, $%d::text::uuid)`, ident(col), after, len(args)-1, len(args)))
-	}
-	fetch := limit
-	if r.Paged {
-		fetch++ // one more row than asked tells whether there is a next page
-	}
-	sql = "SELECT x." + col + o.statements[r].listFrom
-	if len(where) > 0 {
-		sql += " WHERE " + strings.Join(where, " AND ")
-	}
-	sql += " ORDER BY " + ident(col) + " " + dir + `, "id" ` + dir + " LIMIT " + strconv.Itoa(fetch) +
-		") x ORDER BY x." + col + " " + dir + ", x.id " + dir
-
-	return sql, args, key, nil
 }
 
 // Get returns one record by id as the actor sees it. Errors: unknown_resource,

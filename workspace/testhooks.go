@@ -15,12 +15,11 @@ import (
 
 // ListSQLForTest returns the statement and arguments List runs for params.
 func (o *Ops) ListSQLForTest(ctx context.Context, p *store.Principal, resource string, params ListParams) (string, []any, error) {
-	limit := params.Limit
-	if limit == 0 {
-		limit = DefaultLimit
+	st, err := o.listQuery(ctx, p, Lookup(resource), params)
+	if err != nil {
+		return "", nil, err
 	}
-	sql, args, _, err := o.listQuery(ctx, p, Lookup(resource), params, limit)
-	return sql, args, err
+	return st.sql, st.args, nil
 }
 
 // GetSQLForTest returns the statement Get runs (its one argument is the id).

@@ -197,7 +197,7 @@ func TestMCPRemoteEndToEnd(t *testing.T) {
 	first.finish(init)
 
 	tools := toolList(first.request("tools/list", map[string]any{}))
-	for _, want := range []string{"me", "find_tools", "call_tool", "list_deals", "create_tasks"} {
+	for _, want := range []string{"me", "search", "find_tools", "call_tool", "list_deals", "create_tasks"} {
 		if !slices.Contains(tools, want) {
 			t.Fatalf("tools/list through mcp-remote lacks %s: %v", want, tools)
 		}
@@ -235,7 +235,7 @@ func TestMCPRemoteEndToEnd(t *testing.T) {
 	view.finish(init)
 	tools = toolList(view.request("tools/list", map[string]any{}))
 	slices.Sort(tools)
-	want := []string{"call_tool", "find_tools", "get_deal_tasks", "get_tasks", "list_deal_tasks", "list_tasks", "me"}
+	want := []string{"call_tool", "find_tools", "get_deal_tasks", "get_tasks", "list_deal_tasks", "list_tasks", "me", "search"}
 	if !slices.Equal(tools, want) {
 		t.Fatalf("tools/list on /mcp/x/tasks/readonly: %v, want %v", tools, want)
 	}

@@ -44,7 +44,8 @@ let cursor: string | undefined;
 for (;;) {
   const page = must("GET /deals", await client.GET("/deals", { params: { query: { limit: 1, cursor } } }));
   for (const d of page.data) {
-    deals.push({ id: d.id, value: d.value });
+    // A list record carries the fields asked for with fields= (all by default), so each may be absent.
+    deals.push({ id: d.id, value: d.value ?? null });
   }
   if (page.next_cursor === null) break;
   cursor = page.next_cursor;

@@ -1,0 +1,100 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+// TestFindingWithTheTypeScriptSDK: the official SDK, with an agent key, finds records in
+// one call each (issue 19): search across resources, list_ with q, where, sort, fields and
+// a batch read by id; every result validated against the tool's output schema. A private
+// task of the admin's never appears to the agent, in search or in list_tasks with q.
+func TestFindingWithTheTypeScriptSDK(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	key, admin := f.Agent.Key, e.token(f.Admin)
+	pipeline := e.mustCreate(t, key, "pipelines", `{"name":"Sales"}`)["id"].(string)
+	var deals []string
+	for _, d := range []string{`"name":"Acme Corp","value":500`, `"name":"Globex","value":100`, `"name":"Crème Brûlée","value":300`} {
+		deals = append(deals, e.mustCreate(t, key, "deals", `{`+d+`,"pipeline_id":"`+pipeline+`"}`)["id"].(string))
+	}
+	space := e.mustCreate(t, admin, "spaces", `{"name":"Client"}`)["id"].(string)
+	e.mustCreate(t, admin, "tasks", `{"name":"Acme secret","space_id":"`+space+`","is_private":true}`)
+	e.mustCreate(t, admin, "tasks", `{"name":"Acme kickoff","space_id":"`+space+`"}`)
+
+	calls := []sdkCall{
+		{Name: "search", Arguments: map[string]any{"q": "acme"}},
+		{Name: "search", Arguments: map[string]any{"q": "creme", "types": []string{"deals"}}},
+		{Name: "list_deals", Arguments: map[string]any{"q": "acm"}},
+		{Name: "list_deals", Arguments: map[string]any{"where": []any{map[string]any{"field": "value", "op": "gte", "value": "300"}},
+			"sort": "-value"}},
+		{Name: "list_deals", Arguments: map[string]any{"fields": "name", "sort": "name"}},
+		{Name: "list_deals", Arguments: map[string]any{"where": []any{map[string]any{"field": "id", "op": "in", "value": deals[0] + "," + deals[2]}}}},
+		{Name: "list_tasks", Arguments: map[string]any{"q": "acme"}},
+		{Name: "list_deals", Arguments: map[string]any{"where": []any{map[string]any{"field": "name", "op": "lt", "value": "b"}}}},
+		{Name: "find_tools", Arguments: map[string]any{"query": "find a deal by name"}},
+	}
+	out := runAgentKeySDK(t, e, key, calls)
+	data := func(i int) []map[string]any {
+		var recs []map[string]any
+		raw, _ := json.Marshal(out.Results[i].StructuredContent["data"])
+		_ = json.Unmarshal(raw, &recs)
+		return recs
+	}
+	field := func(recs []map[string]any, k string) []string {
+		var s []string
+		for _, r := range recs {
+			s = append(s, r[k].(string))
+		}
+		return s
+	}
+	for i, r := range out.Results[:7] {
+		if r.IsError || r.StructuredContent == nil {
+			t.Fatalf("%s %v: error %v, text %s", calls[i].Name, calls[i].Arguments, r.IsError, r.Text)
+		}
+	}
+	hits := data(0)
+	if got := field(hits, "title"); !slices.Equal(got, []string{"Acme Corp", "Acme kickoff"}) && !slices.Equal(got, []string{"Acme kickoff", "Acme Corp"}) {
+		t.Errorf("search acme: %v", hits)
+	}
+	if got := field(data(1), "title"); !slices.Equal(got, []string{"Crème Brûlée"}) {
+		t.Errorf("search creme in deals: %v", got)
+	}
+	if got := field(data(2), "name"); !slices.Equal(got, []string{"Acme Corp"}) {
+		t.Errorf("list_deals q=acm: %v", got)
+	}
+	if got := field(data(3), "name"); !slices.Equal(got, []string{"Acme Corp", "Crème Brûlée"}) {
+		t.Errorf("list_deals value >= 300, -value: %v", got)
+	}
+	if recs := data(4); len(recs) != 3 || len(recs[0]) != 2 || recs[0]["name"] != "Acme Corp" {
+		t.Errorf("list_deals fields=name sorted: %v", recs)
+	}
+	if got := field(data(5), "id"); len(got) != 2 || !slices.Contains(got, deals[0]) || !slices.Contains(got, deals[2]) {
+		t.Errorf("list_deals where id in: %v", got)
+	}
+	if got := field(data(6), "name"); !slices.Equal(got, []string{"Acme kickoff"}) {
+		t.Errorf("list_tasks q=acme as the agent: %v", got)
+	}
+	// The default summary: a deal's main fields, not its notes or links.
+	if d := data(2)[0]; d["value"] == nil || d["pipeline_id"] != nil || d["owner_id"] != nil || len(d) != 5 {
+		t.Errorf("list_deals summary: %v", d)
+	}
+	if r := out.Results[7]; !r.IsError || !strings.Contains(r.Text, "name[lt]") || !strings.Contains(r.Text, "prefix") {
+		t.Errorf("where name lt: %v %s", r.IsError, r.Text)
+	}
+	var found struct{ Tools []struct{ Name string } }
+	raw, _ := json.Marshal(out.Results[8].StructuredContent)
+	_ = json.Unmarshal(raw, &found)
+	var names []string
+	for _, tl := range found.Tools {
+		names = append(names, tl.Name)
+	}
+	if len(names) < 2 || !slices.Contains(names[:2], "search") || !slices.Contains(names[:2], "list_deals") {
+		t.Errorf("find_tools \"find a deal by name\": %v, want search and list_deals first", names)
+	}
+}

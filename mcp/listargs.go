@@ -1,0 +1,138 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+// List tools' arguments fill workspace.ListParams directly (issue 18 item 2, issue 19): no
+// query string in between; the operation layer checks them as it checks REST's.
+
+// condition is one item of a list tool's where argument.
+type condition struct {
+	Field string          `json:"field"`
+	Op    string          `json:"op"`
+	Value json.RawMessage `json:"value"`
+}
+
+// listParams reads a list tool's arguments: limit, cursor, updated_since, order, q, sort,
+// fields, ids, where (on id, a batch read as ids), and any other name as an exact filter (List refuses unknown ones,
+// naming the valid filters). Without fields, a resource with a summary lists its summary.
+func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspace.ListParams, error) {
+	params := workspace.ListParams{Filters: map[string]string{}}
+	var err error
+	for k, v := range args {
+		switch k {
+		case "limit":
+			n, perr := strconv.Atoi(queryValue(v))
+			if perr != nil || n < 1 {
+				return params, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %s",
+					workspace.MaxLimit, workspace.DefaultLimit, clipArg(v))
+			}
+			params.Limit = n
+		case "cursor":
+			err = decodeArg(k, v, &params.Cursor)
+		case "updated_since":
+			params.UpdatedSince, err = workspace.ParseUpdatedSince(queryValue(v))
+		case "order":
+			params.Order, err = workspace.ParseOrder(queryValue(v))
+		case "q":
+			err = decodeArg(k, v, &params.Q)
+		case "sort":
+			err = decodeArg(k, v, &params.Sort)
+		case "fields": // comma-separated as REST's, or an array
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				params.Fields = strings.Split(s, ",")
+			} else {
+				err = decodeArg(k, v, &params.Fields)
+			}
+		case "ids":
+			err = decodeArg(k, v, &params.IDs)
+		case "where":
+			var where []condition
+			if err = decodeArg(k, v, &where); err == nil {
+				for _, c := range where {
+					value := queryValue(c.Value)
+					var list []json.RawMessage
+					if json.Unmarshal(c.Value, &list) == nil { // [in] as an array
+						items := make([]string, len(list))
+						for i, item := range list {
+							items[i] = queryValue(item)
+						}
+						value = strings.Join(items, ",")
+					}
+					if c.Field == "id" { // a batch read: REST's ids=
+						if c.Op != string(workspace.OpIn) && c.Op != string(workspace.OpEq) {
+							return params, store.BadRequest("where on id takes the operators in (up to %d ids) and eq, got %q", workspace.MaxIDs, c.Op)
+						}
+						params.IDs = append(params.IDs, strings.Split(value, ",")...)
+						continue
+					}
+					params.Where = append(params.Where, workspace.Condition{Field: c.Field, Op: workspace.Operator(c.Op), Value: value})
+				}
+			}
+		default:
+			params.Filters[k] = queryValue(v)
+		}
+		if err != nil {
+			return params, err
+		}
+	}
+	if params.Fields == nil {
+		params.Fields = r.Summary()
+	}
+	return params, nil
+}
+
+// decodeArg reads one argument into its Go type, or says what it must be.
+func decodeArg(name string, v json.RawMessage, into any) error {
+	if json.Unmarshal(v, into) == nil {
+		return nil
+	}
+	want := map[string]string{"where": "an array of {field, op, value} objects", "fields": "comma-separated field names",
+		"ids": "an array of uuid strings"}[name]
+	if want == "" {
+		want = "a string"
+	}
+	return store.BadRequest("%s must be %s, got %s", name, want, clipArg(v))
+}
+
+func clipArg(v json.RawMessage) string {
+	if len(v) > 60 {
+		return string(v[:60]) + "..."
+	}
+	return string(v)
+}
+
+// findProperties are a list tool's finding arguments: q where the resource has text, sort
+// on its sortable fields, fields and ids where get_ describes its records, and where over
+// its fields taking operators. Field names are patterns rather than enums, and operators
+// and their meaning are said once in the server instructions: every byte of tools/list is
+// paid on every turn, and the default list stays within 24 KB (docs/mcp.md).
+func findProperties(r *workspace.Resource, props map[string]*jsonschema.Schema) {
+	if len(r.Searchable()) > 0 {
+		props["q"] = typed("string")
+	}
+	if sorts := r.SortFields(); len(sorts) > 0 {
+		props["sort"] = &jsonschema.Schema{Type: "string", Pattern: "^-?(" + strings.Join(sorts, "|") + ")$"}
+	}
+	var fields []string
+	if r.CanGet() {
+		props["fields"] = typed("string")
+		fields = append(fields, "id") // where id in: a batch read
+	}
+	for _, f := range r.OpFields() {
+		fields = append(fields, f.Name)
+	}
+	if len(fields) > 0 {
+		props["where"] = &jsonschema.Schema{Type: "array", Items: object(map[string]*jsonschema.Schema{
+			"field": {Type: "string", Pattern: "^(" + strings.Join(fields, "|") + ")$"}})}
+	}
+}

@@ -1,0 +1,61 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+// The search tool runs GET /v1/search's operation (workspace.Ops.Search): always listed
+// beside me, find_tools and call_tool, since finding a record by name is where most
+// questions start (issue 19).
+const toolSearch = "search"
+
+func (s *Server) searchTool() toolSpec {
+	args := input(map[string]*jsonschema.Schema{
+		"q":      typed("string"),
+		"types":  {Type: "array", Items: typed("string")},
+		"limit":  typed("integer"),
+		"cursor": typed("string"),
+	}, "q")
+	output := object(map[string]*jsonschema.Schema{
+		"data":        {Type: "array", Items: typed("object")},
+		"next_cursor": nullable("string"),
+	}, "data", "next_cursor")
+	// find_tools sends "find / look up / search ... by name" here (and to the list tools).
+	terms := map[string]int{}
+	for _, w := range words("search find look lookup name named called") {
+		terms[w] = weightName
+	}
+	return toolSpec{run: s.runSearch, terms: terms, tool: newTool(toolSearch, "Find records by name or text in all you may read; best first.",
+		args, output, hints(true, true, false))}
+}
+
+func (s *Server) runSearch(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	p := httpx.PrincipalFrom(ctx)
+	if p == nil {
+		return nil, errors.New("mcp: search without an authenticated principal")
+	}
+	var args workspace.SearchParams
+	if err := decodeArgs(req, &struct {
+		Q      *string   `json:"q"`
+		Types  *[]string `json:"types"`
+		Limit  *int      `json:"limit"`
+		Cursor *string   `json:"cursor"`
+	}{&args.Q, &args.Types, &args.Limit, &args.Cursor}); err != nil {
+		return s.toolError(ctx, err), nil
+	}
+	if err := s.takeRate(ctx, p); err != nil {
+		return s.toolError(ctx, err), nil
+	}
+	page, err := s.cfg.Ops.Search(ctx, p, args)
+	if err != nil {
+		return s.toolError(ctx, err), nil
+	}
+	return toolResult(true, &result{data: page.Data, nextCursor: page.NextCursor})
+}

@@ -1,0 +1,361 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// List returns one page of the resource as the actor sees it (docs/rest.md): newest first by
+// keyset on (created_at, id); in order=updated_at least recently updated first by keyset on
+// (updated_at, id); with sort= by keyset on (field, id); with q= by relevance, then newest
+// first, by keyset on (rank, created_at, id). Errors: unknown_resource, method_not_allowed,
+// insufficient_scope, insufficient_permission, bad_request (unknown filter, field or sort,
+// an operator the field does not take, a bad value, limit, cursor, q or ids).
+func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*Page, error) {
+	if err := admit(p, r, OpList); err != nil {
+		return nil, err
+	}
+	if err := checkMember(p, r, OpList); err != nil {
+		return nil, err
+	}
+	q, err := o.listQuery(ctx, p, r, params)
+	if err != nil {
+		return nil, err
+	}
+
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	var lastAt time.Time
+	lastKeys := make([]*string, len(q.walk.keys))
+	var lastID string
+	n := 0
+	query := o.store.Query
+	if q.sync {
+		query = o.store.QuerySync
+	}
+	err = query(ctx, p, q.sql, q.args, func(rows pgx.Rows) error {
+		var rec []byte
+		dest := make([]any, 0, len(lastKeys)+2)
+		if q.walk.legacy {
+			dest = append(dest, &lastAt)
+		} else {
+			for i := range lastKeys {
+				dest = append(dest, &lastKeys[i])
+			}
+		}
+		dest = append(dest, &lastID, &rec)
+		for rows.Next() {
+			if n == q.limit {
+				n++ // a next page exists
+				break
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			if n > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(rec)
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, readError(err)
+	}
+	buf.WriteByte(']')
+	page := &Page{Data: buf.Bytes()}
+	if r.Paged && n > q.limit {
+		var c string
+		if q.walk.legacy {
+			pos := position{at: lastAt, order: params.Order}
+			pos.id, _ = uuid.Parse(lastID)
+			c = encodeCursor(q.key, r.Name, pos)
+		} else {
+			c = encodeKeyCursor(q.key, r.Name, keyPosition{Walk: q.walk.spec, Keys: lastKeys, ID: lastID})
+		}
+		page.NextCursor = &c
+	}
+	return page, nil
+}
+
+// listStatement is a list's statement with what List needs to read its rows.
+type listStatement struct {
+	sql   string
+	args  []any
+	key   []byte // the cursor key, on paged resources
+	walk  walk
+	limit int
+	sync  bool // walks updated_at ascending: run with store.QuerySync
+}
+
+// walk is the order a list's keyset follows: its keys before id, all in one direction.
+type walk struct {
+	keys   []walkKey
+	desc   bool
+	legacy bool   // the order's walk: one timestamp key, the cursor of cursor.go
+	spec   string // names the walk in its cursors (cursor_keys.go)
+}
+
+// walkKey is one sort key: an expression over the table's columns, its name in the page
+// subquery, its type, and whether it may be NULL (sorted last ascending, first descending,
+// as a btree index on it walks).
+type walkKey struct {
+	expr, alias, sqlType string
+	nullable             bool
+}
+
+// listQuery builds a list statement from the catalogue and the checked inputs: typed
+// exact and operator filters, ids, q, updated_since and the keyset condition of the
+// cursor as parameters, one row more than the limit on paged resources. Each walk has its
+// index: (workspace_id, created_at DESC, id DESC), (workspace_id, updated_at, id),
+// (workspace_id, field, id) for each sortable field (migration 00019), so a page at depth
+// costs what the first page costs; q reads the matches through the search indexes and
+// sorts them by rank.
+func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*listStatement, error) {
+	c, err := params.check(r)
+	if err != nil {
+		return nil, err
+	}
+	st := &listStatement{limit: c.limit}
+	var where []string
+	add := func(v any) int {
+		st.args = append(st.args, v)
+		return len(st.args)
+	}
+	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
+		v, ok := params.Filters[f.Name]
+		if !ok {
+			continue
+		}
+		if _, err := checkFilter(r, f.Name, v); err != nil {
+			return nil, err
+		}
+		if err := checkEntityFilter(p, r, f.Name, v); err != nil {
+			return nil, err
+		}
+		where = append(where, ident(f.Name)+" = "+param(add(v), f.Type))
+	}
+	for name := range params.Filters {
+		if f := r.Field(name); f == nil || !f.Filter {
+			return nil, unknownParam(r, name)
+		}
+	}
+	for _, cond := range c.conds {
+		if cond.Op == OpEq || cond.Op == OpIn {
+			for _, v := range strings.Split(cond.Value, ",") {
+				if err := checkEntityFilter(p, r, cond.Field, v); err != nil {
+					return nil, err
+				}
+			}
+		}
+		where = append(where, conditionSQL(r.OpField(cond.Field), cond, add))
+	}
+	if c.ids != nil {
+		where = append(where, fmt.Sprintf(`"id" = ANY($%d::text[]::uuid[])`, add(c.ids)))
+	}
+	if !params.UpdatedSince.IsZero() {
+		where = append(where, fmt.Sprintf(`"updated_at" >= $%d::timestamptz`, add(params.UpdatedSince)))
+	}
+	var rank string
+	if c.query != nil {
+		var match string
+		match, rank = searchSQL(c, add)
+		where = append(where, match)
+	}
+	st.walk = walkOf(params, c, rank)
+	if params.Order == OrderUpdated || params.Sort == "updated_at" {
+		// Incremental sync, by order or sort: never past a transaction still in flight
+		// (store.QuerySync), so each committed change comes in some walk.
+		st.sync = true
+		where = append(where, `"updated_at" < `+store.SyncHorizon)
+	}
+	if r.Paged {
+		if st.key, err = o.key(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if params.Cursor != "" {
+		if !r.Paged {
+			return nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
+		}
+		cond, err := st.walk.after(st.key, r.Name, params, add)
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, cond)
+	}
+	fetch := c.limit
+	if r.Paged {
+		fetch++ // one more row than asked tells whether there is a next page
+	}
+
+	dir := " ASC"
+	if st.walk.desc {
+		dir = " DESC"
+	}
+	var inner, outer, keys []string
+	for _, k := range st.walk.keys {
+		inner = append(inner, k.expr+dir)
+		outer = append(outer, "y."+ident(k.alias)+dir)
+		if st.walk.legacy {
+			keys = append(keys, "y."+ident(k.alias))
+		} else {
+			keys = append(keys, "y."+ident(k.alias)+"::text")
+		}
+	}
+	cols := o.statements[r].columns
+	if rank != "" {
+		cols += ", " + rank + ` AS "_rank"`
+	}
+	rec := "row_to_json(y)::text"
+	if c.fields != nil || rank != "" {
+		shown := c.fields
+		if shown == nil {
+			shown = Columns(r)
+		}
+		for i, f := range shown {
+			shown[i] = "y." + ident(f)
+		}
+		rec = "(SELECT row_to_json(x)::text FROM (SELECT " + strings.Join(shown, ", ") + ") x)"
+	}
+	sql := "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (SELECT " + cols + " FROM " + ident(r.Table)
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	sql += " ORDER BY " + strings.Join(inner, ", ") + `, "id"` + dir + " LIMIT " + strconv.Itoa(fetch) +
+		") y ORDER BY " + strings.Join(outer, ", ") + ", y.id" + dir
+	st.sql = sql
+	return st, nil
+}
+
+// checkEntityFilter is the second gate of a filter naming an entity type: comments and
+// activity of deals also need crm.
+func checkEntityFilter(p *store.Principal, r *Resource, field, v string) error {
+	if field != "entity_type" || r.Entities == nil {
+		return nil
+	}
+	return checkFeature(p, entityFeature(r, v), OpList, fmt.Sprintf("listing %s of %s", r.Name, v))
+}
+
+// walkOf picks the list's walk: sort= first, then q's relevance, then the order.
+func walkOf(params ListParams, c *checkedList, rank string) walk {
+	switch {
+	case c.sortBy != nil:
+		f := c.sortBy
+		nullable := f != &createdAtField && f != &updatedAtField
+		spec := params.Sort
+		if c.query != nil {
+			spec = "q," + spec
+		}
+		return walk{keys: []walkKey{{expr: ident(f.Name), alias: f.Name, sqlType: f.Type.SQLType(), nullable: nullable}},
+			desc: c.desc, spec: spec}
+	case rank != "":
+		return walk{keys: []walkKey{{expr: rank, alias: "_rank", sqlType: "real"},
+			{expr: `"created_at"`, alias: "created_at", sqlType: "timestamptz"}}, desc: true, spec: "q"}
+	case params.Order == OrderUpdated:
+		return walk{keys: []walkKey{{expr: `"updated_at"`, alias: "updated_at"}}, legacy: true}
+	}
+	return walk{keys: []walkKey{{expr: `"created_at"`, alias: "created_at"}}, desc: true, legacy: true}
+}
+
+// after is the keyset condition of the page after the cursor's position.
+func (w walk) after(key []byte, resource string, params ListParams, add func(any) int) (string, error) {
+	cmp := " > "
+	if w.desc {
+		cmp = " < "
+	}
+	if w.legacy {
+		pos, err := decodeCursor(key, resource, params.Order, params.Cursor)
+		if err != nil {
+			return "", err
+		}
+		at, id := add(pos.at), add(pos.id.String())
+		return fmt.Sprintf(`(%s, "id")%s($%d::timestamptz, $%d::text::uuid)`, w.keys[0].expr, cmp, at, id), nil
+	}
+	pos, err := decodeKeyCursor(key, resource, w.spec, len(w.keys), params.Cursor)
+	if err != nil {
+		return "", err
+	}
+	id := fmt.Sprintf("$%d::text::uuid", add(pos.ID))
+	var exprs, vals []string
+	for i, k := range w.keys {
+		if pos.Keys[i] == nil {
+			if !k.nullable {
+				return "", store.BadRequest("the cursor is not valid for %s", resource)
+			}
+			// NULLs come last ascending, first descending: after a NULL, the NULLs past id,
+			// and descending every non-NULL value.
+			if w.desc {
+				return fmt.Sprintf(`(%s IS NOT NULL OR "id" < %s)`, k.expr, id), nil
+			}
+			return fmt.Sprintf(`(%s IS NULL AND "id" > %s)`, k.expr, id), nil
+		}
+		exprs = append(exprs, k.expr)
+		vals = append(vals, fmt.Sprintf("$%d::text::%s", add(*pos.Keys[i]), k.sqlType))
+	}
+	cond := "(" + strings.Join(exprs, ", ") + `, "id")` + cmp + "(" + strings.Join(vals, ", ") + ", " + id + ")"
+	if w.keys[0].nullable && !w.desc { // ascending, the NULLs come after every value
+		cond = "(" + cond + " OR " + w.keys[0].expr + " IS NULL)"
+	}
+	return cond, nil
+}
+
+// conditionSQL is one checked operator filter, its value as a parameter.
+func conditionSQL(f *Field, c Condition, add func(any) int) string {
+	col := ident(f.Name)
+	switch c.Op {
+	case OpNull:
+		if c.Value == "true" {
+			return col + " IS NULL"
+		}
+		return col + " IS NOT NULL"
+	case OpIn:
+		return fmt.Sprintf("%s = ANY($%d::text[]::%s[])", col, add(strings.Split(c.Value, ",")), f.Type.SQLType())
+	case OpPrefix:
+		return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
+	}
+	cmp := map[Operator]string{OpEq: " = ", OpNe: " <> ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
+	return col + cmp + param(add(c.Value), f.Type)
+}
+
+// likePrefix is a LIKE pattern matching values that start with s.
+func likePrefix(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%"
+}
+
+// searchSQL is q's match condition and rank (migration 00019 indexes both): every word a
+// prefix of a word of the searchable text, accents and case ignored, or for a q of a few
+// letters or more, the words close to a name or email (trigram word similarity, which
+// forgives a typo). The rank is the text match's plus the best name similarity, so a match
+// in a name comes before one in notes.
+func searchSQL(c *checkedList, add func(any) int) (match, rank string) {
+	cols := make([]string, len(c.search))
+	for i, f := range c.search {
+		cols[i] = ident(f)
+	}
+	doc := "ws_search_doc(" + strings.Join(cols, ", ") + ")"
+	tsq := fmt.Sprintf("to_tsquery('simple', ws_unaccent($%d::text))", add(c.query.tsquery))
+	match, rank = doc+" @@ "+tsq, "ts_rank("+doc+", "+tsq+")"
+	if len(c.names) > 0 {
+		text := fmt.Sprintf("ws_unaccent($%d::text)", add(c.query.text))
+		var sims []string
+		for _, n := range c.names {
+			if c.query.typos {
+				match += " OR " + text + " <% ws_unaccent(" + ident(n) + ")"
+			}
+			sims = append(sims, "word_similarity("+text+", ws_unaccent("+ident(n)+"))")
+		}
+		rank += " + coalesce(greatest(" + strings.Join(sims, ", ") + "), 0)"
+	}
+	return "(" + match + ")", "(" + rank + ")::real"
+}

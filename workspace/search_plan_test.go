@@ -1,0 +1,142 @@
+package workspace_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+// TestFindPlansUseTheirIndexes: with 10,000 deals and 10,000 people in one workspace, q
+// reads its matches through the search indexes of migration 00019 (the tsvector GIN index,
+// and for a typo the trigram index on names) rather than the workspace's rows, and each
+// sort walks its (workspace_id, field, id) index without sorting; executed as the request
+// role under RLS. Sorts hold before and after ANALYZE. q holds after ANALYZE only (a
+// typo's trigram plan is logged, not asserted: it varies with the sample); before
+// it, with no statistics on the search expressions, the planner may read the workspace
+// through its keyset index and recheck every row (87 to 626 buffers here; logged, not
+// asserted; docs/performance.md). Issue 19 also asks for deals and people at 100,000 rows
+// among 1,000,000; that size is not run here.
+func TestFindPlansUseTheirIndexes(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	reader := readerOfEverything(t, s, f.WorkspaceID)
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	sd := &seeder{t: t, pool: pool, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
+	for _, c := range []struct {
+		table, q, typo, sort string
+	}{
+		{"deals", "acme", "zetaa", "-value"},
+		{"people", "acme", "zetaa", "name"},
+	} {
+		t.Run(c.table, func(t *testing.T) {
+			sd.t = t
+			sd.quiet(c.table)
+			sd.seed(c.table, 10_000)
+			// Distinct names, three of them the ones searched for.
+			sd.exec("UPDATE "+c.table+" SET name = 'Row ' || md5(id::text) WHERE workspace_id = $1", f.WorkspaceID)
+			sd.exec("UPDATE "+c.table+" SET name = 'Acme Zeta ' || id WHERE id IN (SELECT id FROM "+c.table+
+				" WHERE workspace_id = $1 LIMIT 3)", f.WorkspaceID)
+			sd.exec("VACUUM " + c.table) // no dead versions for the index scans to visit
+			r := workspace.Lookup(c.table)
+			for _, when := range []string{"not analysed since seeding", "analysed"} {
+				if when == "analysed" {
+					sd.exec("ANALYZE " + c.table)
+				}
+				sortIndex := r.Table + "_" + strings.TrimPrefix(c.sort, "-") + "_sort"
+				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Sort: c.sort}, workspace.DefaultLimit+1, sortIndex, when, true)
+				strict := when == "analysed" // q before ANALYZE: see above
+				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: c.q}, 3, r.Table+"_search", when, strict)
+				// A typo's plan depends on ANALYZE's sample: people q=zetaa read 31 buffers in
+				// one run and 574 in another. Its rows are asserted, its plan logged.
+				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: c.typo}, 3, r.Table+"_name_trgm", when, false)
+			}
+		})
+	}
+}
+
+// checkFindPlan explains the statement List runs as the reader and asserts it returns
+// want rows, reads the table through index (and no other way), sorts only a q's matches,
+// and stays within the list buffer bound; not strict, it asserts the rows and logs the rest.
+func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
+	params workspace.ListParams, want int, index, when string, strict bool) {
+	t.Helper()
+	sql, doc := explainList(t, s, ops, reader, r, params, when)
+	top := doc[0].Plan
+	var problems []string
+	if top.ActualRows != want {
+		problems = append(problems, fmt.Sprintf("returned %d rows, want %d", top.ActualRows, want))
+	}
+	uses := false
+	top.walk(func(n planNode) {
+		switch {
+		case n.IndexName == index:
+			uses = true
+		case n.NodeType == "Sort" && params.Q == "":
+			problems = append(problems, "sorts")
+		case n.RelationName == r.Table && n.NodeType == "Seq Scan":
+			problems = append(problems, "reads the table by Seq Scan")
+		case n.IndexName == r.Table+"_keyset":
+			problems = append(problems, "reads the workspace by its keyset index")
+		}
+	})
+	if !uses {
+		problems = append(problems, "does not use "+index)
+	}
+	if b := top.SharedHit + top.SharedRead; b > maxListBuffers {
+		problems = append(problems, fmt.Sprintf("reads %d buffers (at most %d)", b, maxListBuffers))
+	}
+	switch {
+	case !strict && top.ActualRows == want:
+		t.Logf("%s q=%s, %s: %d buffers; %s", r.Name, params.Q, when, top.SharedHit+top.SharedRead, strings.Join(problems, "; "))
+	case len(problems) > 0:
+		pretty, _ := json.MarshalIndent(doc, "", " ")
+		t.Errorf("%s %+v, %s: %s\n%s\n%s", r.Name, params, when, strings.Join(problems, "; "), sql, pretty)
+	}
+}
+
+// TestFindIndexes checks the catalogue's finding declarations (workspace/find.go) against
+// the migrated database: each searchable resource has its search index over exactly its
+// searchable fields in order (the expression List's q= repeats, or the index is never
+// used), each name a trigram index, each declared sort a (workspace_id, field, id) index.
+func TestFindIndexes(t *testing.T) {
+	storetest.New(t)
+	ctx := context.Background()
+	defs := map[string]string{}
+	rows, err := storetest.Pool(t).Query(ctx, `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			t.Fatal(err)
+		}
+		defs[name] = strings.ReplaceAll(def, `"`, "") // position is quoted: a keyword
+	}
+	want := func(index, fragment string) {
+		t.Helper()
+		if def, ok := defs[index]; !ok || !strings.Contains(def, fragment) {
+			t.Errorf("index %s: %q, want it to contain %q", index, def, fragment)
+		}
+	}
+	for _, r := range workspace.Catalog() {
+		if s := r.Searchable(); len(s) > 0 {
+			want(r.Table+"_search", "USING gin (ws_search_doc(VARIADIC ARRAY["+strings.Join(s, ", ")+"]))")
+		}
+		for _, n := range r.NameFields() {
+			want(r.Table+"_"+n+"_trgm", "USING gin (ws_unaccent("+n+") gin_trgm_ops)")
+		}
+		for _, f := range r.SortFields() {
+			if f != "created_at" && f != "updated_at" {
+				want(r.Table+"_"+f+"_sort", "(workspace_id, "+f+", id)")
+			}
+		}
+	}
+}
