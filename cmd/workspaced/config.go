@@ -21,6 +21,8 @@ type config struct {
 	OIDCClientID      string
 	OIDCClientSecret  string
 	OIDCName          string
+	ServiceName       string // names the service on the sign-in page, the console and emails
+	SMTPURL           string // "": invitation and reset links are not emailed
 	TrustedProxies    string
 	RateLimitFailOpen bool
 	RateLimitsOff     bool // zero value: limits on

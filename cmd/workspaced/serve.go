@@ -374,6 +374,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	guarded := r.With(srv.guard.shed) // the routes that need the database (classOf)
 	guarded.Mount("/v1", api.Handler())
 	guarded.Mount("/oauth", provider.Handler())
+	if err := srv.mountConsole(r, provider); err != nil {
+		return nil, nil, err
+	}
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
 	r.Handle(mcp.RootMetadataPath, wellKnown)
 	r.Handle(mcp.RootMetadataPath+mcp.Path, wellKnown)
@@ -477,13 +480,14 @@ workspaced is running (ready in %s) with a private PostgreSQL in %s
 
   URL            %s
   apikey         %s
-  demo admin     %s / %s   (sign in at %s/oauth/authorize)
+  console        %s/console
+  demo admin     %s / %s
   demo agent key %s
 
   curl -H 'apikey: %s' -H 'Authorization: Bearer %s' %s/v1/me
 
 %s
-`, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, demo.AdminEmail, demo.AdminPassword, u,
+`, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, u, demo.AdminEmail, demo.AdminPassword,
 		demo.AgentKey, srv.apiKey, demo.AgentKey, u, mcpSnippets(u+mcp.Path, demo.AgentKey))
 	return nil
 }
