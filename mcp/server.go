@@ -281,7 +281,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				p.Credential.Resource, s.resourceOf(r)))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(r.Context(), p)))
+		next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(r.Context(), p.WithVia(store.ViaMCP))))
 	})
 }
 
