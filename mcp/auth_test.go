@@ -94,8 +94,8 @@ func TestProtectedResourceMetadata(t *testing.T) {
 			readScopes = append(readScopes, s)
 		}
 	}
-	if len(scopes) != 33 {
-		t.Fatalf("%d scopes, want the catalogue's 33", len(scopes))
+	if len(scopes) != 35 {
+		t.Fatalf("%d scopes, want the catalogue's 35", len(scopes))
 	}
 	cases := []struct{ path, resource, name string }{
 		{"/.well-known/oauth-protected-resource", e.srv.URL, "workspaced"},

@@ -117,14 +117,14 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 	}
 }
 
-// TestToolCount: one tool per operation of the catalogue (45 resources, 155 operations),
-// me, search, find_tools and call_tool.
+// TestToolCount: one tool per operation of the catalogue (45 resources, 155 operations, and
+// the 2 webhook resources of docs/webhooks.md with 6), me, search, find_tools and call_tool.
 func TestToolCount(t *testing.T) {
 	e := newEnv(t)
-	if got := len(e.mcp.Tools()); got != 159 {
-		t.Fatalf("%d tools, want 159: 155 catalogue operations, me, search, find_tools and call_tool", got)
+	if got := len(e.mcp.Tools()); got != 165 {
+		t.Fatalf("%d tools, want 165: 161 catalogue operations, me, search, find_tools and call_tool", got)
 	}
-	if got := len(workspace.Catalog()); got != 45 {
-		t.Fatalf("%d resources, want the spec's 45", got)
+	if got := len(workspace.Catalog()); got != 47 {
+		t.Fatalf("%d resources, want the spec's 45 and 2 for webhooks", got)
 	}
 }

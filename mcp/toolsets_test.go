@@ -66,10 +66,10 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp", f.Agent.Key, "", 30, 24000},
 		{"/mcp/x/default", adminTok, "", 30, 24000},
 		{"/mcp", adminTok, "default", 30, 24000},
-		{"/mcp/x/all", adminTok, "", 159, 128000},
-		{"/mcp", adminTok, "all", 159, 128000},
+		{"/mcp/x/all", adminTok, "", 165, 128000},
+		{"/mcp", adminTok, "all", 165, 128000},
 		{"/mcp/readonly", adminTok, "", 16, 13000},
-		{"/mcp/x/all/readonly", adminTok, "", 88, 74000},
+		{"/mcp/x/all/readonly", adminTok, "", 92, 74000},
 		{"/mcp/x/deals", adminTok, "", 14, 11000},
 		{"/mcp/x/files", adminTok, "", 8, 6500},
 		{"/mcp/x/people", adminTok, "", 8, 6000},
@@ -85,6 +85,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/hr", adminTok, "", 28, 22000},
 		{"/mcp/x/docs", adminTok, "", 16, 12000},
 		{"/mcp/x/automations", adminTok, "", 10, 8000},
+		{"/mcp/x/webhooks", adminTok, "", 10, 9000},
 		{"/mcp/x/competitors", adminTok, "", 8, 6500},
 		{"/mcp/x/agents", adminTok, "", 6, 4500},
 		{"/mcp/x/directory", adminTok, "", 10, 9000},
@@ -119,7 +120,7 @@ func TestToolsetCounts(t *testing.T) {
 // listings grouped as files.
 func TestToolsetNames(t *testing.T) {
 	want := []string{"deals", "files", "people", "companies", "pipelines", "tasks", "spaces", "labels", "comments",
-		"activity", "metrics", "finance", "hr", "docs", "automations", "competitors", "agents", "directory",
+		"activity", "metrics", "finance", "hr", "docs", "automations", "webhooks", "competitors", "agents", "directory",
 		"credits", "enrich"}
 	if diff := cmp.Diff(want, mcp.Toolsets()); diff != "" {
 		t.Fatalf("toolsets (-want +got):\n%s", diff)

@@ -121,7 +121,7 @@ func TestRegister(t *testing.T) {
 	})
 	t.Run("omitted scope means the whole catalogue", func(t *testing.T) {
 		r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{"https://a.example/cb"}})
-		if r.Status != 201 || len(strings.Fields(r.str("scope"))) != 33 {
+		if r.Status != 201 || len(strings.Fields(r.str("scope"))) != 35 {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
 	})

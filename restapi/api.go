@@ -13,6 +13,7 @@ import (
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -36,6 +37,11 @@ type Config struct {
 	// accepted only when bound to PublicURL or PublicURL/v1; with PublicURL "" no bound
 	// token is.
 	PublicURL string
+	// WebhookURLs judges webhook endpoint URLs on create and update; the zero value is the
+	// production policy (https to public addresses).
+	WebhookURLs webhooks.URLPolicy
+	// Webhooks serves the endpoint and delivery actions; nil answers them 503.
+	Webhooks WebhookActions
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
@@ -50,7 +56,8 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	ops := workspace.NewOps(workspace.Config{Store: cfg.Store, Enricher: cfg.Enricher, CursorKey: cfg.CursorKey})
+	ops := workspace.NewOps(workspace.Config{Store: cfg.Store, Enricher: cfg.Enricher, CursorKey: cfg.CursorKey,
+		WebhookURLs: cfg.WebhookURLs})
 	return &API{cfg: cfg, ops: ops, openapi: OpenAPI()}
 }
 
@@ -65,6 +72,7 @@ func (a *API) Handler() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
+		a.webhookRoutes(r)
 		r.Get("/search", a.handle(a.search))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))

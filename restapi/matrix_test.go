@@ -106,7 +106,7 @@ func newWorld(t testing.TB, e *env) *world {
 // writer is who writes r in the matrix: admins for admin-only resources, else the member
 // with full grants (so member paths are what the matrix exercises).
 func (w *world) writer(r *workspace.Resource) *store.Principal {
-	if r.AdminWrites {
+	if r.AdminWrites || r.AdminOnly {
 		return w.admin
 	}
 	return w.full
@@ -136,6 +136,9 @@ func (w *world) value(t testing.TB, c client, r *workspace.Resource, f workspace
 	t.Helper()
 	if len(f.Enum) > 0 {
 		return f.Enum[0]
+	}
+	if f.Example != "" {
+		return f.ExampleValue()
 	}
 	switch f.Type {
 	case workspace.UUID: // a reference: the record must exist
@@ -224,7 +227,7 @@ func filterValue(f workspace.Field, v any) (match, other string) {
 func patchField(r *workspace.Resource) (workspace.Field, any) {
 	for _, kind := range []workspace.Type{workspace.String, workspace.Number, workspace.Date, workspace.Int, workspace.Bool} {
 		for _, f := range r.Writable() {
-			if f.Type != kind || len(f.Enum) > 0 {
+			if f.Type != kind || len(f.Enum) > 0 || f.Example != "" { // an Example field has further checks
 				continue
 			}
 			switch kind {
@@ -437,6 +440,23 @@ func matrix(t *testing.T, e *env, a, b *world, r *workspace.Resource) {
 			wantMessage(t, res, r.Scope+":write")
 		}
 	})
+
+	if r.AdminOnly {
+		t.Run("admin only", func(t *testing.T) {
+			member := e.as(t, a.full) // every grant, every scope, not an admin
+			wantError(t, member.get(path), http.StatusForbidden, "insufficient_permission")
+			if r.CanGet() {
+				wantError(t, member.get(path+"/"+id), http.StatusForbidden, "insufficient_permission")
+			}
+			if r.CanCreate() {
+				wantError(t, member.post(path, a.body(t, cw, r, nil)), http.StatusForbidden, "insufficient_permission")
+			}
+			if r.CanUpdate() {
+				f, v := patchField(r)
+				wantError(t, member.patch(path+"/"+id, map[string]any{f.Name: v}), http.StatusForbidden, "insufficient_permission")
+			}
+		})
+	}
 
 	if r.Feature != workspace.NoFeature {
 		t.Run("feature grant", func(t *testing.T) {

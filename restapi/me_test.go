@@ -25,8 +25,8 @@ func TestMeWithAgentKey(t *testing.T) {
 	if ws := data["workspace"].(map[string]any); ws["id"] != f.WorkspaceID || ws["name"] == "" {
 		t.Fatalf("workspace %v, want %s", ws, f.WorkspaceID)
 	}
-	if scopes := data["scopes"].([]any); len(scopes) != 33 {
-		t.Fatalf("agent key carries %d scopes, want all 33", len(scopes))
+	if scopes := data["scopes"].([]any); len(scopes) != 35 {
+		t.Fatalf("agent key carries %d scopes, want all 35", len(scopes))
 	}
 	if cred := data["credential"].(map[string]any); cred["type"] != "agent_key" {
 		t.Fatalf("credential %v", cred)

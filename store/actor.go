@@ -110,8 +110,15 @@ func (s *Store) query(ctx context.Context, p *Principal, before []string, sql st
 	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
 		return errors.New("store: Query needs a principal")
 	}
+	return s.settingsThen(ctx, "actor", actorSQL, p.settings(), before, sql, args, scan)
+}
+
+// settingsThen sends the transaction-local settings statement set, the statements before
+// (without arguments) and the statement sql as one pipelined batch (one round trip, one
+// implicit transaction) and hands sql's rows to scan; what names the settings in an error.
+func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []any, before []string, sql string, args []any, scan func(pgx.Rows) error) error {
 	b := &pgx.Batch{}
-	b.Queue(actorSQL, p.settings()...)
+	b.Queue(set, setArgs...)
 	for _, q := range before {
 		b.Queue(q)
 	}
@@ -119,7 +126,7 @@ func (s *Store) query(ctx context.Context, p *Principal, before []string, sql st
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return fmt.Errorf("store: set actor: %w", err)
+		return fmt.Errorf("store: set %s: %w", what, err)
 	}
 	for range before {
 		if _, err := br.Exec(); err != nil {

@@ -19,6 +19,21 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 
 --
+-- Name: river_job_state; Type: TYPE; Schema: public; Owner: -
+--
+
+CREATE TYPE public.river_job_state AS ENUM (
+    'available',
+    'cancelled',
+    'completed',
+    'discarded',
+    'pending',
+    'retryable',
+    'running',
+    'scheduled'
+);
+
+--
 -- Name: app_grant(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -234,6 +249,26 @@ CREATE FUNCTION public.oauth_revoke_family(family uuid, at timestamp with time z
 $$;
 
 --
+-- Name: river_job_state_in_bitmask(bit, public.river_job_state); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.river_job_state_in_bitmask(bitmask bit, state public.river_job_state) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    SELECT CASE state
+        WHEN 'available' THEN get_bit(bitmask, 7)
+        WHEN 'cancelled' THEN get_bit(bitmask, 6)
+        WHEN 'completed' THEN get_bit(bitmask, 5)
+        WHEN 'discarded' THEN get_bit(bitmask, 4)
+        WHEN 'pending'   THEN get_bit(bitmask, 3)
+        WHEN 'retryable' THEN get_bit(bitmask, 2)
+        WHEN 'running'   THEN get_bit(bitmask, 1)
+        WHEN 'scheduled' THEN get_bit(bitmask, 0)
+        ELSE 0
+    END = 1;
+$$;
+
+--
 -- Name: ws_check_id_array(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -366,6 +401,42 @@ BEGIN
   END IF;
   INSERT INTO activity (workspace_id, entity_type, entity_id, action, actor_id, changes, feature)
   VALUES (app_workspace_id(), TG_ARGV[0], (rec ->> 'id')::uuid, act, actor, diff, nullif(TG_ARGV[1], ''));
+  RETURN NULL;
+END
+$$;
+
+--
+-- Name: ws_record_event(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_record_event() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+DECLARE
+  ws uuid := app_workspace_id();
+  rec jsonb;
+  diff text[];
+  act text;
+BEGIN
+  IF app_user_id() IS NULL OR ws IS NULL THEN
+    RETURN NULL; -- as ws_record_activity: seeding and the admin CLI act outside a request
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE workspace_id = ws AND enabled) THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    rec := to_jsonb(NEW); act := 'created';
+  ELSIF TG_OP = 'UPDATE' THEN
+    rec := to_jsonb(NEW); act := 'updated';
+    SELECT coalesce(array_agg(n.key ORDER BY n.key), '{}') INTO diff
+      FROM jsonb_each(rec) n
+     WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (to_jsonb(OLD) -> n.key);
+  ELSE
+    rec := to_jsonb(OLD); act := 'detached';
+  END IF;
+  INSERT INTO webhook_events (workspace_id, type, object, object_id, record, changed)
+  VALUES (ws, TG_ARGV[0] || '.' || act, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff);
   RETURN NULL;
 END
 $$;
@@ -1393,6 +1464,119 @@ CREATE TABLE public.projects (
 ALTER TABLE ONLY public.projects FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: river_job; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.river_job (
+    id bigint NOT NULL,
+    state public.river_job_state DEFAULT 'available'::public.river_job_state NOT NULL,
+    attempt smallint DEFAULT 0 NOT NULL,
+    max_attempts smallint DEFAULT 25 NOT NULL,
+    attempted_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    finalized_at timestamp with time zone,
+    scheduled_at timestamp with time zone DEFAULT now() NOT NULL,
+    priority smallint DEFAULT 1 NOT NULL,
+    args jsonb NOT NULL,
+    attempted_by text[],
+    errors jsonb[],
+    kind text NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    queue text DEFAULT 'default'::text NOT NULL,
+    tags character varying(255)[] DEFAULT '{}'::character varying[] NOT NULL,
+    unique_key bytea,
+    unique_states bit(8),
+    CONSTRAINT finalized_or_finalized_at_null CHECK ((((finalized_at IS NULL) AND (state <> ALL (ARRAY['cancelled'::public.river_job_state, 'completed'::public.river_job_state, 'discarded'::public.river_job_state]))) OR ((finalized_at IS NOT NULL) AND (state = ANY (ARRAY['cancelled'::public.river_job_state, 'completed'::public.river_job_state, 'discarded'::public.river_job_state]))))),
+    CONSTRAINT kind_length CHECK (((char_length(kind) > 0) AND (char_length(kind) < 128))),
+    CONSTRAINT max_attempts_is_positive CHECK ((max_attempts > 0)),
+    CONSTRAINT priority_in_range CHECK (((priority >= 1) AND (priority <= 4))),
+    CONSTRAINT queue_length CHECK (((char_length(queue) > 0) AND (char_length(queue) < 128)))
+);
+
+--
+-- Name: river_job_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.river_job_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: river_job_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.river_job_id_seq OWNED BY public.river_job.id;
+
+--
+-- Name: river_leader; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE UNLOGGED TABLE public.river_leader (
+    elected_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    leader_id text NOT NULL,
+    name text DEFAULT 'default'::text NOT NULL,
+    CONSTRAINT leader_id_length CHECK (((char_length(leader_id) > 0) AND (char_length(leader_id) < 128))),
+    CONSTRAINT name_length CHECK ((name = 'default'::text))
+);
+
+--
+-- Name: river_migration; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.river_migration (
+    line text NOT NULL,
+    version bigint NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT line_length CHECK (((char_length(line) > 0) AND (char_length(line) < 128))),
+    CONSTRAINT version_gte_1 CHECK ((version >= 1))
+);
+
+--
+-- Name: river_notification; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.river_notification (
+    id bigint NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    payload text NOT NULL,
+    topic text NOT NULL,
+    CONSTRAINT topic_length CHECK (((length(topic) > 0) AND (length(topic) < 128)))
+);
+
+--
+-- Name: river_notification_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.river_notification_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: river_notification_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.river_notification_id_seq OWNED BY public.river_notification.id;
+
+--
+-- Name: river_queue; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.river_queue (
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    paused_at timestamp with time zone,
+    updated_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL
+);
+
+--
 -- Name: service_settings; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1573,6 +1757,97 @@ CREATE TABLE public.users (
 ALTER TABLE ONLY public.users FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: webhook_deliveries; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_deliveries (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    created_by uuid DEFAULT public.app_user_id(),
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    endpoint_id uuid NOT NULL,
+    event_id uuid NOT NULL,
+    event_type text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_attempt_at timestamp with time zone,
+    latency_ms integer,
+    response_status integer,
+    response_body text,
+    error text,
+    next_attempt_at timestamp with time zone,
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE ONLY public.webhook_deliveries FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_endpoints; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_endpoints (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    created_by uuid DEFAULT public.app_user_id(),
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    url text NOT NULL,
+    events text[] DEFAULT '{*}'::text[] NOT NULL,
+    description text,
+    enabled boolean DEFAULT true NOT NULL,
+    disabled_reason text,
+    failing_since timestamp with time zone,
+    secret text,
+    CONSTRAINT webhook_endpoints_secret_check CHECK ((secret IS NULL))
+);
+
+ALTER TABLE ONLY public.webhook_endpoints FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_events (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    seq bigint NOT NULL,
+    workspace_id uuid NOT NULL,
+    type text NOT NULL,
+    object text NOT NULL,
+    object_id uuid,
+    record jsonb,
+    changed text[],
+    endpoint_id uuid,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    dispatched_at timestamp with time zone
+);
+
+--
+-- Name: webhook_events_seq_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.webhook_events ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.webhook_events_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: webhook_secrets; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_secrets (
+    endpoint_id uuid NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    secret text NOT NULL,
+    previous_secret text,
+    previous_expires_at timestamp with time zone
+);
+
+--
 -- Name: workspaces; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1593,6 +1868,18 @@ CREATE TABLE public.workspaces (
 );
 
 ALTER TABLE ONLY public.workspaces FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: river_job id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.river_job ALTER COLUMN id SET DEFAULT nextval('public.river_job_id_seq'::regclass);
+
+--
+-- Name: river_notification id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.river_notification ALTER COLUMN id SET DEFAULT nextval('public.river_notification_id_seq'::regclass);
 
 --
 -- Name: activity activity_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2260,6 +2547,41 @@ ALTER TABLE ONLY public.projects
     ADD CONSTRAINT projects_workspace_id_id_key UNIQUE (workspace_id, id);
 
 --
+-- Name: river_job river_job_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.river_job
+    ADD CONSTRAINT river_job_pkey PRIMARY KEY (id);
+
+--
+-- Name: river_leader river_leader_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.river_leader
+    ADD CONSTRAINT river_leader_pkey PRIMARY KEY (name);
+
+--
+-- Name: river_migration river_migration_pkey1; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.river_migration
+    ADD CONSTRAINT river_migration_pkey1 PRIMARY KEY (line, version);
+
+--
+-- Name: river_notification river_notification_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.river_notification
+    ADD CONSTRAINT river_notification_pkey PRIMARY KEY (id);
+
+--
+-- Name: river_queue river_queue_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.river_queue
+    ADD CONSTRAINT river_queue_pkey PRIMARY KEY (name);
+
+--
 -- Name: service_settings service_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2377,6 +2699,55 @@ ALTER TABLE ONLY public.users
 
 ALTER TABLE ONLY public.users
     ADD CONSTRAINT users_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_endpoint_id_event_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_event_id_key UNIQUE (endpoint_id, event_id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_workspace_id_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: webhook_endpoints webhook_endpoints_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhook_endpoints webhook_endpoints_workspace_id_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: webhook_events webhook_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_events
+    ADD CONSTRAINT webhook_events_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhook_secrets webhook_secrets_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_secrets
+    ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (endpoint_id);
 
 --
 -- Name: workspaces workspaces_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3652,6 +4023,54 @@ CREATE INDEX projects_space ON public.projects USING btree (workspace_id, space_
 CREATE INDEX projects_sync ON public.projects USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: river_job_args_index; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX river_job_args_index ON public.river_job USING gin (args);
+
+--
+-- Name: river_job_kind; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX river_job_kind ON public.river_job USING btree (kind);
+
+--
+-- Name: river_job_metadata_index; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX river_job_metadata_index ON public.river_job USING gin (metadata);
+
+--
+-- Name: river_job_prioritized_fetching_index; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX river_job_prioritized_fetching_index ON public.river_job USING btree (state, queue, priority, scheduled_at, id);
+
+--
+-- Name: river_job_state_and_finalized_at_index; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX river_job_state_and_finalized_at_index ON public.river_job USING btree (state, finalized_at) WHERE (finalized_at IS NOT NULL);
+
+--
+-- Name: river_job_unique_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX river_job_unique_idx ON public.river_job USING btree (unique_key) WHERE ((unique_key IS NOT NULL) AND (unique_states IS NOT NULL) AND public.river_job_state_in_bitmask(unique_states, state));
+
+--
+-- Name: river_notification_created_at_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX river_notification_created_at_idx ON public.river_notification USING btree (created_at);
+
+--
+-- Name: river_notification_topic_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX river_notification_topic_id_idx ON public.river_notification USING btree (topic, id);
+
+--
 -- Name: space_members_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3940,6 +4359,48 @@ CREATE INDEX users_search ON public.users USING gin (public.ws_search_doc(VARIAD
 CREATE INDEX users_sync ON public.users USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: webhook_deliveries_endpoint_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_endpoint_id ON public.webhook_deliveries USING btree (workspace_id, endpoint_id, created_at DESC, id DESC);
+
+--
+-- Name: webhook_deliveries_keyset; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_keyset ON public.webhook_deliveries USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: webhook_deliveries_sync; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_sync ON public.webhook_deliveries USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: webhook_endpoints_enabled; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_endpoints_enabled ON public.webhook_endpoints USING btree (workspace_id) WHERE enabled;
+
+--
+-- Name: webhook_endpoints_keyset; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_endpoints_keyset ON public.webhook_endpoints USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: webhook_endpoints_sync; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_endpoints_sync ON public.webhook_endpoints USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: webhook_events_pending; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_events_pending ON public.webhook_events USING btree (seq) WHERE (dispatched_at IS NULL);
+
+--
 -- Name: automations activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -4148,6 +4609,12 @@ CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.team_members 
 --
 
 CREATE TRIGGER activity AFTER UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('users', '');
+
+--
+-- Name: webhook_endpoints activity; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('webhook_endpoints', '');
 
 --
 -- Name: workspaces activity; Type: TRIGGER; Schema: public; Owner: -
@@ -4480,10 +4947,244 @@ CREATE TRIGGER touch BEFORE UPDATE ON public.team_members FOR EACH ROW EXECUTE F
 CREATE TRIGGER touch BEFORE UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION public.ws_touch();
 
 --
+-- Name: webhook_deliveries touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER touch BEFORE UPDATE ON public.webhook_deliveries FOR EACH ROW EXECUTE FUNCTION public.ws_touch();
+
+--
+-- Name: webhook_endpoints touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER touch BEFORE UPDATE ON public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION public.ws_touch();
+
+--
 -- Name: workspaces touch; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER touch BEFORE UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUNCTION public.ws_touch();
+
+--
+-- Name: automations webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.automations FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('automations', '');
+
+--
+-- Name: canvases webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.canvases FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('canvases', '');
+
+--
+-- Name: comments webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.comments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('comments', '');
+
+--
+-- Name: companies webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('companies', 'crm');
+
+--
+-- Name: deal_labels webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deal_labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_labels', 'crm');
+
+--
+-- Name: deal_people webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deal_people FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_people', 'crm');
+
+--
+-- Name: deal_tasks webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_tasks', 'crm');
+
+--
+-- Name: deals webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deals', 'crm');
+
+--
+-- Name: debt_payments webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.debt_payments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('debt_payments', 'finance');
+
+--
+-- Name: debts webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.debts FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('debts', 'finance');
+
+--
+-- Name: departments webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.departments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('departments', 'hr');
+
+--
+-- Name: documents webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('documents', '');
+
+--
+-- Name: expenses webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.expenses FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('expenses', 'finance');
+
+--
+-- Name: finance_categories webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.finance_categories FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('finance_categories', 'finance');
+
+--
+-- Name: hr_change_requests webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.hr_change_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('hr_change_requests', 'hr');
+
+--
+-- Name: hr_contracts webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.hr_contracts FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('hr_contracts', 'hr');
+
+--
+-- Name: income webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.income FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('income', 'finance');
+
+--
+-- Name: knowledge webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.knowledge FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('knowledge', '');
+
+--
+-- Name: labels webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('labels', '');
+
+--
+-- Name: leave_requests webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('leave_requests', 'hr');
+
+--
+-- Name: metric_entries webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.metric_entries FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metric_entries', 'metrics');
+
+--
+-- Name: metric_pages webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.metric_pages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metric_pages', 'metrics');
+
+--
+-- Name: metrics webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metrics', 'metrics');
+
+--
+-- Name: org_chart webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.org_chart FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('org_chart', 'hr');
+
+--
+-- Name: people webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('people', 'crm');
+
+--
+-- Name: pipeline_stages webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.pipeline_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('pipeline_stages', 'crm');
+
+--
+-- Name: pipelines webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.pipelines FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('pipelines', 'crm');
+
+--
+-- Name: project_stages webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.project_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('project_stages', '');
+
+--
+-- Name: projects webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('projects', '');
+
+--
+-- Name: space_members webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.space_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('space_members', '');
+
+--
+-- Name: space_updates webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.space_updates FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('space_updates', '');
+
+--
+-- Name: spaces webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.spaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('spaces', '');
+
+--
+-- Name: tasks webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('tasks', '');
+
+--
+-- Name: team_members webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.team_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('team_members', 'hr');
+
+--
+-- Name: users webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('users', '');
+
+--
+-- Name: webhook_endpoints webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('webhook_endpoints', '');
+
+--
+-- Name: workspaces webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('workspace', '');
 
 --
 -- Name: activity activity_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -5578,6 +6279,69 @@ ALTER TABLE ONLY public.users
     ADD CONSTRAINT users_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
+-- Name: webhook_deliveries webhook_deliveries_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_workspace_id_created_by_fkey FOREIGN KEY (workspace_id, created_by) REFERENCES public.users(workspace_id, id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_workspace_id_endpoint_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_workspace_id_endpoint_id_fkey FOREIGN KEY (workspace_id, endpoint_id) REFERENCES public.webhook_endpoints(workspace_id, id);
+
+--
+-- Name: webhook_deliveries webhook_deliveries_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: webhook_endpoints webhook_endpoints_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_workspace_id_created_by_fkey FOREIGN KEY (workspace_id, created_by) REFERENCES public.users(workspace_id, id);
+
+--
+-- Name: webhook_endpoints webhook_endpoints_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: webhook_events webhook_events_endpoint_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_events
+    ADD CONSTRAINT webhook_events_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
+
+--
+-- Name: webhook_events webhook_events_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_events
+    ADD CONSTRAINT webhook_events_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: webhook_secrets webhook_secrets_endpoint_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_secrets
+    ADD CONSTRAINT webhook_secrets_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
+
+--
+-- Name: webhook_secrets webhook_secrets_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_secrets
+    ADD CONSTRAINT webhook_secrets_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
 -- Name: activity; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -5860,6 +6624,24 @@ ALTER TABLE public.team_members ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.users ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: webhook_deliveries; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.webhook_deliveries ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_endpoints; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.webhook_endpoints ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_secrets; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.webhook_secrets ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: workspaces; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -5870,6 +6652,18 @@ ALTER TABLE public.workspaces ENABLE ROW LEVEL SECURITY;
 --
 
 CREATE POLICY ws_admin_insert ON public.automations AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
+
+--
+-- Name: webhook_deliveries ws_admin_only; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_only ON public.webhook_deliveries AS RESTRICTIVE USING ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))) WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
+
+--
+-- Name: webhook_endpoints ws_admin_only; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_only ON public.webhook_endpoints AS RESTRICTIVE USING ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))) WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
 
 --
 -- Name: automations ws_admin_update; Type: POLICY; Schema: public; Owner: -
@@ -6572,6 +7366,24 @@ CREATE POLICY ws_isolation ON public.tasks USING ((workspace_id = ( SELECT publi
 --
 
 CREATE POLICY ws_isolation ON public.users USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
+
+--
+-- Name: webhook_deliveries ws_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_isolation ON public.webhook_deliveries USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
+
+--
+-- Name: webhook_endpoints ws_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_isolation ON public.webhook_endpoints USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
+
+--
+-- Name: webhook_secrets ws_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_isolation ON public.webhook_secrets USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
 
 --
 -- Name: workspaces ws_isolation; Type: POLICY; Schema: public; Owner: -
@@ -7481,6 +8293,24 @@ GRANT UPDATE(timezone) ON TABLE public.users TO workspaced_app;
 --
 
 GRANT UPDATE(department) ON TABLE public.users TO workspaced_app;
+
+--
+-- Name: TABLE webhook_deliveries; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.webhook_deliveries TO workspaced_app;
+
+--
+-- Name: TABLE webhook_endpoints; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.webhook_endpoints TO workspaced_app;
+
+--
+-- Name: TABLE webhook_secrets; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT INSERT ON TABLE public.webhook_secrets TO workspaced_app;
 
 --
 -- Name: TABLE workspaces; Type: ACL; Schema: public; Owner: -

@@ -95,5 +95,5 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 			log.Info("migrated", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
 		}
 	}
-	return nil
+	return migrateRiver(ctx, s.pool, log)
 }

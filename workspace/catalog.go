@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -66,6 +67,17 @@ type Field struct {
 	Writable bool   // accepted in create and update bodies
 	Filter   bool   // usable as an exact-match list filter
 	Doc      string // one phrase for people and models
+	// Example is a valid value (JSON) where the type's own example would fail the field's
+	// further checks (a webhook URL must be public); "" means the type's.
+	Example string
+}
+
+// ExampleValue is a value the field accepts, as JSON.
+func (f *Field) ExampleValue() json.RawMessage {
+	if f.Example != "" {
+		return json.RawMessage(f.Example)
+	}
+	return f.Type.Example()
 }
 
 // Maximum lengths of text values, in characters (docs/decisions.md 4 leaves them open): names,
@@ -95,6 +107,8 @@ type Resource struct {
 	Paged   bool    // false: one bounded page, next_cursor always null
 	// AdminWrites marks resources whose writes need the admin role (automations, workspace).
 	AdminWrites bool
+	// AdminOnly marks resources only admins may read or write (webhooks, docs/webhooks.md).
+	AdminOnly bool
 	// SelfOrAdmin marks users: members may update only their own record.
 	SelfOrAdmin bool
 	// AuthorEdits marks comments: only their author (the Requester column) or an admin
@@ -213,6 +227,10 @@ func big(f Field) Field {
 }
 func link(f Field) Field {
 	f.MaxLen = LinkText
+	return f
+}
+func example(f Field, v string) Field {
+	f.Example = v
 	return f
 }
 func text(f Field) Field {
@@ -438,6 +456,22 @@ var catalog = withTables([]*Resource{
 		Doc: "Runs of automations.",
 		Fields: []Field{
 			filter(ro("automation_id", UUID)), filter(ro("success", Bool)), text(ro("message", String)), ro("details", JSON),
+		}},
+	{Name: "webhook_endpoints", Scope: "webhooks", Paged: true, AdminOnly: true,
+		Doc: "Webhook endpoints: HTTPS URLs that receive signed change events (docs/webhooks.md). Admin only; disable with enabled=false.",
+		Fields: []Field{
+			example(doc(link(req("url", String)), "https to a public address"), `"https://93.184.216.34/hooks"`),
+			example(doc(w("events", Strings), "event types to send: deals.created, deals.*, * (the default)"), `["*"]`),
+			w("description", String), w("enabled", Bool), ro("disabled_reason", String), ro("failing_since", Time),
+			doc(ro("secret", String), "the whsec_ signing secret, only in the response that creates the endpoint or rotates its secret"),
+		}},
+	{Name: "webhook_deliveries", Scope: "webhooks", Access: ReadOnly, Paged: true, AdminOnly: true,
+		Doc: "Deliveries of webhook events to endpoints, with their latest attempt. Admin only.",
+		Fields: []Field{
+			filter(ro("endpoint_id", UUID)), ro("event_id", UUID), ro("event_type", String),
+			enum(ro("status", String), "pending", "succeeded", "failed", "cancelled"), ro("attempts", Int),
+			ro("last_attempt_at", Time), ro("latency_ms", Int), ro("response_status", Int),
+			doc(ro("response_body", String), "the first bytes of the response"), ro("error", String), ro("next_attempt_at", Time),
 		}},
 	{Name: "competitor_workflows", Scope: "competitors", Access: ReadOnly, Feature: Competitors, Paged: true,
 		Doc: "Competitor research workflows.",

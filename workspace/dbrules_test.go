@@ -42,6 +42,9 @@ var dbExtras = map[string][]string{
 	"comments": {"trigger entity_check"},
 	// ws_record_activity inserts activity as the actor.
 	"activity": {"grant INSERT"},
+	// The catalogue's secret field is filled only in the responses of create and rotation
+	// (workspace/webhooks.go); the column itself stays empty.
+	"webhook_endpoints": {"check secret: CHECK ((secret IS NULL))"},
 	// The atomic credit charge (docs/decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
 }
@@ -59,6 +62,8 @@ const (
 	// policyEntityFull is an entity type's feature on writes (Entities): %s the entity
 	// type, %s its feature.
 	policyEntityFull = "((entity_type <> '%s'::text) OR (( SELECT app_grant('%s'::text) AS app_grant) = 'full'::text))"
+	// Admin-only tables (webhooks): the service itself, not the request role, reads them to deliver.
+	policyAdminOnly = "(( SELECT app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))"
 )
 
 // TestDatabaseRulesFollowCatalogue: every catalogue resource's table has exactly the
@@ -108,11 +113,13 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 			`deals: missing policy PERMISSIVE `, // and INSERT, UPDATE, DELETE on hr
 			`deals: unexpected policy ws_`,      // and ws_insert, ws_update, ws_delete on crm
 			`deals: activity trigger calls ws_record_activity('deals', 'crm'), want ws_record_activity('deals', 'hr')`,
+			`deals: webhook_event trigger calls ws_record_event('deals', 'crm'), want ws_record_event('deals', 'hr')`,
 			`leave_requests: missing check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text])))`,
 			`leave_requests: unexpected check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text, 'personal'::text])))`,
 			`labels: request role may INSERT, catalogue says read only`,
 			`labels: request role may UPDATE (`,
-			`labels: unexpected trigger activity`)
+			`labels: unexpected trigger activity`,
+			`labels: unexpected trigger webhook_event`)
 	})
 
 	t.Run("wrong policy", func(t *testing.T) {
@@ -245,6 +252,9 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 	}
 	if r.SelfOrAdmin {
 		want[policy("RESTRICTIVE", "UPDATE", "true", policySelf)] = true
+	}
+	if r.AdminOnly {
+		want[policy("RESTRICTIVE", "ALL", policyAdminOnly, policyAdminOnly)] = true
 	}
 	if r.AuthorEdits {
 		author := fmt.Sprintf(policyAuthor, r.Requester)
@@ -427,6 +437,8 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 			events = append(events, "DELETE")
 		}
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
+		// The webhook outbox is fed beside the activity trail (store/migrations/00023_webhooks.sql).
+		expectTrigger("webhook_event", "AFTER", fmt.Sprintf("ws_record_event('%s', '%s')", r.Name, r.Feature), events...)
 	}
 	if r.Reviewed {
 		expectTrigger("review", "BEFORE", "ws_stamp_review()", "INSERT", "UPDATE") // a create with a decided status is a review

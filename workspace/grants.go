@@ -40,7 +40,7 @@ func grantOf(p *store.Principal, f Feature) Grant {
 
 // Permits reports whether p may run op on r as far as the principal alone decides, before
 // any record is read: the token's scope (gate 1), the member's feature grant and the admin
-// role for admin-only writes (gate 2). The gates of Ops, the MCP tool listing and
+// role for admin-only writes and admin-only resources (gate 2). The gates of Ops, the MCP tool listing and
 // find_tools, and (without the scope, which is what is being granted) the consent screen
 // all ask it. Rules that depend on the record (a member's own profile, a comment's author,
 // the entity a comment or activity row is about) are checked by the operation on the
@@ -62,7 +62,15 @@ func checkMember(p *store.Principal, r *Resource, op Op) error {
 	if op.Write() && r.AdminWrites && !p.IsAdmin() {
 		return store.Errorf(store.CodeInsufficientPermission, "writing %s needs the admin role; ask a workspace admin", r.Name)
 	}
+	if r.AdminOnly && !p.IsAdmin() {
+		return adminOnlyError(r)
+	}
 	return nil
+}
+
+// adminOnlyError is the 403 of an AdminOnly resource (webhooks) for a member.
+func adminOnlyError(r *Resource) error {
+	return store.Errorf(store.CodeInsufficientPermission, "%s is for workspace admins only; ask a workspace admin", r.Name)
 }
 
 // checkFeature is the feature grant of gate 2 for what (a phrase such as "listing deals"):
@@ -95,7 +103,7 @@ func (r *Resource) Needs(op Op) []string {
 		}
 		parts = append(parts, fmt.Sprintf("%s grant %s", r.Feature, level))
 	}
-	if op.Write() && r.AdminWrites {
+	if op.Write() && r.AdminWrites || r.AdminOnly {
 		parts = append(parts, "admin")
 	}
 	if op.Write() && r.SelfOrAdmin {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/webhooks"
 )
 
 // Ops is the operation layer REST and MCP share: every gate is checked here, so the two
@@ -17,6 +18,8 @@ import (
 type Ops struct {
 	store    *store.Store
 	enricher Enricher
+	// webhookURLs judges webhook endpoint URLs (workspace/webhooks.go).
+	webhookURLs webhooks.URLPolicy
 
 	keyMu     sync.Mutex
 	cursorKey []byte // nil until first needed (see cursor.go)
@@ -39,11 +42,15 @@ type Config struct {
 	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
 	// every process of a deployment accepts the others' cursors.
 	CursorKey []byte
+	// WebhookURLs judges webhook endpoint URLs on create and update; the zero value is the
+	// production policy (https to public addresses).
+	WebhookURLs webhooks.URLPolicy
 }
 
 // NewOps builds the operation layer.
 func NewOps(cfg Config) *Ops {
-	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, statements: make(map[*Resource]statements, len(catalog))}
+	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, webhookURLs: cfg.WebhookURLs,
+		statements: make(map[*Resource]statements, len(catalog))}
 	if len(cfg.CursorKey) > 0 {
 		o.cursorKey = cfg.CursorKey
 	}

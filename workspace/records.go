@@ -189,7 +189,14 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Reso
 	if len(cols) > 0 {
 		insert = "INSERT INTO " + ident(r.Table) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(vals, ", ") + ")"
 	}
-	sql := "WITH x AS (" + insert + " RETURNING " + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
+	with, secret := "", ""
+	if r.Name == webhookEndpoints {
+		if err := o.checkEndpoint(ctx, r, set); err != nil {
+			return nil, err
+		}
+		with, secret = endpointSecret(&args)
+	}
+	sql := "WITH x AS (" + insert + " RETURNING " + o.statements[r].columns + ")" + with + " SELECT row_to_json(x)::text FROM x"
 	rec, err := one(ctx, q, p, sql, args)
 	if err != nil {
 		return nil, store.MapWriteError(err, "create_failed")
@@ -197,6 +204,9 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Reso
 	if rec == nil { // RETURNING hid the row: RLS would not let the actor see what it wrote
 		return nil, &store.Error{Code: store.CodeForbidden,
 			Message: "the write was refused by the workspace's access rules"}
+	}
+	if secret != "" {
+		rec = WithSecret(rec, secret)
 	}
 	return rec, nil
 }
@@ -235,6 +245,11 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	}
 	if r.AuthorEdits {
 		if err := o.permitAuthorEdit(ctx, p, r, id); err != nil {
+			return nil, err
+		}
+	}
+	if r.Name == webhookEndpoints {
+		if err := o.checkEndpoint(ctx, r, set); err != nil {
 			return nil, err
 		}
 	}

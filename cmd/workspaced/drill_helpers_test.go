@@ -156,11 +156,7 @@ func tail(s string, n int) string {
 func agentKey(t *testing.T, dsn string) (workspaceID, key string) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, dsn)
 	ws, err := s.CreateWorkspace(ctx, "Drill")
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +166,17 @@ func agentKey(t *testing.T, dsn string) (workspaceID, key string) {
 		t.Fatal(err)
 	}
 	return ws, k.Key
+}
+
+// openStore connects to the database at dsn until the test ends.
+func openStore(t *testing.T, dsn string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }
 
 // call makes one REST request with the drill apikey and bearer; it returns the status,

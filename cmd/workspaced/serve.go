@@ -297,8 +297,14 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 		return nil, nil, err
 	}
 	background = append(background, sweep, srv.sweepIdempotencyKeys)
+	hooks, hookURLs, deliver, err := srv.webhooks()
+	if err != nil {
+		return nil, nil, err
+	}
+	background = append(background, deliver)
 	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
-		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL}
+		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL,
+		WebhookURLs: hookURLs, Webhooks: hooks}
 	if srv.cfg.RateLimitsOff {
 		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
 		apiCfg.Limiter = nil

@@ -1,0 +1,78 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// The admin actions of docs/webhooks.md. Each first reads the record as the actor p (RLS
+// and the admin-only policy decide what p sees: another workspace's id is not_found), then
+// acts as the service. The caller (restapi) has checked the scope and the admin role.
+
+// visible reports whether p sees the row id of table (webhook_endpoints or webhook_deliveries).
+func (s *Service) visible(ctx context.Context, p *store.Principal, table, id string) error {
+	found := false
+	err := s.cfg.Store.Query(ctx, p, `SELECT 1 FROM `+pgx.Identifier{table}.Sanitize()+` WHERE id = $1::text::uuid`,
+		[]any{id}, func(rows pgx.Rows) error {
+			found = rows.Next()
+			return nil
+		})
+	if err != nil {
+		return store.MapReadError(err)
+	}
+	if !found {
+		return store.NotFound("no %s record %s in this workspace", table, id)
+	}
+	return nil
+}
+
+// Ping queues a ping event to endpoint id alone and returns the event's id.
+func (s *Service) Ping(ctx context.Context, p *store.Principal, id string) (string, error) {
+	if err := s.visible(ctx, p, "webhook_endpoints", id); err != nil {
+		return "", err
+	}
+	var eventID string
+	err := s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `INSERT INTO webhook_events (workspace_id, type, object, object_id, endpoint_id)
+			VALUES ($1::text::uuid, $2, 'webhook_endpoints', $3::text::uuid, $3::text::uuid) RETURNING id::text`,
+			p.WorkspaceID, PingType, id).Scan(&eventID)
+	})
+	return eventID, err
+}
+
+// Retry queues delivery id again now, whatever its state; its attempt count goes on.
+func (s *Service) Retry(ctx context.Context, p *store.Principal, id string) error {
+	if err := s.visible(ctx, p, "webhook_deliveries", id); err != nil {
+		return err
+	}
+	return s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $2, updated_at = now()
+			WHERE id = $1::text::uuid`, id, s.cfg.Now()); err != nil {
+			return err
+		}
+		_, err := s.river.InsertTx(ctx, tx, deliveryArgs{DeliveryID: id, WorkspaceID: p.WorkspaceID}, nil)
+		return err
+	})
+}
+
+// Rotate gives endpoint id a new signing secret and returns it; the previous one keeps
+// signing (beside the new one) for RotationOverlap.
+func (s *Service) Rotate(ctx context.Context, p *store.Principal, id string) (string, error) {
+	if err := s.visible(ctx, p, "webhook_endpoints", id); err != nil {
+		return "", err
+	}
+	secret := NewSecret()
+	err := s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE webhook_secrets SET previous_secret = secret, previous_expires_at = $3, secret = $2
+			WHERE endpoint_id = $1::text::uuid`, id, secret, s.cfg.Now().Add(RotationOverlap))
+		if err == nil && tag.RowsAffected() == 0 {
+			err = errors.New("webhooks: endpoint has no secret row")
+		}
+		return err
+	})
+	return secret, err
+}

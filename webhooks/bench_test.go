@@ -1,0 +1,124 @@
+package webhooks_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+// Benchmarks of docs/performance.md ("Webhooks"). Each reports its figure as a metric and
+// asserts nothing about time.
+
+// BenchmarkDeliveries: deliveries per second to a local receiver, from events already in
+// the outbox to their 2xx answers (dispatch, River, signing, the POST, the log row).
+func BenchmarkDeliveries(b *testing.B) {
+	e := newEnv(b, loopbackPolicy)
+	rc := newReceiver(b)
+	f := storetest.Workspace(b, e.store, workspace.Scopes())
+	e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
+	events := max(b.N, 1) * 500
+	e.serviceRow(f.WorkspaceID, `WITH x AS (INSERT INTO webhook_events (workspace_id, type, object, object_id, record)
+		SELECT $1::text::uuid, 'labels.created', 'labels', gen_random_uuid(), jsonb_build_object('name', 'L' || g)
+		FROM generate_series(1, $2::int) g RETURNING 1) SELECT count(*) FROM x`, []any{f.WorkspaceID, events}, new(int))
+	b.ResetTimer()
+	start := time.Now()
+	e.start(e.svc)
+	rc.waitFor(b, events)
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(events)/elapsed.Seconds(), "deliveries/s")
+}
+
+// BenchmarkCommitToDelivery: REST creates at 200 a second, each event's time from its
+// commit (created_at) to the receiver's answer; reports the 50th and 95th percentiles.
+func BenchmarkCommitToDelivery(b *testing.B) {
+	e := newEnv(b, loopbackPolicy)
+	var mu sync.Mutex
+	var lags []time.Duration
+	rc := newReceiver(b)
+	inner := rc.Config.Handler
+	rc.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		at := time.Now()
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var ev struct {
+			CreatedAt time.Time `json:"created_at"`
+		}
+		_ = json.Unmarshal(body, &ev)
+		inner.ServeHTTP(w, r)
+		created := ev.CreatedAt
+		mu.Lock()
+		lags = append(lags, at.Sub(created))
+		mu.Unlock()
+	})
+	f := storetest.Workspace(b, e.store, workspace.Scopes())
+	e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
+	e.start(e.svc)
+	writes := max(b.N, 1) * 400 // two seconds at 200 writes/s per iteration
+	b.ResetTimer()
+	tick := time.NewTicker(time.Second / 200)
+	var wg sync.WaitGroup
+	for i := range writes {
+		<-tick.C
+		wg.Go(func() {
+			if r := e.do(f.Admin, "POST", "/labels", map[string]any{"name": fmt.Sprint("L", i)}); r.Status != http.StatusCreated {
+				b.Errorf("create: %d %s", r.Status, r.Raw)
+			}
+		})
+	}
+	tick.Stop()
+	wg.Wait()
+	rc.waitFor(b, writes)
+	b.StopTimer()
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(lags)
+	b.ReportMetric(float64(lags[len(lags)/2].Milliseconds()), "p50-ms")
+	b.ReportMetric(float64(lags[len(lags)*95/100].Milliseconds()), "p95-ms")
+}
+
+// BenchmarkWriteCost: REST creates in a workspace without an endpoint (webhooks off) and in
+// one with an enabled endpoint (the trigger writes the outbox row; delivery not running, so
+// only the write's own cost is measured), interleaved in the same run; reports both and the
+// ratio on/off.
+func BenchmarkWriteCost(b *testing.B) {
+	e := newEnv(b, loopbackPolicy)
+	off := storetest.Workspace(b, e.store, workspace.Scopes())
+	on := storetest.Workspace(b, e.store, workspace.Scopes())
+	e.createEndpoint(on.Admin, "http://127.0.0.1:9/hook", "*")
+	var tOff, tOn time.Duration
+	writes := max(b.N, 1) * 200
+	b.ResetTimer()
+	for i := range writes {
+		for _, side := range []bool{i%2 == 0, i%2 != 0} { // alternate which goes first
+			f, acc := off, &tOff
+			if side {
+				f, acc = on, &tOn
+			}
+			start := time.Now()
+			if r := e.do(f.Admin, "POST", "/labels", map[string]any{"name": fmt.Sprint("L", i)}); r.Status != http.StatusCreated {
+				b.Fatalf("create: %d %s", r.Status, r.Raw)
+			}
+			*acc += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	var outbox int
+	e.serviceRow(on.WorkspaceID, `SELECT count(*) FROM webhook_events WHERE workspace_id = $1::text::uuid`,
+		[]any{on.WorkspaceID}, &outbox)
+	if outbox < writes {
+		b.Fatalf("%d outbox rows for %d writes with webhooks on", outbox, writes)
+	}
+	b.ReportMetric(float64(tOff.Microseconds())/float64(writes), "off-µs/write")
+	b.ReportMetric(float64(tOn.Microseconds())/float64(writes), "on-µs/write")
+	b.ReportMetric(float64(tOn)/float64(tOff), "on/off")
+}
