@@ -33,6 +33,8 @@ var statuses = map[store.Code]int{
 	store.CodeInternal:               http.StatusInternalServerError,
 	store.CodeUpstream:               http.StatusBadGateway,
 	store.CodeEnrichUnbilled:         http.StatusBadGateway,
+	store.CodeOverloaded:             http.StatusServiceUnavailable,
+	store.CodeOutcomeUnknown:         http.StatusServiceUnavailable,
 }
 
 // Status is the HTTP status of e: its code's, or 503 for an internal_error a dependency

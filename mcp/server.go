@@ -269,7 +269,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				p.Credential.Resource, s.resourceOf(r)))
 			return
 		}
-		ctx := httpx.WithPrincipal(r.Context(), p)
+		ctx := httpx.WithPrincipal(r.Context(), p.WithVia(store.ViaMCP))
 		if fence, ok := s.fence(p.Credential.Resource); ok {
 			ctx = withView(ctx, viewFrom(ctx).within(fence))
 		}

@@ -79,7 +79,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/spaces", adminTok, "", 23, 16000},
 		{"/mcp/x/labels", adminTok, "", 8, 5000},
 		{"/mcp/x/comments", adminTok, "", 8, 5500},
-		{"/mcp/x/activity", adminTok, "", 6, 4500},
+		{"/mcp/x/activity", adminTok, "", 6, 5000},
 		{"/mcp/x/metrics", adminTok, "", 16, 13000},
 		{"/mcp/x/finance", adminTok, "", 24, 17000},
 		{"/mcp/x/hr", adminTok, "", 28, 22000},

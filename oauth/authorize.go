@@ -230,6 +230,9 @@ func (s *Server) authorizeGet(w http.ResponseWriter, r *http.Request) {
 		s.answerError(w, r, req, e)
 		return
 	}
+	if s.refusedByWorkspace(w, r, req, m) {
+		return
+	}
 	offered, unavailable := s.split(req, m)
 	prior, err := s.db.OAuthConsent(ctx, m.UserID, req.Client.ID)
 	if err != nil {
@@ -311,6 +314,9 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := s.memberMayAuthorize(req, m); e != nil {
 		s.redirectError(w, r, req, e)
+		return
+	}
+	if s.refusedByWorkspace(w, r, req, m) {
 		return
 	}
 	if r.PostFormValue("action") != "approve" {

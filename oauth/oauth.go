@@ -84,6 +84,12 @@ type Config struct {
 	// ClientMetadata resolves client_ids that are https URLs as Client ID Metadata Documents
 	// (docs/decisions.md 8); nil accepts registered clients only.
 	ClientMetadata *MetadataDocuments
+	// ServiceName names the service on the sign-in page (SERVICE_NAME); "" means
+	// "workspaced".
+	ServiceName string
+	// PasswordResetURL is where the sign-in page's "Forgot password?" leads (the
+	// console's, when email is configured); "" shows no such link.
+	PasswordResetURL string
 	// HTTPClient makes the calls to the upstream provider; nil uses http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
@@ -147,6 +153,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.ServiceName == "" {
+		cfg.ServiceName = "workspaced"
 	}
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = remoteIP

@@ -54,7 +54,13 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 			formAction += " " + t
 		}
 	}
-	h := w.Header()
+	pageHeaders(w.Header(), formAction)
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// pageHeaders sets the headers every HTML page carries, the console's included.
+func pageHeaders(h http.Header, formAction string) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src https: data:; form-action "+
 		formAction+"; frame-ancestors 'none'; base-uri 'none'")
@@ -62,8 +68,6 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
 }
 
 // errorPage is shown instead of redirecting when the client or its redirect_uri cannot be

@@ -30,9 +30,11 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, userID, me
 	return nil
 }
 
-// safeReturn keeps post-login redirects on our own pages (no open redirect).
+// safeReturn keeps post-login redirects on our own pages, the provider's and the
+// console's (no open redirect).
 func safeReturn(ret string) string {
-	if !strings.HasPrefix(ret, "/oauth/") || strings.HasPrefix(ret, "//") || strings.ContainsAny(ret, "\\\r\n") {
+	if !(strings.HasPrefix(ret, "/oauth/") || ret == "/console" || strings.HasPrefix(ret, "/console/")) ||
+		strings.HasPrefix(ret, "//") || strings.ContainsAny(ret, "\\\r\n") {
 		return "/oauth/apps"
 	}
 	return ret
@@ -41,6 +43,8 @@ func safeReturn(ret string) string {
 // loginData is what the login page shows.
 type loginData struct {
 	CSRF, Return, Email, Error, AppName string
+	Service                             string // SERVICE_NAME
+	ResetURL                            string // "Forgot password?", or ""
 	UpstreamName, UpstreamURL           string
 }
 
@@ -49,7 +53,8 @@ type loginData struct {
 // form-action.
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, ret, email, msg string) {
 	ret = safeReturn(ret)
-	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg}
+	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg, Service: s.cfg.ServiceName,
+		ResetURL: s.cfg.PasswordResetURL}
 	var origin string
 	if raw, ok := strings.CutPrefix(ret, "/oauth/authorize?"); ok {
 		if req, pe, _, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw); err == nil && pe == nil && req != nil {

@@ -19,6 +19,7 @@ type Storage interface {
 	ConsentStore
 	GrantStore
 	TokenStore
+	AppPolicyStore
 	// WorkspaceName returns a workspace's name (admin and apps pages).
 	WorkspaceName(ctx context.Context, id string) (string, error)
 	// Setting returns a service setting, storing make() first when it has none (CSRF key).

@@ -35,6 +35,16 @@ func TestSetHeaders(t *testing.T) {
 			},
 		},
 		{
+			name: "store unreachable, refused: Retry-After only, no budget headers",
+			d:    Decision{Allowed: false, Degraded: true, Limit: 60, Reset: reset},
+			want: http.Header{"Retry-After": {"5"}},
+		},
+		{
+			name: "store unreachable, let through (fail open): no headers",
+			d:    Decision{Allowed: true, Degraded: true, Limit: 60, Reset: reset},
+			want: http.Header{},
+		},
+		{
 			name: "reset rounds up to the next second",
 			d:    Decision{Allowed: true, Limit: 60, Remaining: 0, Reset: reset.Add(time.Millisecond)},
 			want: http.Header{

@@ -413,8 +413,16 @@ const OutageRetryAfter = 5
 // X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset in Unix seconds, rounded
 // up so a client waiting until then is never early, and on a denial Retry-After: 60, the
 // fixed value docs/contract.md section 7 gives (some libraries write a date instead), or
-// OutageRetryAfter when the store failed and the request was denied for that.
+// OutageRetryAfter when the store failed and the request was denied for that. A degraded
+// decision (the store could not be asked) writes no X-RateLimit-* headers: it knows no
+// budget, and "Remaining: 0" on a 503 would tell the client it spent one.
 func (d Decision) SetHeaders(h http.Header) {
+	if d.Degraded {
+		if !d.Allowed {
+			h.Set("Retry-After", strconv.Itoa(OutageRetryAfter))
+		}
+		return
+	}
 	h.Set("X-RateLimit-Limit", strconv.FormatUint(d.Limit, 10))
 	h.Set("X-RateLimit-Remaining", strconv.FormatUint(d.Remaining, 10))
 	reset := d.Reset.Unix()
@@ -425,8 +433,6 @@ func (d Decision) SetHeaders(h http.Header) {
 	switch {
 	case d.Allowed:
 		h.Del("Retry-After")
-	case d.Degraded:
-		h.Set("Retry-After", strconv.Itoa(OutageRetryAfter))
 	default:
 		h.Set("Retry-After", "60")
 	}

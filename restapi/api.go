@@ -114,7 +114,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			httpx.WriteError(w, r, a.cfg.Logger, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(r.Context(), p)))
+		next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(r.Context(), p.WithVia(store.ViaREST))))
 	})
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -21,15 +22,33 @@ type Principal struct {
 	Grants      map[string]string // feature -> none, read, full
 	Scopes      []string          // granted scopes, wildcards as granted
 	Credential  Credential
+	// Via is the channel the request came through (ViaREST, ViaMCP), recorded with every
+	// write in activity; the adapters set it on their copy (WithVia).
+	Via string
+}
+
+// Channels of Principal.Via, as activity.via stores them.
+const (
+	ViaREST = "rest"
+	ViaMCP  = "mcp"
+)
+
+// WithVia returns a copy of p that came through channel via. Principals are shared by the
+// credential cache, so an adapter never writes to the one it was given.
+func (p *Principal) WithVia(via string) *Principal {
+	q := *p
+	q.Via = via
+	return &q
 }
 
 // Credential describes what the request presented.
 type Credential struct {
-	Type      string     // "oauth" or "agent_key"
-	ID        string     // the token or key row id (rate-limit key, revocation)
-	ClientID  string     // OAuth client, for oauth
-	ExpiresAt *time.Time // for oauth
-	Resource  string     // RFC 8707 resource the token is bound to, "" when unbound
+	Type       string     // "oauth" or "agent_key"
+	ID         string     // the token or key row id (rate-limit key, revocation)
+	ClientID   string     // OAuth client, for oauth
+	ClientName string     // its name as registered, for oauth
+	ExpiresAt  *time.Time // for oauth
+	Resource   string     // RFC 8707 resource the token is bound to, "" when unbound
 }
 
 // IsAdmin reports whether the principal holds the admin role.
@@ -69,7 +88,25 @@ func (p *Principal) settings() []any {
 		g = append(g, '"')
 	}
 	g = append(g, '}')
-	return []any{p.WorkspaceID, p.UserID, p.Role, string(g)}
+	return []any{p.WorkspaceID, p.UserID, p.Role, string(g), p.credentialLabel(), p.clientJSON(), p.Via}
+}
+
+// credentialLabel names the credential for activity.credential: "agent_key:<id>" or
+// "oauth:<access token id>", "" when unknown.
+func (p *Principal) credentialLabel() string {
+	if p.Credential.Type == "" || p.Credential.ID == "" {
+		return ""
+	}
+	return p.Credential.Type + ":" + p.Credential.ID
+}
+
+// clientJSON is activity.client: {"id", "name"} of the OAuth client, "" for none.
+func (p *Principal) clientJSON() string {
+	if p.Credential.ClientID == "" {
+		return ""
+	}
+	b, _ := json.Marshal(map[string]string{"id": p.Credential.ClientID, "name": p.Credential.ClientName})
+	return string(b)
 }
 
 // actorSQL sets the actor for the rest of the transaction only (is_local = true), and drops
@@ -81,6 +118,7 @@ func (p *Principal) settings() []any {
 const actorSQL = `SELECT set_config('role', 'workspaced_app', true),
 	set_config('app.workspace_id', $1, true), set_config('app.user_id', $2, true),
 	set_config('app.role', $3, true), set_config('app.grants', $4, true),
+	set_config('app.credential', $5, true), set_config('app.client', $6, true), set_config('app.via', $7, true),
 	set_config('enable_sort', 'off', true), set_config('application_name', 'workspaced ws:' || $1, true)`
 
 // InTx runs fn in a transaction as the actor p, under row-level security. Use it where a
@@ -89,12 +127,18 @@ func (s *Store) InTx(ctx context.Context, p *Principal, fn func(tx pgx.Tx) error
 	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
 		return errors.New("store: InTx needs a principal")
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, actorSQL, p.settings()...); err != nil {
-			return fmt.Errorf("store: set actor: %w", err)
-		}
-		return fn(tx)
-	})
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if _, err := tx.Exec(ctx, actorSQL, p.settings()...); err != nil {
+		return fmt.Errorf("store: set actor: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return commit(ctx, tx) // outcome_unknown when sent and not answered
 }
 
 // Query runs one statement as the actor p in a single round trip: the actor settings and
@@ -126,7 +170,7 @@ func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []an
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return fmt.Errorf("store: set %s: %w", what, err)
+		return markUnanswered(fmt.Errorf("store: set %s: %w", what, err))
 	}
 	for range before {
 		if _, err := br.Exec(); err != nil {
@@ -135,12 +179,22 @@ func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []an
 	}
 	rows, err := br.Query()
 	if err != nil {
-		return err
+		return markUnanswered(err)
 	}
 	if err := Scan(rows, scan); err != nil {
-		return err
+		return markUnanswered(err)
 	}
-	return br.Close()
+	return markUnanswered(br.Close())
+}
+
+// markUnanswered marks an error of Query's batch, which commits as one implicit
+// transaction, when the batch was sent and not answered: a write's outcome is then
+// unknown (MapWriteError), a read's is just an outage.
+func markUnanswered(err error) error {
+	if sentButUnanswered(err) {
+		return unacknowledged{err}
+	}
+	return err
 }
 
 // horizonSQL fixes, before a sync read takes its snapshot, the newest updated_at it may

@@ -29,6 +29,11 @@ const (
 	CodeUpstream               Code = "upstream_error"          // the enrichment provider failed
 	CodeEnrichUnbilled         Code = "enrich_unbilled"         // a result that could not be billed, withheld
 
+	// Bad days (docs/operations.md): nothing was done, retry after Retry-After; and a write
+	// whose commit was sent but not acknowledged, to retry with its Idempotency-Key.
+	CodeOverloaded     Code = "overloaded"
+	CodeOutcomeUnknown Code = "outcome_unknown"
+
 	// CodeInvalid is an admin command's input the database refused (the admin CLI's
 	// constraint failures, store.mapAdminError).
 	CodeInvalid Code = "invalid"

@@ -19,6 +19,11 @@ type Options struct {
 	AcquireTimeout   time.Duration // waiting for a pooled connection
 	StatementTimeout time.Duration // one statement (a query with its rows, a batch, begin, commit)
 	MaxConns         int           // caps the pool; 0 means DefaultMaxConns
+	// Observe, when set, is told the outcome of every statement and batch (nil or its
+	// error) and every failed wait for a connection: the circuit breaker's input
+	// (overload.Breaker, docs/operations.md). A successful wait says nothing, since an idle
+	// connection is handed out without asking the database.
+	Observe func(err error)
 }
 
 // deadlines gives each pool acquisition and each statement its own deadline, through
@@ -26,7 +31,10 @@ type Options struct {
 // Doing it here rather than at each of the dozens of call sites means no query can be
 // forgotten; a frozen database then costs a request at most AcquireTimeout plus
 // StatementTimeout per statement, and pgx closes the connection whose deadline passed.
-type deadlines struct{ acquire, statement time.Duration }
+type deadlines struct {
+	acquire, statement time.Duration
+	observe            func(error)
+}
 
 type cancelKey struct{}
 type noDeadlineKey struct{}
@@ -55,30 +63,39 @@ func release(ctx context.Context) {
 func (d deadlines) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	return bounded(ctx, d.statement)
 }
-func (d deadlines) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+func (d deadlines) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
 	release(ctx)
+	if d.observe != nil {
+		d.observe(data.Err)
+	}
 }
 func (d deadlines) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
 	return bounded(ctx, d.statement)
 }
 func (d deadlines) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (d deadlines) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchEndData) {
+func (d deadlines) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchEndData) {
 	release(ctx)
+	if d.observe != nil {
+		d.observe(data.Err)
+	}
 }
 func (d deadlines) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
 	return bounded(ctx, d.acquire)
 }
-func (d deadlines) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireEndData) {
+func (d deadlines) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, data pgxpool.TraceAcquireEndData) {
 	release(ctx)
+	if d.observe != nil && data.Err != nil {
+		d.observe(data.Err)
+	}
 }
 
 // RetryAfterUnavailable is the Retry-After of a 503 for an unreachable database: soon
 // enough to ride out a restart, long enough not to hammer it.
 const RetryAfterUnavailable = 2 * time.Second
 
-// unavailable is the 503 of a database that does not answer (down, restarting, frozen,
+// Unavailable is the 503 of a database that does not answer (down, restarting, frozen,
 // out of connections): the client may retry the same request unchanged.
-func unavailable(err error) *Error {
+func Unavailable(err error) *Error {
 	return &Error{Code: CodeInternal, Unavailable: true, RetryAfter: RetryAfterUnavailable,
 		Message: "a service this API depends on is not answering; retry after the Retry-After seconds, and quote the request id if it persists",
 		Err:     err}

@@ -63,7 +63,7 @@ func Unauthorized(format string, args ...any) *Error {
 // Internal is a 500, or the 503 of unavailable when err is the database not answering.
 func Internal(err error) *Error {
 	if IsUnavailable(err) {
-		return unavailable(err)
+		return Unavailable(err)
 	}
 	return &Error{Code: CodeInternal,
 		Message: "something failed on our side; retry, and quote the request id if it persists", Err: err}
@@ -86,6 +86,9 @@ func MapWriteError(err error, failCode Code) error {
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return NotFound("no such record in this workspace")
+	}
+	if errors.As(err, new(unacknowledged)) {
+		return OutcomeUnknown(err)
 	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {

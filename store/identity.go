@@ -88,13 +88,16 @@ func (s *Store) AddMember(ctx context.Context, m Member) (string, error) {
 	return id, mapAdminError(err)
 }
 
-// SetMember changes a user's role, status, grants or password; empty fields are kept.
+// SetMember changes a user's role, status, grants or password; empty fields are kept. A
+// non-empty m.WorkspaceID confines the change to that workspace's users (the console): a
+// user of another workspace is not_found, as a missing one is.
 func (s *Store) SetMember(ctx context.Context, userID string, m Member) error {
 	grants, _ := json.Marshal(nonNil(m.Grants))
 	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE users SET role = coalesce(nullif($2, ''), role),
-			status = coalesce(nullif($3, ''), status), grants = grants || $4::jsonb WHERE id = $1`,
-			userID, m.Role, m.Status, grants)
+			status = coalesce(nullif($3, ''), status), grants = grants || $4::jsonb
+			WHERE id = $1 AND ($5 = '' OR workspace_id::text = $5)`,
+			userID, m.Role, m.Status, grants, m.WorkspaceID)
 		if err != nil {
 			return err
 		}
@@ -176,7 +179,14 @@ func issueAgentKey(ctx context.Context, tx pgx.Tx, workspaceID, agentID string) 
 // RevokeAgentKey revokes a key; revoking twice is harmless. It returns a not_found Error
 // when no such key exists.
 func (s *Store) RevokeAgentKey(ctx context.Context, keyID string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`, keyID)
+	return s.RevokeWorkspaceAgentKey(ctx, "", keyID)
+}
+
+// RevokeWorkspaceAgentKey revokes a key of workspaceID ("" for any workspace); a key of
+// another workspace is not_found, as a missing one.
+func (s *Store) RevokeWorkspaceAgentKey(ctx context.Context, workspaceID, keyID string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, now())
+		WHERE id = $1 AND ($2 = '' OR workspace_id::text = $2)`, keyID, workspaceID)
 	if err != nil {
 		return mapAdminError(err)
 	}

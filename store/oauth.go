@@ -446,13 +446,13 @@ func (s *Store) OAuthAccessToken(ctx context.Context, hash []byte) (*OAuthAccess
 	var grants []byte
 	var expires time.Time
 	err := s.pool.QueryRow(ctx, `SELECT a.id::text, a.scopes, a.expires_at, a.revoked_at IS NULL AND f.revoked_at IS NULL,
-			f.id::text, f.client_id, coalesce(a.resource, f.resource, ''), f.last_used_at, c.disabled_at IS NULL,
+			f.id::text, f.client_id, c.name, coalesce(a.resource, f.resource, ''), f.last_used_at, c.disabled_at IS NULL,
 			u.id::text, u.workspace_id::text, u.email, coalesce(u.display_name, ''), u.role, u.is_agent, u.grants,
 			u.status = 'active'
 		FROM oauth_access_tokens a JOIN oauth_families f ON f.id = a.family_id
 		JOIN oauth_clients c ON c.id = f.client_id JOIN users u ON u.id = f.user_id
 		WHERE a.token_hash = $1`, hash).Scan(&p.Credential.ID, &p.Scopes, &expires, &a.Live,
-		&a.FamilyID, &p.Credential.ClientID, &p.Credential.Resource, &a.FamilyLastUsed, &a.ClientEnabled,
+		&a.FamilyID, &p.Credential.ClientID, &p.Credential.ClientName, &p.Credential.Resource, &a.FamilyLastUsed, &a.ClientEnabled,
 		&p.UserID, &p.WorkspaceID, &p.Email, &p.DisplayName, &p.Role, &p.IsAgent, &grants, &a.MemberActive)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil

@@ -66,6 +66,19 @@ CREATE FUNCTION public.app_workspace_id() RETURNS uuid
     AS $$ SELECT nullif(current_setting('app.workspace_id', true), '')::uuid $$;
 
 --
+-- Name: member_signed_in(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.member_signed_in() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  INSERT INTO member_sign_ins (user_id, last_at) VALUES (NEW.user_id, NEW.created_at)
+    ON CONFLICT (user_id) DO UPDATE SET last_at = greatest(member_sign_ins.last_at, excluded.last_at);
+  RETURN NEW;
+END $$;
+
+--
 -- Name: oauth_client_check(text, bytea); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -267,6 +280,20 @@ CREATE FUNCTION public.river_job_state_in_bitmask(bitmask bit, state public.rive
         ELSE 0
     END = 1;
 $$;
+
+--
+-- Name: ws_activity_source(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_activity_source() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  NEW.credential := coalesce(NEW.credential, nullif(current_setting('app.credential', true), ''));
+  NEW.client := coalesce(NEW.client, nullif(current_setting('app.client', true), '')::jsonb);
+  NEW.via := coalesce(NEW.via, nullif(current_setting('app.via', true), ''));
+  RETURN NEW;
+END $$;
 
 --
 -- Name: ws_check_id_array(); Type: FUNCTION; Schema: public; Owner: -
@@ -539,7 +566,10 @@ CREATE TABLE public.activity (
     action text NOT NULL,
     actor_id uuid,
     changes jsonb,
-    feature text
+    feature text,
+    credential text,
+    client jsonb,
+    via text
 );
 
 ALTER TABLE ONLY public.activity FORCE ROW LEVEL SECURITY;
@@ -1164,6 +1194,30 @@ CREATE TABLE public.leave_requests (
 ALTER TABLE ONLY public.leave_requests FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: member_links; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.member_links (
+    token_hash bytea NOT NULL,
+    user_id uuid NOT NULL,
+    purpose text NOT NULL,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    CONSTRAINT member_links_purpose_check CHECK ((purpose = ANY (ARRAY['invite'::text, 'reset'::text])))
+);
+
+--
+-- Name: member_sign_ins; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.member_sign_ins (
+    user_id uuid NOT NULL,
+    last_at timestamp with time zone NOT NULL
+);
+
+--
 -- Name: metric_entries; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1248,6 +1302,17 @@ CREATE TABLE public.oauth_access_tokens (
     expires_at timestamp with time zone NOT NULL,
     revoked_at timestamp with time zone,
     resource text
+);
+
+--
+-- Name: oauth_client_blocks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.oauth_client_blocks (
+    workspace_id uuid NOT NULL,
+    client_id text NOT NULL,
+    blocked_by uuid,
+    blocked_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -1848,6 +1913,15 @@ CREATE TABLE public.webhook_secrets (
 );
 
 --
+-- Name: workspace_oauth_settings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.workspace_oauth_settings (
+    workspace_id uuid NOT NULL,
+    admin_apps_only boolean DEFAULT false NOT NULL
+);
+
+--
 -- Name: workspaces; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2358,6 +2432,20 @@ ALTER TABLE ONLY public.leave_requests
     ADD CONSTRAINT leave_requests_workspace_id_id_key UNIQUE (workspace_id, id);
 
 --
+-- Name: member_links member_links_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.member_links
+    ADD CONSTRAINT member_links_pkey PRIMARY KEY (token_hash);
+
+--
+-- Name: member_sign_ins member_sign_ins_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.member_sign_ins
+    ADD CONSTRAINT member_sign_ins_pkey PRIMARY KEY (user_id);
+
+--
 -- Name: metric_entries metric_entries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2412,6 +2500,13 @@ ALTER TABLE ONLY public.oauth_access_tokens
 
 ALTER TABLE ONLY public.oauth_access_tokens
     ADD CONSTRAINT oauth_access_tokens_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: oauth_client_blocks oauth_client_blocks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_client_blocks
+    ADD CONSTRAINT oauth_client_blocks_pkey PRIMARY KEY (workspace_id, client_id);
 
 --
 -- Name: oauth_clients oauth_clients_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2750,11 +2845,30 @@ ALTER TABLE ONLY public.webhook_secrets
     ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (endpoint_id);
 
 --
+-- Name: workspace_oauth_settings workspace_oauth_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.workspace_oauth_settings
+    ADD CONSTRAINT workspace_oauth_settings_pkey PRIMARY KEY (workspace_id);
+
+--
 -- Name: workspaces workspaces_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.workspaces
     ADD CONSTRAINT workspaces_pkey PRIMARY KEY (id);
+
+--
+-- Name: activity_client; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX activity_client ON public.activity USING btree (workspace_id, ((client ->> 'id'::text)), created_at DESC) WHERE (client IS NOT NULL);
+
+--
+-- Name: activity_credential; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX activity_credential ON public.activity USING btree (workspace_id, credential, created_at DESC) WHERE (credential IS NOT NULL);
 
 --
 -- Name: activity_entity; Type: INDEX; Schema: public; Owner: -
@@ -3651,6 +3765,18 @@ CREATE INDEX leave_requests_sync ON public.leave_requests USING btree (workspace
 CREATE INDEX leave_requests_user ON public.leave_requests USING btree (workspace_id, user_id, created_at DESC, id DESC);
 
 --
+-- Name: member_links_expiry; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX member_links_expiry ON public.member_links USING btree (expires_at);
+
+--
+-- Name: member_links_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX member_links_user ON public.member_links USING btree (user_id);
+
+--
 -- Name: metric_entries_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3781,6 +3907,12 @@ CREATE INDEX oauth_families_client ON public.oauth_families USING btree (client_
 --
 
 CREATE INDEX oauth_families_user ON public.oauth_families USING btree (user_id, client_id) WHERE (revoked_at IS NULL);
+
+--
+-- Name: oauth_families_workspace_client; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX oauth_families_workspace_client ON public.oauth_families USING btree (workspace_id, client_id);
 
 --
 -- Name: oauth_refresh_family; Type: INDEX; Schema: public; Owner: -
@@ -4623,6 +4755,12 @@ CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpo
 CREATE TRIGGER activity AFTER UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('workspace', '');
 
 --
+-- Name: activity activity_source; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_source BEFORE INSERT ON public.activity FOR EACH ROW EXECUTE FUNCTION public.ws_activity_source();
+
+--
 -- Name: deal_tasks assignee_ids_check; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -4645,6 +4783,12 @@ CREATE TRIGGER entity_check BEFORE INSERT OR UPDATE OF entity_type, entity_id ON
 --
 
 CREATE TRIGGER member_ids_check BEFORE INSERT OR UPDATE OF member_ids ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_check_id_array('member_ids', 'users');
+
+--
+-- Name: oauth_sessions oauth_sessions_sign_in; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER oauth_sessions_sign_in AFTER INSERT ON public.oauth_sessions FOR EACH ROW EXECUTE FUNCTION public.member_signed_in();
 
 --
 -- Name: metrics pipeline_ids_check; Type: TRIGGER; Schema: public; Owner: -
@@ -5782,6 +5926,27 @@ ALTER TABLE ONLY public.leave_requests
     ADD CONSTRAINT leave_requests_workspace_id_user_id_fkey FOREIGN KEY (workspace_id, user_id) REFERENCES public.users(workspace_id, id);
 
 --
+-- Name: member_links member_links_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.member_links
+    ADD CONSTRAINT member_links_created_by_fkey FOREIGN KEY (created_by) REFERENCES public.users(id) ON DELETE SET NULL;
+
+--
+-- Name: member_links member_links_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.member_links
+    ADD CONSTRAINT member_links_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: member_sign_ins member_sign_ins_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.member_sign_ins
+    ADD CONSTRAINT member_sign_ins_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
 -- Name: metric_entries metric_entries_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -5857,6 +6022,27 @@ ALTER TABLE ONLY public.oauth_access_tokens
 
 ALTER TABLE ONLY public.oauth_access_tokens
     ADD CONSTRAINT oauth_access_tokens_refresh_id_fkey FOREIGN KEY (refresh_id) REFERENCES public.oauth_refresh_tokens(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_client_blocks oauth_client_blocks_blocked_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_client_blocks
+    ADD CONSTRAINT oauth_client_blocks_blocked_by_fkey FOREIGN KEY (blocked_by) REFERENCES public.users(id) ON DELETE SET NULL;
+
+--
+-- Name: oauth_client_blocks oauth_client_blocks_client_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_client_blocks
+    ADD CONSTRAINT oauth_client_blocks_client_id_fkey FOREIGN KEY (client_id) REFERENCES public.oauth_clients(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_client_blocks oauth_client_blocks_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_client_blocks
+    ADD CONSTRAINT oauth_client_blocks_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
 -- Name: oauth_clients oauth_clients_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -6340,6 +6526,13 @@ ALTER TABLE ONLY public.webhook_secrets
 
 ALTER TABLE ONLY public.webhook_secrets
     ADD CONSTRAINT webhook_secrets_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: workspace_oauth_settings workspace_oauth_settings_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.workspace_oauth_settings
+    ADD CONSTRAINT workspace_oauth_settings_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
 -- Name: activity; Type: ROW SECURITY; Schema: public; Owner: -

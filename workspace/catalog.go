@@ -355,6 +355,9 @@ var catalog = withTables([]*Resource{
 		Fields: []Field{
 			filter(ro("entity_type", String)), filter(ro("entity_id", UUID)), ro("action", String),
 			ro("actor_id", UUID), doc(ro("changes", JSON), "the fields written, with their new values"),
+			doc(ro("credential", String), "what made the write: agent_key:<key id> or oauth:<access token id>"),
+			doc(ro("client", JSON), "the OAuth client that made the write, {id, name}; null for agent keys"),
+			doc(ro("via", String), "the channel: rest or mcp"),
 		}},
 	{Name: "metrics", Scope: "metrics", Feature: Metrics, Paged: true,
 		Doc: "Metric definitions shown on metric pages.",

@@ -40,8 +40,9 @@ var dbExtras = map[string][]string{
 	// visibility, the entity's feature and the author's edits are catalogue attributes,
 	// Entities and AuthorEdits, checked below.)
 	"comments": {"trigger entity_check"},
-	// ws_record_activity inserts activity as the actor.
-	"activity": {"grant INSERT"},
+	// ws_record_activity inserts activity as the actor, and activity_source stamps the
+	// credential, client and channel (docs/console.md).
+	"activity": {"grant INSERT", "trigger activity_source"},
 	// The catalogue's secret field is filled only in the responses of create and rotation
 	// (workspace/webhooks.go); the column itself stays empty.
 	"webhook_endpoints": {"check secret: CHECK ((secret IS NULL))"},

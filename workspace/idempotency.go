@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/jackc/pgx/v5"
@@ -119,8 +120,17 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 		})
 	}
 	if err != nil {
-		// Nothing was written (or the enrichment failed): free the key for a retry.
-		if rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key); rerr != nil {
+		// Nothing was written (or the enrichment failed): free the key for a retry. When
+		// the commit was sent and not answered (outcome_unknown) the release is tried all
+		// the same: it deletes only a key with no stored response and waits for the
+		// write's row lock, so it frees the key only if the write did not commit; if the
+		// database does not answer, the key stays claimed until its lease ends.
+		rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key)
+		var e *store.Error
+		if errors.As(err, &e) && e.Code == store.CodeOutcomeUnknown {
+			return nil, e
+		}
+		if rerr != nil {
 			return nil, store.Internal(rerr)
 		}
 		return nil, readError(err)

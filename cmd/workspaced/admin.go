@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 
+	adminops "github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
@@ -39,13 +40,13 @@ func (g grants) Set(s string) error {
 // store and returns the JSON object to print.
 type adminCommand struct {
 	usage string
-	flags func(fs *flag.FlagSet) func(ctx context.Context, s *store.Store) (any, error)
+	flags func(fs *flag.FlagSet) func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error)
 }
 
 var adminCommands = map[string]adminCommand{
-	"create-workspace": {"--name N", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+	"create-workspace": {"--name N", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 		name := fs.String("name", "", "workspace name")
-		return func(ctx context.Context, s *store.Store) (any, error) {
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 			if strings.TrimSpace(*name) == "" {
 				return nil, bad("--name is required")
 			}
@@ -54,89 +55,150 @@ var adminCommands = map[string]adminCommand{
 		}
 	}},
 	"add-member": {"--workspace W --email E [--name N] [--role admin|member] [--grant crm=full]... [--password P] [--status active|invited|suspended]",
-		func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 			ws, email, name := fs.String("workspace", "", "workspace id"), fs.String("email", "", "email"), fs.String("name", "", "display name")
 			role, status, password := fs.String("role", "member", "admin or member"), fs.String("status", "active", "active, invited or suspended"), fs.String("password", "", "password for the login page")
 			g := grants{}
 			fs.Var(g, "grant", "feature=level, repeatable (features: "+strings.Join(store.Features, ", ")+"; levels: none, read, full)")
-			return func(ctx context.Context, s *store.Store) (any, error) {
+			return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 				if err := checkUUID("--workspace", *ws); err != nil {
-					return nil, err
-				}
-				if !strings.Contains(*email, "@") {
-					return nil, bad("--email must be an email address")
-				}
-				if err := checkMember(*role, *status); err != nil {
 					return nil, err
 				}
 				hash, err := hashIfSet(*password)
 				if err != nil {
 					return nil, err
 				}
-				id, err := s.AddMember(ctx, store.Member{WorkspaceID: *ws, Email: *email, Name: *name, Role: *role,
+				id, err := ops.AddMember(ctx, store.Member{WorkspaceID: *ws, Email: *email, Name: *name, Role: *role,
 					Status: *status, Grants: g, PasswordHash: hash})
 				return map[string]string{"user_id": id}, err
 			}
 		}},
 	"set-member": {"--user U [--role admin|member] [--grant crm=full]... [--status active|invited|suspended] [--password P]",
-		func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+		func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 			user, role, status, password := fs.String("user", "", "user id"), fs.String("role", "", "admin or member"), fs.String("status", "", "active, invited or suspended"), fs.String("password", "", "new password")
 			g := grants{}
 			fs.Var(g, "grant", "feature=level, repeatable")
-			return func(ctx context.Context, s *store.Store) (any, error) {
+			return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 				if err := checkUUID("--user", *user); err != nil {
-					return nil, err
-				}
-				if err := checkMember(*role, *status); err != nil {
 					return nil, err
 				}
 				hash, err := hashIfSet(*password)
 				if err != nil {
 					return nil, err
 				}
-				err = s.SetMember(ctx, *user, store.Member{Role: *role, Status: *status, Grants: g, PasswordHash: hash})
+				err = ops.SetMember(ctx, "", "", *user, adminops.Change{Role: *role, Status: *status, Grants: g, PasswordHash: hash})
 				return map[string]string{"user_id": *user}, err
 			}
 		}},
-	"create-agent": {"--workspace W --name N [--grant crm=full]...", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+	"create-agent": {"--workspace W --name N [--grant crm=full]...", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 		ws, name := fs.String("workspace", "", "workspace id"), fs.String("name", "", "agent name")
 		g := grants{}
 		fs.Var(g, "grant", "feature=level, repeatable")
-		return func(ctx context.Context, s *store.Store) (any, error) {
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 			if err := checkUUID("--workspace", *ws); err != nil {
 				return nil, err
 			}
 			if strings.TrimSpace(*name) == "" {
 				return nil, bad("--name is required")
 			}
-			return s.CreateAgent(ctx, *ws, *name, g)
+			return ops.CreateAgent(ctx, *ws, *name, g)
 		}
 	}},
-	"revoke-agent-key": {"--key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+	"reset-link": {"--workspace W --user U", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws, user := fs.String("workspace", "", "workspace id"), fs.String("user", "", "user id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			return ops.ResetLink(ctx, *ws, *user, "")
+		}
+	}},
+	"list-agents": {"--workspace W", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws := fs.String("workspace", "", "workspace id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			rows, err := ops.Agents(ctx, *ws)
+			out := make([]map[string]any, len(rows))
+			for i, a := range rows {
+				out[i] = map[string]any{"agent_id": a.AgentID, "user_id": a.UserID, "name": a.Name, "status": a.Status,
+					"grants": a.Grants, "keys": a.Keys}
+			}
+			return map[string]any{"agents": out}, err
+		}
+	}},
+	"create-agent-key": {"--workspace W --agent A", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws, agent := fs.String("workspace", "", "workspace id"), fs.String("agent", "", "agent id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			return ops.CreateKey(ctx, *ws, *agent)
+		}
+	}},
+	"rotate-agent-key": {"--workspace W --key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws, id := fs.String("workspace", "", "workspace id"), fs.String("key-id", "", "agent key id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			return ops.RotateKey(ctx, *ws, *id)
+		}
+	}},
+	"revoke-agent-key": {"--key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 		id := fs.String("key-id", "", "agent key id")
-		return func(ctx context.Context, s *store.Store) (any, error) {
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 			if err := checkUUID("--key-id", *id); err != nil {
 				return nil, err
 			}
-			return map[string]bool{"revoked": true}, s.RevokeAgentKey(ctx, *id)
+			return map[string]bool{"revoked": true}, ops.RevokeKey(ctx, "", *id)
 		}
 	}},
-	"grant-credits": {"--workspace W --amount N", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+	"grant-credits": {"--workspace W --amount N", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 		ws, amount := fs.String("workspace", "", "workspace id"), fs.Int64("amount", 0, "credits to add (positive)")
-		return func(ctx context.Context, s *store.Store) (any, error) {
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 			if err := checkUUID("--workspace", *ws); err != nil {
 				return nil, err
 			}
 			if *amount <= 0 {
 				return nil, bad("--amount must be a positive whole number")
 			}
-			balance, err := s.GrantCredits(ctx, *ws, *amount)
+			balance, err := ops.GrantCredits(ctx, *ws, *amount)
 			return map[string]int64{"balance": balance}, err
 		}
 	}},
+	"list-members": {"--workspace W", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws := fs.String("workspace", "", "workspace id")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			rows, err := ops.Members(ctx, *ws)
+			out := make([]map[string]any, len(rows))
+			for i, m := range rows {
+				out[i] = map[string]any{"user_id": m.UserID, "email": m.Email, "name": m.Name, "role": m.Role,
+					"status": m.Status, "grants": m.Grants, "last_sign_in": m.LastSignIn}
+			}
+			return map[string]any{"members": out}, err
+		}
+	}},
+	"invite": {"--workspace W --email E [--name N] [--role admin|member] [--grant crm=full]...",
+		func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+			ws, email, name, role := fs.String("workspace", "", "workspace id"), fs.String("email", "", "email"),
+				fs.String("name", "", "display name"), fs.String("role", "member", "admin or member")
+			g := grants{}
+			fs.Var(g, "grant", "feature=level, repeatable")
+			return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+				if err := checkUUID("--workspace", *ws); err != nil {
+					return nil, err
+				}
+				return ops.Invite(ctx, adminops.Invite{WorkspaceID: *ws, Email: *email, Name: *name, Role: *role, Grants: g})
+			}
+		}},
 	"create-app": createAppCommand,
-	"seed-demo": {"", func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
-		return func(ctx context.Context, s *store.Store) (any, error) {
+	"seed-demo": {"", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 			return s.SeedDemo(ctx, oauth.HashPassword)
 		}
 	}},
@@ -145,16 +207,6 @@ var adminCommands = map[string]adminCommand{
 func checkUUID(flagName, v string) error {
 	if len(v) != 36 || strings.Count(v, "-") != 4 {
 		return bad("%s must be a uuid", flagName)
-	}
-	return nil
-}
-
-func checkMember(role, status string) error {
-	if role != "" && role != "admin" && role != "member" {
-		return bad("--role must be admin or member")
-	}
-	if status != "" && status != "active" && status != "invited" && status != "suspended" {
-		return bad("--status must be active, invited or suspended")
 	}
 	return nil
 }
@@ -198,13 +250,18 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "admin %s: unexpected argument %q\n", name, fs.Arg(0))
 		return 2
 	}
-	s, closeDB, err := openDatabase(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	s, closeDB, err := openDatabase(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), nil)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	defer closeDB()
-	out, err := do(ctx, s)
+	ops, err := newAdminOps(cfg, s, slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	out, err := do(ctx, s, ops)
 	if err != nil {
 		var b badInput
 		var e *store.Error

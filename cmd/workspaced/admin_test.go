@@ -58,6 +58,11 @@ func TestAdminCommands(t *testing.T) {
 	if n := count(t, `SELECT count(*) FROM user_passwords WHERE user_id = $1 AND hash LIKE '$argon2id$%'`, user); n != 1 {
 		t.Fatalf("password not stored as an argon2id hash")
 	}
+	if reset := mustCLI(t, "reset-link", "--workspace", ws, "--user", user); reset["user_id"] != user {
+		t.Fatalf("reset-link: %v", reset)
+	} else if link, _ := reset["link"].(string); !strings.Contains(link, "/console/reset?token=wsl_") {
+		t.Fatalf("reset-link: %v", reset)
+	}
 	mustCLI(t, "set-member", "--user", user, "--role", "admin", "--grant", "hr=full", "--status", "suspended")
 	if n := count(t, `SELECT count(*) FROM users WHERE id = $1 AND role = 'admin' AND status = 'suspended' AND grants->>'hr' = 'full' AND grants->>'crm' = 'full'`, user); n != 1 {
 		t.Fatalf("set-member did not apply")
@@ -71,6 +76,15 @@ func TestAdminCommands(t *testing.T) {
 	if err != nil || p.WorkspaceID != ws || p.Grant("crm") != "read" {
 		t.Fatalf("issued key does not resolve: %v %+v", err, p)
 	}
+	second := mustCLI(t, "create-agent-key", "--workspace", ws, "--agent", agent["agent_id"].(string))
+	rotated := mustCLI(t, "rotate-agent-key", "--workspace", ws, "--key-id", second["key_id"].(string))
+	if k, _ := rotated["key"].(string); !strings.HasPrefix(k, "kagt_") || rotated["agent_id"] != agent["agent_id"] {
+		t.Fatalf("rotate-agent-key: %v", rotated)
+	}
+	agents, _ := mustCLI(t, "list-agents", "--workspace", ws)["agents"].([]any)
+	if len(agents) != 1 || len(agents[0].(map[string]any)["keys"].([]any)) != 3 {
+		t.Fatalf("list-agents: want one agent with 3 keys (first, rotated-out, rotated-in): %v", agents)
+	}
 	if out := mustCLI(t, "revoke-agent-key", "--key-id", agent["key_id"].(string)); out["revoked"] != true {
 		t.Fatalf("revoke: %v", out)
 	}
@@ -82,6 +96,20 @@ func TestAdminCommands(t *testing.T) {
 	}
 	if out := mustCLI(t, "grant-credits", "--workspace", ws, "--amount", "5"); out["balance"] != 30.0 {
 		t.Fatalf("grant-credits adds: %v", out)
+	}
+	// invite and list-members run the console's operations (admin.Ops).
+	inv := mustCLI(t, "invite", "--workspace", ws, "--email", "bo@"+ws+".test", "--grant", "crm=read")
+	if link, _ := inv["link"].(string); !strings.Contains(link, "/console/invite?token=wsl_") || inv["emailed"] != false {
+		t.Fatalf("invite: %v", inv)
+	}
+	list := mustCLI(t, "list-members", "--workspace", ws)
+	members, _ := list["members"].([]any)
+	var statuses []string
+	for _, m := range members {
+		statuses = append(statuses, m.(map[string]any)["email"].(string)+"="+m.(map[string]any)["status"].(string))
+	}
+	if got, want := strings.Join(statuses, " "), "ana@"+ws+".test=suspended bo@"+ws+".test=invited"; got != want {
+		t.Fatalf("list-members: %s, want %s", got, want)
 	}
 	demo := mustCLI(t, "seed-demo")
 	for _, k := range []string{"workspace_id", "admin_email", "admin_password", "agent_key", "agent_key_id"} {
@@ -114,6 +142,12 @@ func TestAdminBadInput(t *testing.T) {
 		{"set-member", "--user", "00000000-0000-0000-0000-000000000000", "--role", "admin"},
 		{"set-member", "--user", "nope"},
 		{"create-agent", "--workspace", ws},
+		{"invite", "--workspace", ws, "--email", "not an email"},
+		{"invite", "--workspace", ws, "--email", "c@b.test", "--role", "owner"},
+		{"list-members", "--workspace", "nope"},
+		{"create-agent-key", "--workspace", ws, "--agent", "00000000-0000-0000-0000-000000000000"},
+		{"rotate-agent-key", "--workspace", ws, "--key-id", "nope"},
+		{"reset-link", "--workspace", ws, "--user", "00000000-0000-0000-0000-000000000000"},
 		{"revoke-agent-key", "--key-id", "00000000-0000-0000-0000-000000000000"},
 		{"grant-credits", "--workspace", ws, "--amount", "0"},
 		{"grant-credits", "--workspace", ws, "--amount", "-5"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"os"
 	"strings"
 	"time"
 )
@@ -20,6 +21,8 @@ type config struct {
 	OIDCClientID      string
 	OIDCClientSecret  string
 	OIDCName          string
+	ServiceName       string // names the service on the sign-in page, the console and emails
+	SMTPURL           string // "": invitation and reset links are not emailed
 	TrustedProxies    string
 	RateLimitFailOpen bool
 	RateLimitsOff     bool // zero value: limits on
@@ -34,6 +37,7 @@ type config struct {
 	// PUBLIC_URL is loopback (comma-separated).
 	MCPAllowedOrigins string
 	MetricsAddr       string // "off": no metrics listener
+	MetricsAddrSet    bool   // METRICS_ADDR or -metrics-addr given: a taken port fails the start
 	MetricsToken      string // "": /metrics is not on the public port
 
 	// Serving (docs/operations.md): TLS here, deadlines, shutdown.
@@ -45,7 +49,17 @@ type config struct {
 	ReadTimeout      time.Duration
 	WriteTimeout     time.Duration
 	ShutdownGrace    time.Duration
+	ShutdownDrain    time.Duration
 	DB               dbConfig
+	Shed             shedConfig
+}
+
+// shedConfig bounds the requests in flight of each class, so the excess is refused at once
+// with 503 overloaded instead of queueing for a database connection (docs/operations.md,
+// "Overload and a frozen database"); 0 derives the bound from DB_MAX_CONNS (shedBounds).
+type shedConfig struct {
+	Reads, Writes, Token int
+	BreakerTimeouts      int // database timeouts in a row that open the circuit breaker; 0: never
 }
 
 // dbConfig bounds every wait on PostgreSQL, so a database that stops answering turns into
@@ -68,6 +82,8 @@ func parseConfig(fs *flag.FlagSet, args []string) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	c.MetricsAddrSet = os.Getenv("METRICS_ADDR") != ""
+	fs.Visit(func(f *flag.Flag) { c.MetricsAddrSet = c.MetricsAddrSet || f.Name == "metrics-addr" })
 	if err := c.checkServing(); err != nil {
 		return c, err
 	}

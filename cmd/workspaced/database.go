@@ -13,9 +13,9 @@ import (
 // never answers fails the start within DB_CONNECT_TIMEOUT with a message saying so; with
 // DB_WAIT set, the start retries (logging each attempt) for that long first, for
 // orchestrators that start the service and its database together.
-func connect(ctx context.Context, dsn string, c dbConfig, log *slog.Logger) (*store.Store, error) {
+func connect(ctx context.Context, dsn string, c dbConfig, log *slog.Logger, observe func(error)) (*store.Store, error) {
 	opts := store.Options{ConnectTimeout: c.ConnectTimeout, AcquireTimeout: c.AcquireTimeout, StatementTimeout: c.StatementTimeout,
-		MaxConns: c.MaxConns}
+		MaxConns: c.MaxConns, Observe: observe}
 	giveUp := time.Now().Add(c.Wait)
 	pause := 500 * time.Millisecond
 	for attempt := 1; ; attempt++ {

@@ -29,8 +29,11 @@ import (
 // sampled; and the service recovers by itself when the database thaws.
 func TestDrillFrozenPostgres(t *testing.T) {
 	pg := privatePG(t)
+	// The 60 requests at once are all admitted (MAX_IN_FLIGHT_READS) and the breaker left
+	// closed: this drill is about the deadlines (TestDrillBreakerFrozenPostgres and
+	// TestDrillShedBeyondTheBound cover the two).
 	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+pg.DSN, "DB_STATEMENT_TIMEOUT=1s", "DB_ACQUIRE_TIMEOUT=1s",
-		"LOG_LEVEL=info")
+		"LOG_LEVEL=info", "MAX_IN_FLIGHT_READS=100", "DB_BREAKER_TIMEOUTS=0")
 	_, key := agentKey(t, pg.DSN)
 	if code, _, body := call(http.DefaultClient, "GET", d.url+"/v1/me", key, nil); code != 200 {
 		t.Fatalf("before the freeze: %d %s", code, body)
@@ -311,7 +314,7 @@ func TestDrillStartAgainstSilentDatabase(t *testing.T) {
 		t.Errorf("unclear failure:\n%s", d.log)
 	}
 
-	d = launchDaemon(t, bin, "DATABASE_URL="+pg.DSN, "DB_CONNECT_TIMEOUT=1s", "DB_WAIT=60s", "SHUTDOWN_GRACE=1s",
+	d = launchDaemon(t, bin, "DATABASE_URL="+pg.DSN, "DB_CONNECT_TIMEOUT=1s", "DB_WAIT=60s", "SHUTDOWN_GRACE=1s", "SHUTDOWN_DRAIN=0s",
 		"DB_STATEMENT_TIMEOUT=1s")
 	time.Sleep(3 * time.Second)
 	if err := pg.Signal(syscall.SIGCONT); err != nil {

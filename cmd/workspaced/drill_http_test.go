@@ -103,12 +103,12 @@ func TestSIGHUPDoesNotStop(t *testing.T) {
 	}
 }
 
-// TestDrillSIGTERMInFlight: on SIGTERM the process stops accepting, lets a request in
-// flight finish within SHUTDOWN_GRACE, closes the connection of a client that would never
+// TestDrillSIGTERMInFlight: on SIGTERM the process drains for SHUTDOWN_DRAIN, then stops
+// accepting, lets a request in flight finish within SHUTDOWN_GRACE, closes the connection of a client that would never
 // finish once the grace is over, and exits 0; no request that got an answer got a 5xx.
 func TestDrillSIGTERMInFlight(t *testing.T) {
 	dsn := storetest.DSN(t)
-	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+dsn, "SHUTDOWN_GRACE=3s", roomyLimits)
+	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+dsn, "SHUTDOWN_DRAIN=1s", "SHUTDOWN_GRACE=3s", roomyLimits)
 	_, key := agentKey(t, dsn)
 	addr := strings.TrimPrefix(d.url, "http://")
 
@@ -183,8 +183,8 @@ func TestDrillSIGTERMInFlight(t *testing.T) {
 			t.Errorf("exit: %v", exit)
 		}
 	}
-	if took > 6*time.Second {
-		t.Errorf("exited %s after SIGTERM; the grace is 3s", took)
+	if took > 7*time.Second {
+		t.Errorf("exited %s after SIGTERM; the drain is 1s and the grace 3s", took)
 	}
 	stuck.SetReadDeadline(time.Now().Add(time.Second))
 	if _, err := stuck.Read(make([]byte, 1)); err == nil {

@@ -55,6 +55,26 @@ func serveMetrics(addr string, h http.Handler, log *slog.Logger) (string, func()
 	}, nil
 }
 
+// startMetricsListener serves /metrics on METRICS_ADDR unless it is off, and returns what
+// stops it. When the address was not set and its default port is taken (a second server on
+// this machine, or Prometheus itself on 9090), the start goes on without the listener,
+// saying so in the log; an address set explicitly that cannot be had fails the start.
+func startMetricsListener(cfg config, h http.Handler, log *slog.Logger) (stop func(), err error) {
+	if cfg.MetricsAddr == "off" {
+		return func() {}, nil
+	}
+	addr, stop, err := serveMetrics(cfg.MetricsAddr, h, log)
+	switch {
+	case err != nil && cfg.MetricsAddrSet:
+		return nil, err
+	case err != nil:
+		log.Warn("metrics listener not started; set METRICS_ADDR to serve /metrics elsewhere", "err", err)
+		return func() {}, nil
+	}
+	log.Info("metrics", "addr", addr)
+	return stop, nil
+}
+
 // knownMethods are the method label's values; anything else is "other", so a client
 // cannot add series at will (curl -X XMETH123).
 var knownMethods = map[string]bool{http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	adminops "github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/console"
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
@@ -38,12 +40,16 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratel
 		Resources:       resources(srv.cfg.PublicURL),
 		GrantableScopes: workspace.GrantableScopes,
 		RefreshGrace:    srv.cfg.RefreshGrace,
+		ServiceName:     srv.cfg.ServiceName,
 		Logger:          srv.log,
 		// Client ID Metadata Documents are fetched behind the production SSRF guard.
 		ClientMetadata: oauth.NewMetadataDocuments((&enrich.Guard{}).Transport(nil)),
 	}
 	if srv.cfg.RefreshGrace == 0 {
 		cfg.RefreshGrace = time.Nanosecond // REFRESH_GRACE=0: no grace at all
+	}
+	if srv.cfg.SMTPURL != "" {
+		cfg.PasswordResetURL = console.Path + "/forgot" // links can be emailed (docs/console.md)
 	}
 	if srv.cfg.OIDCIssuer != "" {
 		cfg.Upstream = &oauth.Upstream{Issuer: srv.cfg.OIDCIssuer, ClientID: srv.cfg.OIDCClientID,
@@ -107,13 +113,13 @@ func (u *redirectURIs) Set(s string) error { *u = append(*u, s); return nil }
 // createAppCommand is `workspaced admin create-app`: an admin-registered app (service-spec
 // 4.3 rule 9), printing {"client_id", "client_secret"?}; the secret is shown only here.
 var createAppCommand = adminCommand{"--workspace W --name N --redirect-uri U [--redirect-uri U2]... [--confidential] [--logo-uri L] [--client-uri C]",
-	func(fs *flag.FlagSet) func(context.Context, *store.Store) (any, error) {
+	func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 		ws, name := fs.String("workspace", "", "workspace id"), fs.String("name", "", "app name shown on the consent page")
 		logo, home := fs.String("logo-uri", "", "https logo URL"), fs.String("client-uri", "", "https home page")
 		confidential := fs.Bool("confidential", false, "issue a client secret (server-side apps)")
 		var uris redirectURIs
 		fs.Var(&uris, "redirect-uri", "redirect URI, repeatable (up to 10)")
-		return func(ctx context.Context, s *store.Store) (any, error) {
+		return func(ctx context.Context, s *store.Store, _ *adminops.Ops) (any, error) {
 			if err := checkUUID("--workspace", *ws); err != nil {
 				return nil, err
 			}

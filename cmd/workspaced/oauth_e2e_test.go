@@ -49,8 +49,8 @@ func startServerWith(t *testing.T, edit func(*config)) (*httptest.Server, *store
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, run := range background {
-		go run(ctx)
+	for _, l := range background {
+		go l.run(ctx)
 	}
 	ts.Config.Handler = handler
 	ts.Start()

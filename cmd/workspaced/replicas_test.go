@@ -137,20 +137,9 @@ func TestDrillTwoReplicas(t *testing.T) {
 
 	// MCP on either replica (stateless: no session to stick to).
 	for i, d := range replicas {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"me","arguments":{}}}`
-		req, _ := http.NewRequest("POST", d.url+"/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+freshKey(t, dsn))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != 200 || !strings.Contains(string(b), "workspace") || strings.Contains(string(b), `"isError":true`) {
-			t.Errorf("MCP tools/call me on replica %d: %d %s", i, res.StatusCode, b)
+		code, b := mcpToolCall(t, d.url, freshKey(t, dsn), "me", `{}`)
+		if code != 200 || !strings.Contains(string(b), "workspace") || strings.Contains(string(b), `"isError":true`) {
+			t.Errorf("MCP tools/call me on replica %d: %d %s", i, code, b)
 		}
 	}
 }
@@ -191,4 +180,23 @@ func oauthFlow(t *testing.T, base, email, password string) (string, string) {
 		t.Fatal(err)
 	}
 	return tok.AccessToken, reg.ClientID
+}
+
+// mcpToolCall posts one MCP tools/call of tool with arguments (a JSON object) and returns
+// the status and body.
+func mcpToolCall(t *testing.T, baseURL, bearer, tool, arguments string) (int, []byte) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + arguments + `}}`
+	req, _ := http.NewRequest("POST", baseURL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -45,7 +46,7 @@ func migrate(ctx context.Context, args []string) int {
 		return 2
 	}
 	log := newLogger(os.Stderr, cfg.LogLevel)
-	_, closeDB, err := openDatabase(ctx, cfg, log)
+	_, closeDB, err := openDatabase(ctx, cfg, log, nil)
 	if err != nil {
 		log.Error("migrate", "err", err)
 		return 1
@@ -57,7 +58,8 @@ func migrate(ctx context.Context, args []string) int {
 
 // openDatabase connects to DATABASE_URL, or starts the private PostgreSQL under the data
 // folder, and migrates. The returned func closes the pool and stops a private server.
-func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, func(), error) {
+// observe, when not nil, is told the outcome of every statement (store.Options.Observe).
+func openDatabase(ctx context.Context, cfg config, log *slog.Logger, observe func(error)) (*store.Store, func(), error) {
 	dsn, stopPG := cfg.DatabaseURL, func() {}
 	if dsn == "" {
 		var err error
@@ -66,7 +68,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*store.Sto
 			return nil, nil, err
 		}
 	}
-	s, err := connect(ctx, dsn, cfg.DB, log)
+	s, err := connect(ctx, dsn, cfg.DB, log, observe)
 	if err != nil {
 		stopPG()
 		return nil, nil, err
@@ -87,6 +89,7 @@ type server struct {
 	apiKey  string
 	metrics *httpMetrics
 	reg     *prometheus.Registry
+	guard   *guard
 }
 
 func serve(ctx context.Context, args []string) int {
@@ -175,18 +178,24 @@ func (l *batchedLog) Close() {
 // runServer serves until ctx ends, then shuts down gracefully.
 func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writer) error {
 	started := time.Now()
-	s, closeDB, err := openDatabase(ctx, cfg, log)
+	reg := prometheus.NewRegistry()
+	var s *store.Store
+	g := newGuard(cfg.Shed, cfg.DB.MaxConns, log, reg, func(ctx context.Context) error { return s.Ping(ctx) })
+	s, closeDB, err := openDatabase(ctx, cfg, log, g.breaker.Observe)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
+	bg := newLoops(ctx, log)
+	// Deferred after closeDB, so it runs first: every loop has stopped before the pool closes.
+	defer bg.Stop(3 * time.Second)
 	apiKey := cfg.APIKey
 	if apiKey == "" {
 		if apiKey, err = s.Setting(ctx, "apikey", func() string { k, _ := store.NewSecret("pk_"); return k[:27] }); err != nil {
 			return err
 		}
 	}
-	srv := &server{cfg: cfg, log: log, store: s, apiKey: apiKey, reg: prometheus.NewRegistry()}
+	srv := &server{cfg: cfg, log: log, store: s, apiKey: apiKey, reg: reg, guard: g}
 	srv.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv.metrics = newHTTPMetrics(srv.reg)
 	if err := srv.forgetStoredDemo(ctx); err != nil {
@@ -200,30 +209,27 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	if err != nil {
 		return err
 	}
-	bgCtx, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBackground()
 	tlsConfig, reload, err := srv.tlsConfig()
 	if err != nil {
 		return err
 	}
-	go onHangup(bgCtx, reload)
+	background = append(background, loop{"SIGHUP", func(ctx context.Context) { onHangup(ctx, reload) }},
+		loop{"database breaker probe", g.breaker.Run})
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return err
 	}
 	httpServer := &http.Server{Handler: handler, TLSConfig: tlsConfig, ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: 120 * time.Second}
-	if cfg.MetricsAddr != "off" {
-		addr, stopMetrics, err := serveMetrics(cfg.MetricsAddr, srv.metricsHandler(), log)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		defer stopMetrics()
-		log.Info("metrics", "addr", addr)
+		ReadTimeout: cfg.ReadTimeout, WriteTimeout: cfg.WriteTimeout, IdleTimeout: 120 * time.Second,
+		ErrorLog: serverErrorLog(log)}
+	stopMetrics, err := startMetricsListener(cfg, srv.metricsHandler(), log)
+	if err != nil {
+		ln.Close()
+		return err
 	}
-	for _, run := range background {
-		go run(bgCtx)
+	defer stopMetrics()
+	for _, l := range background {
+		bg.Go(l)
 	}
 	if cfg.DatabaseURL == "" {
 		if err := srv.printDemo(ctx, banner, started); err != nil {
@@ -244,6 +250,7 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 		return err
 	case <-ctx.Done():
 	}
+	g.drain(cfg.ShutdownDrain, log)
 	return shutdown(httpServer, cfg.ShutdownGrace, log)
 }
 
@@ -266,7 +273,10 @@ func shutdown(httpServer *http.Server, grace time.Duration, log *slog.Logger) er
 }
 
 // routes mounts every surface and returns the background loops to run.
-func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Context), error) {
+func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
+	if srv.guard == nil { // tests build the server around a store of their own, unobserved
+		srv.guard = newGuard(srv.cfg.Shed, cmp.Or(srv.cfg.DB.MaxConns, store.DefaultMaxConns), srv.log, srv.reg, srv.store.Ping)
+	}
 	scopes := workspace.Scopes()
 	agentKeys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
 		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
@@ -288,20 +298,20 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	}
 	cache = workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: agentKeys,
 		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
-	background := []func(context.Context){
-		func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) },
-		func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) },
+	background := []loop{
+		{"revocation listener", func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) }},
+		{"token purge", func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) }},
 	}
 	enricher, sweep, err := srv.enricher()
 	if err != nil {
 		return nil, nil, err
 	}
-	background = append(background, sweep, srv.sweepIdempotencyKeys)
+	background = append(background, loop{"credit-hold sweep", sweep}, loop{"idempotency-key sweep", srv.sweepIdempotencyKeys})
 	hooks, hookURLs, deliver, err := srv.webhooks()
 	if err != nil {
 		return nil, nil, err
 	}
-	background = append(background, deliver)
+	background = append(background, loop{"webhook delivery", deliver})
 	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
 		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL,
 		WebhookURLs: hookURLs, Webhooks: hooks}
@@ -327,14 +337,29 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	r := chi.NewRouter()
 	// Recover inside the access log, so a panic's 500 (and a hang-up's 499) is what the
 	// log line and the metrics record, on every route: REST, OAuth, MCP, health.
-	r.Use(httpx.RequestID, srv.accessLog, httpx.Recover(srv.log))
+	r.Use(httpx.RequestID, srv.accessLog, httpx.Recover(srv.log), srv.guard.closeWhileDraining)
 	if strings.HasPrefix(srv.cfg.PublicURL, "https://") {
 		r.Use(hsts)
 	}
+	// /healthz is the balancer's check (docs/operations.md, "Health checks"): it fails only
+	// while this process drains, never for a database outage, which every replica shares
+	// and which the service answers itself with 503 and Retry-After.
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if srv.guard.draining.Load() {
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+			return
+		}
 		httpx.WriteJSON(w, 200, map[string]string{"status": "ok"})
 	})
 	r.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case srv.guard.draining.Load():
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+			return
+		case srv.guard.breaker.Open():
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := srv.store.Ping(ctx); err != nil {
@@ -346,14 +371,18 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []func(context.Con
 	if srv.cfg.MetricsToken != "" {
 		r.Handle("/metrics", bearerOnly(srv.cfg.MetricsToken, srv.metricsHandler()))
 	}
-	r.Mount("/v1", api.Handler())
-	r.Mount("/oauth", provider.Handler())
+	guarded := r.With(srv.guard.shed) // the routes that need the database (classOf)
+	guarded.Mount("/v1", api.Handler())
+	guarded.Mount("/oauth", provider.Handler())
+	if err := srv.mountConsole(r, provider); err != nil {
+		return nil, nil, err
+	}
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
 	r.Handle(mcp.RootMetadataPath, wellKnown)
 	r.Handle(mcp.RootMetadataPath+mcp.Path, wellKnown)
 	r.Handle(mcp.RootMetadataPath+mcp.Path+"/*", wellKnown)
-	r.Handle(mcp.Path, tools.Handler())
-	r.Handle(mcp.Path+"/*", tools.Handler())
+	guarded.Handle(mcp.Path, tools.Handler())
+	guarded.Handle(mcp.Path+"/*", tools.Handler())
 	return r, background, nil
 }
 
@@ -451,13 +480,14 @@ workspaced is running (ready in %s) with a private PostgreSQL in %s
 
   URL            %s
   apikey         %s
-  demo admin     %s / %s   (sign in at %s/oauth/authorize)
+  console        %s/console
+  demo admin     %s / %s
   demo agent key %s
 
   curl -H 'apikey: %s' -H 'Authorization: Bearer %s' %s/v1/me
 
 %s
-`, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, demo.AdminEmail, demo.AdminPassword, u,
+`, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, u, demo.AdminEmail, demo.AdminPassword,
 		demo.AgentKey, srv.apiKey, demo.AgentKey, u, mcpSnippets(u+mcp.Path, demo.AgentKey))
 	return nil
 }

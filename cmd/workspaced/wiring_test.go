@@ -45,7 +45,17 @@ func TestRegistrationLimitedPerIPThroughTheServer(t *testing.T) {
 
 // Rate-limit headers reach REST responses through the real wiring.
 func TestRESTCarriesRateLimitHeaders(t *testing.T) {
-	srv, s := startServer(t)
+	res := listDemoDeals(t, func(*config) {})
+	if res.StatusCode != 200 || res.Header.Get("X-RateLimit-Limit") != "60" || res.Header.Get("X-RateLimit-Remaining") != "59" {
+		t.Fatalf("%d limit %q remaining %q", res.StatusCode, res.Header.Get("X-RateLimit-Limit"), res.Header.Get("X-RateLimit-Remaining"))
+	}
+}
+
+// listDemoDeals seeds the demo workspace in a server built with edit and asks it for
+// GET /v1/deals?limit=1 as the demo agent; the body is closed.
+func listDemoDeals(t *testing.T, edit func(*config)) *http.Response {
+	t.Helper()
+	srv, s := startServerWith(t, edit)
 	demo, err := s.SeedDemo(t.Context(), func(p string) (string, error) { return "x:" + p, nil })
 	if err != nil {
 		t.Fatal(err)
@@ -58,9 +68,7 @@ func TestRESTCarriesRateLimitHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.StatusCode != 200 || res.Header.Get("X-RateLimit-Limit") != "60" || res.Header.Get("X-RateLimit-Remaining") != "59" {
-		t.Fatalf("%d limit %q remaining %q", res.StatusCode, res.Header.Get("X-RateLimit-Limit"), res.Header.Get("X-RateLimit-Remaining"))
-	}
+	return res
 }
 
 // Sign-ins spend the shared limiter's sign-in budgets: after 5 failures for one account

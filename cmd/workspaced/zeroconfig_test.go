@@ -43,6 +43,7 @@ type started struct {
 	url      string
 	apikey   string
 	agentKey string
+	banner   string
 	took     time.Duration
 	exited   chan error
 }
@@ -95,7 +96,7 @@ func startZeroConfig(t *testing.T, bin, dir, addr string) *started {
 		if m1 == nil || m2 == nil {
 			t.Fatalf("banner lacks apikey or agent key:\n%s", out)
 		}
-		s.apikey, s.agentKey = m1[1], m2[1]
+		s.apikey, s.agentKey, s.banner = m1[1], m2[1], out
 	case <-time.After(90 * time.Second):
 		t.Fatal("zero-config start printed no banner within 90s")
 	}
@@ -159,6 +160,21 @@ func TestZeroConfigStart(t *testing.T) {
 	t.Logf("cold zero-config start (initdb, migrate, seed) ready in %s", first.took)
 	if code, body := first.me(t); code != 200 || !strings.Contains(body, `"agent_key"`) {
 		t.Fatalf("printed agent key on /v1/me: %d %s", code, body)
+	}
+	// The banner's console address is served, and / leads to it (docs/console.md).
+	if want := "console        " + first.url + "/console\n"; !strings.Contains(first.banner, want) {
+		t.Fatalf("banner lacks %q:\n%s", want, first.banner)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for path, want := range map[string]string{"/": "/console", "/console": "/oauth/login?return=%2Fconsole"} {
+		res, err := noFollow.Get(first.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if loc := res.Header.Get("Location"); loc != want {
+			t.Fatalf("GET %s: %d to %q, want a redirect to %q", path, res.StatusCode, loc, want)
+		}
 	}
 	// The admin CLI reaches the running server's private database.
 	cli := exec.Command(bin, "admin", "create-workspace", "--name", "Made while running")

@@ -1,0 +1,370 @@
+// Package admin holds the workspace administration operations (docs/console.md): listing
+// and inviting members, changing their role, grants and status, and the links that let a
+// member set a password. The console's pages and the `workspaced admin` CLI both call
+// these, so the two never disagree on a rule.
+//
+// Every operation that names a record also names the workspace it must belong to; a record
+// of another workspace is not_found, exactly as a missing one (the console's admins can
+// edit ids in forms). The CLI, which runs with the database's own credentials, passes ""
+// where it acts across workspaces.
+package admin
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// Link lifetimes (docs/console.md).
+const (
+	InviteTTL = 7 * 24 * time.Hour
+	ResetTTL  = time.Hour
+)
+
+// Link purposes, as member_links.purpose stores them.
+const (
+	PurposeInvite = "invite"
+	PurposeReset  = "reset"
+)
+
+// linkPrefix marks the secret of an invitation or reset link, so it is recognised (and
+// checksummed, store.WellFormed) before any lookup.
+const linkPrefix = "wsl_"
+
+// Store is what the operations need from the database; *store.Store implements it.
+type Store interface {
+	AgentStore
+	ActivityStore
+	AppStore
+	CreditsStore
+	// WorkspaceMembers lists a workspace's human members, oldest first.
+	WorkspaceMembers(ctx context.Context, workspaceID string) ([]store.MemberRow, error)
+	// AddMember creates a user; a duplicate email is a 4xx store.Error.
+	AddMember(ctx context.Context, m store.Member) (string, error)
+	// SetMember changes a user (confined to m.WorkspaceID when set); not_found when the
+	// workspace has no such user.
+	SetMember(ctx context.Context, userID string, m store.Member) error
+	// CreateMemberLink stores a link for a human member of the workspace; not_found when
+	// it has no such member.
+	CreateMemberLink(ctx context.Context, workspaceID string, l store.MemberLink) error
+	// PeekMemberLink returns the member of a live unused link, or nil.
+	PeekMemberLink(ctx context.Context, hash []byte, purpose string, now time.Time) (*store.OAuthMember, error)
+	// OAuthMemberByEmail returns the user with email (case-insensitive), or nil.
+	OAuthMemberByEmail(ctx context.Context, email string) (*store.OAuthMember, error)
+	// RedeemMemberLink uses a live link once and sets the password; nil when it cannot.
+	RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*store.OAuthMember, error)
+}
+
+// Config is what the operations need; cmd builds it.
+type Config struct {
+	Store Store
+	// PublicURL is the origin links point at (PUBLIC_URL).
+	PublicURL string
+	// ServiceName names the service in emails (SERVICE_NAME).
+	ServiceName string
+	// HashPassword hashes a new password (oauth.HashPassword); its error is shown to the
+	// person choosing the password.
+	HashPassword func(string) (string, error)
+	// Mailer sends invitations and reset links; nil when SMTP_URL is not set, and links
+	// are then only shown to the admin who made them.
+	Mailer Mailer
+	// Now is the clock; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Ops are the administration operations.
+type Ops struct {
+	cfg     Config
+	sending sync.WaitGroup // reset emails on their way (RequestReset)
+}
+
+// New returns the operations over cfg.
+func New(cfg Config) *Ops {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ServiceName == "" {
+		cfg.ServiceName = "workspaced"
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	return &Ops{cfg: cfg}
+}
+
+// CanEmail reports whether links are sent by email (SMTP_URL is set).
+func (o *Ops) CanEmail() bool { return o.cfg.Mailer != nil }
+
+// Members lists a workspace's human members.
+func (o *Ops) Members(ctx context.Context, workspaceID string) ([]store.MemberRow, error) {
+	return o.cfg.Store.WorkspaceMembers(ctx, workspaceID)
+}
+
+// CheckMember checks a role and a status ("" means unchanged). It returns a 400
+// store.Error naming the allowed values.
+func CheckMember(role, status string) error {
+	if role != "" && role != "admin" && role != "member" {
+		return store.BadRequest("role must be admin or member")
+	}
+	if status != "" && status != "active" && status != "invited" && status != "suspended" {
+		return store.BadRequest("status must be active, invited or suspended")
+	}
+	return nil
+}
+
+// checkGrants checks feature=level pairs, returning a 400 store.Error.
+func checkGrants(g map[string]string) error {
+	for f, l := range g {
+		if _, _, err := store.ParseGrant(f + "=" + l); err != nil {
+			return store.BadRequest("%v", err)
+		}
+	}
+	return nil
+}
+
+// checkEmail returns the address of a single plain email, or a 400 store.Error.
+func checkEmail(email string) (string, error) {
+	email = strings.TrimSpace(email)
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Address != email || len(email) > 254 || strings.ContainsAny(email, "\x00\r\n") {
+		return "", store.BadRequest("%q is not an email address", email)
+	}
+	return email, nil
+}
+
+// AddMember adds a member (the CLI's add-member) after checking its email, role and
+// status.
+func (o *Ops) AddMember(ctx context.Context, m store.Member) (string, error) {
+	email, err := checkEmail(m.Email)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckMember(m.Role, m.Status); err != nil {
+		return "", err
+	}
+	m.Email = email
+	return o.cfg.Store.AddMember(ctx, m)
+}
+
+// Change is a change to a member; empty fields are kept, Grants are merged.
+type Change struct {
+	Role   string
+	Status string
+	Grants map[string]string
+	// PasswordHash sets a password (CLI only).
+	PasswordHash string
+}
+
+// SetMember changes a member of workspaceID ("" for any workspace: the CLI). actorID is
+// the admin making the change from the console, or "": an admin cannot change their own
+// role or status there, so a workspace never loses its last admin by a slip of the mouse.
+// Suspending a member stops their tokens and sessions at once (store.SetMember notifies
+// every process).
+func (o *Ops) SetMember(ctx context.Context, workspaceID, actorID, userID string, c Change) error {
+	if err := CheckMember(c.Role, c.Status); err != nil {
+		return err
+	}
+	if err := checkGrants(c.Grants); err != nil {
+		return err
+	}
+	if !isUUID(userID) {
+		return store.NotFound("no member %q", userID)
+	}
+	if actorID != "" && actorID == userID && (c.Role != "" || c.Status != "") {
+		return store.BadRequest("you cannot change your own role or status; ask another admin")
+	}
+	return o.cfg.Store.SetMember(ctx, userID, store.Member{WorkspaceID: workspaceID, Role: c.Role, Status: c.Status,
+		Grants: c.Grants, PasswordHash: c.PasswordHash})
+}
+
+// Invite is an invitation to make.
+type Invite struct {
+	WorkspaceID string
+	Email       string
+	Name        string
+	Role        string // "" means member
+	Grants      map[string]string
+	By          string // the inviting admin's user id, or "" (CLI)
+}
+
+// Invitation is a made invitation. Link is shown once to the admin who made it.
+type Invitation struct {
+	UserID  string    `json:"user_id"`
+	Link    string    `json:"link"`
+	Expires time.Time `json:"expires_at"`
+	Emailed bool      `json:"emailed"`
+}
+
+// Invite adds an invited member and makes their invitation link (single use, InviteTTL,
+// only its hash kept), emailing it when a Mailer is configured. A failed email is no
+// failure of the invitation: the admin still has the link to pass on, and Emailed says it
+// was not sent.
+func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
+	if err := CheckMember(in.Role, ""); err != nil {
+		return Invitation{}, err
+	}
+	if err := checkGrants(in.Grants); err != nil {
+		return Invitation{}, err
+	}
+	userID, err := o.AddMember(ctx, store.Member{WorkspaceID: in.WorkspaceID, Email: in.Email, Name: strings.TrimSpace(in.Name),
+		Role: in.Role, Status: "invited", Grants: in.Grants})
+	if err != nil {
+		return Invitation{}, err
+	}
+	link, expires, err := o.link(ctx, in.WorkspaceID, userID, PurposeInvite, in.By)
+	if err != nil {
+		return Invitation{}, err
+	}
+	out := Invitation{UserID: userID, Link: link, Expires: expires}
+	out.Emailed = o.send(ctx, strings.TrimSpace(in.Email), inviteMessage(o.cfg.ServiceName, link, expires))
+	return out, nil
+}
+
+// link makes and stores a link of purpose for a member and returns its URL.
+func (o *Ops) link(ctx context.Context, workspaceID, userID, purpose, by string) (string, time.Time, error) {
+	ttl := InviteTTL
+	if purpose == PurposeReset {
+		ttl = ResetTTL
+	}
+	expires := o.cfg.Now().Add(ttl)
+	plain, hash := store.NewSecret(linkPrefix)
+	if err := o.cfg.Store.CreateMemberLink(ctx, workspaceID, store.MemberLink{UserID: userID, Purpose: purpose,
+		CreatedBy: by, Hash: hash, Expires: expires}); err != nil {
+		return "", time.Time{}, err
+	}
+	return o.cfg.PublicURL + "/console/" + purpose + "?" + url.Values{"token": {plain}}.Encode(), expires, nil
+}
+
+// send emails msg to to when a Mailer is configured, and reports whether it was sent. A
+// failure is logged without the message (it holds a link).
+func (o *Ops) send(ctx context.Context, to string, msg Message) bool {
+	if o.cfg.Mailer == nil {
+		return false
+	}
+	msg.To = to
+	if err := o.cfg.Mailer.Send(ctx, msg); err != nil {
+		o.cfg.Logger.WarnContext(ctx, "admin: email not sent", "subject", msg.Subject, "err", err)
+		return false
+	}
+	return true
+}
+
+// LinkMember returns the member a live link of purpose belongs to, or nil when the link is
+// malformed, unknown, used or expired.
+func (o *Ops) LinkMember(ctx context.Context, token, purpose string) (*store.OAuthMember, error) {
+	if !store.WellFormed(token, linkPrefix) {
+		return nil, nil
+	}
+	return o.cfg.Store.PeekMemberLink(ctx, store.HashSecret(token), purpose, o.cfg.Now())
+}
+
+// UseLink sets the password of the member a live link of purpose belongs to, activating an
+// invited member, and returns the member. The link is used up. It returns a 400
+// store.Error for a password HashPassword refuses, and a 404 one when the link is
+// malformed, unknown, used or expired.
+func (o *Ops) UseLink(ctx context.Context, token, purpose, password string) (*store.OAuthMember, error) {
+	if !store.WellFormed(token, linkPrefix) {
+		return nil, deadLink()
+	}
+	hash, err := o.cfg.HashPassword(password)
+	if err != nil {
+		return nil, store.BadRequest("%s", strings.TrimPrefix(err.Error(), "password: "))
+	}
+	m, err := o.cfg.Store.RedeemMemberLink(ctx, store.HashSecret(token), purpose, hash, o.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, deadLink()
+	}
+	return m, nil
+}
+
+func deadLink() error {
+	return store.NotFound("this link was already used or has expired; ask a workspace admin for a new one")
+}
+
+func inviteMessage(service, link string, expires time.Time) Message {
+	return Message{Subject: "You are invited to " + service,
+		Body: fmt.Sprintf("You have been invited to %s.\n\nOpen this link to choose your password and sign in:\n\n%s\n\n"+
+			"The link works once, until %s.\n", service, link, expires.UTC().Format("2006-01-02 15:04 UTC"))}
+}
+
+// isUUID reports whether id has a uuid's shape, so an id edited in a form is not_found
+// rather than a database error.
+func isUUID(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i, c := range id {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
+			return false
+		}
+	}
+	return true
+}
+
+// ResetLink makes a password-reset link (single use, ResetTTL, only its hash kept) for an
+// active member of workspaceID, for an admin to pass on; by is the admin's user id. It
+// returns not_found when the workspace has no such member.
+func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID, by string) (Invitation, error) {
+	if !isUUID(userID) {
+		return Invitation{}, store.NotFound("no member %q", userID)
+	}
+	link, expires, err := o.link(ctx, workspaceID, userID, PurposeReset, by)
+	return Invitation{UserID: userID, Link: link, Expires: expires}, err
+}
+
+// RequestReset is "Forgot password?": when email belongs to an active human member, a
+// reset link is emailed to it. The caller's answer
+// must not depend on the outcome, so this returns nothing but database failures, and the
+// email goes out in the background (its round trip would otherwise tell a known address
+// from an unknown one); Wait awaits it. Without a Mailer nothing is sent.
+func (o *Ops) RequestReset(ctx context.Context, email string) error {
+	email, err := checkEmail(email)
+	if err != nil || o.cfg.Mailer == nil {
+		return nil
+	}
+	m, err := o.cfg.Store.OAuthMemberByEmail(ctx, email)
+	if err != nil || m == nil || m.IsAgent || m.Status != "active" {
+		return err
+	}
+	link, expires, err := o.link(ctx, m.WorkspaceID, m.UserID, PurposeReset, "")
+	if err != nil {
+		return err
+	}
+	o.sending.Add(1)
+	go func() {
+		defer o.sending.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		o.send(ctx, m.Email, resetMessage(o.cfg.ServiceName, link, expires))
+	}()
+	return nil
+}
+
+// Wait returns when the reset emails on their way have been handed to the mail server or
+// have failed. The server does not wait for them when it stops (one lost on the way out is
+// asked for again by its reader); tests wait before counting what was sent.
+func (o *Ops) Wait() { o.sending.Wait() }
+
+func resetMessage(service, link string, expires time.Time) Message {
+	return Message{Subject: "Reset your " + service + " password",
+		Body: fmt.Sprintf("Someone asked to reset the password of this address on %s.\n\nTo choose a new password, open:\n\n%s\n\n"+
+			"The link works once, until %s. If you did not ask, ignore this email: your password stays as it is.\n",
+			service, link, expires.UTC().Format("2006-01-02 15:04 UTC"))}
+}

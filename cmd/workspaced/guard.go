@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/overload"
+	"github.com/agencyos/workspaced/store"
+)
+
+// guard is what stands between the router and the surfaces on a bad day
+// (docs/operations.md, "Drain on restart" and "Overload and a frozen database"):
+//   - while draining after SIGTERM, every HTTP/1 response says Connection: close, so
+//     clients move to another replica while this one still serves what reaches it;
+//   - a bound on the requests in flight for each of reads, writes and the token endpoint
+//     refuses the excess at once with 503 overloaded and Retry-After: 1, instead of letting
+//     it queue for a database connection until its deadline;
+//   - while the circuit breaker is open (the database timed out repeatedly and has not
+//     answered since), requests that need the database are refused at once with the same
+//     503 a database timeout gives.
+//
+// Routes that need no database (/healthz, /metrics, discovery documents, static pages) are
+// not bounded, so liveness checks keep answering under any load.
+type guard struct {
+	draining             atomic.Bool
+	reads, writes, token *overload.Bound
+	breaker              *overload.Breaker
+	refused              *prometheus.CounterVec
+}
+
+// Request classes, each with its own bound.
+const (
+	classRead  = "read"
+	classWrite = "write"
+	classToken = "token"
+)
+
+// shedBounds are the bounds of c, with 0 taken from the pool size for each class: a
+// request holds at most one connection at a time, and the pool's size is the concurrency
+// at which the service peaks (docs/performance.md, "Overload and a frozen database": at 512
+// clients, reads bounded at 1x the pool kept 1.00 of the peak throughput, 2x 0.80, 4x 0.51,
+// since every request beyond the pool waits in its queue and the waits grow with them).
+// Each class has its own bound, so a flood of reads leaves writes and the token endpoint
+// (sign-ins and refreshes) their own room.
+func shedBounds(c shedConfig, maxConns int) shedConfig {
+	for _, b := range []*int{&c.Reads, &c.Writes, &c.Token} {
+		if *b == 0 {
+			*b = maxConns
+		}
+	}
+	return c
+}
+
+// newGuard builds the guard; probe asks the database whether it answers (the breaker's
+// probe while it is open).
+func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Registerer, probe func(context.Context) error) *guard {
+	b := shedBounds(c, maxConns)
+	g := &guard{reads: overload.NewBound(b.Reads), writes: overload.NewBound(b.Writes), token: overload.NewBound(b.Token),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workspaced_requests_refused_total",
+			Help: "Requests refused at once: reason overloaded (over the class's bound) or breaker_open (database not answering)."},
+			[]string{"class", "reason"})}
+	open := prometheus.NewGauge(prometheus.GaugeOpts{Name: "workspaced_db_breaker_open",
+		Help: "1 while the database circuit breaker is open (requests needing the database are refused at once)."})
+	g.breaker = overload.NewBreaker(overload.BreakerConfig{Threshold: c.BreakerTimeouts, ProbeEvery: 250 * time.Millisecond,
+		Probe: probe, OnChange: func(isOpen bool) {
+			if isOpen {
+				open.Set(1)
+				log.Error("database timed out repeatedly: refusing requests that need it until it answers", "timeouts_in_a_row", c.BreakerTimeouts)
+				return
+			}
+			open.Set(0)
+			log.Warn("database answers again: serving")
+		}})
+	reg.MustRegister(g.refused, open)
+	for class, b := range map[string]*overload.Bound{classRead: g.reads, classWrite: g.writes, classToken: g.token} {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "workspaced_requests_in_flight",
+			Help: "Requests admitted and not yet answered, by class (bounded by MAX_IN_FLIGHT_*).", ConstLabels: prometheus.Labels{"class": class}},
+			func() float64 { return float64(b.InFlight()) }))
+	}
+	return g
+}
+
+// classOf names the bound a request counts against, or "" for routes that need no database.
+func classOf(r *http.Request) string {
+	p := r.URL.Path
+	switch {
+	case p == "/oauth/token":
+		return classToken
+	case p == "/v1/openapi.json":
+		return ""
+	case strings.HasPrefix(p, "/v1/") || p == "/v1":
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+			return classRead
+		}
+		return classWrite
+	case p == "/mcp" || strings.HasPrefix(p, "/mcp/"):
+		// MCP requests are POSTs whether the tool reads or writes: they count as writes.
+		if r.Method == http.MethodOptions {
+			return ""
+		}
+		return classWrite
+	}
+	return ""
+}
+
+func (g *guard) bound(class string) *overload.Bound {
+	switch class {
+	case classRead:
+		return g.reads
+	case classWrite:
+		return g.writes
+	}
+	return g.token
+}
+
+// closeWhileDraining asks HTTP/1 clients to close their connection after each response
+// once the drain has begun; HTTP/2 has GOAWAY for this, which Shutdown sends.
+func (g *guard) closeWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.draining.Load() && r.ProtoMajor == 1 {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// shed refuses at once what the breaker or the class's bound does not admit.
+func (g *guard) shed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		class := classOf(r)
+		if class == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if g.breaker.Open() {
+			g.refused.WithLabelValues(class, "breaker_open").Inc()
+			refuse(w, r, class, store.Unavailable(errBreakerOpen))
+			return
+		}
+		b := g.bound(class)
+		if !b.Enter() {
+			g.refused.WithLabelValues(class, "overloaded").Inc()
+			refuse(w, r, class, errOverloaded)
+			return
+		}
+		defer b.Leave()
+		next.ServeHTTP(w, r)
+	})
+}
+
+var errBreakerOpen = errors.New("database circuit breaker open: refused without asking the database")
+
+// errOverloaded is the 503 of a request over its class's bound: nothing was done, so the
+// same request may be sent again, here a second later or at once to another replica.
+var errOverloaded = &store.Error{Code: store.CodeOverloaded, RetryAfter: time.Second,
+	Message: "this server has as many requests in flight as it takes; nothing was done: retry after the Retry-After seconds"}
+
+// refuse writes e in the envelope of the request's surface: OAuth's for the token endpoint
+// (RFC 6749 section 5.2, temporarily_unavailable as its endpoints answer an outage), the
+// API's otherwise. Nothing is logged here: the access line counts it, sampled.
+func refuse(w http.ResponseWriter, r *http.Request, class string, e *store.Error) {
+	if class != classToken {
+		httpx.WriteError(w, r, nil, e)
+		return
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter/time.Second)))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(httpx.Status(e))
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": "temporarily_unavailable", "error_description": e.Message})
+}
+
+// drain is the start of a stop (docs/operations.md, "Drain on restart"): /readyz answers
+// 503 at once and every response says Connection: close, while the server keeps serving
+// for d, so a balancer takes the replica out and clients' kept-alive connections move away
+// before anything is closed.
+func (g *guard) drain(d time.Duration, log *slog.Logger) {
+	g.draining.Store(true)
+	if d > 0 {
+		log.Info("draining: /readyz answers 503 and responses close their connections", "drain", d)
+		time.Sleep(d)
+	}
+}
+
+// serverErrorLog is the HTTP server's own error log (failed TLS handshakes, bad requests
+// it answers itself, panics it recovers) through the JSON logger and its sampling: one
+// record kind per message, the client's address an attribute, so 250 bad handshakes from
+// 250 ports are one line a second with a suppressed count, not 250 raw lines.
+func serverErrorLog(l *slog.Logger) *log.Logger { return log.New(serverLogWriter{l}, "", 0) }
+
+type serverLogWriter struct{ l *slog.Logger }
+
+// Write takes one line of net/http's error log (log.Logger writes each in one call).
+func (w serverLogWriter) Write(p []byte) (int, error) {
+	logServerError(w.l, strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// logServerError writes one line of net/http's error log as a warning: "http: <what> from
+// <addr>: <detail>" becomes the message "http server: <what>" with remote and err; any
+// other line is "http server error" with the line as err.
+func logServerError(l *slog.Logger, line string) {
+	if what, rest, ok := strings.Cut(line, " from "); ok && strings.HasPrefix(what, "http: ") {
+		remote, detail, _ := strings.Cut(rest, ": ")
+		l.Warn("http server: "+strings.TrimPrefix(what, "http: "), "remote", remote, "err", detail)
+		return
+	}
+	l.Warn("http server error", "err", line)
+}

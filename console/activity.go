@@ -1,0 +1,58 @@
+package console
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/agencyos/workspaced/store"
+)
+
+// activityData is what the audit log shows.
+type activityData struct {
+	Rows    []store.ActivityRow
+	Members []store.MemberRow
+	Filter  store.ActivityFilter
+	One     bool // a single record's page
+}
+
+// channels are activity.via as people read them.
+var channels = map[string]string{store.ViaREST: "REST", store.ViaMCP: "MCP"}
+
+func channel(via string) string {
+	if c, ok := channels[via]; ok {
+		return c
+	}
+	return via
+}
+
+// activity is the audit log, filtered by the query's member, app, key and resource.
+func (s *Server) activity(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
+	q := r.URL.Query()
+	f := store.ActivityFilter{ActorID: strings.TrimSpace(q.Get("member")), ClientID: strings.TrimSpace(q.Get("app")),
+		KeyID: strings.TrimSpace(q.Get("key")), EntityType: strings.TrimSpace(q.Get("resource")), Limit: 200}
+	rows, err := s.cfg.Admin.Activity(r.Context(), me.WorkspaceID, f)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	members, err := s.cfg.Admin.Members(r.Context(), me.WorkspaceID)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit log", Nav: "activity", Me: me,
+		Data: activityData{Rows: rows, Members: members, Filter: f}})
+}
+
+// activityRecord is one record's page; another workspace's record is 404.
+func (s *Server) activityRecord(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
+	row, err := s.cfg.Admin.ActivityRecord(r.Context(), me.WorkspaceID, chi.URLParam(r, "id"))
+	if err != nil {
+		s.fail(w, r, me, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit record", Nav: "activity", Me: me,
+		Data: activityData{Rows: []store.ActivityRow{row}, One: true}})
+}

@@ -1,0 +1,132 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// waitStatus polls /v1/me with bearer until it answers want, for at most a second (the
+// revocation reaches the credential cache through LISTEN/NOTIFY).
+func (e *env) waitStatus(bearer string, want int) {
+	e.t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for got := e.me(bearer); got != want; got = e.me(bearer) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("/v1/me answers %d, want %d within a second", got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBlockDynamicClient drives Chromium: a member authorizes a dynamically registered
+// client; the admin blocks it on the apps page; its token answers 401 and a new
+// authorization shows the blocked page; unblocking lets members authorize it again.
+func TestBlockDynamicClient(t *testing.T) {
+	e := newEnv(t)
+	clientID := e.registerClient("MCP CLI Proxy")
+	member := e.agent().signIn(e.Member)
+	token := member.authorize(clientID, "companies:read")
+	e.waitStatus(token, 200)
+
+	ctx := newBrowser(t)
+	browserSignIn(t, ctx, e.srv.URL, e.Admin)
+	row := `tr[id="app-` + clientID + `"]`
+	run(t, ctx, "block",
+		chromedp.Navigate(e.srv.URL+"/console/apps"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+	)
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row)))
+	if err != nil || !strings.Contains(text, "MCP CLI Proxy") || !strings.Contains(text, e.Member.Email) ||
+		!strings.Contains(text, "unverified") || !strings.Contains(text, "127.0.0.1") || !strings.Contains(text, "companies:read") {
+		t.Fatalf("app row %q %v", text, err)
+	}
+	run(t, ctx, "block", chromedp.Click(chromedp.CSS(row+" button.danger")), chromedp.WaitVisible(chromedp.CSS("#notice")))
+	e.waitStatus(token, http.StatusUnauthorized)
+
+	q := url.Values{"client_id": {clientID}, "redirect_uri": {loopbackRedirect}, "response_type": {"code"},
+		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"s"}}
+	run(t, ctx, "authorize the blocked app", chromedp.Navigate(e.srv.URL+"/oauth/authorize?"+q.Encode()),
+		chromedp.WaitVisible(chromedp.CSS("#error")))
+	title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("h1")))
+	if err != nil || title != "This app is blocked" {
+		t.Fatalf("authorize a blocked app: %q %v", title, err)
+	}
+	if res := member.get("/oauth/authorize?" + q.Encode()); res.Status != http.StatusForbidden || res.Location != "" {
+		t.Fatalf("member authorizes a blocked app: %d %q", res.Status, res.Location)
+	}
+	// Unblocked, the member may authorize it again.
+	a := e.agent().signIn(e.Admin)
+	if res := a.form("/console/apps", "/console/apps/unblock", url.Values{"client_id": {clientID}}); res.Status != 200 {
+		t.Fatalf("unblock: %d", res.Status)
+	}
+	e.waitStatus(member.authorize(clientID, "companies:read"), 200)
+}
+
+// TestAppsSettingIsolationAndRevokeAll: "admin-registered apps only" refuses dynamic
+// clients; another workspace's client is 404 to block; members get 403 on the apps page
+// and forms; a member's "Revoke all" stops every token they gave.
+func TestAppsSettingIsolationAndRevokeAll(t *testing.T) {
+	e := newEnv(t)
+	first, second := e.registerClient("First"), e.registerClient("Second")
+	member := e.agent().signIn(e.Member)
+	t1, t2 := member.authorize(first, "companies:read"), member.authorize(second, "companies:read")
+
+	// Another workspace's member connects a third client: it is not this workspace's.
+	other := newEnvSameDB(t, e)
+	third := e.registerClient("Third")
+	other.authorize(third, "companies:read")
+	a := e.agent().signIn(e.Admin)
+	if res := a.form("/console/apps", "/console/apps/block", url.Values{"client_id": {third}}); res.Status != http.StatusNotFound {
+		t.Fatalf("blocking another workspace's app: %d", res.Status)
+	}
+	if res := a.get("/console/apps"); strings.Contains(res.Body, third) || !strings.Contains(res.Body, first) {
+		t.Fatal("the apps page lists another workspace's app, or not this one's")
+	}
+	if res := a.form("/console/apps", "/console/apps/block", url.Values{"client_id": {"x\x00y"}}); res.Status != http.StatusNotFound {
+		t.Fatalf("malformed client id: %d", res.Status)
+	}
+	mem := e.agent().signIn(e.Member)
+	if res := mem.get("/console/apps"); res.Status != http.StatusForbidden {
+		t.Fatalf("member opens apps: %d", res.Status)
+	}
+	token := csrf(t, mem.get("/console"))
+	for _, path := range []string{"/console/apps/block", "/console/apps/unblock", "/console/apps/setting"} {
+		if res := mem.post(path, url.Values{"csrf": {token}, "client_id": {first}, "admin_apps_only": {"on"}}); res.Status != http.StatusForbidden {
+			t.Errorf("member posts %s: %d", path, res.Status)
+		}
+	}
+
+	// Admin-registered apps only: a new authorization of a dynamic client is refused.
+	if res := a.form("/console/apps", "/console/apps/setting", url.Values{"admin_apps_only": {"on"}}); res.Status != 200 ||
+		!strings.Contains(res.Body, `id="admin-apps-only" name="admin_apps_only" checked`) {
+		t.Fatalf("setting: %d", res.Status)
+	}
+	q := url.Values{"client_id": {first}, "redirect_uri": {loopbackRedirect}, "response_type": {"code"},
+		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"s"}}
+	if res := member.get("/oauth/authorize?" + q.Encode()); res.Status != http.StatusForbidden ||
+		!strings.Contains(res.Body, "allows only apps its admins registered") {
+		t.Fatalf("dynamic client under admin-apps-only: %d", res.Status)
+	}
+	// The other workspace is not affected: its member's approval still yields a code.
+	q.Set("client_id", third)
+	q.Set("scope", "companies:read")
+	if res := other.get("/oauth/authorize?" + q.Encode()); res.Status != http.StatusFound || !strings.Contains(res.Location, "code=") {
+		t.Fatalf("another workspace under this one's setting: %d %q", res.Status, res.Location)
+	}
+	if res := a.form("/console/apps", "/console/apps/setting", url.Values{}); res.Status != 200 {
+		t.Fatalf("setting off: %d", res.Status)
+	}
+
+	// Revoke all, from the member's own page.
+	res := member.form("/console/account", "/console/account/revoke", url.Values{"all": {"1"}})
+	if res.Status != 200 || !strings.Contains(res.Body, `id="none"`) {
+		t.Fatalf("revoke all: %d", res.Status)
+	}
+	e.waitStatus(t1, http.StatusUnauthorized)
+	e.waitStatus(t2, http.StatusUnauthorized)
+}

@@ -1,0 +1,305 @@
+// Package console is the workspace console at /console (docs/console.md): server-rendered
+// pages, embedded in the binary, where a workspace's admins manage members and where
+// invited members choose their password. People sign in through the OAuth provider's own
+// sign-in page and session; every page keeps the provider's rules (strict CSP with no
+// script, a CSRF token in every form, cross-origin posts refused). Every action is an
+// admin.Ops operation, the same the `workspaced admin` CLI calls.
+package console
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/store"
+)
+
+// Path is where cmd mounts the console.
+const Path = "/console"
+
+// Sessions is the sign-in the console rides on; *oauth.Server implements it.
+type Sessions interface {
+	// SessionMember returns the active human member signed in on this browser, or nil.
+	SessionMember(r *http.Request) (*store.OAuthMember, error)
+	// StartSession signs the browser in as userID.
+	StartSession(w http.ResponseWriter, r *http.Request, userID, method string) error
+	// CSRFToken returns the token this browser's forms carry.
+	CSRFToken(w http.ResponseWriter, r *http.Request) string
+	// CSRFValid reports whether a parsed form carries this browser's token.
+	CSRFValid(r *http.Request) bool
+	// SameOrigin refuses requests the browser marks as cross-origin.
+	SameOrigin(next http.Handler) http.Handler
+	// SetPageHeaders sets the CSP and the other headers of an HTML page.
+	SetPageHeaders(w http.ResponseWriter)
+	// AllowAttempt charges one attempt to the sign-in budgets of r's client and account.
+	AllowAttempt(r *http.Request, account string) (bool, error)
+}
+
+// Workspaces names workspaces; *store.Store implements it.
+type Workspaces interface {
+	// WorkspaceName returns a workspace's name.
+	WorkspaceName(ctx context.Context, id string) (string, error)
+}
+
+// Config is what the console needs; cmd builds it.
+type Config struct {
+	Sessions    Sessions
+	Admin       *admin.Ops
+	Workspaces  Workspaces
+	ServiceName string // SERVICE_NAME
+	Logger      *slog.Logger
+}
+
+// Server serves the console.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	pages map[string]*template.Template
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/console.css
+var consoleCSS []byte
+
+// pageNames are the templates, each rendered inside layout.html.
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits"}
+
+// New builds the console.
+func New(cfg Config) (*Server, error) {
+	if cfg.Sessions == nil || cfg.Admin == nil || cfg.Workspaces == nil {
+		return nil, errors.New("console: Config needs Sessions, Admin and Workspaces")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ServiceName == "" {
+		cfg.ServiceName = "workspaced"
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}}
+	funcs := template.FuncMap{"when": when, "channel": channel, "hosts": hosts}
+	for _, name := range pageNames {
+		t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		s.pages[name] = t
+	}
+	return s, nil
+}
+
+// Handler serves every path under Path, whole (mount it at Path and Path+"/*" without
+// stripping the prefix: the pages send people back to the paths they asked for).
+//
+//	GET  /console                   home
+//	GET  /console/members           members (admins)
+//	POST /console/members/invite, /update, /suspend, /reactivate, /reset-link
+//	GET  /console/agents            agents and keys (admins)
+//	POST /console/agents/create, /key, /rotate, /revoke
+//	GET  /console/apps              every OAuth client used in the workspace (admins)
+//	POST /console/apps/block, /unblock, /setting
+//	GET  /console/credits           balance, ledger, writes per credential per day (admins)
+//	GET  /console/account, POST /console/account/revoke   the member's own page
+//	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
+//	GET  /console/invite, POST /console/invite   an invitation link: choose a password
+//	GET  /console/reset, POST /console/reset     a reset link: choose a new password
+//	GET  /console/forgot, POST /console/forgot   "Forgot password?"
+//	GET  /console/static/console.css
+func (s *Server) Handler() http.Handler {
+	root := chi.NewRouter()
+	root.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.errorPage(w, r, nil, http.StatusNotFound, "Not found", "There is no such page in the console.")
+	})
+	root.Route(Path, func(r chi.Router) {
+		forms := r.With(s.cfg.Sessions.SameOrigin)
+		r.Get("/", s.home)
+		r.Get("/members", s.admin(s.members))
+		forms.Post("/members/invite", s.adminForm(s.membersInvite))
+		forms.Post("/members/update", s.adminForm(s.membersUpdate))
+		forms.Post("/members/suspend", s.adminForm(s.membersStatus("suspended")))
+		forms.Post("/members/reactivate", s.adminForm(s.membersStatus("active")))
+		r.Get("/agents", s.admin(s.agents))
+		forms.Post("/agents/create", s.adminForm(s.agentsCreate))
+		forms.Post("/agents/key", s.adminForm(s.agentsKey))
+		forms.Post("/agents/rotate", s.adminForm(s.agentsRotate))
+		forms.Post("/agents/revoke", s.adminForm(s.agentsRevoke))
+		forms.Post("/members/reset-link", s.adminForm(s.membersResetLink))
+		r.Get("/apps", s.admin(s.apps))
+		forms.Post("/apps/block", s.adminForm(s.appsBlock))
+		forms.Post("/apps/unblock", s.adminForm(s.appsUnblock))
+		forms.Post("/apps/setting", s.adminForm(s.appsSetting))
+		r.Get("/credits", s.admin(s.credits))
+		r.Get("/account", s.account)
+		forms.Post("/account/revoke", s.form(s.accountRevoke))
+		r.Get("/activity", s.admin(s.activity))
+		r.Get("/activity/{id}", s.admin(s.activityRecord))
+		r.Get("/invite", s.linkGet(admin.PurposeInvite))
+		forms.Post("/invite", s.linkPost(admin.PurposeInvite))
+		r.Get("/reset", s.linkGet(admin.PurposeReset))
+		forms.Post("/reset", s.linkPost(admin.PurposeReset))
+		r.Get("/forgot", s.forgotGet)
+		forms.Post("/forgot", s.form(s.forgotPost))
+		r.Get("/static/console.css", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/css; charset=utf-8")
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			_, _ = w.Write(consoleCSS)
+		})
+	})
+	return root
+}
+
+// page is what every page's layout reads.
+type page struct {
+	Service   string
+	Title     string
+	Nav       string // the current section, for aria-current
+	Me        *store.OAuthMember
+	Workspace string
+	CSRF      string
+	Notice    string
+	Error     string
+	Data      any
+}
+
+// render writes a page with the provider's headers (strict CSP: no script at all).
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	p.Service = s.cfg.ServiceName
+	if p.CSRF == "" {
+		p.CSRF = s.cfg.Sessions.CSRFToken(w, r)
+	}
+	if p.Me != nil && p.Workspace == "" {
+		name, err := s.cfg.Workspaces.WorkspaceName(r.Context(), p.Me.WorkspaceID)
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+		p.Workspace = name
+	}
+	var buf bytes.Buffer
+	if err := s.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		s.log.ErrorContext(r.Context(), "console: render", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	s.cfg.Sessions.SetPageHeaders(w)
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, status int, title, msg string) {
+	s.render(w, r, status, "error", page{Title: title, Me: me, Error: msg})
+}
+
+// serverError logs a failure with the request id and shows a page that says nothing of it.
+func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.ErrorContext(r.Context(), "console: page", "request_id", store.RequestID(r.Context()), "err", err)
+	s.cfg.Sessions.SetPageHeaders(w)
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write([]byte("<!doctype html><title>Something went wrong</title><p>Something failed on our side. Please try again."))
+}
+
+// fail shows a store.Error's message with its status (4xx), or the server error page.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error) {
+	e := store.AsError(err)
+	if httpx.Status(e) >= 500 {
+		s.serverError(w, r, err)
+		return
+	}
+	title := "Not possible"
+	if httpx.Status(e) == http.StatusNotFound {
+		title = "Not found"
+	}
+	s.errorPage(w, r, me, httpx.Status(e), title, e.Message)
+}
+
+// refused answers a form the operations refused: a 4xx store.Error other than not_found
+// is shown on the form's own page (again, by page, with its status and message); not_found
+// (an id of another workspace, or none) and 5xx get a page of their own.
+func (s *Server) refused(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error, again func(status int, msg string)) {
+	if e := store.AsError(err); httpx.Status(e) < 500 && httpx.Status(e) != http.StatusNotFound {
+		again(httpx.Status(e), e.Message)
+		return
+	}
+	s.fail(w, r, me, err)
+}
+
+// member returns the signed-in member, or sends the browser to the sign-in page and
+// returns nil.
+func (s *Server) member(w http.ResponseWriter, r *http.Request) *store.OAuthMember {
+	m, err := s.cfg.Sessions.SessionMember(r)
+	if err != nil {
+		s.serverError(w, r, err)
+		return nil
+	}
+	if m == nil {
+		ret := r.URL.Path
+		if r.Method != http.MethodGet {
+			ret = Path
+		}
+		http.Redirect(w, r, "/oauth/login?"+url.Values{"return": {ret}}.Encode(), http.StatusSeeOther)
+		return nil
+	}
+	return m
+}
+
+// admin wraps a page for admins only: a member gets 403.
+func (s *Server) admin(next func(http.ResponseWriter, *http.Request, *store.OAuthMember)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		m := s.member(w, r)
+		if m == nil {
+			return
+		}
+		if !m.IsAdmin() {
+			s.errorPage(w, r, m, http.StatusForbidden, "Admins only", "Only the workspace's admins can open this page.")
+			return
+		}
+		next(w, r, m)
+	}
+}
+
+// adminForm wraps a form's handler for admins only: the CSRF token is checked first.
+func (s *Server) adminForm(next func(http.ResponseWriter, *http.Request, *store.OAuthMember)) http.HandlerFunc {
+	return s.form(s.admin(next))
+}
+
+// form reads a posted form (at most 64 KiB) and refuses it without this browser's CSRF
+// token.
+func (s *Server) form(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil || !s.cfg.Sessions.CSRFValid(r) {
+			s.errorPage(w, r, nil, http.StatusForbidden, "Form expired",
+				"This form was not sent from this browser's own page, so it was ignored. Open the page again and retry.")
+			return
+		}
+		next(w, r)
+	}
+}
+
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	m := s.member(w, r)
+	if m == nil {
+		return
+	}
+	s.render(w, r, http.StatusOK, "home", page{Title: "Overview", Nav: "home", Me: m})
+}
+
+// when formats an optional time for a table cell.
+func when(t *time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}

@@ -1,0 +1,56 @@
+package console_test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCreditsPage: the balance and ledger show the grants; usage counts each credential's
+// writes per day; another workspace's grants are not shown; members get 403.
+func TestCreditsPage(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, 40); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, -5); err == nil {
+		t.Fatal("a negative grant was accepted")
+	}
+	ws2, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ops.GrantCredits(t.Context(), ws2, 777); err != nil {
+		t.Fatal(err)
+	}
+	key, err := e.ops.CreateAgent(t.Context(), e.WorkspaceID, "Scout", map[string]string{"crm": "full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"One", "Two"} {
+		req, _ := http.NewRequest("POST", e.srv.URL+"/v1/companies", strings.NewReader(`{"name":"`+name+`"}`))
+		req.Header.Set("apikey", testAPIKey)
+		req.Header.Set("Authorization", "Bearer "+key.Key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != 201 {
+			t.Fatalf("REST create: %v %v", res, err)
+		}
+		res.Body.Close()
+	}
+	p := e.agent().signIn(e.Admin).get("/console/credits")
+	if p.Status != 200 || !strings.Contains(p.Body, `<strong id="balance">40</strong>`) || strings.Contains(p.Body, "777") {
+		t.Fatalf("credits page: %d %.600s", p.Status, p.Body)
+	}
+	if !regexp.MustCompile(`<td data-label="Change">40</td><td data-label="Reason">grant</td>`).MatchString(p.Body) {
+		t.Fatal("the ledger does not show the grant")
+	}
+	usage := regexp.MustCompile(`<code>agent_key:` + key.KeyID + `</code></td><td data-label="Through">REST</td><td data-label="Writes">2</td>`)
+	if !usage.MatchString(p.Body) {
+		t.Fatalf("usage does not count the key's 2 writes: %s", p.Body[strings.Index(p.Body, "usage-title"):])
+	}
+	if res := e.agent().signIn(e.Member).get("/console/credits"); res.Status != http.StatusForbidden {
+		t.Fatalf("member opens credits: %d", res.Status)
+	}
+}

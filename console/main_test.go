@@ -1,0 +1,335 @@
+package console_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/argon2"
+
+	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/console"
+	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/restapi"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+const testAPIKey = "pk_test_routing_key"
+
+// clock is real time plus an offset tests move (link expiry).
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.offset += d
+	c.mu.Unlock()
+}
+
+// env is the provider, the REST API and the console on one test server, wired as cmd
+// wires them.
+type env struct {
+	t      testing.TB
+	store  *store.Store
+	srv    *httptest.Server
+	clock  *clock
+	ops    *admin.Ops
+	issuer string
+
+	WorkspaceID string
+	Admin       user
+	Member      user
+}
+
+// user is a member who can sign in with a password.
+type user struct {
+	ID, Email, Password string
+}
+
+// cheapHash is an argon2id hash with tiny parameters, so tests sign in fast; the
+// provider reads the parameters from the hash.
+func cheapHash(password string) (string, error) {
+	if len(password) < 8 {
+		return "", fmt.Errorf("password: at least 8 characters")
+	}
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt)
+	key := argon2.IDKey([]byte(password), salt, 1, 64, 1, 32)
+	return fmt.Sprintf("$argon2id$v=%d$m=64,t=1,p=1$%s$%s", argon2.Version,
+		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
+}
+
+var userN atomic.Int64
+
+// addUser adds a member with a password to workspace ws.
+func (e *env) addUser(ws, role, status string, grants map[string]string) user {
+	e.t.Helper()
+	u := user{Email: fmt.Sprintf("%s-%d-%d@example.test", role, time.Now().UnixNano(), userN.Add(1)), Password: "correct horse battery"}
+	hash, _ := cheapHash(u.Password)
+	id, err := e.store.AddMember(context.Background(), store.Member{WorkspaceID: ws, Email: u.Email, Name: "Test " + role,
+		Role: role, Status: status, Grants: grants, PasswordHash: hash})
+	if err != nil {
+		e.t.Fatalf("add member: %v", err)
+	}
+	u.ID = id
+	return u
+}
+
+// newEnv starts the server; configure may set a Mailer on the admin operations.
+func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
+	t.Helper()
+	s := storetest.New(t)
+	e := &env{t: t, store: s, clock: &clock{}}
+	ctx := context.Background()
+	ws, err := s.CreateWorkspace(ctx, "Acme "+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.WorkspaceID = ws
+	e.Admin = e.addUser(ws, "admin", "active", nil)
+	e.Member = e.addUser(ws, "member", "active", map[string]string{"crm": "full"})
+
+	ts := httptest.NewUnstartedServer(nil)
+	e.issuer = "http://" + ts.Listener.Addr().String()
+	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	scopes := workspace.Scopes()
+	acfg := admin.Config{Store: s, PublicURL: e.issuer, ServiceName: "Acme Console", HashPassword: cheapHash, Now: e.clock.Now, Logger: log}
+	for _, c := range configure {
+		c(&acfg)
+	}
+	ocfg := oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
+		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log}
+	if acfg.Mailer != nil {
+		ocfg.PasswordResetURL = console.Path + "/forgot" // as cmd does when SMTP_URL is set
+	}
+	provider, err := oauth.New(ctx, ocfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+		return s.AgentKeyPrincipal(ctx, bearer, scopes)
+	})
+	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys, store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
+	lctx, cancel := context.WithCancel(ctx)
+	listening := make(chan struct{})
+	var once sync.Once
+	go s.ListenRevocations(lctx, cache.Flush, func(on bool) {
+		cache.SetListening(on)
+		if on {
+			once.Do(func() { close(listening) })
+		}
+	})
+	select {
+	case <-listening:
+	case <-time.After(10 * time.Second):
+		t.Fatal("revocation listener did not start")
+	}
+	e.ops = admin.New(acfg)
+	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console", Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := restapi.New(restapi.Config{Store: s, Auth: cache, APIKey: testAPIKey, PublicURL: e.issuer})
+	tools, err := mcp.New(mcp.Config{PublicURL: e.issuer, Auth: cache, Ops: api.Ops(), Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(mcp.Path, tools.Handler())
+	mux.Handle("/v1/", http.StripPrefix("/v1", api.Handler()))
+	mux.Handle("/oauth/", http.StripPrefix("/oauth", provider.Handler()))
+	mux.Handle("/console/", c.Handler())
+	mux.Handle("/console", c.Handler())
+	ts.Config.Handler = mux
+	ts.Start()
+	e.srv = ts
+	t.Cleanup(func() { ts.Close(); cancel() })
+	return e
+}
+
+// testLog sends warnings and errors to the test log.
+type testLog struct{ t testing.TB }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// page is an HTTP answer with its body.
+type page struct {
+	Status   int
+	Location string
+	Body     string
+}
+
+// agent is an HTTP user agent with cookies that does not follow redirects.
+type agent struct {
+	t testing.TB
+	e *env
+	c *http.Client
+}
+
+func (e *env) agent() *agent {
+	jar, _ := cookiejar.New(nil)
+	return &agent{t: e.t, e: e, c: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (a *agent) do(req *http.Request) page {
+	a.t.Helper()
+	res, err := a.c.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return page{Status: res.StatusCode, Location: res.Header.Get("Location"), Body: string(b)}
+}
+
+func (a *agent) get(path string) page {
+	a.t.Helper()
+	req, _ := http.NewRequest("GET", a.e.srv.URL+path, nil)
+	return a.do(req)
+}
+
+// post sends a form; headers are pairs.
+func (a *agent) post(path string, form url.Values, headers ...string) page {
+	a.t.Helper()
+	req, _ := http.NewRequest("POST", a.e.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return a.do(req)
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf reads the CSRF token of a page's forms.
+func csrf(t testing.TB, p page) string {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(p.Body)
+	if m == nil {
+		t.Fatalf("no csrf token on the page (status %d): %.300s", p.Status, p.Body)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// signIn signs the agent in with the password form and returns it.
+func (a *agent) signIn(u user) *agent {
+	a.t.Helper()
+	login := a.get("/oauth/login?return=/console")
+	res := a.post("/oauth/login", url.Values{"csrf": {csrf(a.t, login)}, "return": {"/console"}, "email": {u.Email},
+		"password": {u.Password}})
+	if res.Status != http.StatusSeeOther || res.Location != "/console" {
+		a.t.Fatalf("sign-in as %s: %d %s %.300s", u.Email, res.Status, res.Location, res.Body)
+	}
+	return a
+}
+
+// form posts a console form with the token of the page at from.
+func (a *agent) form(from, path string, form url.Values) page {
+	a.t.Helper()
+	form.Set("csrf", csrf(a.t, a.get(from)))
+	return a.post(path, form)
+}
+
+// count runs a counting query on the package database.
+func (e *env) count(sql string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := storetest.Pool(e.t).QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// chromiumPath finds the browser: $CHROMIUM, else Debian's /usr/bin/chromium.
+func chromiumPath(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p == "" {
+			continue
+		}
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	t.Fatal("headless Chromium is required for this test and was not found: install it (apt-get install -y chromium) " +
+		"or set CHROMIUM to the browser's path")
+	return ""
+}
+
+// newBrowser starts headless Chromium with its own profile and returns a context for it.
+func newBrowser(t testing.TB) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	return ctx
+}
+
+// run runs chromedp actions, failing the test with what on error.
+func run(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("browser: %s: %v", what, err)
+	}
+}
+
+// browserSignIn signs in through the sign-in page the console sends the browser to.
+func browserSignIn(t testing.TB, ctx context.Context, base string, u user) {
+	t.Helper()
+	run(t, ctx, "sign in as "+u.Email,
+		chromedp.Navigate(base+"/console"),
+		chromedp.WaitVisible(chromedp.CSS("#login")),
+		chromedp.SendKeys(chromedp.CSS("#email"), u.Email),
+		chromedp.SendKeys(chromedp.CSS("#password"), u.Password),
+		chromedp.Click(chromedp.CSS("#sign-in")),
+		chromedp.WaitVisible(chromedp.CSS("#whoami")),
+	)
+}

@@ -1,0 +1,139 @@
+package console_test
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/store"
+)
+
+// axeScript is the pinned axe-core (console/testdata/axe, installed by npm ci as .ci/test
+// does for every package-lock.json).
+var axeScript = filepath.Join("testdata", "axe", "node_modules", "axe-core", "axe.min.js")
+
+// axeRun runs axe-core on the page and returns its serious and critical violations, one
+// line each with up to three of the elements at fault.
+const axeRun = `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+	.filter(v => v.impact === "serious" || v.impact === "critical")
+	.map(v => v.impact + " " + v.id + ": " + v.help + " at " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`
+
+// consolePage is one page the checks visit: a name for its screenshots, the path, and the
+// element that shows it has loaded.
+type consolePage struct{ name, path, ready string }
+
+// TestPagesAccessibleAndNarrow visits every console and sign-in page in Chromium at 1280
+// and 390 px wide: axe-core finds no serious or critical violation, nothing scrolls
+// sideways at 390 px, and a full-page screenshot of each is written to the test's artifact
+// directory (go test -artifacts keeps them under -outputdir).
+func TestPagesAccessibleAndNarrow(t *testing.T) {
+	axe, err := os.ReadFile(axeScript)
+	if err != nil {
+		t.Fatalf("axe-core is not installed; run: npm ci --prefix console/testdata/axe (%v)", err)
+	}
+	mailbox := startSMTP(t)
+	e := newEnv(t, withSMTP(t, mailbox))
+	ctx := context.Background()
+	inv, err := e.ops.Invite(ctx, inviteOf(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ops.CreateAgent(ctx, e.WorkspaceID, "Scout", map[string]string{"crm": "read"}); err != nil {
+		t.Fatal(err)
+	}
+	clientID := e.registerClient("MCP CLI Proxy")
+	admin := e.agent().signIn(e.Admin)
+	token := admin.authorize(clientID, "companies:read companies:write")
+	e.mcpCall(token, "create_companies", map[string]any{"name": "Audited"})
+	rows, err := e.ops.Activity(ctx, e.WorkspaceID, activityAll())
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("no activity to show: %v", err)
+	}
+	other := e.registerClient("Other Tool")
+	consent := "/oauth/authorize?" + url.Values{"client_id": {other}, "redirect_uri": {loopbackRedirect},
+		"response_type": {"code"}, "code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"},
+		"code_challenge_method": {"S256"}, "state": {"s"}, "scope": {"deals:read companies:write"}}.Encode()
+
+	signedOut := []consolePage{
+		{"sign-in", "/console", "#login"},
+		{"forgot-password", "/console/forgot", "#forgot"},
+		{"invitation", strings.TrimPrefix(inv.Link, e.issuer), "#set-password"},
+	}
+	signedIn := []consolePage{
+		{"overview", "/console", "#whoami"},
+		{"members", "/console/members", "#members"},
+		{"agents", "/console/agents", "#create-agent"},
+		{"apps", "/console/apps", "#apps"},
+		{"credits", "/console/credits", "#ledger"},
+		{"audit-log", "/console/activity", "#activity"},
+		{"audit-record", "/console/activity/" + rows[0].ID, "#activity"},
+		{"account", "/console/account", "#connected"},
+		{"consent", consent, "#consent"},
+		{"connected-apps", "/oauth/apps", "#connected"},
+		{"registered-apps", "/oauth/admin/apps", "h1"},
+	}
+	browser := newBrowser(t)
+	check := func(p consolePage) {
+		for _, width := range []int64{1280, 390} {
+			run(t, browser, p.name, chromedp.EmulateViewport(width, 900), chromedp.Navigate(e.srv.URL+p.path),
+				chromedp.WaitVisible(chromedp.CSS(p.ready)))
+			if _, err := chromedp.Run(browser, chromedp.Evaluate[bool](string(axe)+";true")); err != nil {
+				t.Fatalf("%s: inject axe-core: %v", p.name, err)
+			}
+			found, err := chromedp.Run(browser, chromedp.Evaluate[[]string](axeRun, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatalf("%s: axe-core: %v", p.name, err)
+			}
+			for _, v := range found {
+				t.Errorf("%s at %d px: %s", p.name, width, v)
+			}
+			if width == 390 {
+				wide, err := chromedp.Run(browser, chromedp.Evaluate[int](
+					`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if wide > 0 {
+					t.Errorf("%s scrolls sideways at 390 px: %d px too wide", p.name, wide)
+				}
+			}
+			shot, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(t.ArtifactDir(), p.name+"-"+itoa(width)+".png")
+			if err := os.WriteFile(name, shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, p := range signedOut {
+		check(p)
+	}
+	browserSignIn(t, browser, e.srv.URL, e.Admin)
+	for _, p := range signedIn {
+		check(p)
+	}
+	// The check can fail: an image without alternative text is a critical violation.
+	bad, err := chromedp.Run(browser, chromedp.Evaluate[[]string](
+		`document.body.insertAdjacentHTML("beforeend", "<img src='data:,'>"); `+axeRun, chromedp.EvalAwaitPromise))
+	if err != nil || !strings.Contains(strings.Join(bad, "\n"), "critical image-alt") {
+		t.Fatalf("axe-core did not report an image without alt: %v %v", bad, err)
+	}
+	t.Logf("screenshots in %s", t.ArtifactDir())
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func inviteOf(e *env) admin.Invite {
+	return admin.Invite{WorkspaceID: e.WorkspaceID, Email: "invited.person@example.test", Name: "Invited Person"}
+}
+
+func activityAll() store.ActivityFilter { return store.ActivityFilter{} }

@@ -1,0 +1,251 @@
+package console_test
+
+import (
+	"io"
+	"mime/quotedprintable"
+	"net"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/emersion/go-smtp"
+
+	"github.com/agencyos/workspaced/admin"
+)
+
+// smtpServer is a real SMTP server (emersion/go-smtp) on loopback that keeps what it is
+// sent, for the admin package's go-mail client to deliver to.
+type smtpServer struct {
+	Addr string
+	mu   sync.Mutex
+	got  []received
+	cond chan struct{}
+}
+
+type received struct {
+	From, To string
+	Msg      *mail.Message
+	Body     string
+}
+
+func startSMTP(t testing.TB) *smtpServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &smtpServer{Addr: ln.Addr().String(), cond: make(chan struct{}, 100)}
+	srv := smtp.NewServer(smtpBackend{s})
+	srv.Domain = "localhost"
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+// wait returns the first message to to, waiting up to 10 s.
+func (s *smtpServer) wait(t testing.TB, to string) received {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		s.mu.Lock()
+		for _, m := range s.got {
+			if m.To == to {
+				s.mu.Unlock()
+				return m
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.cond:
+		case <-deadline:
+			t.Fatalf("no email to %s within 10s", to)
+		}
+	}
+}
+
+func (s *smtpServer) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.got)
+}
+
+type smtpBackend struct{ s *smtpServer }
+
+func (b smtpBackend) NewSession(*smtp.Conn) (smtp.Session, error) { return &smtpSession{s: b.s}, nil }
+
+type smtpSession struct {
+	s        *smtpServer
+	from, to string
+}
+
+func (x *smtpSession) Mail(from string, _ *smtp.MailOptions) error { x.from = from; return nil }
+func (x *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error   { x.to = to; return nil }
+func (x *smtpSession) Reset()                                      {}
+func (x *smtpSession) Logout() error                               { return nil }
+func (x *smtpSession) Data(r io.Reader) error {
+	m, err := mail.ReadMessage(r)
+	if err != nil {
+		return err
+	}
+	var rd io.Reader = m.Body
+	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
+		rd = quotedprintable.NewReader(m.Body)
+	}
+	body, err := io.ReadAll(rd)
+	if err != nil {
+		return err
+	}
+	x.s.mu.Lock()
+	x.s.got = append(x.s.got, received{From: x.from, To: x.to, Msg: m, Body: string(body)})
+	x.s.mu.Unlock()
+	x.s.cond <- struct{}{}
+	return nil
+}
+
+// withSMTP configures the admin operations to send through srv, as SMTP_URL does.
+func withSMTP(t testing.TB, srv *smtpServer) func(*admin.Config) {
+	return func(c *admin.Config) {
+		m, err := admin.NewSMTPMailer("smtp://"+srv.Addr+"?from=accounts@acme.test", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Mailer = m
+	}
+}
+
+var resetLinkRE = regexp.MustCompile(`http://\S+/console/reset\?token=wsl_[A-Za-z0-9_=-]+`)
+
+// TestForgotPassword drives Chromium from the sign-in page's "Forgot password?" to the
+// email the test's SMTP server receives, the reset page, and a sign-in with the new
+// password; the old password and the used link stop working.
+func TestForgotPassword(t *testing.T) {
+	mailbox := startSMTP(t)
+	e := newEnv(t, withSMTP(t, mailbox))
+	ctx := newBrowser(t)
+	run(t, ctx, "forgot",
+		chromedp.Navigate(e.srv.URL+"/console"),
+		chromedp.WaitVisible(chromedp.CSS("#login")),
+		chromedp.Click(chromedp.CSS("#forgot")),
+		chromedp.WaitVisible(chromedp.CSS("#forgot")),
+		chromedp.SendKeys(chromedp.CSS("#email"), e.Member.Email),
+		chromedp.Click(chromedp.CSS("#send-reset")),
+		chromedp.WaitVisible(chromedp.CSS("#notice")),
+	)
+	msg := mailbox.wait(t, e.Member.Email)
+	if msg.From != "accounts@acme.test" || !strings.Contains(msg.Msg.Header.Get("Subject"), "Acme Console") {
+		t.Fatalf("email from %q subject %q", msg.From, msg.Msg.Header.Get("Subject"))
+	}
+	link := resetLinkRE.FindString(msg.Body)
+	if link == "" {
+		t.Fatalf("no reset link in the email:\n%s", msg.Body)
+	}
+	if n := e.count(`SELECT count(*) FROM member_links WHERE user_id = $1 AND purpose = 'reset'
+		AND expires_at BETWEEN now() + interval '59 minutes' AND now() + interval '1 hour'`, e.Member.ID); n != 1 {
+		t.Fatal("the reset link is not stored for an hour")
+	}
+	fresh := user{ID: e.Member.ID, Email: e.Member.Email, Password: "a brand new password"}
+	run(t, ctx, "reset",
+		chromedp.Navigate(link),
+		chromedp.WaitVisible(chromedp.CSS("#set-password")),
+		chromedp.SendKeys(chromedp.CSS("#password"), fresh.Password),
+		chromedp.SendKeys(chromedp.CSS("#confirm"), fresh.Password),
+		chromedp.Click(chromedp.CSS("#save-password")),
+		chromedp.WaitVisible(chromedp.CSS("#whoami")),
+		chromedp.Click(chromedp.CSS(".signout button")),
+		chromedp.WaitVisible(chromedp.CSS("#login")),
+	)
+	browserSignIn(t, ctx, e.srv.URL, fresh)
+	a := e.agent()
+	login := a.get("/oauth/login?return=/console")
+	if res := a.post("/oauth/login", url.Values{"csrf": {csrf(t, login)}, "return": {"/console"}, "email": {e.Member.Email},
+		"password": {e.Member.Password}}); res.Status != http.StatusUnauthorized {
+		t.Fatalf("old password after reset: %d", res.Status)
+	}
+	if res := a.get(strings.TrimPrefix(link, e.issuer)); res.Status != http.StatusNotFound {
+		t.Fatalf("used reset link: %d", res.Status)
+	}
+}
+
+// TestForgotSameAnswerAndThrottled: a known and an unknown address get the same page; only
+// the known one is emailed; the sign-in budget of an address throttles both alike.
+func TestForgotSameAnswerAndThrottled(t *testing.T) {
+	mailbox := startSMTP(t)
+	e := newEnv(t, withSMTP(t, mailbox))
+	ask := func(email string) page {
+		a := e.agent()
+		return a.form("/console/forgot", "/console/forgot", url.Values{"email": {email}})
+	}
+	known, unknown := ask(e.Admin.Email), ask("nobody@example.test")
+	strip := func(p page) string { return csrfRE.ReplaceAllString(p.Body, "") }
+	if known.Status != 200 || unknown.Status != 200 || strip(known) != strip(unknown) {
+		t.Fatalf("answers differ: %d vs %d\n%s\n---\n%s", known.Status, unknown.Status, strip(known), strip(unknown))
+	}
+	mailbox.wait(t, e.Admin.Email)
+	e.ops.Wait()
+	if n := mailbox.count(); n != 1 {
+		t.Fatalf("%d emails sent, want only the known address's", n)
+	}
+	for _, who := range []string{"nobody@example.test", e.Admin.Email} {
+		var last page
+		for i := 0; i < 50; i++ {
+			if last = ask(who); last.Status == http.StatusTooManyRequests {
+				break
+			}
+		}
+		if last.Status != http.StatusTooManyRequests {
+			t.Fatalf("%s: never throttled", who)
+		}
+	}
+}
+
+// TestAdminResetLink: an admin makes a reset link for an active member; members cannot;
+// another workspace's member is 404; an invited member gets none.
+func TestAdminResetLink(t *testing.T) {
+	e := newEnv(t)
+	a := e.agent().signIn(e.Admin)
+	res := a.form("/console/members", "/console/members/reset-link", url.Values{"user_id": {e.Member.ID}})
+	m := regexp.MustCompile(`id="invite-link" value="([^"]+)"`).FindStringSubmatch(res.Body)
+	if res.Status != 200 || m == nil || !strings.Contains(m[1], "/console/reset?token=wsl_") || !strings.Contains(res.Body, "Password reset link") {
+		t.Fatalf("reset link: %d %.400s", res.Status, res.Body)
+	}
+	link := strings.TrimPrefix(strings.ReplaceAll(m[1], "&amp;", "&"), e.issuer)
+	// The member's open session ends with the new password.
+	old := e.agent().signIn(e.Member)
+	b := e.agent()
+	open := b.get(link)
+	if res := b.post("/console/reset", url.Values{"csrf": {csrf(t, open)}, "token": {strings.TrimPrefix(link, "/console/reset?token=")},
+		"password": {"reset by admin"}, "confirm": {"reset by admin"}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("reset: %d %.300s", res.Status, res.Body)
+	}
+	if res := old.get("/console"); res.Status != http.StatusSeeOther {
+		t.Fatalf("a session from before the reset still works: %d", res.Status)
+	}
+	e.agent().signIn(user{Email: e.Member.Email, Password: "reset by admin"})
+
+	other, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := e.addUser(other, "member", "active", nil)
+	if res := a.form("/console/members", "/console/members/reset-link", url.Values{"user_id": {stranger.ID}}); res.Status != http.StatusNotFound {
+		t.Fatalf("another workspace's member: %d", res.Status)
+	}
+	invited := e.addUser(e.WorkspaceID, "member", "invited", nil)
+	if res := a.form("/console/members", "/console/members/reset-link", url.Values{"user_id": {invited.ID}}); res.Status != http.StatusNotFound {
+		t.Fatalf("invited member: %d", res.Status)
+	}
+	mem := e.agent().signIn(user{Email: e.Member.Email, Password: "reset by admin"})
+	if res := mem.form("/console", "/console/members/reset-link", url.Values{"user_id": {e.Admin.ID}}); res.Status != http.StatusForbidden {
+		t.Fatalf("member makes a reset link: %d", res.Status)
+	}
+	if _, err := e.ops.ResetLink(t.Context(), e.WorkspaceID, "nope", ""); err == nil {
+		t.Fatal("malformed id accepted")
+	}
+}
