@@ -40,7 +40,7 @@ func (s *Server) callDirect(next http.Handler) http.Handler {
 			return
 		}
 		req, sp, ok := s.directCall(body)
-		if !ok {
+		if !ok || !viewFrom(r.Context()).reaches(sp) { // mcp-go answers "not found"
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			next.ServeHTTP(w, r)
 			return

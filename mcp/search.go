@@ -114,7 +114,7 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	var candidates []toolSpec
 	for _, t := range s.tools {
 		sp := s.specs[t.Name]
-		if sp.run != nil && sp.tool.Name != toolSearch || v.readonly && sp.write() {
+		if sp.run != nil && sp.tool.Name != toolSearch || v.readonly && sp.write() || !v.reaches(sp) {
 			continue
 		}
 		if _, stepUp := missingScope(p, sp); stepUp || canUse(p, sp) {
@@ -151,7 +151,7 @@ func (s *Server) runCall(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 		return s.toolError(ctx, err), nil
 	}
 	sp, ok := s.specs[args.Name]
-	if !ok || sp.run != nil {
+	if !ok || sp.run != nil || !viewFrom(ctx).reaches(sp) {
 		return s.toolError(ctx, store.Errorf(store.CodeUnknownTool,
 			"there is no tool %q to call; find_tools {query} lists the tools you may use", args.Name)), nil
 	}

@@ -50,6 +50,7 @@ func (s *Server) runSearch(ctx context.Context, req mcpgo.CallToolRequest) (*mcp
 	}{&args.Q, &args.Types, &args.Limit, &args.Cursor}); err != nil {
 		return s.toolError(ctx, err), nil
 	}
+	args.Types = viewFrom(ctx).searchTypes(args.Types)
 	if err := s.takeRate(ctx, p); err != nil {
 		return s.toolError(ctx, err), nil
 	}
@@ -58,4 +59,23 @@ func (s *Server) runSearch(ctx context.Context, req mcpgo.CallToolRequest) (*mcp
 		return s.toolError(ctx, err), nil
 	}
 	return toolResult(true, &result{data: page.Data, nextCursor: page.NextCursor})
+}
+
+// searchTypes narrows search's types to a bound token's fence: the named ones, or every
+// searchable one, less those whose toolset lies outside it (left out, as Search leaves out
+// a type the principal may not read); names Search does not know pass, for it to refuse.
+func (v view) searchTypes(named []string) []string {
+	if v.fence == nil || v.fence.sets == nil {
+		return named
+	}
+	if named == nil {
+		named = workspace.SearchableTypes()
+	}
+	out := []string{} // not nil: nil would search every type
+	for _, name := range named {
+		if r := workspace.Lookup(name); r == nil || v.fence.sets[r.Toolset()] {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -281,7 +281,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				p.Credential.Resource, s.resourceOf(r)))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(httpx.WithPrincipal(r.Context(), p.WithVia(store.ViaMCP))))
+		ctx := httpx.WithPrincipal(r.Context(), p.WithVia(store.ViaMCP))
+		if fence, ok := s.fence(p.Credential.Resource); ok {
+			ctx = withView(ctx, viewFrom(ctx).within(fence))
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -373,6 +377,25 @@ func (s *Server) accepts(resource, path string) bool {
 	return n == origin || (strings.HasPrefix(n, base) && (here == n || strings.HasPrefix(here, n+"/")))
 }
 
+// fence is the view a token bound to an MCP path (RFC 8707) gets; false for an unbound
+// token or one bound to the origin (the whole service), which select their view freely.
+// accepts has already checked the resource is this server's.
+func (s *Server) fence(resource string) (view, bool) {
+	if resource == "" {
+		return view{}, false
+	}
+	n, err1 := wellknown.NormalResource(resource)
+	origin, err2 := wellknown.NormalResource(s.cfg.PublicURL)
+	if err1 != nil || err2 != nil || n == origin {
+		return view{}, false
+	}
+	v, err := fenceOf(strings.TrimPrefix(n, origin))
+	if err != nil { // unreachable after accepts; fence to nothing rather than everything
+		return view{sets: map[string]bool{}, readonly: true}, true
+	}
+	return v, true
+}
+
 // pathOf is the request's MCP path without a trailing slash: /mcp, /mcp/x/hr ...
 func (s *Server) pathOf(r *http.Request) string {
 	if p := strings.TrimRight(r.URL.Path, "/"); strings.HasPrefix(p, Path) {
@@ -408,16 +431,20 @@ func cors(next http.Handler) http.Handler {
 // runs tool filters on tools/call, passing only the called tool (server.ToolFilterFunc);
 // that one is let through so the operation layer, the gate REST uses, refuses it with
 // insufficient_scope or insufficient_permission: a tool error a model can act on, where the
-// filter would answer a bare "tool not found".
+// filter would answer a bare "tool not found". A tool outside a bound token's fence is
+// not let through: it answers exactly as a tool that does not exist.
 func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
+	v := viewFrom(ctx)
 	if len(tools) == 1 {
+		if !v.reaches(s.specs[tools[0].Name]) {
+			return nil // outside a bound token's view: mcp-go answers as for an unknown tool
+		}
 		return tools
 	}
 	p := httpx.PrincipalFrom(ctx)
 	if p == nil {
 		return nil
 	}
-	v := viewFrom(ctx)
 	out := tools[:0:0]
 	for _, t := range tools {
 		if sp := s.specs[t.Name]; v.shows(sp) && canUse(p, sp) {

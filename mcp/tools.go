@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -137,12 +139,7 @@ func needs(r *workspace.Resource, write bool) string {
 }
 
 func meTool() toolSpec {
-	output := object(map[string]*jsonschema.Schema{
-		"user":       {Type: "object", Description: "id, email, display_name, role, is_agent, grants"},
-		"workspace":  {Type: "object", Description: "id, name"},
-		"scopes":     {Type: "array", Items: typed("string")},
-		"credential": {Type: "object", Description: "type (oauth or agent_key), client_id, expires_at"},
-	}, "user", "workspace", "scopes", "credential")
+	output := outline(workspace.MeSchema())
 	return toolSpec{tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants (none, read or full) "+
 		"and scopes. Reads no workspace data; call it first to learn which tools will succeed.",
 		input(nil), output, hints(true, true, false))}
@@ -200,16 +197,7 @@ func createTool(r *workspace.Resource) toolSpec {
 }
 
 func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, required []string) toolSpec {
-	output := object(map[string]*jsonschema.Schema{
-		"domain":            typed("string"),
-		"name":              nullable("string"),
-		"website":           nullable("string"),
-		"industry":          nullable("string"),
-		"socials":           {AnyOf: []*jsonschema.Schema{typed("object"), typed("null")}, Description: "linkedin, twitter, instagram, facebook"},
-		"cached":            {Type: "boolean", Description: "served from the 30-day cache, free"},
-		"credits_spent":     typed("integer"),
-		"credits_remaining": typed("integer"),
-	})
+	output := outline(workspace.EnrichSchema(workspace.ToolDialect))
 	desc := "Look up a company's firmographics by its domain: name, website, industry and social profiles " +
 		"(linkedin, twitter, instagram, facebook), read from public sources. A fresh lookup spends workspace " +
 		"credits; the same domain looked up again within 30 days is served from cache for free. Fails with " +
@@ -276,6 +264,39 @@ func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema
 		props = map[string]*jsonschema.Schema{}
 	}
 	return &jsonschema.Schema{Type: "object", Properties: props, Required: required}
+}
+
+// outline is a response schema stated once in workspace (MeSchema, EnrichSchema) as a
+// tool's output schema says it: each property's type alone, and a nested object's
+// properties named in its description rather than spelled out; no formats, enums,
+// descriptions, examples or closing. Every byte of tools/list is paid on every turn and
+// me is in the default list, which stays within 24 KB (docs/mcp.md).
+func outline(s *jsonschema.Schema) *jsonschema.Schema {
+	out := object(map[string]*jsonschema.Schema{}, s.Required...)
+	for name, p := range s.Properties {
+		out.Properties[name] = outlineValue(p)
+	}
+	return out
+}
+
+func outlineValue(p *jsonschema.Schema) *jsonschema.Schema {
+	switch {
+	case p.AnyOf != nil: // null admitted, in the tool dialect
+		var alts []*jsonschema.Schema
+		for _, a := range p.AnyOf {
+			alts = append(alts, outlineValue(a))
+		}
+		return &jsonschema.Schema{AnyOf: alts}
+	case p.Type == "object" && len(p.Properties) > 0:
+		names := p.PropertyOrder
+		if names == nil {
+			names = slices.Sorted(maps.Keys(p.Properties))
+		}
+		return &jsonschema.Schema{Type: "object", Description: strings.Join(names, ", ")}
+	case p.Type == "array" && p.Items != nil:
+		return &jsonschema.Schema{Type: "array", Items: outlineValue(p.Items)}
+	}
+	return &jsonschema.Schema{Type: p.Type, Types: p.Types}
 }
 
 func typed(t string) *jsonschema.Schema { return &jsonschema.Schema{Type: t} }

@@ -14,7 +14,8 @@ import (
 // Toolsets: every catalogue resource belongs to one (workspace.Resource.Toolset), and a
 // connection chooses which it sees (docs/mcp.md "Toolsets"). The choice shapes tools/list
 // only: find_tools searches, and call_tool and the direct tools run, every tool the caller
-// may use, so the server stays stateless and every operation stays reachable.
+// may use, so the server stays stateless and every operation stays reachable. A token
+// bound to an MCP view (RFC 8707) is the exception: it gets exactly that view (fence).
 const (
 	// HeaderToolsets names toolsets, comma-separated: "deals,hr", "all", "default,hr".
 	HeaderToolsets = "X-MCP-Toolsets"
@@ -72,6 +73,34 @@ func readonlyPath(path string) bool {
 type view struct {
 	sets     map[string]bool // nil: every toolset
 	readonly bool
+	// fence, for a token bound to an MCP view (RFC 8707), is that view: tools outside it
+	// are neither listed, found nor run, and headers cannot widen it. nil: no fence.
+	fence *view
+}
+
+// reaches reports whether calls on this view may run sp: any tool, unless the token's
+// fence leaves it out.
+func (v view) reaches(sp toolSpec) bool { return v.fence == nil || v.fence.shows(sp) }
+
+// within narrows v to fence (the view a bound token's resource names): the listed
+// toolsets are those in both, and a read-only fence keeps the view read-only.
+func (v view) within(fence view) view {
+	v.fence = &fence
+	v.readonly = v.readonly || fence.readonly
+	switch {
+	case fence.sets == nil:
+	case v.sets == nil:
+		v.sets = fence.sets
+	default:
+		sets := map[string]bool{}
+		for n := range v.sets {
+			if fence.sets[n] {
+				sets[n] = true
+			}
+		}
+		v.sets = sets
+	}
+	return v
 }
 
 type viewKey struct{}
@@ -99,19 +128,11 @@ func (v view) shows(sp toolSpec) bool {
 // returns a store.Error: 404 for a path that names no view, 400 for an unknown toolset.
 func parseView(r *http.Request) (view, error) {
 	var v view
-	var names []string
-	rest := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, Path), "/")
-	if after, ok := strings.CutSuffix(rest, "/"+readonlySegment); ok {
-		v.readonly, rest = true, after
+	names, readonly, err := pathView(r.URL.Path)
+	if err != nil {
+		return v, err
 	}
-	switch {
-	case rest == "":
-	case strings.HasPrefix(rest, "/x/") && !strings.Contains(rest[3:], "/") && rest != "/x/":
-		names = append(names, rest[3:])
-	default:
-		return v, store.Errorf(store.CodeNotFound, "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
-			"or %s/x/{toolset}/%s", r.URL.Path, Path, Path, readonlySegment, Path, Path, readonlySegment)
-	}
+	v.readonly = readonly
 	for _, h := range r.Header.Values(HeaderToolsets) {
 		for _, n := range strings.Split(h, ",") {
 			if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
@@ -128,6 +149,45 @@ func parseView(r *http.Request) (view, error) {
 	}
 	if len(names) == 0 {
 		v.sets = defaultSets // shared: a view's sets are only read
+		return v, nil
+	}
+	return v.selectSets(names)
+}
+
+// pathView reads an MCP path (/mcp, /mcp/readonly, /mcp/x/{toolset}[/readonly]) into the
+// toolset it names, if any, and whether it is read-only; a path that names no view is a
+// 404 store.Error.
+func pathView(path string) (names []string, readonly bool, err error) {
+	rest := strings.TrimSuffix(strings.TrimPrefix(path, Path), "/")
+	if after, ok := strings.CutSuffix(rest, "/"+readonlySegment); ok {
+		readonly, rest = true, after
+	}
+	switch {
+	case rest == "":
+	case strings.HasPrefix(rest, "/x/") && !strings.Contains(rest[3:], "/") && rest != "/x/":
+		names = append(names, rest[3:])
+	default:
+		return nil, false, store.Errorf(store.CodeNotFound, "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
+			"or %s/x/{toolset}/%s", path, Path, Path, readonlySegment, Path, Path, readonlySegment)
+	}
+	return names, readonly, nil
+}
+
+// fenceOf is the view a token bound to the MCP path names: its toolset and read-only
+// state, every toolset for /mcp and /mcp/readonly (any of them may be selected there).
+func fenceOf(path string) (view, error) {
+	names, readonly, err := pathView(path)
+	if err != nil {
+		return view{}, err
+	}
+	return view{readonly: readonly}.selectSets(names)
+}
+
+// selectSets sets v's toolsets to names (toolset names, all or default; none: every toolset),
+// or answers 400 for an unknown one.
+func (v view) selectSets(names []string) (view, error) {
+	if len(names) == 0 {
+		v.sets = nil
 		return v, nil
 	}
 	v.sets = map[string]bool{}

@@ -8,7 +8,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -51,38 +50,6 @@ func toolsets() (names []string, members map[string][]string) {
 		members[f] = append(members[f], r.Name)
 	}
 	return names, members
-}
-
-// meSchema is the body of GET /me, field for field MeResult.
-func meSchema() obj {
-	str := obj{"type": "string"}
-	grants := obj{}
-	for _, f := range store.Features {
-		grants[f] = obj{"type": "string", "enum": workspace.GrantLevels()}
-	}
-	example := obj{"user": obj{"id": "5f0c6a36-3d0e-4c39-9a57-0d7e3f1b2c4d", "email": "ann@example.com", "display_name": "Ann",
-		"role": "member", "is_agent": false, "grants": obj{"crm": "full", "hr": "none", "finance": "read", "metrics": "none",
-			"competitors": "none", "agents": "none"}},
-		"workspace":  obj{"id": "0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1", "name": "Acme Agency"},
-		"scopes":     []any{"deals:read", "deals:write"},
-		"credential": obj{"type": "oauth", "client_id": "crm-sync", "expires_at": "2026-11-22T15:00:00Z"}}
-	return obj{"type": "object", "additionalProperties": false, "required": []string{"user", "workspace", "scopes", "credential"},
-		"examples": []any{example},
-		"properties": obj{
-			"user": obj{"type": "object", "additionalProperties": false, "description": "the member (or agent user) behind the credential",
-				"required": []string{"id", "email", "display_name", "role", "is_agent", "grants"},
-				"properties": obj{"id": obj{"type": "string", "format": "uuid"}, "email": str, "display_name": str,
-					"role": obj{"type": "string", "enum": []any{"admin", "member"}}, "is_agent": obj{"type": "boolean"},
-					"grants": obj{"type": "object", "additionalProperties": false, "properties": grants,
-						"description": "feature grants; admins hold full on every feature"}}},
-			"workspace": obj{"type": "object", "additionalProperties": false, "required": []string{"id", "name"},
-				"properties": obj{"id": obj{"type": "string", "format": "uuid"}, "name": str}},
-			"scopes": obj{"type": "array", "items": str, "description": "the scopes the credential carries"},
-			"credential": obj{"type": "object", "additionalProperties": false, "required": []string{"type"},
-				"properties": obj{"type": obj{"type": "string", "enum": []any{"oauth", "agent_key"}},
-					"client_id":  obj{"type": "string", "description": "the OAuth client, for oauth"},
-					"expires_at": obj{"type": "string", "format": "date-time", "description": "when the access token expires, for oauth"}}},
-		}}
 }
 
 // recordSchema shows every column a record carries. Required fields and booleans are NOT
@@ -141,7 +108,7 @@ func responseHeaders() obj {
 		"X-RateLimit-Remaining": ref("headers", "RateLimitRemaining"), "X-RateLimit-Reset": ref("headers", "RateLimitReset")}
 }
 
-func dataResponse(desc string, schema obj) obj {
+func dataResponse(desc string, schema any) obj {
 	return obj{"description": desc, "headers": responseHeaders(),
 		"content": jsonContent(obj{"type": "object", "required": []string{"data"}, "properties": obj{"data": schema},
 			"additionalProperties": false})}
@@ -301,11 +268,7 @@ func openAPIDoc() obj {
 		"description": enrich.Doc, "tags": tag(enrich),
 		"parameters":  []any{ref("parameters", "IdempotencyKey")},
 		"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", "enrich_create"))},
-		"responses": errorResponses(obj{"200": dataResponse("The company's firmographics.", obj{"type": "object",
-			"properties": obj{"domain": obj{"type": "string"}, "name": obj{"type": []any{"string", "null"}},
-				"website": obj{"type": []any{"string", "null"}}, "industry": obj{"type": []any{"string", "null"}},
-				"socials": obj{"type": "object"}, "cached": obj{"type": "boolean"},
-				"credits_spent": obj{"type": "integer"}, "credits_remaining": obj{"type": "integer"}}})},
+		"responses": errorResponses(obj{"200": dataResponse("The company's firmographics.", workspace.EnrichSchema(workspace.OpenAPIDialect))},
 			"400", "401", "402", "403", "405", "409", "422", "429", "500", "502", "503")}}
 	paths["/me"] = obj{"get": obj{"operationId": "me", "summary": "What the credential resolves to", "tags": []string{"me"},
 		"description": "The member (or agent user), its workspace, the credential's scopes and kind. Needs no scope.",
@@ -314,7 +277,7 @@ func openAPIDoc() obj {
 		"tags": []string{"openapi"}, "description": "The OpenAPI 3.1 document of this API, generated from the resource catalogue; needs no credentials.",
 		"responses": obj{"200": obj{"description": "OpenAPI 3.1 document", "content": jsonContent(obj{"type": "object"})},
 			"405": obj{"description": "Only GET is supported.", "content": jsonContent(ref("schemas", "Error"))}}}}
-	schemas["me"] = meSchema()
+	schemas["me"] = workspace.MeSchema()
 	paths["/search"], schemas["search_hit"] = searchPath()
 
 	families, members := toolsets()
