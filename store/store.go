@@ -46,6 +46,13 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 		cfg.ConnConfig.Tracer = deadlines{acquire: o.AcquireTimeout, statement: o.StatementTimeout, observe: o.Observe}
 	}
 	cfg.MaxConns = int32(cmp.Or(o.MaxConns, DefaultMaxConns))
+	// No JIT compilation: requests are short statements, and a search's estimated cost (RLS
+	// quals, text-search functions, a UNION branch per resource) crosses jit_above_cost, so
+	// the server default compiled every call: 5 s for GET /v1/search on the demo's few rows,
+	// 50 ms without (TestRequestsNeverJITCompile). A jit option in DATABASE_URL still wins.
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)
