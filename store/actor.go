@@ -114,15 +114,12 @@ func (p *Principal) clientJSON() string {
 // every list has an ordered index that answers it (the keyset index, or a filter index
 // carrying the keyset's order, migration 00011), and without this the planner prefers
 // reading and sorting the whole workspace whenever its row estimate is off, as it is before
-// a table's first ANALYZE. Sorting stays possible, only priced as a last resort. That price
-// (PostgreSQL's disable_cost, 10^10) would carry every statement that must sort, a search
-// ordered by rank (q=), past jit_above_cost, and JIT then compiled its expressions on each
-// request: over a second for three rows (docs/performance.md). So JIT is off as well.
+// a table's first ANALYZE. Sorting stays possible, only priced as a last resort.
 const actorSQL = `SELECT set_config('role', 'workspaced_app', true),
 	set_config('app.workspace_id', $1, true), set_config('app.user_id', $2, true),
 	set_config('app.role', $3, true), set_config('app.grants', $4, true),
 	set_config('app.credential', $5, true), set_config('app.client', $6, true), set_config('app.via', $7, true),
-	set_config('enable_sort', 'off', true), set_config('jit', 'off', true), set_config('application_name', 'workspaced ws:' || $1, true)`
+	set_config('enable_sort', 'off', true), set_config('application_name', 'workspaced ws:' || $1, true)`
 
 // InTx runs fn in a transaction as the actor p, under row-level security. Use it where a
 // write needs logic between statements; it commits when fn returns nil.
