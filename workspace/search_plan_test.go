@@ -92,6 +92,9 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 	if b := top.SharedHit + top.SharedRead; b > maxListBuffers {
 		problems = append(problems, fmt.Sprintf("reads %d buffers (at most %d)", b, maxListBuffers))
 	}
+	if doc[0].JIT != nil {
+		problems = append(problems, fmt.Sprintf("compiled %d functions by JIT", doc[0].JIT.Functions))
+	}
 	switch {
 	case !strict && top.ActualRows == want:
 		t.Logf("%s q=%s, %s: %d buffers; %s", r.Name, params.Q, when, top.SharedHit+top.SharedRead, strings.Join(problems, "; "))

@@ -153,6 +153,19 @@ func TestDrillShedBeyondTheBound(t *testing.T) {
 	waitFor(t, 30*time.Second, func() bool {
 		return metric(t, d, `workspaced_requests_in_flight{class="read"}`) == 4
 	}, "four reads in flight")
+	// And all four wait at the database, each in its own backend, not one there and three
+	// queued inside the process behind it.
+	watch, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
+	waitFor(t, 30*time.Second, func() bool {
+		var n int
+		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE '%FROM "tasks"%'`).Scan(&n)
+		return err == nil && n == 4
+	}, "four reads waiting on the lock at the database")
 
 	for i := range 20 {
 		code, h, body := call(http.DefaultClient, "GET", d.url+"/v1/tasks", key, nil)
