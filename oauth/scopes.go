@@ -6,8 +6,8 @@ import (
 )
 
 // parseScope turns a space-separated scope parameter (RFC 6749 3.3) into catalogue scopes
-// in catalogue order, expanding wildcards ("deals:*" -> deals:read, deals:write: service-spec
-// 5.5). Anything not in the catalogue is invalid_scope.
+// in catalogue order, expanding wildcards ("deals:*" -> deals:read, deals:write:
+// docs/contract.md section 5.5). Anything not in the catalogue is invalid_scope.
 func (s *Server) parseScope(param string) ([]string, error) {
 	want := map[string]bool{}
 	for _, sc := range strings.Fields(param) {

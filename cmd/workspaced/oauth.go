@@ -110,8 +110,8 @@ type redirectURIs []string
 func (u *redirectURIs) String() string     { return strings.Join(*u, " ") }
 func (u *redirectURIs) Set(s string) error { *u = append(*u, s); return nil }
 
-// createAppCommand is `workspaced admin create-app`: an admin-registered app (service-spec
-// 4.3 rule 9), printing {"client_id", "client_secret"?}; the secret is shown only here.
+// createAppCommand is `workspaced admin create-app`: an admin-registered app (docs/contract.md
+// section 4.3 rule 9), printing {"client_id", "client_secret"?}; the secret is shown only here.
 var createAppCommand = adminCommand{"--workspace W --name N --redirect-uri U [--redirect-uri U2]... [--confidential] [--logo-uri L] [--client-uri C]",
 	func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
 		ws, name := fs.String("workspace", "", "workspace id"), fs.String("name", "", "app name shown on the consent page")
