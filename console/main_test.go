@@ -26,6 +26,7 @@ import (
 
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/console"
+	"github.com/agencyos/workspaced/internal/testclock"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/restapi"
@@ -38,31 +39,13 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 const testAPIKey = "pk_test_routing_key"
 
-// clock is real time plus an offset tests move (link expiry).
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.offset += d
-	c.mu.Unlock()
-}
-
 // env is the provider, the REST API and the console on one test server, wired as cmd
 // wires them.
 type env struct {
 	t      testing.TB
 	store  *store.Store
 	srv    *httptest.Server
-	clock  *clock
+	clock  *testclock.Offset
 	ops    *admin.Ops
 	issuer string
 
@@ -109,7 +92,7 @@ func (e *env) addUser(ws, role, status string, grants map[string]string) user {
 func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	t.Helper()
 	s := storetest.New(t)
-	e := &env{t: t, store: s, clock: &clock{}}
+	e := &env{t: t, store: s, clock: &testclock.Offset{}}
 	ctx := context.Background()
 	ws, err := s.CreateWorkspace(ctx, "Acme "+t.Name())
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/crypto/argon2"
 
+	"github.com/agencyos/workspaced/internal/testclock"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
@@ -34,24 +35,6 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 
 const testAPIKey = "pk_test_routing_key"
 
-// clock is the provider's injectable clock: real time plus an offset tests move.
-type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.offset += d
-	c.mu.Unlock()
-}
-
 // env is the provider and the REST API on one test server, over the package database,
 // wired as cmd wires them (the verifier behind the revocation-aware cache).
 type env struct {
@@ -59,7 +42,7 @@ type env struct {
 	store  *store.Store
 	srv    *httptest.Server
 	oauth  *oauth.Server
-	clock  *clock
+	clock  *testclock.Offset
 	issuer string
 
 	WorkspaceID string
@@ -105,7 +88,7 @@ func (e *env) addUser(role, status string, grants map[string]string) user {
 func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	t.Helper()
 	s := storetest.New(t)
-	e := &env{t: t, store: s, clock: &clock{}}
+	e := &env{t: t, store: s, clock: &testclock.Offset{}}
 	ctx := context.Background()
 	ws, err := s.CreateWorkspace(ctx, "Acme "+t.Name())
 	if err != nil {
