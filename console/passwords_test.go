@@ -17,6 +17,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/store"
 )
 
 // smtpServer is a real SMTP server (emersion/go-smtp) on loopback that keeps what it is
@@ -245,7 +246,7 @@ func TestAdminResetLink(t *testing.T) {
 	if res := mem.form("/console", "/console/members/reset-link", url.Values{"user_id": {e.Admin.ID}}); res.Status != http.StatusForbidden {
 		t.Fatalf("member makes a reset link: %d", res.Status)
 	}
-	if _, err := e.ops.ResetLink(t.Context(), e.WorkspaceID, "nope", ""); err == nil {
+	if _, err := e.ops.ResetLink(t.Context(), e.WorkspaceID, "nope", store.By{}); err == nil {
 		t.Fatal("malformed id accepted")
 	}
 }

@@ -302,6 +302,11 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		{"revocation listener", func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) }},
 		{"token purge", func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) }},
 	}
+	// Every authenticated request is counted for its credential (the console's usage),
+	// in memory, and written every 10 seconds and at shutdown.
+	usage := workspace.NewUsage(srv.store, srv.log, nil)
+	auth := usage.Counted(cache)
+	background = append(background, loop{"usage flush", func(ctx context.Context) { usage.Run(ctx, 10*time.Second) }})
 	enricher, sweep, err := srv.enricher()
 	if err != nil {
 		return nil, nil, err
@@ -312,7 +317,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		return nil, nil, err
 	}
 	background = append(background, loop{"webhook delivery", deliver})
-	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
+	apiCfg := restapi.Config{Store: srv.store, Auth: auth, APIKey: srv.apiKey, Logger: srv.log,
 		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL,
 		WebhookURLs: hookURLs, Webhooks: hooks}
 	if srv.cfg.RateLimitsOff {
@@ -320,7 +325,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
-	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: api.Ops(),
+	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: api.Ops(),
 		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
 		return nil, nil, err
