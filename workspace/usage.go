@@ -97,7 +97,8 @@ func (u *Usage) Flush(ctx context.Context) error {
 	return err
 }
 
-// Run flushes every period until ctx ends, then once more (within 5 seconds).
+// Run flushes every period until ctx ends, then once more, within 2 seconds (the loops'
+// owner waits 3 for every loop at shutdown, cmd/workspaced/loops.go).
 func (u *Usage) Run(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -108,7 +109,7 @@ func (u *Usage) Run(ctx context.Context, every time.Duration) {
 				u.log.WarnContext(ctx, "usage: counts not written; kept for the next flush", "err", err)
 			}
 		case <-ctx.Done():
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 			defer cancel()
 			if err := u.Flush(fctx); err != nil {
 				u.log.Warn("usage: counts lost at shutdown", "err", err)
