@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"fmt"
 	"io"
 	"mime/quotedprintable"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/ratelimit"
 )
 
 // smtpServer is a real SMTP server (emersion/go-smtp) on loopback that keeps what it is
@@ -202,6 +204,35 @@ func TestForgotSameAnswerAndThrottled(t *testing.T) {
 		if last.Status != http.StatusTooManyRequests {
 			t.Fatalf("%s: never throttled", who)
 		}
+	}
+}
+
+// TestForgotThrottledPerAccount: many addresses asking for one account's reset link get the
+// same answer as for an address no member has, and the account's inbox receives at most
+// the per-account budget (ratelimit.DefaultSignInBudgets().ResetMails), whatever the number
+// of addresses.
+func TestForgotThrottledPerAccount(t *testing.T) {
+	mailbox := startSMTP(t)
+	e := newEnv(t, withSMTP(t, mailbox))
+	ask := func(email, ip string) page {
+		a := e.agent()
+		open := a.get("/console/forgot")
+		return a.post("/console/forgot", url.Values{"csrf": {csrf(t, open)}, "email": {email}}, clientIPHeader, ip)
+	}
+	strip := func(p page) string { return csrfRE.ReplaceAllString(p.Body, "") }
+	budget := int(ratelimit.DefaultSignInBudgets().ResetMails.Tokens)
+	want := strip(ask("nobody@example.test", "198.51.100.200"))
+	for i := range budget + 4 {
+		for _, who := range []string{e.Member.Email, strings.ToUpper(e.Member.Email), "nobody@example.test"} {
+			got := ask(who, fmt.Sprintf("192.0.2.%d", 10*i+len(who)%7+1))
+			if got.Status != http.StatusOK || strip(got) != want {
+				t.Fatalf("request %d for %s: %d, not the one answer\n%s\n---\n%s", i+1, who, got.Status, strip(got), want)
+			}
+		}
+	}
+	e.ops.Wait()
+	if n := mailbox.count(); n != budget {
+		t.Fatalf("%d reset emails reached the inbox from %d addresses, want the account's budget %d", n, 2*(budget+4), budget)
 	}
 }
 

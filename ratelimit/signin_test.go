@@ -64,6 +64,39 @@ func TestSignInBudgets(t *testing.T) {
 	}
 }
 
+// TestResetMailBudget: "Forgot password?" requests for one account are counted across
+// every address (each call is a fresh limiter view of the same store, as replicas sharing
+// Redis are), other accounts keep their own budget, and a zero ResetMails takes the default.
+func TestResetMailBudget(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			cfg := Config{SignIn: SignInBudgets{
+				PerAddress:        Budget{Tokens: 10, Interval: time.Hour},
+				PerAccountAddress: Budget{Tokens: 2, Interval: time.Hour},
+				PerAccount:        Budget{Tokens: 4, Interval: time.Hour},
+				UnknownAccounts:   Budget{Tokens: 2, Interval: time.Hour},
+			}}
+			b.configure(t)(&cfg)
+			replicas := []*Limiter{newLimiter(t, cfg)}
+			if b.name == "redis" {
+				replicas = append(replicas, newLimiter(t, cfg))
+			}
+			ctx := context.Background()
+			want := int(DefaultSignInBudgets().ResetMails.Tokens)
+			for i := range want + 2 {
+				l := replicas[i%len(replicas)]
+				ok, err := l.AllowResetMail(ctx, "bob@example.test")
+				if err != nil || ok != (i < want) {
+					t.Fatalf("request %d: AllowResetMail = %v, %v; want %v", i+1, ok, err, i < want)
+				}
+			}
+			if ok, err := replicas[0].AllowResetMail(ctx, "carol@example.test"); err != nil || !ok {
+				t.Fatalf("another account: %v, %v", ok, err)
+			}
+		})
+	}
+}
+
 // TestSignInStoreDown: with Redis down and the failure policy closed, the sign-in methods
 // return ErrUndecided (503), not a refusal (429).
 func TestSignInStoreDown(t *testing.T) {
@@ -74,5 +107,8 @@ func TestSignInStoreDown(t *testing.T) {
 	}
 	if err := l.SignInFailed(ctx, netip.MustParseAddr("192.0.2.1"), "bob"); err != ErrUndecided {
 		t.Errorf("SignInFailed: %v, want ErrUndecided", err)
+	}
+	if _, err := l.AllowResetMail(ctx, "bob"); err != ErrUndecided {
+		t.Errorf("AllowResetMail: %v, want ErrUndecided", err)
 	}
 }
