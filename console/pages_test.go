@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/internal/smtptest"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -38,7 +39,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("axe-core is not installed; run: npm ci --prefix console/testdata/axe (%v)", err)
 	}
-	mailbox := startSMTP(t)
+	mailbox := smtptest.Start(t)
 	e := newEnv(t, withSMTP(t, mailbox))
 	ctx := context.Background()
 	inv, err := e.ops.Invite(ctx, inviteOf(e))
