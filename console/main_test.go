@@ -113,7 +113,7 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	}
 	ocfg := oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
 		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log,
-		ClientIP: testClientIP}
+		ClientIP: testClientIP, DescribeScope: workspace.DescribeScope, ConnectedAppsURL: console.Path + "/account"} // as cmd wires them
 	if acfg.Mailer != nil {
 		ocfg.PasswordResetURL = console.Path + "/forgot" // as cmd does when SMTP_URL is set
 	}
