@@ -7,6 +7,17 @@ import (
 	"time"
 )
 
+// smallSignInBudgets are budgets small enough to spend in a test; ResetMails is left zero,
+// so it takes its default.
+func smallSignInBudgets() SignInBudgets {
+	return SignInBudgets{
+		PerAddress:        Budget{Tokens: 10, Interval: time.Hour},
+		PerAccountAddress: Budget{Tokens: 2, Interval: time.Hour},
+		PerAccount:        Budget{Tokens: 4, Interval: time.Hour},
+		UnknownAccounts:   Budget{Tokens: 2, Interval: time.Hour},
+	}
+}
+
 // TestSignInBudgets walks the sign-in budgets on both stores (docs/oauth.md, "Sign-in
 // budgets"): an address is slowed by its own failures for an account, the account-wide
 // ceiling refuses only addresses that have failed for it, and unknown accounts share one
@@ -14,12 +25,7 @@ import (
 func TestSignInBudgets(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			cfg := Config{SignIn: SignInBudgets{
-				PerAddress:        Budget{Tokens: 10, Interval: time.Hour},
-				PerAccountAddress: Budget{Tokens: 2, Interval: time.Hour},
-				PerAccount:        Budget{Tokens: 4, Interval: time.Hour},
-				UnknownAccounts:   Budget{Tokens: 2, Interval: time.Hour},
-			}}
+			cfg := Config{SignIn: smallSignInBudgets()}
 			b.configure(t)(&cfg)
 			l := newLimiter(t, cfg)
 			ctx := context.Background()
@@ -70,12 +76,7 @@ func TestSignInBudgets(t *testing.T) {
 func TestResetMailBudget(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			cfg := Config{SignIn: SignInBudgets{
-				PerAddress:        Budget{Tokens: 10, Interval: time.Hour},
-				PerAccountAddress: Budget{Tokens: 2, Interval: time.Hour},
-				PerAccount:        Budget{Tokens: 4, Interval: time.Hour},
-				UnknownAccounts:   Budget{Tokens: 2, Interval: time.Hour},
-			}}
+			cfg := Config{SignIn: smallSignInBudgets()}
 			b.configure(t)(&cfg)
 			replicas := []*Limiter{newLimiter(t, cfg)}
 			if b.name == "redis" {
