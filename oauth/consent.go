@@ -11,9 +11,14 @@ import (
 // rule on both pages.
 type appView struct {
 	Name, LogoURI string
-	// Verified reports whether the workspace's admin registered the app: the pages show a
-	// "Verified by your workspace" badge instead of the unverified warning.
+	// Verified reports whether a workspace's admin registered the app: the pages show a
+	// badge (Badge) instead of the unverified warning.
 	Verified bool
+	// Badge says who verified it: "Verified by your workspace" on the consent page, where
+	// the member is known to belong to the app's workspace (memberMayAuthorize); before
+	// sign-in nobody is known yet, and an admin of any workspace on the server can
+	// register an app, so the sign-in page says only that a workspace admin did.
+	Badge string
 	// Host is the "From" line: a verified app's home page host; for any other app the host
 	// the member will be sent to, never one taken from its own client_uri, which could
 	// name anyone's site ("From trusted-bank.example" above a redirect elsewhere).
@@ -22,10 +27,10 @@ type appView struct {
 	RedirectHost string
 }
 
-// appOf presents the client of an authorization request.
+// appOf presents the client of an authorization request to a member of its workspace.
 func appOf(req *authRequest) appView {
 	v := appView{Name: req.Client.Name, LogoURI: req.Client.LogoURI, Verified: req.Client.adminRegistered(),
-		RedirectHost: redirectHost(req.RedirectURI)}
+		Badge: "Verified by your workspace", RedirectHost: redirectHost(req.RedirectURI)}
 	if !v.Verified {
 		v.Host = v.RedirectHost
 	} else if u, err := url.Parse(req.Client.ClientURI); err == nil && req.Client.ClientURI != "" {

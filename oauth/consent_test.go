@@ -135,8 +135,9 @@ func TestConsentShowsUnverifiedRedirectHost(t *testing.T) {
 // authorization request presents the app as the consent page does, before the password
 // is typed: an unverified app carries the warning above the password field and its
 // "From" is the host the member will be sent to, never the host of its own client_uri; an
-// app the workspace's admin registered carries "Verified by your workspace" instead, on
-// both pages, and its home page host.
+// app the workspace's admin registered carries a badge instead, and its home page host:
+// "Verified by your workspace" on the consent page, and on the sign-in page, before the
+// member (and so their workspace) is known, "Verified by a workspace admin".
 func TestSignInPagePresentsApp(t *testing.T) {
 	e := newEnv(t)
 	_, challenge := pkce()
@@ -167,10 +168,13 @@ func TestSignInPagePresentsApp(t *testing.T) {
 	login = b.get(b.last.Header.Get("Location"))
 	consent := e.browser()
 	consent.get(e.authURL(app.ClientID, "https://sync.acme.example/cb", challenge, "deals:read", "s"))
-	for name, page := range map[string]response{"sign-in": login, "consent": consent.login(e.Member)} {
-		if !strings.Contains(page.Raw, `id="verified">Verified by your workspace<`) || strings.Contains(page.Raw, `id="unverified"`) ||
-			!strings.Contains(page.Raw, `id="client-host">acme.example<`) {
-			t.Fatalf("%s page for an admin-registered app: want the badge, From acme.example and no warning: %s", name, page.Raw)
+	for name, c := range map[string]struct {
+		page      response
+		wantBadge string
+	}{"sign-in": {login, "Verified by a workspace admin"}, "consent": {consent.login(e.Member), "Verified by your workspace"}} {
+		if !strings.Contains(c.page.Raw, `id="verified">`+c.wantBadge+`<`) || strings.Contains(c.page.Raw, `id="unverified"`) ||
+			!strings.Contains(c.page.Raw, `id="client-host">acme.example<`) {
+			t.Fatalf("%s page for an admin-registered app: want %q, From acme.example and no warning: %s", name, c.wantBadge, c.page.Raw)
 		}
 	}
 }

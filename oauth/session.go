@@ -61,6 +61,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, r
 	if raw, ok := strings.CutPrefix(ret, "/oauth/authorize?"); ok {
 		if req, pe, _, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw); err == nil && pe == nil && req != nil {
 			app := appOf(req)
+			app.Badge = "Verified by a workspace admin" // whose workspace the sign-in will tell
 			data.App, origin = &app, redirectOrigin(req.RedirectURI)
 		}
 	}
