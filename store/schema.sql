@@ -1917,6 +1917,16 @@ CREATE TABLE public.webhook_secrets (
 );
 
 --
+-- Name: webhook_slots; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_slots (
+    endpoint_id uuid NOT NULL,
+    slot integer NOT NULL,
+    held_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL
+);
+
+--
 -- Name: workspace_oauth_settings; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2847,6 +2857,13 @@ ALTER TABLE ONLY public.webhook_events
 
 ALTER TABLE ONLY public.webhook_secrets
     ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (endpoint_id);
+
+--
+-- Name: webhook_slots webhook_slots_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_slots
+    ADD CONSTRAINT webhook_slots_pkey PRIMARY KEY (endpoint_id, slot);
 
 --
 -- Name: workspace_oauth_settings workspace_oauth_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -6523,6 +6540,13 @@ ALTER TABLE ONLY public.webhook_secrets
 
 ALTER TABLE ONLY public.webhook_secrets
     ADD CONSTRAINT webhook_secrets_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: webhook_slots webhook_slots_endpoint_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_slots
+    ADD CONSTRAINT webhook_slots_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
 
 --
 -- Name: workspace_oauth_settings workspace_oauth_settings_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -53,7 +54,8 @@ type Config struct {
 	// Registerer receives the metrics; nil registers none.
 	Registerer prometheus.Registerer
 	// Workers bounds concurrent deliveries per process (default 32); PerEndpoint bounds them
-	// per endpoint within that (default 16), so one slow receiver cannot take every worker.
+	// per endpoint (default 16) across every process sharing the database, so one slow
+	// receiver cannot take every worker, nor get more requests as replicas are added.
 	Workers, PerEndpoint int
 	// Poll is how often the dispatcher looks for new events, and River for due retries
 	// (default 100 ms; River is also woken at once by its own inserts).
@@ -69,7 +71,8 @@ type Service struct {
 	http  *http.Client
 	m     metrics
 	mu    sync.Mutex
-	busy  map[string]chan struct{} // per-endpoint slots
+	busy  map[string]chan struct{} // per-endpoint slots in this process
+	slots sync.Map                 // endpoints whose shared slots (webhook_slots) exist
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -123,11 +126,10 @@ func New(cfg Config) (*Service, error) {
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,
-		// An attempt takes at most Timeout plus its two short transactions; a job still
-		// "running" well past that belongs to a process that died (SIGKILL, a lost host),
-		// and River's rescuer makes it available again: a crash delays a delivery by about
-		// a minute instead of River's default hour.
-		JobTimeout:           cfg.Timeout + 5*time.Second,
+		// A job still "running" well past its timeout belongs to a process that died
+		// (SIGKILL, a lost host), and River's rescuer makes it available again: a crash
+		// delays a delivery by about a minute instead of River's default hour.
+		JobTimeout:           s.jobTimeout(),
 		RescueStuckJobsAfter: cfg.Timeout + 20*time.Second,
 	})
 	if err != nil {
@@ -330,10 +332,11 @@ type target struct {
 	failingSince            *time.Time
 	secrets                 []string
 	ev                      Event
+	slot                    int // the shared slot held for the attempt, or -1
 }
 
 func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
-	var t target
+	t := target{slot: -1}
 	var previous *string
 	var previousUntil *time.Time
 	var record []byte
@@ -424,16 +427,62 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 	if !t.enabled {
 		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
 	}
-	slot := s.slot(t.endpointID)
+	local := s.slot(t.endpointID)
 	select {
-	case slot <- struct{}{}:
+	case local <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	defer func() { <-local }()
+	t.slot, err = s.lease(ctx, t.endpointID)
+	if err != nil {
+		return err
+	}
+	if t.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
+		return river.JobSnooze(slotWait + rand.N(slotWait))
+	}
 	res := s.attempt(ctx, t)
-	<-slot
 	return s.record(ctx, a, t, res, attempt, maxAttempts)
 }
+
+// slotWait is about how long a delivery waits when every slot of its endpoint is held by
+// other processes (jittered up to twice that, so waiting deliveries spread out).
+const slotWait = 100 * time.Millisecond
+
+// lease takes one of the PerEndpoint slots of an endpoint that every process shares
+// (webhook_slots), held until the attempt is recorded or, should the process die, for the
+// longest an attempt can run; it returns -1 when all are held. Times are the database's,
+// so the processes' clocks need not agree.
+func (s *Service) lease(ctx context.Context, endpoint string) (int, error) {
+	if _, ok := s.slots.Load(endpoint); !ok {
+		err := s.cfg.Store.ServiceQuery(ctx, "", `INSERT INTO webhook_slots (endpoint_id, slot)
+			SELECT $1::text::uuid, g FROM generate_series(0, $2::int - 1) g ON CONFLICT DO NOTHING`,
+			[]any{endpoint, s.cfg.PerEndpoint}, func(pgx.Rows) error { return nil })
+		if err != nil {
+			return 0, err
+		}
+		s.slots.Store(endpoint, true)
+	}
+	slot := -1
+	err := s.cfg.Store.ServiceQuery(ctx, "", `UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
+		WHERE (endpoint_id, slot) = (SELECT endpoint_id, slot FROM webhook_slots
+			WHERE endpoint_id = $1::text::uuid AND slot < $2 AND held_until <= now() LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING slot`, []any{endpoint, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
+		if rows.Next() {
+			return rows.Scan(&slot)
+		}
+		return nil
+	})
+	return slot, err
+}
+
+// jobTimeout bounds one run of a delivery job: an attempt takes at most Timeout plus its
+// two short transactions.
+func (s *Service) jobTimeout() time.Duration { return s.cfg.Timeout + 5*time.Second }
+
+// leaseFor is how long a slot is held at most: past the job's timeout, River has cancelled
+// the attempt, so a slot still held then belongs to a process that died.
+func (s *Service) leaseFor() time.Duration { return s.jobTimeout() + 5*time.Second }
 
 // result is the outcome of one attempt.
 type result struct {
@@ -527,11 +576,15 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 				[]any{t.endpointID, now}
 		}
 	}
-	const deliverySQL = `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
+	// The attempt's slot is freed by the same statement.
+	const deliverySQL = `WITH freed AS (UPDATE webhook_slots SET held_until = '-infinity'
+			WHERE endpoint_id = $9::text::uuid AND slot = $10)
+		UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
 			last_attempt_at = $3, latency_ms = $4, response_status = nullif($5, 0), response_body = nullif($6, ''),
 			error = nullif($7, ''), next_attempt_at = $8, updated_at = now()
 		WHERE id = $1::text::uuid`
-	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next}
+	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next,
+		t.endpointID, t.slot}
 	var err error
 	if endpointSQL == "" { // the usual success: one statement, one round trip
 		err = s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, deliverySQL, deliveryArgs, func(pgx.Rows) error { return nil })

@@ -12,6 +12,18 @@
 
 ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_workspace_id_fkey;
 
+-- Delivery slots: the bound on concurrent deliveries to one endpoint holds across every
+-- process (docs/webhooks.md). A process takes a free slot (held_until in the past) before
+-- each attempt and frees it when it records the outcome; a slot of a process that died
+-- frees itself when held_until passes. Rows are made on first use, slots 0 .. bound-1.
+-- Outside RLS: only the service reads and writes it.
+CREATE TABLE webhook_slots (
+  endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id),
+  slot integer NOT NULL,
+  held_until timestamptz NOT NULL DEFAULT '-infinity',
+  PRIMARY KEY (endpoint_id, slot)
+);
+
 -- TG_ARGV: resource name, feature (unused).
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ws_record_event() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
@@ -49,6 +61,7 @@ $$;
 -- +goose StatementEnd
 
 -- +goose Down
+DROP TABLE webhook_slots;
 ALTER TABLE webhook_events ADD CONSTRAINT webhook_events_workspace_id_fkey
   FOREIGN KEY (workspace_id) REFERENCES workspaces (id);
 -- +goose StatementBegin
