@@ -72,7 +72,6 @@ type Service struct {
 	m     metrics
 	mu    sync.Mutex
 	busy  map[string]chan struct{} // per-endpoint slots in this process
-	slots sync.Map                 // endpoints whose shared slots (webhook_slots) exist
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -272,7 +271,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 				if err != nil {
 					return err
 				}
-				jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws}})
+				jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws, EndpointID: t}})
 			}
 		}
 		if len(jobs) > 0 {
@@ -287,11 +286,13 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// deliveryArgs are a River job's arguments: which delivery, and its workspace (so the
-// worker can read it under the isolation policy).
+// deliveryArgs are a River job's arguments: which delivery, its workspace (so the worker
+// can read it under the isolation policy) and, when known, its endpoint (so the worker can
+// wait its turn in this process before asking the database for a slot).
 type deliveryArgs struct {
 	DeliveryID  string `json:"delivery_id"`
 	WorkspaceID string `json:"workspace_id"`
+	EndpointID  string `json:"endpoint_id,omitempty"`
 }
 
 // Kind names the job kind in River's tables.
@@ -332,28 +333,46 @@ type target struct {
 	failingSince            *time.Time
 	secrets                 []string
 	ev                      Event
-	slot                    int // the shared slot held for the attempt, or -1
+	slot                    int // the shared slot leased for the attempt, or -1
 }
 
 func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
-	t := target{slot: -1}
+	var t target
 	var previous *string
 	var previousUntil *time.Time
 	var record []byte
 	var current string
 	found := false
-	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
+	// When an attempt will follow (not yet succeeded, endpoint enabled), the same statement
+	// leases one of the endpoint's PerEndpoint slots shared by every process
+	// (webhook_slots): a free one at random, its row made on first use; none when all are
+	// held (a slot another process took since this statement's snapshot counts as held).
+	// The lease lasts until the attempt is recorded or, should the process die, leaseFor.
+	// Times are the database's, so the processes' clocks need not agree.
+	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `WITH due AS (
+				SELECT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+				WHERE d.id = $1::text::uuid AND d.status <> 'succeeded' AND e.enabled),
+			lease AS (INSERT INTO webhook_slots AS s (endpoint_id, slot, held_until)
+				SELECT due.endpoint_id, g, now() + $3::bigint * interval '1 millisecond'
+				FROM due, generate_series(0, $2::int - 1) g
+				WHERE NOT EXISTS (SELECT 1 FROM webhook_slots h
+					WHERE h.endpoint_id = due.endpoint_id AND h.slot = g AND h.held_until > now())
+				ORDER BY random() LIMIT 1
+				ON CONFLICT (endpoint_id, slot) DO UPDATE SET held_until = excluded.held_until WHERE s.held_until <= now()
+				RETURNING slot)
+			SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
 				k.previous_secret, k.previous_expires_at, ev.id::text, ev.type, ev.object, coalesce(ev.object_id::text, ''),
-				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text
+				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text,
+				coalesce((SELECT slot FROM lease), -1)
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			JOIN webhook_secrets k ON k.endpoint_id = e.id JOIN webhook_events ev ON ev.id = d.event_id
-			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID}, func(rows pgx.Rows) error {
+			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
 		if !rows.Next() {
 			return nil
 		}
 		err := rows.Scan(&t.status, &t.endpointID, &t.url, &t.enabled, &t.failingSince,
 			&current, &previous, &previousUntil, &t.ev.ID, &t.ev.Type, &t.ev.Object, &t.ev.ObjectID, &record,
-			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID)
+			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID, &t.slot)
 		if err != nil {
 			return err
 		}
@@ -417,6 +436,15 @@ func (s *Service) slot(endpoint string) chan struct{} {
 // deliver makes one attempt of a delivery and records it. It returns an error wrapping
 // ErrAttemptFailed when River should retry.
 func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttempts int) error {
+	if a.EndpointID != "" { // this process never asks the database for more slots than the bound
+		local := s.slot(a.EndpointID)
+		select {
+		case local <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-local }()
+	}
 	t, err := s.load(ctx, a)
 	if err != nil {
 		return err
@@ -426,17 +454,6 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 	}
 	if !t.enabled {
 		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
-	}
-	local := s.slot(t.endpointID)
-	select {
-	case local <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-local }()
-	t.slot, err = s.lease(ctx, t.endpointID)
-	if err != nil {
-		return err
 	}
 	if t.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
 		return river.JobSnooze(slotWait + rand.N(slotWait))
@@ -448,33 +465,6 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 // slotWait is about how long a delivery waits when every slot of its endpoint is held by
 // other processes (jittered up to twice that, so waiting deliveries spread out).
 const slotWait = 100 * time.Millisecond
-
-// lease takes one of the PerEndpoint slots of an endpoint that every process shares
-// (webhook_slots), held until the attempt is recorded or, should the process die, for the
-// longest an attempt can run; it returns -1 when all are held. Times are the database's,
-// so the processes' clocks need not agree.
-func (s *Service) lease(ctx context.Context, endpoint string) (int, error) {
-	if _, ok := s.slots.Load(endpoint); !ok {
-		err := s.cfg.Store.ServiceQuery(ctx, "", `INSERT INTO webhook_slots (endpoint_id, slot)
-			SELECT $1::text::uuid, g FROM generate_series(0, $2::int - 1) g ON CONFLICT DO NOTHING`,
-			[]any{endpoint, s.cfg.PerEndpoint}, func(pgx.Rows) error { return nil })
-		if err != nil {
-			return 0, err
-		}
-		s.slots.Store(endpoint, true)
-	}
-	slot := -1
-	err := s.cfg.Store.ServiceQuery(ctx, "", `UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
-		WHERE (endpoint_id, slot) = (SELECT endpoint_id, slot FROM webhook_slots
-			WHERE endpoint_id = $1::text::uuid AND slot < $2 AND held_until <= now() LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING slot`, []any{endpoint, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
-		if rows.Next() {
-			return rows.Scan(&slot)
-		}
-		return nil
-	})
-	return slot, err
-}
 
 // jobTimeout bounds one run of a delivery job: an attempt takes at most Timeout plus its
 // two short transactions.
