@@ -1459,6 +1459,15 @@ CREATE TABLE public.people (
 ALTER TABLE ONLY public.people FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: periodic_runs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.periodic_runs (
+    name text NOT NULL,
+    ran_at timestamp with time zone NOT NULL
+);
+
+--
 -- Name: pipeline_stages; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2598,6 +2607,13 @@ ALTER TABLE ONLY public.people
 
 ALTER TABLE ONLY public.people
     ADD CONSTRAINT people_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: periodic_runs periodic_runs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.periodic_runs
+    ADD CONSTRAINT periodic_runs_pkey PRIMARY KEY (name);
 
 --
 -- Name: pipeline_stages pipeline_stages_pkey; Type: CONSTRAINT; Schema: public; Owner: -

@@ -1,5 +1,16 @@
 -- +goose Up
--- The outbox trigger's cost on a write (issue 23, docs/performance.md "Webhooks"):
+-- Issue 23's remainder: the outbox trigger's cost, delivery slots shared by every process,
+-- and periodic runs claimed by one process per interval.
+
+-- Periodic tasks (the credit-hold, idempotency-key and token sweeps): one row per task with
+-- its last run; store.ClaimRun lets one process per interval run it, whatever the number of
+-- replicas. Outside RLS: only the service reads and writes it.
+CREATE TABLE periodic_runs (
+  name text PRIMARY KEY,
+  ran_at timestamptz NOT NULL
+);
+
+-- The outbox trigger's cost on a write (docs/performance.md "Webhooks"):
 -- - a write leaves an event only when an enabled endpoint of its workspace subscribes to
 --   its type ('*', '<resource>.*' or the type itself: webhooks.Matches), read from the
 --   endpoints at the write, so an endpoint's change or disabling counts from the next write
@@ -61,6 +72,7 @@ $$;
 -- +goose StatementEnd
 
 -- +goose Down
+DROP TABLE periodic_runs;
 DROP TABLE webhook_slots;
 ALTER TABLE webhook_events ADD CONSTRAINT webhook_events_workspace_id_fkey
   FOREIGN KEY (workspace_id) REFERENCES workspaces (id);
