@@ -72,6 +72,7 @@ type Service struct {
 	m     metrics
 	mu    sync.Mutex
 	busy  map[string]chan struct{} // per-endpoint slots in this process
+	slots sync.Map                 // endpoints whose shared slots (webhook_slots) exist
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -345,20 +346,16 @@ func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
 	found := false
 	// When an attempt will follow (not yet succeeded, endpoint enabled), the same statement
 	// leases one of the endpoint's PerEndpoint slots shared by every process
-	// (webhook_slots): a free one at random, its row made on first use; none when all are
-	// held (a slot another process took since this statement's snapshot counts as held).
-	// The lease lasts until the attempt is recorded or, should the process die, leaseFor.
-	// Times are the database's, so the processes' clocks need not agree.
+	// (webhook_slots, rows made by ensureSlots), skipping those other leases hold locked;
+	// none when all are held. The lease lasts until the attempt is recorded or, should the
+	// process die, leaseFor. Times are the database's, so the processes' clocks need not
+	// agree.
 	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `WITH due AS (
 				SELECT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 				WHERE d.id = $1::text::uuid AND d.status <> 'succeeded' AND e.enabled),
-			lease AS (INSERT INTO webhook_slots AS s (endpoint_id, slot, held_until)
-				SELECT due.endpoint_id, g, now() + $3::bigint * interval '1 millisecond'
-				FROM due, generate_series(0, $2::int - 1) g
-				WHERE NOT EXISTS (SELECT 1 FROM webhook_slots h
-					WHERE h.endpoint_id = due.endpoint_id AND h.slot = g AND h.held_until > now())
-				ORDER BY random() LIMIT 1
-				ON CONFLICT (endpoint_id, slot) DO UPDATE SET held_until = excluded.held_until WHERE s.held_until <= now()
+			lease AS (UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
+				WHERE (endpoint_id, slot) = (SELECT s.endpoint_id, s.slot FROM webhook_slots s JOIN due USING (endpoint_id)
+					WHERE s.slot < $2 AND s.held_until <= now() LIMIT 1 FOR UPDATE OF s SKIP LOCKED)
 				RETURNING slot)
 			SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
 				k.previous_secret, k.previous_expires_at, ev.id::text, ev.type, ev.object, coalesce(ev.object_id::text, ''),
@@ -444,6 +441,9 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 			return ctx.Err()
 		}
 		defer func() { <-local }()
+		if err := s.ensureSlots(ctx, a.EndpointID); err != nil {
+			return err
+		}
 	}
 	t, err := s.load(ctx, a)
 	if err != nil {
@@ -456,10 +456,27 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
 	}
 	if t.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
+		if err := s.ensureSlots(ctx, t.endpointID); err != nil { // or, for a job queued without its endpoint, none existed
+			return err
+		}
 		return river.JobSnooze(slotWait + rand.N(slotWait))
 	}
 	res := s.attempt(ctx, t)
 	return s.record(ctx, a, t, res, attempt, maxAttempts)
+}
+
+// ensureSlots makes the endpoint's PerEndpoint shared slots, once per endpoint and process.
+func (s *Service) ensureSlots(ctx context.Context, endpoint string) error {
+	if _, ok := s.slots.Load(endpoint); ok {
+		return nil
+	}
+	err := s.cfg.Store.ServiceQuery(ctx, "", `INSERT INTO webhook_slots (endpoint_id, slot)
+		SELECT $1::text::uuid, g FROM generate_series(0, $2::int - 1) g ON CONFLICT DO NOTHING`,
+		[]any{endpoint, s.cfg.PerEndpoint}, func(pgx.Rows) error { return nil })
+	if err == nil {
+		s.slots.Store(endpoint, true)
+	}
+	return err
 }
 
 // slotWait is about how long a delivery waits when every slot of its endpoint is held by

@@ -26,7 +26,7 @@ ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_workspace_id_fkey;
 -- Delivery slots: the bound on concurrent deliveries to one endpoint holds across every
 -- process (docs/webhooks.md). A process takes a free slot (held_until in the past) before
 -- each attempt and frees it when it records the outcome; a slot of a process that died
--- frees itself when held_until passes. Rows are made on first use, slots 0 .. bound-1.
+-- frees itself when held_until passes. Rows (slots 0 .. bound-1) are made on first use.
 -- Outside RLS: only the service reads and writes it.
 CREATE TABLE webhook_slots (
   endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id),
