@@ -60,6 +60,12 @@ type Config struct {
 	Poll time.Duration
 	// Timeout bounds each attempt; 0 means Timeout.
 	Timeout time.Duration
+	// RetrySpeedup divides every wait of Schedule (an operator's drill, tests); 0 or 1
+	// keeps the schedule as documented. DisableAfter is not divided.
+	RetrySpeedup int
+	// Retention is how long deliveries and events are kept (retention.go); 0 means
+	// DefaultRetention.
+	Retention time.Duration
 }
 
 // Service dispatches outbox events to deliveries and works them on River.
@@ -93,6 +99,8 @@ func New(cfg Config) (*Service, error) {
 	cfg.PerEndpoint = cmp.Or(cfg.PerEndpoint, 16)
 	cfg.Poll = cmp.Or(cfg.Poll, 100*time.Millisecond)
 	cfg.Timeout = cmp.Or(cfg.Timeout, Timeout)
+	cfg.RetrySpeedup = max(cfg.RetrySpeedup, 1)
+	cfg.Retention = cmp.Or(cfg.Retention, DefaultRetention)
 	s := &Service{cfg: cfg, busy: map[string]chan struct{}{}}
 	s.http = &http.Client{
 		Transport: cfg.URLs.guard().Transport(nil),
@@ -121,9 +129,11 @@ func New(cfg Config) (*Service, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
+	river.AddWorker(workers, &retentionWorker{s: s})
 	client, err := river.NewClient(cfg.Store.RiverDriver(), &river.Config{
 		Queues:            map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
 		Workers:           workers,
+		PeriodicJobs:      []*river.PeriodicJob{s.retentionJob()},
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,
@@ -385,12 +395,12 @@ type worker struct {
 
 // NextRetry follows Schedule on the service's clock, not River's default backoff.
 func (w *worker) NextRetry(job *river.Job[deliveryArgs]) time.Time {
-	return w.s.cfg.Now().Add(retryDelay(job.Attempt))
+	return w.s.cfg.Now().Add(w.s.retryDelay(job.Attempt))
 }
 
-// retryDelay is the wait after attempt (1-based) failed.
-func retryDelay(attempt int) time.Duration {
-	return Schedule[min(max(attempt, 1), len(Schedule))-1]
+// retryDelay is the wait after attempt (1-based) failed: Schedule's, divided by RetrySpeedup.
+func (s *Service) retryDelay(attempt int) time.Duration {
+	return Schedule[min(max(attempt, 1), len(Schedule))-1] / time.Duration(s.cfg.RetrySpeedup)
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
@@ -571,7 +581,7 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 	retry := r.status == "failed" && attempt < maxAttempts
 	var next *time.Time
 	if retry {
-		n := now.Add(retryDelay(attempt))
+		n := now.Add(s.retryDelay(attempt))
 		next = &n
 	}
 	status := r.status

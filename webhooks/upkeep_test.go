@@ -2,11 +2,13 @@ package webhooks_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -105,5 +107,90 @@ func TestABadEventDoesNotHoldBackTheOthers(t *testing.T) {
 		if strings.Contains(out, s) {
 			t.Errorf("the log shows %q:\n%s", s, out)
 		}
+	}
+}
+
+// TestRetentionDeletesOldDeliveriesAndEvents: River's periodic retention job (run by the
+// leader at its start) deletes deliveries and events older than the retention; Prune keeps
+// pending deliveries, the events they refer to and events not yet dispatched, and deletes
+// in batches until nothing old is left.
+func TestRetentionDeletesOldDeliveriesAndEvents(t *testing.T) {
+	e := newEnv(t, loopbackPolicy)
+	rc := newReceiver(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	ok, _ := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
+	first := e.newService()
+	e.start(first)
+	e.do(f.Admin, "POST", "/labels", map[string]any{"name": "Old"})
+	delivered := rc.waitFor(t, 1)[0].Event["id"].(string)
+	count := func(sql string, args ...any) int {
+		t.Helper()
+		var n int
+		e.serviceRow("", sql, args, &n)
+		return n
+	}
+	eventually(t, "the delivery to be recorded", func() bool {
+		return count(`SELECT count(*) FROM webhook_deliveries WHERE event_id = $1::text::uuid AND status = 'succeeded'`, delivered) == 1
+	})
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := first.Stop(stopCtx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A month later (by the injected clock), the next leader's retention job deletes them.
+	e.clock.Add(webhooks.DefaultRetention + 24*time.Hour)
+	second := e.newService()
+	e.start(second)
+	eventually(t, "retention to delete the old delivery and its event", func() bool {
+		return count(`SELECT count(*) FROM webhook_deliveries WHERE event_id = $1::text::uuid`, delivered) == 0 &&
+			count(`SELECT count(*) FROM webhook_events WHERE id = $1::text::uuid`, delivered) == 0
+	})
+	if err := second.Stop(stopCtx); err != nil {
+		t.Fatal(err)
+	}
+
+	// What Prune keeps: a pending delivery and its event, and an event not yet dispatched;
+	// and it deletes more than one batch of old events.
+	failing := newReceiver(t)
+	failing.setStatus(http.StatusInternalServerError)
+	pendingEndpoint, _ := e.createEndpoint(f.Admin, failing.URL+"/hook", "labels.created")
+	e.do(f.Admin, "POST", "/labels", map[string]any{"name": "Kept"})
+	idle := e.newService() // not started: dispatched by hand, no attempts
+	if _, err := idle.Dispatch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var kept string
+	e.serviceRow("", `SELECT event_id::text FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid`, []any{pendingEndpoint}, &kept)
+	e.serviceRow("", `UPDATE webhook_deliveries SET status = 'succeeded' WHERE endpoint_id = $1::text::uuid RETURNING 0`,
+		[]any{ok}, new(int))
+	e.do(f.Admin, "POST", "/labels", map[string]any{"name": "Undispatched"})
+	e.serviceRow("", `WITH x AS (INSERT INTO webhook_events (workspace_id, type, object, dispatched_at)
+		SELECT $1::text::uuid, 'labels.created', 'labels', now() FROM generate_series(1, 2500) RETURNING 1) SELECT count(*) FROM x`,
+		[]any{f.WorkspaceID}, new(int))
+
+	deliveries, events, err := idle.Prune(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deliveries < 1 || events < 2500 {
+		t.Errorf("Prune deleted %d deliveries and %d events, want at least 1 and 2500", deliveries, events)
+	}
+	if n := count(`SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid AND status = 'pending'`, pendingEndpoint); n != 1 {
+		t.Errorf("%d pending deliveries left, want 1", n)
+	}
+	if n := count(`SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid`, ok); n != 0 {
+		t.Errorf("%d finished deliveries left, want 0", n)
+	}
+	if n := count(`SELECT count(*) FROM webhook_events WHERE id = $1::text::uuid`, kept); n != 1 {
+		t.Error("the event of a pending delivery was deleted")
+	}
+	if n := count(`SELECT count(*) FROM webhook_events WHERE workspace_id = $1::text::uuid AND dispatched_at IS NULL
+		AND record->>'name' = 'Undispatched'`, f.WorkspaceID); n != 1 {
+		t.Error("an event not yet dispatched was deleted")
+	}
+	if n := count(`SELECT count(*) FROM webhook_events WHERE workspace_id = $1::text::uuid AND dispatched_at IS NOT NULL
+		AND id <> $2::text::uuid`, f.WorkspaceID, kept); n != 0 {
+		t.Errorf("%d old dispatched events left", n)
 	}
 }
