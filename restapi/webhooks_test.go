@@ -41,8 +41,16 @@ func TestWebhookActionsFollowTheDocument(t *testing.T) {
 		t.Fatalf("rotate_secret: %s", rotated.Raw)
 	}
 
-	if _, err := svc.Dispatch(context.Background()); err != nil { // the ping's delivery
-		t.Fatal(err)
+	// The ping's delivery: the outbox is shared with the package's other tests, so take
+	// batches until one comes back short.
+	for {
+		n, err := svc.Dispatch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 500 {
+			break
+		}
 	}
 	var delivery string
 	for _, d := range admin.listAll("/webhook_deliveries?endpoint_id=" + endpoint) {
