@@ -80,8 +80,8 @@ func newEnv(t testing.TB, policy webhooks.URLPolicy) *env {
 	return e
 }
 
-// newService builds another delivery service over the same database (another process),
-// its configuration changed by opts.
+// newService builds another delivery service over the same database (another process);
+// opts adjust its Config.
 func (e *env) newService(opts ...func(*webhooks.Config)) *webhooks.Service {
 	e.t.Helper()
 	cfg := webhooks.Config{Store: e.store, URLs: e.policy, Now: e.clock.Now, Poll: 20 * time.Millisecond,
