@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -53,13 +54,20 @@ type Config struct {
 	// Registerer receives the metrics; nil registers none.
 	Registerer prometheus.Registerer
 	// Workers bounds concurrent deliveries per process (default 32); PerEndpoint bounds them
-	// per endpoint within that (default 16), so one slow receiver cannot take every worker.
+	// per endpoint (default 16) across every process sharing the database, so one slow
+	// receiver cannot take every worker, nor get more requests as replicas are added.
 	Workers, PerEndpoint int
 	// Poll is how often the dispatcher looks for new events, and River for due retries
 	// (default 100 ms; River is also woken at once by its own inserts).
 	Poll time.Duration
 	// Timeout bounds each attempt; 0 means Timeout.
 	Timeout time.Duration
+	// RetrySpeedup divides every wait of Schedule (an operator's drill, tests); 0 or 1
+	// keeps the schedule as documented. DisableAfter is not divided.
+	RetrySpeedup int
+	// Retention is how long deliveries and events are kept (retention.go); 0 means
+	// DefaultRetention.
+	Retention time.Duration
 }
 
 // Service dispatches outbox events to deliveries and works them on River.
@@ -69,7 +77,8 @@ type Service struct {
 	http  *http.Client
 	m     metrics
 	mu    sync.Mutex
-	busy  map[string]chan struct{} // per-endpoint slots
+	busy  map[string]chan struct{} // per-endpoint slots in this process
+	slots sync.Map                 // endpoints whose shared slots (webhook_slots) exist
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -77,8 +86,10 @@ type Service struct {
 type metrics struct {
 	attempts   *prometheus.CounterVec
 	dispatched prometheus.Counter
-	disabled   prometheus.Counter
-	lag        prometheus.Gauge
+	// dispatchFailed counts outbox events set aside because they could not be dispatched.
+	dispatchFailed prometheus.Counter
+	disabled       prometheus.Counter
+	lag            prometheus.Gauge
 }
 
 // New builds the service; Start runs it.
@@ -91,6 +102,8 @@ func New(cfg Config) (*Service, error) {
 	cfg.PerEndpoint = cmp.Or(cfg.PerEndpoint, 16)
 	cfg.Poll = cmp.Or(cfg.Poll, 100*time.Millisecond)
 	cfg.Timeout = cmp.Or(cfg.Timeout, Timeout)
+	cfg.RetrySpeedup = max(cfg.RetrySpeedup, 1)
+	cfg.Retention = cmp.Or(cfg.Retention, DefaultRetention)
 	s := &Service{cfg: cfg, busy: map[string]chan struct{}{}}
 	s.http = &http.Client{
 		Transport: cfg.URLs.guard().Transport(nil),
@@ -103,13 +116,15 @@ func New(cfg Config) (*Service, error) {
 			Help: "Webhook delivery attempts by outcome (succeeded, failed)."}, []string{"outcome"}),
 		dispatched: prometheus.NewCounter(prometheus.CounterOpts{Name: "workspaced_webhook_deliveries_created_total",
 			Help: "Deliveries made from outbox events (one per event and matching endpoint)."}),
+		dispatchFailed: prometheus.NewCounter(prometheus.CounterOpts{Name: "workspaced_webhook_dispatch_failures_total",
+			Help: "Outbox events set aside because the database refused their deliveries (see webhook_events.dispatch_error)."}),
 		disabled: prometheus.NewCounter(prometheus.CounterOpts{Name: "workspaced_webhook_endpoints_disabled_total",
 			Help: "Endpoints disabled after failing for 3 days."}),
 		lag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "workspaced_webhook_lag_seconds",
 			Help: "Seconds from an event's commit to its latest successful delivery."}),
 	}
 	if cfg.Registerer != nil {
-		for _, c := range []prometheus.Collector{s.m.attempts, s.m.dispatched, s.m.disabled, s.m.lag} {
+		for _, c := range []prometheus.Collector{s.m.attempts, s.m.dispatched, s.m.dispatchFailed, s.m.disabled, s.m.lag} {
 			if err := cfg.Registerer.Register(c); err != nil {
 				return nil, err
 			}
@@ -117,17 +132,18 @@ func New(cfg Config) (*Service, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
+	river.AddWorker(workers, &retentionWorker{s: s})
 	client, err := river.NewClient(cfg.Store.RiverDriver(), &river.Config{
 		Queues:            map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
 		Workers:           workers,
+		PeriodicJobs:      []*river.PeriodicJob{s.retentionJob()},
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,
-		// An attempt takes at most Timeout plus its two short transactions; a job still
-		// "running" well past that belongs to a process that died (SIGKILL, a lost host),
-		// and River's rescuer makes it available again: a crash delays a delivery by about
-		// a minute instead of River's default hour.
-		JobTimeout:           cfg.Timeout + 5*time.Second,
+		// A job still "running" well past its timeout belongs to a process that died
+		// (SIGKILL, a lost host), and River's rescuer makes it available again: a crash
+		// delays a delivery by about a minute instead of River's default hour.
+		JobTimeout:           s.jobTimeout(),
 		RescueStuckJobsAfter: cfg.Timeout + 20*time.Second,
 	})
 	if err != nil {
@@ -187,11 +203,32 @@ const dispatchBatch = 500
 // enabled endpoint whose patterns match, and enqueues a River job for each, all in one
 // transaction: rows locked with SKIP LOCKED, so concurrent processes split the work and
 // every event is dispatched once. It returns how many events it took.
+//
+// An event the database refuses to dispatch (a constraint its deliveries would break) must
+// not hold back the events after it: when the batch fails so, it is done again with each
+// event in a savepoint of its own, and the events that fail are set aside (dispatched, with
+// dispatch_error), logged and counted. The usual batch pays for no savepoint.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	n, err := s.dispatch(ctx, false)
+	if _, _, ok := store.RowFault(err); ok {
+		n, err = s.dispatch(ctx, true)
+	}
+	return n, err
+}
+
+// outboxEvent is an outbox row as the dispatcher reads it.
+type outboxEvent struct{ id, ws, typ, endpoint string }
+
+// endpointPatterns is an enabled endpoint and the event types it takes.
+type endpointPatterns struct {
+	id       string
+	patterns []string
+}
+
+func (s *Service) dispatch(ctx context.Context, isolate bool) (int, error) {
 	n := 0
 	err := s.cfg.Store.ServiceTx(ctx, "", func(tx pgx.Tx) error {
-		type event struct{ id, ws, typ, endpoint string }
-		var events []event
+		var events []outboxEvent
 		rows, err := tx.Query(ctx, `SELECT id::text, workspace_id::text, type, coalesce(endpoint_id::text, '')
 			FROM webhook_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, dispatchBatch)
 		if err != nil {
@@ -199,7 +236,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 		}
 		if err := store.Scan(rows, func(rows pgx.Rows) error {
 			for rows.Next() {
-				var e event
+				var e outboxEvent
 				if err := rows.Scan(&e.id, &e.ws, &e.typ, &e.endpoint); err != nil {
 					return err
 				}
@@ -213,65 +250,45 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 		if n == 0 {
 			return nil
 		}
-		type endpoint struct {
-			id       string
-			patterns []string
-		}
-		endpoints := map[string][]endpoint{}
+		endpoints := map[string][]endpointPatterns{}
 		var jobs []river.InsertManyParams
 		ids := make([]string, 0, n)
 		for _, e := range events {
-			ids = append(ids, e.id)
-			eps, ok := endpoints[e.ws]
-			if !ok {
-				if _, err := tx.Exec(ctx, `SELECT set_config('app.workspace_id', $1, true)`, e.ws); err != nil {
-					return err
-				}
-				// Filtered by workspace in the statement: the service's role may bypass RLS.
-				rows, err := tx.Query(ctx, `SELECT id::text, events FROM webhook_endpoints
-					WHERE workspace_id = $1::text::uuid AND enabled`, e.ws)
+			if !isolate {
+				made, err := s.deliveries(ctx, tx, e, endpoints)
 				if err != nil {
 					return err
 				}
-				if err := store.Scan(rows, func(rows pgx.Rows) error {
-					for rows.Next() {
-						var ep endpoint
-						if err := rows.Scan(&ep.id, &ep.patterns); err != nil {
-							return err
-						}
-						eps = append(eps, ep)
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-				endpoints[e.ws] = eps
-			} else if _, err := tx.Exec(ctx, `SELECT set_config('app.workspace_id', $1, true)`, e.ws); err != nil {
+				jobs = append(jobs, made...)
+				ids = append(ids, e.id)
+				continue
+			}
+			sp, err := tx.Begin(ctx) // a savepoint
+			if err != nil {
 				return err
 			}
-			var targets []string
-			if e.endpoint != "" {
-				targets = []string{e.endpoint}
-			} else {
-				for _, ep := range eps {
-					if Matches(ep.patterns, e.typ) {
-						targets = append(targets, ep.id)
-					}
-				}
+			made, err := s.deliveries(ctx, sp, e, endpoints)
+			if err == nil && len(made) > 0 {
+				_, err = s.river.InsertManyTx(ctx, sp, made)
 			}
-			for _, t := range targets {
-				var id string
-				err := tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
-					VALUES ($1::text::uuid, $2::text::uuid, $3::text::uuid, $4) ON CONFLICT DO NOTHING RETURNING id::text`,
-					e.ws, t, e.id, e.typ).Scan(&id)
-				if errors.Is(err, pgx.ErrNoRows) {
-					continue
-				}
-				if err != nil {
+			if err == nil {
+				err = sp.Commit(ctx) // releases the savepoint
+			}
+			sqlstate, constraint, fault := store.RowFault(err)
+			if err != nil && !fault {
+				return err
+			}
+			if err != nil {
+				if err := sp.Rollback(ctx); err != nil {
 					return err
 				}
-				jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws}})
+				if err := s.setAside(ctx, tx, e, sqlstate, constraint); err != nil {
+					return err
+				}
+				continue
 			}
+			s.m.dispatched.Add(float64(len(made)))
+			ids = append(ids, e.id)
 		}
 		if len(jobs) > 0 {
 			if _, err := s.river.InsertManyTx(ctx, tx, jobs); err != nil {
@@ -285,11 +302,86 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// deliveryArgs are a River job's arguments: which delivery, and its workspace (so the
-// worker can read it under the isolation policy).
+// deliveries makes the delivery rows of event e in tx and returns their River jobs;
+// endpoints caches each workspace's enabled endpoints for the batch.
+func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endpoints map[string][]endpointPatterns) ([]river.InsertManyParams, error) {
+	if _, err := tx.Exec(ctx, `SELECT set_config('app.workspace_id', $1, true)`, e.ws); err != nil {
+		return nil, err
+	}
+	eps, ok := endpoints[e.ws]
+	if !ok {
+		// Filtered by workspace in the statement: the service's role may bypass RLS.
+		rows, err := tx.Query(ctx, `SELECT id::text, events FROM webhook_endpoints
+			WHERE workspace_id = $1::text::uuid AND enabled`, e.ws)
+		if err != nil {
+			return nil, err
+		}
+		if err := store.Scan(rows, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var ep endpointPatterns
+				if err := rows.Scan(&ep.id, &ep.patterns); err != nil {
+					return err
+				}
+				eps = append(eps, ep)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		endpoints[e.ws] = eps
+	}
+	var targets []string
+	if e.endpoint != "" {
+		targets = []string{e.endpoint}
+	} else {
+		for _, ep := range eps {
+			if Matches(ep.patterns, e.typ) {
+				targets = append(targets, ep.id)
+			}
+		}
+	}
+	var jobs []river.InsertManyParams
+	for _, t := range targets {
+		var id string
+		err := tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
+			VALUES ($1::text::uuid, $2::text::uuid, $3::text::uuid, $4) ON CONFLICT DO NOTHING RETURNING id::text`,
+			e.ws, t, e.id, e.typ).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws, EndpointID: t}})
+	}
+	return jobs, nil
+}
+
+// setAside marks event e dispatched with the reason it could not be, and logs and counts
+// it. The reason and the log name the SQLSTATE and the constraint, never a value of the
+// event (a driver error's message or detail may quote one).
+func (s *Service) setAside(ctx context.Context, tx pgx.Tx, e outboxEvent, sqlstate, constraint string) error {
+	reason := "SQLSTATE " + sqlstate
+	if constraint != "" {
+		reason += " (constraint " + constraint + ")"
+	}
+	if _, err := tx.Exec(ctx, `UPDATE webhook_events SET dispatched_at = now(), dispatch_error = $2 WHERE id = $1::text::uuid`,
+		e.id, reason); err != nil {
+		return err
+	}
+	s.m.dispatchFailed.Inc()
+	s.cfg.Logger.Error("webhook event set aside: it cannot be dispatched", "event_id", e.id, "workspace_id", e.ws,
+		"event_type", e.typ, "sqlstate", sqlstate, "constraint", constraint)
+	return nil
+}
+
+// deliveryArgs are a River job's arguments: which delivery, its workspace (so the worker
+// can read it under the isolation policy) and, when known, its endpoint (so the worker can
+// wait its turn in this process before asking the database for a slot).
 type deliveryArgs struct {
 	DeliveryID  string `json:"delivery_id"`
 	WorkspaceID string `json:"workspace_id"`
+	EndpointID  string `json:"endpoint_id,omitempty"`
 }
 
 // Kind names the job kind in River's tables.
@@ -307,12 +399,12 @@ type worker struct {
 
 // NextRetry follows Schedule on the service's clock, not River's default backoff.
 func (w *worker) NextRetry(job *river.Job[deliveryArgs]) time.Time {
-	return w.s.cfg.Now().Add(retryDelay(job.Attempt))
+	return w.s.cfg.Now().Add(w.s.retryDelay(job.Attempt))
 }
 
-// retryDelay is the wait after attempt (1-based) failed.
-func retryDelay(attempt int) time.Duration {
-	return Schedule[min(max(attempt, 1), len(Schedule))-1]
+// retryDelay is the wait after attempt (1-based) failed: Schedule's, divided by RetrySpeedup.
+func (s *Service) retryDelay(attempt int) time.Duration {
+	return Schedule[min(max(attempt, 1), len(Schedule))-1] / time.Duration(s.cfg.RetrySpeedup)
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
@@ -330,6 +422,7 @@ type target struct {
 	failingSince            *time.Time
 	secrets                 []string
 	ev                      Event
+	slot                    int // the shared slot leased for the attempt, or -1
 }
 
 func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
@@ -339,18 +432,32 @@ func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
 	var record []byte
 	var current string
 	found := false
-	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
+	// When an attempt will follow (not yet succeeded, endpoint enabled), the same statement
+	// leases one of the endpoint's PerEndpoint slots shared by every process
+	// (webhook_slots, rows made by ensureSlots), skipping those other leases hold locked;
+	// none when all are held. The lease lasts until the attempt is recorded or, should the
+	// process die, leaseFor. Times are the database's, so the processes' clocks need not
+	// agree.
+	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `WITH due AS (
+				SELECT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+				WHERE d.id = $1::text::uuid AND d.status <> 'succeeded' AND e.enabled),
+			lease AS (UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
+				WHERE (endpoint_id, slot) = (SELECT s.endpoint_id, s.slot FROM webhook_slots s JOIN due USING (endpoint_id)
+					WHERE s.slot < $2 AND s.held_until <= now() LIMIT 1 FOR UPDATE OF s SKIP LOCKED)
+				RETURNING slot)
+			SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
 				k.previous_secret, k.previous_expires_at, ev.id::text, ev.type, ev.object, coalesce(ev.object_id::text, ''),
-				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text
+				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text,
+				coalesce((SELECT slot FROM lease), -1)
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			JOIN webhook_secrets k ON k.endpoint_id = e.id JOIN webhook_events ev ON ev.id = d.event_id
-			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID}, func(rows pgx.Rows) error {
+			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
 		if !rows.Next() {
 			return nil
 		}
 		err := rows.Scan(&t.status, &t.endpointID, &t.url, &t.enabled, &t.failingSince,
 			&current, &previous, &previousUntil, &t.ev.ID, &t.ev.Type, &t.ev.Object, &t.ev.ObjectID, &record,
-			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID)
+			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID, &t.slot)
 		if err != nil {
 			return err
 		}
@@ -414,6 +521,18 @@ func (s *Service) slot(endpoint string) chan struct{} {
 // deliver makes one attempt of a delivery and records it. It returns an error wrapping
 // ErrAttemptFailed when River should retry.
 func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttempts int) error {
+	if a.EndpointID != "" { // this process never asks the database for more slots than the bound
+		local := s.slot(a.EndpointID)
+		select {
+		case local <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-local }()
+		if err := s.ensureSlots(ctx, a.EndpointID); err != nil {
+			return err
+		}
+	}
 	t, err := s.load(ctx, a)
 	if err != nil {
 		return err
@@ -424,16 +543,41 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 	if !t.enabled {
 		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
 	}
-	slot := s.slot(t.endpointID)
-	select {
-	case slot <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if t.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
+		if err := s.ensureSlots(ctx, t.endpointID); err != nil { // or, for a job queued without its endpoint, none existed
+			return err
+		}
+		return river.JobSnooze(slotWait + rand.N(slotWait))
 	}
 	res := s.attempt(ctx, t)
-	<-slot
 	return s.record(ctx, a, t, res, attempt, maxAttempts)
 }
+
+// ensureSlots makes the endpoint's PerEndpoint shared slots, once per endpoint and process.
+func (s *Service) ensureSlots(ctx context.Context, endpoint string) error {
+	if _, ok := s.slots.Load(endpoint); ok {
+		return nil
+	}
+	err := s.cfg.Store.ServiceQuery(ctx, "", `INSERT INTO webhook_slots (endpoint_id, slot)
+		SELECT $1::text::uuid, g FROM generate_series(0, $2::int - 1) g ON CONFLICT DO NOTHING`,
+		[]any{endpoint, s.cfg.PerEndpoint}, func(pgx.Rows) error { return nil })
+	if err == nil {
+		s.slots.Store(endpoint, true)
+	}
+	return err
+}
+
+// slotWait is about how long a delivery waits when every slot of its endpoint is held by
+// other processes (jittered up to twice that, so waiting deliveries spread out).
+const slotWait = 100 * time.Millisecond
+
+// jobTimeout bounds one run of a delivery job: an attempt takes at most Timeout plus its
+// two short transactions.
+func (s *Service) jobTimeout() time.Duration { return s.cfg.Timeout + 5*time.Second }
+
+// leaseFor is how long a slot is held at most: past the job's timeout, River has cancelled
+// the attempt, so a slot still held then belongs to a process that died.
+func (s *Service) leaseFor() time.Duration { return s.jobTimeout() + 5*time.Second }
 
 // result is the outcome of one attempt.
 type result struct {
@@ -493,7 +637,7 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 	retry := r.status == "failed" && attempt < maxAttempts
 	var next *time.Time
 	if retry {
-		n := now.Add(retryDelay(attempt))
+		n := now.Add(s.retryDelay(attempt))
 		next = &n
 	}
 	status := r.status
@@ -527,11 +671,15 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 				[]any{t.endpointID, now}
 		}
 	}
-	const deliverySQL = `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
+	// The attempt's slot is freed by the same statement.
+	const deliverySQL = `WITH freed AS (UPDATE webhook_slots SET held_until = '-infinity'
+			WHERE endpoint_id = $9::text::uuid AND slot = $10)
+		UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
 			last_attempt_at = $3, latency_ms = $4, response_status = nullif($5, 0), response_body = nullif($6, ''),
 			error = nullif($7, ''), next_attempt_at = $8, updated_at = now()
 		WHERE id = $1::text::uuid`
-	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next}
+	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next,
+		t.endpointID, t.slot}
 	var err error
 	if endpointSQL == "" { // the usual success: one statement, one round trip
 		err = s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, deliverySQL, deliveryArgs, func(pgx.Rows) error { return nil })
