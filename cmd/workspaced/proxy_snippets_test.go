@@ -28,7 +28,9 @@ import (
 //     503, without Retry-After, is what that gave in issue 22's drill);
 //   - HAProxy checks /healthz, not /readyz;
 //   - a SIGTERM of one replica under steady keep-alive writes fails no request: the drain
-//     takes it out of the balancer before its listener closes.
+//     takes it out of HAProxy before its listener closes; nginx, which has no active
+//     checks, is told first (the replica marked down and nginx reloaded), as the document
+//     says to.
 func TestProxySnippets(t *testing.T) {
 	tooltest.Require(t, "haproxy and nginx (Debian's haproxy and nginx-light)")
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
@@ -39,7 +41,9 @@ func TestProxySnippets(t *testing.T) {
 	pg := privatePG(t)
 	for _, p := range []struct {
 		name, marker string
-		start        func(t *testing.T, snippet, listen string)
+		// start runs the proxy; it returns how to take a replica out before its SIGTERM,
+		// or nil when the proxy's health check does it.
+		start func(t *testing.T, snippet, listen string) (takeOut func(addr string))
 	}{
 		{"haproxy", "backend workspaced", startHAProxy},
 		{"nginx", "upstream workspaced", startNginx},
@@ -58,7 +62,7 @@ func TestProxySnippets(t *testing.T) {
 				snippet = strings.ReplaceAll(snippet, r.doc, strings.TrimPrefix(r.real, "http://"))
 			}
 			listen := freeAddr(t)
-			p.start(t, snippet, listen)
+			takeOut := p.start(t, snippet, listen)
 			proxy := "http://" + listen
 			_, key := agentKey(t, pg.DSN)
 			waitFor(t, 20*time.Second, func() bool {
@@ -78,7 +82,7 @@ func TestProxySnippets(t *testing.T) {
 					}
 				}
 			}
-			proxyThroughDrain(t, a, proxy, key)
+			proxyThroughDrain(t, a, proxy, key, takeOut)
 		})
 	}
 }
@@ -144,8 +148,9 @@ func proxyDuringOutage(t *testing.T, signal func(syscall.Signal) error, proxy, k
 }
 
 // proxyThroughDrain sends writes from 4 keep-alive clients through the proxy while replica
-// a gets SIGTERM and exits: none may fail.
-func proxyThroughDrain(t *testing.T, a *daemon, proxy, key string) {
+// a is taken out (takeOut, when the proxy needs telling), gets SIGTERM and exits: none may
+// fail.
+func proxyThroughDrain(t *testing.T, a *daemon, proxy, key string, takeOut func(addr string)) {
 	t.Helper()
 	stop := make(chan struct{})
 	var mu sync.Mutex
@@ -176,6 +181,9 @@ func proxyThroughDrain(t *testing.T, a *daemon, proxy, key string) {
 		}()
 	}
 	time.Sleep(500 * time.Millisecond)
+	if takeOut != nil {
+		takeOut(strings.TrimPrefix(a.url, "http://"))
+	}
 	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +221,7 @@ func fencedBlock(t *testing.T, doc, marker string) string {
 
 // startHAProxy runs haproxy in the foreground with the documented backend behind a
 // frontend on listen.
-func startHAProxy(t *testing.T, backend, listen string) {
+func startHAProxy(t *testing.T, backend, listen string) func(string) {
 	t.Helper()
 	cfg := fmt.Sprintf(`global
     maxconn 512
@@ -227,11 +235,12 @@ frontend api
     default_backend workspaced
 %s`, listen, backend)
 	startProxy(t, "haproxy", cfg, "haproxy.cfg", "-c", func(path string) []string { return []string{"-db", "-f", path} })
+	return nil
 }
 
 // startNginx runs nginx in the foreground with the documented upstream and server, the
 // server listening on listen, its files in a directory of the test's own.
-func startNginx(t *testing.T, snippet, listen string) {
+func startNginx(t *testing.T, snippet, listen string) func(string) {
 	t.Helper()
 	if !strings.Contains(snippet, "server {\n") {
 		t.Fatalf("the nginx snippet has no server block:\n%s", snippet)
@@ -239,9 +248,10 @@ func startNginx(t *testing.T, snippet, listen string) {
 	snippet = strings.Replace(snippet, "server {\n", "server {\n    listen "+listen+";\n", 1)
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`daemon off;
-master_process off;
+worker_processes 1;
+user root;
 pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
+error_log %[1]s/error.log notice;
 events { worker_connections 512; }
 http {
     access_log off;
@@ -249,14 +259,33 @@ http {
     proxy_temp_path %[1]s/proxy;
 %[2]s}
 `, dir, snippet)
-	startProxy(t, "nginx", cfg, "nginx.conf", "-t", func(path string) []string {
+	conf, cmd := startProxy(t, "nginx", cfg, "nginx.conf", "-t", func(path string) []string {
 		return []string{"-p", dir, "-e", dir + "/error.log", "-c", path}
 	})
+	// Taking a replica out: its server line marked down, then a reload (SIGHUP), done once
+	// the error log says nginx reconfigured.
+	return func(addr string) {
+		line := "server " + addr + " "
+		if !strings.Contains(cfg, line) {
+			t.Fatalf("no %q in the nginx configuration", line)
+		}
+		if err := os.WriteFile(conf, []byte(strings.Replace(cfg, line, line+"down ", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, func() bool {
+			b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			return strings.Contains(string(b), "gracefully shutting down") // the old worker
+
+		}, "nginx's reload")
+	}
 }
 
 // startProxy writes cfg to a file, checks that the tool accepts it (its checkFlag), and
-// runs the tool until the test ends.
-func startProxy(t *testing.T, tool, cfg, file, checkFlag string, args func(path string) []string) {
+// runs the tool until the test ends; it returns the file and the process.
+func startProxy(t *testing.T, tool, cfg, file, checkFlag string, args func(path string) []string) (string, *exec.Cmd) {
 	t.Helper()
 	path, err := exec.LookPath(tool)
 	if err != nil {
@@ -297,4 +326,5 @@ func startProxy(t *testing.T, tool, cfg, file, checkFlag string, args func(path 
 			t.Logf("%s's output:\n%s", tool, tail(log.String(), 4000))
 		}
 	})
+	return conf, cmd
 }
