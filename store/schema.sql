@@ -500,8 +500,8 @@ $_$;
 --
 
 CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE LEAKPROOF PARALLEL SAFE
-    AS $_$ SELECT to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))) $_$;
+    LANGUAGE plpgsql IMMUTABLE LEAKPROOF PARALLEL SAFE
+    AS $_$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $_$;
 
 --
 -- Name: ws_stamp_review(); Type: FUNCTION; Schema: public; Owner: -
@@ -554,8 +554,8 @@ $$;
 --
 
 CREATE FUNCTION public.ws_unaccent(text) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
-    AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$ BEGIN RETURN public.unaccent('public.unaccent'::regdictionary, $1); END $_$;
 
 --
 -- Name: activity; Type: TABLE; Schema: public; Owner: -

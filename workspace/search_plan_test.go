@@ -97,6 +97,8 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 	case len(problems) > 0:
 		pretty, _ := json.MarshalIndent(doc, "", " ")
 		t.Errorf("%s %+v, %s: %s\n%s\n%s", r.Name, params, when, strings.Join(problems, "; "), sql, pretty)
+	case testing.Verbose():
+		t.Logf("%s q=%s sort=%s, %s: %d buffers", r.Name, params.Q, params.Sort, when, top.SharedHit+top.SharedRead)
 	}
 }
 

@@ -26,6 +26,34 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- ws_unaccent and ws_search_doc as PL/pgSQL, same expressions, so the same values and the
+-- indexes built on them stay valid. As SQL functions they were never inlined (unaccent
+-- and array_to_string are only stable, the functions immutable), so each call ran the
+-- SQL function executor: 45 microseconds a search document, against 15 in PL/pgSQL,
+-- whose single RETURN takes its fast path. A q re-reads the document of every candidate
+-- row (recheck and rank): this was most of a search's time (docs/performance.md).
+-- CREATE OR REPLACE resets LEAKPROOF, so the marks of 00019 are set again, by a
+-- superuser only, as there.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION ws_unaccent(text) RETURNS text
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT
+  AS $$ BEGIN RETURN public.unaccent('public.unaccent'::regdictionary, $1); END $$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION ws_search_doc(VARIADIC text[]) RETURNS tsvector
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+  AS $$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+DO $$
+BEGIN
+  IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    ALTER FUNCTION ws_unaccent(text) LEAKPROOF;
+    ALTER FUNCTION ws_search_doc(VARIADIC text[]) LEAKPROOF;
+  END IF;
+END $$;
+-- +goose StatementEnd
+
 -- +goose Down
 -- +goose StatementBegin
 DO $$
@@ -36,6 +64,25 @@ BEGIN
     EXECUTE format('DROP INDEX %I', ix.indexname);
     EXECUTE replace(ix.indexdef, 'USING gin (workspace_id, ', 'USING gin (');
   END LOOP;
+END $$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION ws_unaccent(text) RETURNS text
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+  AS $$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION ws_search_doc(VARIADIC text[]) RETURNS tsvector
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  AS $$ SELECT to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))) $$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+DO $$
+BEGIN
+  IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    ALTER FUNCTION ws_unaccent(text) LEAKPROOF;
+    ALTER FUNCTION ws_search_doc(VARIADIC text[]) LEAKPROOF;
+  END IF;
 END $$;
 -- +goose StatementEnd
 DROP EXTENSION IF EXISTS btree_gin;
