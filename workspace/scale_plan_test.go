@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,9 +30,10 @@ const (
 // TestFindPlansAtScale: deals and people at 100,000 rows in one workspace, 1,000,000 in the
 // table across 50 workspaces. As the request role under RLS, before the table's first
 // ANALYZE and after it, q reads its three matches through the search index, each sort
-// walks its (workspace_id, field, id) index without sorting, all within the list's
-// buffer bound; every operator each declared field takes reads the table through an
-// index, its buffers logged (a condition matching a handful of rows still walks the
+// walks its (workspace_id, field, id) index without sorting, and so does each comparison
+// on a sorted field (sort=value&value[lt]=5), all within the list's buffer bound; every
+// operator each declared field takes reads the table through an index, its buffers
+// logged (in the list's own order a condition matching a handful of rows still walks the
 // keyset index: docs/performance.md). Operator values are picked from the seeded rows so
 // each condition matches a handful of rows or nearly all of them. The other workspaces
 // hold the searched name too, a hundred times more often per row, so a plan that found
@@ -104,9 +106,17 @@ func TestFindPlansAtScale(t *testing.T) {
 					if field == "created_at" || field == "updated_at" {
 						continue // their walks are the list's (TestListPlansWalkTheKeysetIndex)
 					}
+					vals := operandsOf(t, sd, r, r.OpField(field))
 					for _, sort := range []string{field, "-" + field} {
 						checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Sort: sort}, workspace.DefaultLimit+1,
 							r.Table+"_"+field+"_sort", when, true)
+						// Sorted by the field, a comparison on it is a range of its index.
+						for _, op := range []workspace.Operator{workspace.OpEq, workspace.OpLt, workspace.OpLte,
+							workspace.OpGt, workspace.OpGte, workspace.OpNull} {
+							if slices.Contains(r.OpField(field).Operators(), op) {
+								checkOperatorPlan(t, s, ops, reader, r, workspace.Condition{Field: field, Op: op, Value: vals[op]}, sort, when)
+							}
+						}
 					}
 				}
 				for _, field := range r.OpFields() {
@@ -114,7 +124,7 @@ func TestFindPlansAtScale(t *testing.T) {
 					var figures []string
 					for _, op := range field.Operators() {
 						figures = append(figures, checkOperatorPlan(t, s, ops, reader, r,
-							workspace.Condition{Field: field.Name, Op: op, Value: vals[op]}, when)...)
+							workspace.Condition{Field: field.Name, Op: op, Value: vals[op]}, "", when)...)
 					}
 					t.Logf("%s, %s: %s", field.Name, when, strings.Join(figures, "; "))
 				}
@@ -160,10 +170,12 @@ func operandsOf(t *testing.T, sd *seeder, r *workspace.Resource, field *workspac
 
 // checkOperatorPlan explains a first page filtered by one operator condition (null both
 // ways) and asserts it reads the table only through an index; it returns the buffers of
-// each, which the test logs: a condition matching a handful of rows is still answered by
-// walking the workspace's keyset index (docs/performance.md), so buffers are not bounded.
+// each, which the test logs: in the list's own order a condition matching a handful of
+// rows is still answered by walking the workspace's keyset index (docs/performance.md),
+// so buffers are not bounded. Sorted by the condition's field (sort not ""), the page
+// must walk that field's index without sorting, within the list bound.
 func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
-	cond workspace.Condition, when string) []string {
+	cond workspace.Condition, sort, when string) []string {
 	t.Helper()
 	values := []string{cond.Value}
 	if cond.Op == workspace.OpNull {
@@ -172,7 +184,7 @@ func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader 
 	var figures []string
 	for _, v := range values {
 		cond.Value = v
-		params := workspace.ListParams{Where: []workspace.Condition{cond}}
+		params := workspace.ListParams{Where: []workspace.Condition{cond}, Sort: sort}
 		sql, doc := explainList(t, s, ops, reader, r, params, when)
 		top := doc[0].Plan
 		indexed := false
@@ -187,6 +199,32 @@ func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader 
 		})
 		if !indexed {
 			t.Errorf("%s %s[%s]=%s, %s: reads no index of %s", r.Name, cond.Field, cond.Op, v, when, r.Table)
+		}
+		if sort != "" {
+			var problems []string
+			walks := false
+			top.walk(func(n planNode) {
+				switch {
+				case n.NodeType == "Sort":
+					problems = append(problems, "sorts")
+				case n.IndexName == r.Table+"_"+cond.Field+"_sort":
+					walks = true
+				}
+			})
+			if !walks {
+				problems = append(problems, "does not walk "+r.Table+"_"+cond.Field+"_sort")
+			}
+			if b := top.SharedHit + top.SharedRead; b > maxListBuffers {
+				problems = append(problems, fmt.Sprintf("reads %d buffers (at most %d)", b, maxListBuffers))
+			}
+			if len(problems) > 0 {
+				pretty, _ := json.MarshalIndent(doc, "", " ")
+				t.Errorf("%s sort=%s %s[%s]=%s, %s: %s\n%s\n%s", r.Name, sort, cond.Field, cond.Op, v, when,
+					strings.Join(problems, "; "), sql, pretty)
+			} else if testing.Verbose() {
+				t.Logf("%s sort=%s %s[%s]=%s, %s: %d rows, %d buffers", r.Name, sort, cond.Field, cond.Op, v, when,
+					top.ActualRows, top.SharedHit+top.SharedRead)
+			}
 		}
 		name := string(cond.Op)
 		if cond.Op == workspace.OpNull {

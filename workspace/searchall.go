@@ -91,7 +91,7 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 	buf.WriteByte('[')
 	var last keyPosition
 	n := 0
-	err = o.store.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
+	err = o.store.QueryGeneric(ctx, p, sql, args, func(rows pgx.Rows) error {
 		var score, created, typ, id string
 		var rec []byte
 		for rows.Next() {

@@ -181,7 +181,18 @@ func (f *floor) search(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	rows, err := f.pool.Query(r.Context(), sql, args...)
+	// Its generic plan, as the service runs it (store.QueryGeneric): one round trip, the
+	// setting local to the batch's implicit transaction.
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
+	b.Queue(sql, args...)
+	br := f.pool.SendBatch(r.Context(), b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rows, err := br.Query()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
