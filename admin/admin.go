@@ -86,6 +86,9 @@ type Ops struct {
 	sending sync.WaitGroup // reset emails on their way (RequestReset)
 }
 
+// SendTimeout bounds one email's delivery to the mail server, the connection included.
+const SendTimeout = 30 * time.Second
+
 // New returns the operations over cfg.
 func New(cfg Config) *Ops {
 	if cfg.Now == nil {
@@ -244,13 +247,15 @@ func (o *Ops) link(ctx context.Context, workspaceID, userID, purpose, by string)
 	return o.cfg.PublicURL + "/console/" + purpose + "?" + url.Values{"token": {plain}}.Encode(), expires, nil
 }
 
-// send emails msg to to when a Mailer is configured, and reports whether it was sent. A
-// failure is logged without the message (it holds a link).
+// send emails msg to to when a Mailer is configured, within SendTimeout, and reports
+// whether it was sent. A failure is logged without the message (it holds a link).
 func (o *Ops) send(ctx context.Context, to string, msg Message) bool {
 	if o.cfg.Mailer == nil {
 		return false
 	}
 	msg.To = to
+	ctx, cancel := context.WithTimeout(ctx, SendTimeout)
+	defer cancel()
 	if err := o.cfg.Mailer.Send(ctx, msg); err != nil {
 		o.cfg.Logger.WarnContext(ctx, "admin: email not sent", "subject", msg.Subject, "err", err)
 		return false
@@ -350,17 +355,26 @@ func (o *Ops) RequestReset(ctx context.Context, email string) error {
 	o.sending.Add(1)
 	go func() {
 		defer o.sending.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		o.send(ctx, m.Email, resetMessage(o.cfg.ServiceName, link, expires))
+		o.send(context.WithoutCancel(ctx), m.Email, resetMessage(o.cfg.ServiceName, link, expires))
 	}()
 	return nil
 }
 
 // Wait returns when the reset emails on their way have been handed to the mail server or
-// have failed. The server does not wait for them when it stops (one lost on the way out is
-// asked for again by its reader); tests wait before counting what was sent.
-func (o *Ops) Wait() { o.sending.Wait() }
+// have failed (each within SendTimeout), or when ctx ends first; it reports whether none
+// is left. The server waits for them when it stops, within its shutdown grace
+// (cmd/workspaced/serve.go), so a link asked for just before a restart still arrives;
+// invitations are sent within their request, which the grace already awaits.
+func (o *Ops) Wait(ctx context.Context) bool {
+	done := make(chan struct{})
+	go func() { o.sending.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 func resetMessage(service, link string, expires time.Time) Message {
 	return Message{Subject: "Reset your " + service + " password",

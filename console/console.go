@@ -43,6 +43,9 @@ type Sessions interface {
 	SetPageHeaders(w http.ResponseWriter)
 	// AllowAttempt charges one attempt to the sign-in budgets of r's client and account.
 	AllowAttempt(r *http.Request, account string) (bool, error)
+	// AllowResetMail charges a reset-link request to the account's budget, shared by
+	// every address, and reports whether the link may be mailed.
+	AllowResetMail(r *http.Request, account string) (bool, error)
 }
 
 // Workspaces names workspaces; *store.Store implements it.

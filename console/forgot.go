@@ -15,7 +15,10 @@ func (s *Server) forgotGet(w http.ResponseWriter, r *http.Request) {
 
 // forgotPost emails a reset link when the address belongs to an active member. It is
 // charged to the sign-in budget of the client's IP address, as a sign-in attempt is (429
-// when spent), the same for known and unknown addresses.
+// when spent), the same for known and unknown addresses. It is also charged to the
+// account's reset-mail budget, which every address shares: beyond it the answer is the
+// usual one and nothing is mailed, so many addresses cannot flood one inbox, and the
+// answer still says nothing about whether the address has an account.
 func (s *Server) forgotPost(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	ok, err := s.cfg.Sessions.AllowAttempt(r, email)
@@ -29,9 +32,16 @@ func (s *Server) forgotPost(w http.ResponseWriter, r *http.Request) {
 			Error: "Too many requests from this network or for this address. Wait a few minutes, then try again."})
 		return
 	}
-	if err := s.cfg.Admin.RequestReset(r.Context(), email); err != nil {
+	mail, err := s.cfg.Sessions.AllowResetMail(r, email)
+	if err != nil {
 		s.serverError(w, r, err)
 		return
+	}
+	if mail {
+		if err := s.cfg.Admin.RequestReset(r.Context(), email); err != nil {
+			s.serverError(w, r, err)
+			return
+		}
 	}
 	s.render(w, r, http.StatusOK, "forgot", page{Title: "Forgot password", Data: s.cfg.Admin.CanEmail(), Notice: forgotSent})
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -111,7 +112,8 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 		c(&acfg)
 	}
 	ocfg := oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
-		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log}
+		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, ServiceName: "Acme Console", Logger: log,
+		ClientIP: testClientIP, DescribeScope: workspace.DescribeScope, ConnectedAppsURL: console.Path + "/account"} // as cmd wires them
 	if acfg.Mailer != nil {
 		ocfg.PasswordResetURL = console.Path + "/forgot" // as cmd does when SMTP_URL is set
 	}
@@ -158,6 +160,18 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	e.srv = ts
 	t.Cleanup(func() { ts.Close(); cancel() })
 	return e
+}
+
+// clientIPHeader names, in these tests only, the client address a request stands for, so
+// one test can ask from many addresses (cmd reads it from TRUSTED_PROXIES' headers).
+const clientIPHeader = "X-Test-Client-IP"
+
+func testClientIP(r *http.Request) netip.Addr {
+	if a, err := netip.ParseAddr(r.Header.Get(clientIPHeader)); err == nil {
+		return a
+	}
+	ap, _ := netip.ParseAddrPort(r.RemoteAddr)
+	return ap.Addr()
 }
 
 // testLog sends warnings and errors to the test log.

@@ -8,10 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/internal/smtptest"
+	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -38,7 +41,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("axe-core is not installed; run: npm ci --prefix console/testdata/axe (%v)", err)
 	}
-	mailbox := startSMTP(t)
+	mailbox := smtptest.Start(t)
 	e := newEnv(t, withSMTP(t, mailbox))
 	ctx := context.Background()
 	inv, err := e.ops.Invite(ctx, inviteOf(e))
@@ -56,13 +59,23 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("no activity to show: %v", err)
 	}
-	other := e.registerClient("Other Tool")
-	consent := "/oauth/authorize?" + url.Values{"client_id": {other}, "redirect_uri": {loopbackRedirect},
-		"response_type": {"code"}, "code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"},
-		"code_challenge_method": {"S256"}, "state": {"s"}, "scope": {"deals:read companies:write"}}.Encode()
+	authorize := func(clientID, scope string) string {
+		return "/oauth/authorize?" + url.Values{"client_id": {clientID}, "redirect_uri": {loopbackRedirect},
+			"response_type": {"code"}, "code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"},
+			"code_challenge_method": {"S256"}, "state": {"s"}, "scope": {scope}}.Encode()
+	}
+	consent := authorize(e.registerClient("Other Tool"), "deals:read deals:write people:read companies:write tasks:read enrich:write")
+	verified, err := oauth.CreateApp(ctx, e.store, oauth.NewApp{WorkspaceID: e.WorkspaceID, Name: "Acme CRM sync",
+		RedirectURIs: []string{loopbackRedirect}, ClientURI: "https://acme.example"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifiedConsent := authorize(verified.ClientID, "deals:read people:read")
 
 	signedOut := []consolePage{
 		{"sign-in", "/console", "#login"},
+		{"sign-in-unverified-app", consent, "#unverified"},
+		{"sign-in-verified-app", verifiedConsent, "#verified"},
 		{"forgot-password", "/console/forgot", "#forgot"},
 		{"invitation", strings.TrimPrefix(inv.Link, e.issuer), "#set-password"},
 	}
@@ -76,6 +89,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 		{"audit-record", "/console/activity/" + rows[0].ID, "#activity"},
 		{"account", "/console/account", "#connected"},
 		{"consent", consent, "#consent"},
+		{"consent-verified-app", verifiedConsent, "#verified"},
 		{"connected-apps", "/oauth/apps", "#connected"},
 		{"registered-apps", "/oauth/admin/apps", "h1"},
 	}

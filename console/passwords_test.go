@@ -1,118 +1,25 @@
 package console_test
 
 import (
-	"io"
-	"mime/quotedprintable"
-	"net"
+	"fmt"
 	"net/http"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/emersion/go-smtp"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/internal/smtptest"
+	"github.com/agencyos/workspaced/ratelimit"
 )
 
-// smtpServer is a real SMTP server (emersion/go-smtp) on loopback that keeps what it is
-// sent, for the admin package's go-mail client to deliver to.
-type smtpServer struct {
-	Addr string
-	mu   sync.Mutex
-	got  []received
-	cond chan struct{}
-}
-
-type received struct {
-	From, To string
-	Msg      *mail.Message
-	Body     string
-}
-
-func startSMTP(t testing.TB) *smtpServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &smtpServer{Addr: ln.Addr().String(), cond: make(chan struct{}, 100)}
-	srv := smtp.NewServer(smtpBackend{s})
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { srv.Close() })
-	return s
-}
-
-// wait returns the first message to to, waiting up to 10 s.
-func (s *smtpServer) wait(t testing.TB, to string) received {
-	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		s.mu.Lock()
-		for _, m := range s.got {
-			if m.To == to {
-				s.mu.Unlock()
-				return m
-			}
-		}
-		s.mu.Unlock()
-		select {
-		case <-s.cond:
-		case <-deadline:
-			t.Fatalf("no email to %s within 10s", to)
-		}
-	}
-}
-
-func (s *smtpServer) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.got)
-}
-
-type smtpBackend struct{ s *smtpServer }
-
-func (b smtpBackend) NewSession(*smtp.Conn) (smtp.Session, error) { return &smtpSession{s: b.s}, nil }
-
-type smtpSession struct {
-	s        *smtpServer
-	from, to string
-}
-
-func (x *smtpSession) Mail(from string, _ *smtp.MailOptions) error { x.from = from; return nil }
-func (x *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error   { x.to = to; return nil }
-func (x *smtpSession) Reset()                                      {}
-func (x *smtpSession) Logout() error                               { return nil }
-func (x *smtpSession) Data(r io.Reader) error {
-	m, err := mail.ReadMessage(r)
-	if err != nil {
-		return err
-	}
-	var rd io.Reader = m.Body
-	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
-		rd = quotedprintable.NewReader(m.Body)
-	}
-	body, err := io.ReadAll(rd)
-	if err != nil {
-		return err
-	}
-	x.s.mu.Lock()
-	x.s.got = append(x.s.got, received{From: x.from, To: x.to, Msg: m, Body: string(body)})
-	x.s.mu.Unlock()
-	x.s.cond <- struct{}{}
-	return nil
-}
-
 // withSMTP configures the admin operations to send through srv, as SMTP_URL does.
-func withSMTP(t testing.TB, srv *smtpServer) func(*admin.Config) {
+func withSMTP(t testing.TB, srv *smtptest.Server) func(*admin.Config) {
 	return func(c *admin.Config) {
-		m, err := admin.NewSMTPMailer("smtp://"+srv.Addr+"?from=accounts@acme.test", "")
+		m, err := admin.NewSMTPMailer(srv.URL("accounts@acme.test"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +33,7 @@ var resetLinkRE = regexp.MustCompile(`http://\S+/console/reset\?token=wsl_[A-Za-
 // email the test's SMTP server receives, the reset page, and a sign-in with the new
 // password; the old password and the used link stop working.
 func TestForgotPassword(t *testing.T) {
-	mailbox := startSMTP(t)
+	mailbox := smtptest.Start(t)
 	e := newEnv(t, withSMTP(t, mailbox))
 	ctx := newBrowser(t)
 	run(t, ctx, "forgot",
@@ -138,7 +45,7 @@ func TestForgotPassword(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#send-reset")),
 		chromedp.WaitVisible(chromedp.CSS("#notice")),
 	)
-	msg := mailbox.wait(t, e.Member.Email)
+	msg := mailbox.Wait(t, e.Member.Email, 10*time.Second)
 	if msg.From != "accounts@acme.test" || !strings.Contains(msg.Msg.Header.Get("Subject"), "Acme Console") {
 		t.Fatalf("email from %q subject %q", msg.From, msg.Msg.Header.Get("Subject"))
 	}
@@ -176,7 +83,7 @@ func TestForgotPassword(t *testing.T) {
 // TestForgotSameAnswerAndThrottled: a known and an unknown address get the same page; only
 // the known one is emailed; the sign-in budget of an address throttles both alike.
 func TestForgotSameAnswerAndThrottled(t *testing.T) {
-	mailbox := startSMTP(t)
+	mailbox := smtptest.Start(t)
 	e := newEnv(t, withSMTP(t, mailbox))
 	ask := func(email string) page {
 		a := e.agent()
@@ -187,9 +94,9 @@ func TestForgotSameAnswerAndThrottled(t *testing.T) {
 	if known.Status != 200 || unknown.Status != 200 || strip(known) != strip(unknown) {
 		t.Fatalf("answers differ: %d vs %d\n%s\n---\n%s", known.Status, unknown.Status, strip(known), strip(unknown))
 	}
-	mailbox.wait(t, e.Admin.Email)
-	e.ops.Wait()
-	if n := mailbox.count(); n != 1 {
+	mailbox.Wait(t, e.Admin.Email, 10*time.Second)
+	e.ops.Wait(t.Context())
+	if n := mailbox.Count(); n != 1 {
 		t.Fatalf("%d emails sent, want only the known address's", n)
 	}
 	for _, who := range []string{"nobody@example.test", e.Admin.Email} {
@@ -202,6 +109,35 @@ func TestForgotSameAnswerAndThrottled(t *testing.T) {
 		if last.Status != http.StatusTooManyRequests {
 			t.Fatalf("%s: never throttled", who)
 		}
+	}
+}
+
+// TestForgotThrottledPerAccount: many addresses asking for one account's reset link get the
+// same answer as for an address no member has, and the account's inbox receives at most
+// the per-account budget (ratelimit.DefaultSignInBudgets().ResetMails), whatever the number
+// of addresses.
+func TestForgotThrottledPerAccount(t *testing.T) {
+	mailbox := smtptest.Start(t)
+	e := newEnv(t, withSMTP(t, mailbox))
+	ask := func(email, ip string) page {
+		a := e.agent()
+		open := a.get("/console/forgot")
+		return a.post("/console/forgot", url.Values{"csrf": {csrf(t, open)}, "email": {email}}, clientIPHeader, ip)
+	}
+	strip := func(p page) string { return csrfRE.ReplaceAllString(p.Body, "") }
+	budget := int(ratelimit.DefaultSignInBudgets().ResetMails.Tokens)
+	want := strip(ask("nobody@example.test", "198.51.100.200"))
+	for i := range budget + 4 {
+		for _, who := range []string{e.Member.Email, strings.ToUpper(e.Member.Email), "nobody@example.test"} {
+			got := ask(who, fmt.Sprintf("192.0.2.%d", 10*i+len(who)%7+1))
+			if got.Status != http.StatusOK || strip(got) != want {
+				t.Fatalf("request %d for %s: %d, not the one answer\n%s\n---\n%s", i+1, who, got.Status, strip(got), want)
+			}
+		}
+	}
+	e.ops.Wait(t.Context())
+	if n := mailbox.Count(); n != budget {
+		t.Fatalf("%d reset emails reached the inbox from %d addresses, want the account's budget %d", n, 2*(budget+4), budget)
 	}
 }
 

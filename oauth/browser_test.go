@@ -34,7 +34,7 @@ func chromiumPath(t *testing.T) string {
 }
 
 // TestRealBrowser drives headless Chromium through sign-in and consent: the unverified
-// warning is visible, one scope is unticked, and the token carries exactly the ticked
+// warning is visible above the password field and on the consent page, one scope is unticked, and the token carries exactly the ticked
 // scopes. It also proves the pages work under their CSP with no script at all.
 func TestRealBrowser(t *testing.T) {
 	path := chromiumPath(t)
@@ -79,8 +79,16 @@ func TestRealBrowser(t *testing.T) {
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	defer cancelTimeout()
 
-	err := chromedp.Do(ctx,
-		chromedp.Navigate(authURL),
+	if err := chromedp.Do(ctx, chromedp.Navigate(authURL), chromedp.WaitVisible(chromedp.CSS("#unverified"))); err != nil {
+		t.Fatalf("browser: the sign-in page shows no unverified warning: %v", err)
+	}
+	// The warning is read before the password is typed: it sits above the password field.
+	above, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
+		`document.getElementById("unverified").getBoundingClientRect().bottom <= document.getElementById("password").getBoundingClientRect().top`))
+	if err != nil || !above {
+		t.Fatalf("browser: the unverified warning is not above the password field (%v)", err)
+	}
+	err = chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.CSS("#login")),
 		chromedp.SendKeys(chromedp.CSS("#email"), e.Member.Email),
 		chromedp.SendKeys(chromedp.CSS("#password"), e.Member.Password),

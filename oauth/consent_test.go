@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agencyos/workspaced/oauth"
 )
 
 // TestConsentRemembered: an earlier approval is reused silently only for an admin app, or
@@ -125,5 +128,94 @@ func TestConsentShowsUnverifiedRedirectHost(t *testing.T) {
 	page := b.login(e.Member)
 	if !strings.Contains(page.Raw, `id="client-host">collector.example<`) || strings.Contains(page.Raw, "trusted-bank.example") {
 		t.Fatalf("want From collector.example and no trusted-bank.example: %s", page.Raw)
+	}
+}
+
+// TestSignInPagePresentsApp (issue 21 item 8): the sign-in page that continues an
+// authorization request presents the app as the consent page does, before the password
+// is typed: an unverified app carries the warning above the password field and its
+// "From" is the host the member will be sent to, never the host of its own client_uri; an
+// app the workspace's admin registered carries a badge instead, and its home page host:
+// "Verified by your workspace" on the consent page, and on the sign-in page, before the
+// member (and so their workspace) is known, "Verified by a workspace admin".
+func TestSignInPagePresentsApp(t *testing.T) {
+	e := newEnv(t)
+	_, challenge := pkce()
+	r := e.postJSON("/oauth/register", map[string]any{"client_name": "Bank", "client_uri": "https://trusted-bank.example",
+		"redirect_uris": []string{"https://collector.example/cb"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("register: %d %s", r.Status, r.Raw)
+	}
+	b := e.browser()
+	b.get(e.authURL(r.str("client_id"), "https://collector.example/cb", challenge, "deals:read", "s"))
+	login := b.get(b.last.Header.Get("Location"))
+	warning, password := strings.Index(login.Raw, `id="unverified"`), strings.Index(login.Raw, `id="password"`)
+	if login.Status != http.StatusOK || warning < 0 || password < 0 || warning > password {
+		t.Fatalf("the unverified warning must come before the password field (at %d, field at %d): %s", warning, password, login.Raw)
+	}
+	if !strings.Contains(login.Raw, `id="client-host">collector.example<`) || strings.Contains(login.Raw, "trusted-bank.example") ||
+		strings.Contains(login.Raw, `id="verified"`) || !strings.Contains(login.Raw, `id="app-name">Bank<`) {
+		t.Fatalf("sign-in page for an unverified app: want From collector.example, no trusted-bank.example, no badge: %s", login.Raw)
+	}
+
+	app, err := oauth.CreateApp(t.Context(), e.store, oauth.NewApp{WorkspaceID: e.WorkspaceID, Name: "Acme CRM sync",
+		RedirectURIs: []string{"https://sync.acme.example/cb"}, ClientURI: "https://acme.example"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = e.browser()
+	b.get(e.authURL(app.ClientID, "https://sync.acme.example/cb", challenge, "deals:read", "s"))
+	login = b.get(b.last.Header.Get("Location"))
+	consent := e.browser()
+	consent.get(e.authURL(app.ClientID, "https://sync.acme.example/cb", challenge, "deals:read", "s"))
+	for name, c := range map[string]struct {
+		page      response
+		wantBadge string
+	}{"sign-in": {login, "Verified by a workspace admin"}, "consent": {consent.login(e.Member), "Verified by your workspace"}} {
+		if !strings.Contains(c.page.Raw, `id="verified">`+c.wantBadge+`<`) || strings.Contains(c.page.Raw, `id="unverified"`) ||
+			!strings.Contains(c.page.Raw, `id="client-host">acme.example<`) {
+			t.Fatalf("%s page for an admin-registered app: want %q, From acme.example and no warning: %s", name, c.wantBadge, c.page.Raw)
+		}
+	}
+}
+
+// TestConsentGroupsScopes (issue 21 item 8): the consent page groups the scopes by family
+// with a sentence in plain words each, one checkbox per scope still, and says where the
+// access can be revoked.
+func TestConsentGroupsScopes(t *testing.T) {
+	e := newEnv(t, func(c *oauth.Config) { c.ConnectedAppsURL = "/console/account" })
+	redirect := "https://app.example.com/callback"
+	client := e.register(redirect)
+	b := e.browser()
+	_, challenge := pkce()
+	b.get(e.authURL(client, redirect, challenge, "deals:read deals:write people:read companies:write tasks:read enrich:write", "s"))
+	page := b.login(e.Admin)
+	family := func(id string) string {
+		t.Helper()
+		start := strings.Index(page.Raw, `<fieldset class="family" id="family-`+id+`">`)
+		end := strings.Index(page.Raw[max(start, 0):], "</fieldset>")
+		if start < 0 || end < 0 {
+			t.Fatalf("no family %q on the consent page: %s", id, page.Raw)
+		}
+		return page.Raw[start : start+end]
+	}
+	crm := family("crm")
+	for _, want := range []string{"<legend>CRM</legend>", `<p class="summary">Read and change deals; read people; change companies</p>`,
+		`value="deals:write" id="scope-deals-write" checked`, "See deals and crm files", "Create and change companies"} {
+		if !strings.Contains(crm, want) {
+			t.Errorf("the CRM family lacks %q: %s", want, crm)
+		}
+	}
+	if strings.Contains(crm, "tasks:read") || strings.Contains(crm, "enrich:write") {
+		t.Errorf("the CRM family holds another family's scope: %s", crm)
+	}
+	if w := family("workspace"); !strings.Contains(w, `<p class="summary">Read tasks</p>`) {
+		t.Errorf("the Workspace family: %s", w)
+	}
+	if l := family("company-lookups"); !strings.Contains(l, "spends workspace credits") || strings.Contains(l, " checked") {
+		t.Errorf("company lookups must say they spend credits and start unticked: %s", l)
+	}
+	if !strings.Contains(page.Raw, `<a href="/console/account">your connected apps page</a>`) {
+		t.Errorf("the consent page does not say where access can be revoked: %s", page.Raw)
 	}
 }

@@ -44,3 +44,11 @@ func (s *Server) ServiceName() string { return s.cfg.ServiceName }
 func (s *Server) AllowAttempt(r *http.Request, account string) (bool, error) {
 	return s.logins.AllowSignIn(r.Context(), s.cfg.ClientIP(r), strings.ToLower(account))
 }
+
+// AllowResetMail charges a "Forgot password?" request for account (an email, known or
+// not) to the account's own budget, shared by every address and, with REDIS_URL, every
+// replica, and reports whether a reset link may be mailed. An error means the limiter
+// could not decide.
+func (s *Server) AllowResetMail(r *http.Request, account string) (bool, error) {
+	return s.logins.AllowResetMail(r.Context(), strings.ToLower(strings.TrimSpace(account)))
+}

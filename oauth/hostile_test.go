@@ -33,6 +33,7 @@ type openLimiter struct{}
 func (openLimiter) AllowSignIn(context.Context, netip.Addr, string) (bool, error) { return true, nil }
 func (openLimiter) SignInFailed(context.Context, netip.Addr, string) error        { return nil }
 func (openLimiter) AllowUnknownAccount(context.Context) (bool, error)             { return true, nil }
+func (openLimiter) AllowResetMail(context.Context, string) (bool, error)          { return true, nil }
 
 // hostileRun counts answers and fails the test on any 5xx.
 type hostileRun struct {

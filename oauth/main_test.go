@@ -102,7 +102,7 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	e.issuer = "http://" + ts.Listener.Addr().String()
 	scopes := workspace.Scopes()
 	cfg := oauth.Config{Store: s, Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
-		GrantableScopes: workspace.GrantableScopes, Now: e.clock.Now, RefreshGrace: 30 * time.Second,
+		GrantableScopes: workspace.GrantableScopes, DescribeScope: workspace.DescribeScope, Now: e.clock.Now, RefreshGrace: 30 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	for _, c := range configure {
 		c(&cfg)

@@ -42,15 +42,17 @@ func safeReturn(ret string) string {
 
 // loginData is what the login page shows.
 type loginData struct {
-	CSRF, Return, Email, Error, AppName string
-	Service                             string // SERVICE_NAME
-	ResetURL                            string // "Forgot password?", or ""
-	UpstreamName, UpstreamURL           string
+	CSRF, Return, Email, Error string
+	Service                    string   // SERVICE_NAME
+	App                        *appView // the app of the authorization request the sign-in continues, or nil
+	ResetURL                   string   // "Forgot password?", or ""
+	UpstreamName, UpstreamURL  string
 }
 
 // loginPage renders the sign-in form. When the sign-in continues an authorization
-// request, the form may end in a redirect to that client, so its redirect origin joins
-// form-action.
+// request, the page presents its app as the consent page does, the unverified warning
+// included, before anything is typed; and the form may end in a redirect to that client,
+// so its redirect origin joins form-action.
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, ret, email, msg string) {
 	ret = safeReturn(ret)
 	data := loginData{CSRF: s.csrfToken(w, r), Return: ret, Email: email, Error: msg, Service: s.cfg.ServiceName,
@@ -58,7 +60,9 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request, status int, r
 	var origin string
 	if raw, ok := strings.CutPrefix(ret, "/oauth/authorize?"); ok {
 		if req, pe, _, err := s.parseAuthorize(r.Context(), s.cfg.ClientIP(r), raw); err == nil && pe == nil && req != nil {
-			data.AppName, origin = req.Client.Name, redirectOrigin(req.RedirectURI)
+			app := appOf(req)
+			app.Badge = "Verified by a workspace admin" // whose workspace the sign-in will tell
+			data.App, origin = &app, redirectOrigin(req.RedirectURI)
 		}
 	}
 	if s.cfg.Upstream != nil {

@@ -33,6 +33,10 @@ type LoginLimiter interface {
 	// AllowUnknownAccount charges an attempt for an email no member has to a budget all
 	// addresses share, and reports whether its password may be hashed.
 	AllowUnknownAccount(ctx context.Context) (bool, error)
+	// AllowResetMail charges a "Forgot password?" request for account to the budget the
+	// account's requests from every address share, and reports whether a reset link may
+	// be mailed to it.
+	AllowResetMail(ctx context.Context, account string) (bool, error)
 }
 
 var _ LoginLimiter = (*ratelimit.Limiter)(nil)

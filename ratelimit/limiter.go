@@ -139,7 +139,11 @@ func New(cfg Config) (*Limiter, error) {
 	if l.signIn == (SignInBudgets{}) {
 		l.signIn = DefaultSignInBudgets()
 	}
-	for _, b := range []Budget{l.signIn.PerAddress, l.signIn.PerAccountAddress, l.signIn.PerAccount, l.signIn.UnknownAccounts} {
+	if l.signIn.ResetMails == (Budget{}) {
+		l.signIn.ResetMails = DefaultSignInBudgets().ResetMails
+	}
+	for _, b := range []Budget{l.signIn.PerAddress, l.signIn.PerAccountAddress, l.signIn.PerAccount, l.signIn.UnknownAccounts,
+		l.signIn.ResetMails} {
 		if b.Tokens == 0 || b.Interval < time.Millisecond {
 			return nil, errors.New("ratelimit: every sign-in budget needs tokens and an interval of at least 1ms")
 		}

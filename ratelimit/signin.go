@@ -28,17 +28,23 @@ type SignInBudgets struct {
 	// has whose password is hashed anyway (to take as long as a real check): beyond it
 	// they are not hashed, so made-up emails cannot keep the hash slots busy.
 	UnknownAccounts Budget
+	// ResetMails counts the "Forgot password?" requests for one account from every
+	// address, known account or not: beyond it no more reset links are mailed to it, so a
+	// flood from many addresses cannot fill one inbox. Zero means the default.
+	ResetMails Budget
 }
 
 // DefaultSignInBudgets returns the budgets used when Config.SignIn is zero: 20 attempts
 // per 5 minutes per address, 5 failures per 15 minutes per account and address, 100
-// failures per 15 minutes per account, 6 hashed unknown-account attempts a minute.
+// failures per 15 minutes per account, 6 hashed unknown-account attempts a minute, 3
+// reset mails an hour per account.
 func DefaultSignInBudgets() SignInBudgets {
 	return SignInBudgets{
 		PerAddress:        Budget{Tokens: 20, Interval: 5 * time.Minute},
 		PerAccountAddress: Budget{Tokens: 5, Interval: 15 * time.Minute},
 		PerAccount:        Budget{Tokens: 100, Interval: 15 * time.Minute},
 		UnknownAccounts:   Budget{Tokens: 6, Interval: time.Minute},
+		ResetMails:        Budget{Tokens: 3, Interval: time.Hour},
 	}
 }
 
@@ -89,6 +95,13 @@ func (l *Limiter) SignInFailed(ctx context.Context, ip netip.Addr, account strin
 // shared by every address, and reports whether it was within it.
 func (l *Limiter) AllowUnknownAccount(ctx context.Context) (bool, error) {
 	return l.signInTake(ctx, l.signIn.UnknownAccounts, l.prefix+":signin:unknown")
+}
+
+// AllowResetMail charges one "Forgot password?" request for account (a lowercased email,
+// whether or not a member has it) to the account's budget shared by every address, and
+// reports whether a reset link may be mailed.
+func (l *Limiter) AllowResetMail(ctx context.Context, account string) (bool, error) {
+	return l.signInTake(ctx, l.signIn.ResetMails, l.prefix+":signin:reset:{"+hashKey(account)+"}")
 }
 
 // signInKeys names the failure logs of the pair (account, ip) and of the account. Both

@@ -7,6 +7,17 @@ import (
 	"time"
 )
 
+// smallSignInBudgets are budgets small enough to spend in a test; ResetMails is left zero,
+// so it takes its default.
+func smallSignInBudgets() SignInBudgets {
+	return SignInBudgets{
+		PerAddress:        Budget{Tokens: 10, Interval: time.Hour},
+		PerAccountAddress: Budget{Tokens: 2, Interval: time.Hour},
+		PerAccount:        Budget{Tokens: 4, Interval: time.Hour},
+		UnknownAccounts:   Budget{Tokens: 2, Interval: time.Hour},
+	}
+}
+
 // TestSignInBudgets walks the sign-in budgets on both stores (docs/oauth.md, "Sign-in
 // budgets"): an address is slowed by its own failures for an account, the account-wide
 // ceiling refuses only addresses that have failed for it, and unknown accounts share one
@@ -14,12 +25,7 @@ import (
 func TestSignInBudgets(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			cfg := Config{SignIn: SignInBudgets{
-				PerAddress:        Budget{Tokens: 10, Interval: time.Hour},
-				PerAccountAddress: Budget{Tokens: 2, Interval: time.Hour},
-				PerAccount:        Budget{Tokens: 4, Interval: time.Hour},
-				UnknownAccounts:   Budget{Tokens: 2, Interval: time.Hour},
-			}}
+			cfg := Config{SignIn: smallSignInBudgets()}
 			b.configure(t)(&cfg)
 			l := newLimiter(t, cfg)
 			ctx := context.Background()
@@ -64,6 +70,34 @@ func TestSignInBudgets(t *testing.T) {
 	}
 }
 
+// TestResetMailBudget: "Forgot password?" requests for one account are counted across
+// every address (each call is a fresh limiter view of the same store, as replicas sharing
+// Redis are), other accounts keep their own budget, and a zero ResetMails takes the default.
+func TestResetMailBudget(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			cfg := Config{SignIn: smallSignInBudgets()}
+			b.configure(t)(&cfg)
+			replicas := []*Limiter{newLimiter(t, cfg)}
+			if b.name == "redis" {
+				replicas = append(replicas, newLimiter(t, cfg))
+			}
+			ctx := context.Background()
+			want := int(DefaultSignInBudgets().ResetMails.Tokens)
+			for i := range want + 2 {
+				l := replicas[i%len(replicas)]
+				ok, err := l.AllowResetMail(ctx, "bob@example.test")
+				if err != nil || ok != (i < want) {
+					t.Fatalf("request %d: AllowResetMail = %v, %v; want %v", i+1, ok, err, i < want)
+				}
+			}
+			if ok, err := replicas[0].AllowResetMail(ctx, "carol@example.test"); err != nil || !ok {
+				t.Fatalf("another account: %v, %v", ok, err)
+			}
+		})
+	}
+}
+
 // TestSignInStoreDown: with Redis down and the failure policy closed, the sign-in methods
 // return ErrUndecided (503), not a refusal (429).
 func TestSignInStoreDown(t *testing.T) {
@@ -74,5 +108,8 @@ func TestSignInStoreDown(t *testing.T) {
 	}
 	if err := l.SignInFailed(ctx, netip.MustParseAddr("192.0.2.1"), "bob"); err != ErrUndecided {
 		t.Errorf("SignInFailed: %v, want ErrUndecided", err)
+	}
+	if _, err := l.AllowResetMail(ctx, "bob"); err != ErrUndecided {
+		t.Errorf("AllowResetMail: %v, want ErrUndecided", err)
 	}
 }

@@ -262,6 +262,7 @@ func openAPIDoc() obj {
 			paths["/"+r.Name+"/{id}"] = item
 		}
 	}
+	actionPaths(paths, schemas, idParam)
 	enrich := workspace.Lookup("enrich")
 	schemas["enrich_create"] = writeSchema(enrich, true)
 	paths["/enrich"] = obj{"post": obj{"operationId": "enrich_company", "summary": "Look up a company by domain (metered)",

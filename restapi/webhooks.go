@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -29,42 +30,79 @@ type WebhookActions interface {
 
 var _ WebhookActions = (*webhooks.Service)(nil)
 
-// webhookRoutes adds the endpoint and delivery actions.
-func (a *API) webhookRoutes(r chi.Router) {
-	r.Post("/webhook_endpoints/{id}/test", a.handle(a.webhookAction("webhook_endpoints", func(ctx context.Context, p *store.Principal, id string) (json.RawMessage, int, error) {
-		eventID, err := a.cfg.Webhooks.Ping(ctx, p, id)
-		data, _ := json.Marshal(map[string]string{"event_id": eventID, "type": webhooks.PingType})
-		return data, http.StatusAccepted, err
-	})))
-	r.Post("/webhook_endpoints/{id}/rotate_secret", a.handle(a.webhookAction("webhook_endpoints", func(ctx context.Context, p *store.Principal, id string) (json.RawMessage, int, error) {
-		secret, err := a.cfg.Webhooks.Rotate(ctx, p, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		rec, err := a.ops.Get(ctx, p, workspace.Lookup("webhook_endpoints"), id)
-		return workspace.WithSecret(rec, secret), http.StatusOK, err
-	})))
-	r.Post("/webhook_deliveries/{id}/retry", a.handle(a.webhookAction("webhook_deliveries", func(ctx context.Context, p *store.Principal, id string) (json.RawMessage, int, error) {
-		if err := a.cfg.Webhooks.Retry(ctx, p, id); err != nil {
-			return nil, 0, err
-		}
-		rec, err := a.ops.Get(ctx, p, workspace.Lookup("webhook_deliveries"), id)
-		return rec, http.StatusAccepted, err
-	})))
+// webhookAction is one action: POST /<resource>/{id}/<name>, gated like a write of resource.
+// webhookActions routes them (webhookRoutes) and describes them in the OpenAPI document
+// (actionPaths), so neither can have an action the other lacks.
+type webhookAction struct {
+	resource, name string
+	summary, doc   string
+	status         int
+	result         string // what the success response carries
+	// answers names the resource whose whole record is the action's data; "" when data
+	// (its schema) describes it instead.
+	answers string
+	data    func() obj
+	act     func(a *API, ctx context.Context, p *store.Principal, id string) (json.RawMessage, error)
 }
 
-// webhookAction gates an action like a write of resource (its write scope, the admin role),
-// refuses a malformed id as not_found, and writes the action's data.
-func (a *API) webhookAction(resource string, act func(ctx context.Context, p *store.Principal, id string) (json.RawMessage, int, error)) func(http.ResponseWriter, *http.Request) error {
+var webhookActions = []webhookAction{
+	{resource: "webhook_endpoints", name: "test", status: http.StatusAccepted,
+		summary: "Send a ping event to a webhook endpoint", result: "The ping is queued: its event id.",
+		doc: "Queues a ping event to this endpoint alone, whatever its events; the delivery log shows its attempts. Admin only.",
+		data: func() obj {
+			return obj{"type": "object", "required": []string{"event_id", "type"}, "additionalProperties": false,
+				"properties": obj{"event_id": workspace.UUID.Schema(workspace.OpenAPIDialect),
+					"type": obj{"const": webhooks.PingType, "description": "the event's type"}}}
+		},
+		act: func(a *API, ctx context.Context, p *store.Principal, id string) (json.RawMessage, error) {
+			eventID, err := a.cfg.Webhooks.Ping(ctx, p, id)
+			data, _ := json.Marshal(map[string]string{"event_id": eventID, "type": webhooks.PingType})
+			return data, err
+		}},
+	{resource: "webhook_endpoints", name: "rotate_secret", status: http.StatusOK, answers: "webhook_endpoints",
+		summary: "Rotate a webhook endpoint's signing secret", result: "The endpoint, with its new secret.",
+		doc: "Makes a new whsec_ secret and answers the endpoint with it (the only response that shows it); " +
+			"for 24 hours deliveries are signed with the new and the previous secret. Admin only.",
+		act: func(a *API, ctx context.Context, p *store.Principal, id string) (json.RawMessage, error) {
+			secret, err := a.cfg.Webhooks.Rotate(ctx, p, id)
+			if err != nil {
+				return nil, err
+			}
+			rec, err := a.ops.Get(ctx, p, workspace.Lookup("webhook_endpoints"), id)
+			return workspace.WithSecret(rec, secret), err
+		}},
+	{resource: "webhook_deliveries", name: "retry", status: http.StatusAccepted, answers: "webhook_deliveries",
+		summary: "Retry a webhook delivery now", result: "The delivery, pending again.",
+		doc: "Queues another attempt of this delivery now, whatever its status; its attempt count goes on. Admin only.",
+		act: func(a *API, ctx context.Context, p *store.Principal, id string) (json.RawMessage, error) {
+			if err := a.cfg.Webhooks.Retry(ctx, p, id); err != nil {
+				return nil, err
+			}
+			return a.ops.Get(ctx, p, workspace.Lookup("webhook_deliveries"), id)
+		}},
+}
+
+func (act *webhookAction) path() string { return "/" + act.resource + "/{id}/" + act.name }
+
+// webhookRoutes adds the endpoint and delivery actions.
+func (a *API) webhookRoutes(r chi.Router) {
+	for i := range webhookActions {
+		r.Post(webhookActions[i].path(), a.handle(a.webhookAction(&webhookActions[i])))
+	}
+}
+
+// webhookAction gates an action like a write of its resource (the write scope, the admin
+// role), refuses a malformed id as not_found, and writes the action's data.
+func (a *API) webhookAction(act *webhookAction) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		p, id := httpx.PrincipalFrom(r.Context()), chi.URLParam(r, "id")
-		if err := workspace.PermitWebhookAction(p, resource, id); err != nil {
+		if err := workspace.PermitWebhookAction(p, act.resource, id); err != nil {
 			return err
 		}
 		if a.cfg.Webhooks == nil {
 			return &store.Error{Code: store.CodeInternal, Unavailable: true, Message: "webhook delivery is not running on this server"}
 		}
-		data, status, err := act(r.Context(), p, id)
+		data, err := act.act(a, r.Context(), p, id)
 		if err != nil {
 			var e *store.Error
 			if errors.As(err, &e) {
@@ -72,6 +110,25 @@ func (a *API) webhookAction(resource string, act func(ctx context.Context, p *st
 			}
 			return store.Internal(err)
 		}
-		return writeData(w, status, data, nil)
+		return writeData(w, act.status, data, nil)
+	}
+}
+
+// actionPaths describes the actions in the OpenAPI document, adding to schemas the whole
+// records they answer.
+func actionPaths(paths, schemas, idParam obj) {
+	for i := range webhookActions {
+		act := &webhookActions[i]
+		var data any
+		if act.answers != "" {
+			schemas[act.answers] = recordSchema(workspace.Lookup(act.answers))
+			data = ref("schemas", act.answers)
+		} else {
+			data = act.data()
+		}
+		paths[act.path()] = obj{"post": obj{"operationId": act.name + "_" + act.resource, "summary": act.summary,
+			"description": act.doc, "tags": []string{workspace.Lookup(act.resource).Toolset()}, "parameters": []any{idParam},
+			"responses": errorResponses(obj{strconv.Itoa(act.status): dataResponse(act.result, data)},
+				"401", "403", "404", "405", "429", "500")}}
 	}
 }

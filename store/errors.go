@@ -116,6 +116,18 @@ func MapWriteError(err error, failCode Code) error {
 	return err
 }
 
+// RowFault reports whether err is the database refusing the values of a row (SQLSTATE
+// class 22, data exception, or 23, integrity constraint violation) rather than failing for
+// a reason of its own, and returns the SQLSTATE and the constraint's name: neither carries
+// the row's values, which the error's detail does.
+func RowFault(err error) (sqlstate, constraint string, ok bool) {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && (strings.HasPrefix(pg.Code, "22") || strings.HasPrefix(pg.Code, "23")) {
+		return pg.Code, pg.ConstraintName, true
+	}
+	return "", "", false
+}
+
 // MapReadError turns a driver error from a read into bad_request when a value the client
 // sent was at fault (a filter the database cannot take), by SQLSTATE; other errors are
 // returned as they are.

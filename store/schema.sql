@@ -385,6 +385,8 @@ BEGIN
   IF writes <> 'none' THEN
     EXECUTE format('CREATE TRIGGER activity AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION ws_record_activity(%L, %L)',
       tbl, resource, feature);
+    EXECUTE format('CREATE TRIGGER webhook_event AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION ws_record_event(%L, %L)',
+      tbl, resource, feature);
   END IF;
 END
 $_$;
@@ -1890,7 +1892,8 @@ CREATE TABLE public.webhook_events (
     changed text[],
     endpoint_id uuid,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    dispatched_at timestamp with time zone
+    dispatched_at timestamp with time zone,
+    dispatch_error text
 );
 
 --
@@ -4497,10 +4500,22 @@ CREATE INDEX users_search ON public.users USING gin (workspace_id, public.ws_sea
 CREATE INDEX users_sync ON public.users USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: webhook_deliveries_created_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_created_at ON public.webhook_deliveries USING brin (created_at);
+
+--
 -- Name: webhook_deliveries_endpoint_id; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX webhook_deliveries_endpoint_id ON public.webhook_deliveries USING btree (workspace_id, endpoint_id, created_at DESC, id DESC);
+
+--
+-- Name: webhook_deliveries_event_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_deliveries_event_id ON public.webhook_deliveries USING btree (event_id);
 
 --
 -- Name: webhook_deliveries_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4531,6 +4546,12 @@ CREATE INDEX webhook_endpoints_keyset ON public.webhook_endpoints USING btree (w
 --
 
 CREATE INDEX webhook_endpoints_sync ON public.webhook_endpoints USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: webhook_events_created_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_events_created_at ON public.webhook_events USING brin (created_at);
 
 --
 -- Name: webhook_events_pending; Type: INDEX; Schema: public; Owner: -

@@ -21,7 +21,7 @@ UNION ALL
 SELECT 'index ' || pg_get_indexdef(indexrelid)
   FROM pg_index WHERE indrelid = $1::regclass AND indexrelid::regclass::text IN ($1::text || '_keyset', $1::text || '_sync')
 UNION ALL
-SELECT 'trigger ' || tgname || ' ' || tgfoid::regproc::text FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname IN ('touch', 'activity')
+SELECT 'trigger ' || tgname || ' ' || tgfoid::regproc::text FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname IN ('touch', 'activity', 'webhook_event')
 UNION ALL
 SELECT 'grant ' || p FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) p WHERE has_table_privilege('workspaced_app', $1::text, p)
 UNION ALL
@@ -30,7 +30,8 @@ ORDER BY 1`
 
 // TestWsProtectMakesWhatTheMigrationsMade: migration 00018 defines ws_protect once, in
 // place of the three definitions of 00001, 00011 and 00012 that protected the tables
-// made so far. A table protected now gets exactly what those tables got.
+// made so far, and 00026 adds the webhook outbox trigger 00023 gave every table with an
+// activity trigger. A table protected now gets exactly what those tables got.
 func TestWsProtectMakesWhatTheMigrationsMade(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()

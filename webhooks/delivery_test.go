@@ -255,3 +255,34 @@ func TestTwoProcessesDeliverEachEventOnce(t *testing.T) {
 		t.Fatalf("%d deliveries of %d distinct events, want %d of %d", len(rc.deliveries()), len(seen), n, n)
 	}
 }
+
+// TestRetrySpeedupDividesTheSchedule: with RetrySpeedup (WEBHOOK_RETRY_SPEEDUP), each wait
+// of the schedule is divided by it: a failing receiver is tried again after 5 s / 100, then
+// 5 min / 100 (the delivery log's next_attempt_at, by the injected clock), and really gets
+// its second and third attempts within seconds.
+func TestRetrySpeedupDividesTheSchedule(t *testing.T) {
+	e := newEnv(t, loopbackPolicy)
+	rc := newReceiver(t)
+	rc.setStatus(http.StatusServiceUnavailable)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	id, _ := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.created")
+	e.start(e.newService(func(c *webhooks.Config) { c.RetrySpeedup = 100 }))
+	e.do(f.Admin, "POST", "/labels", map[string]any{"name": "Sooner"})
+	for attempt, wait := range webhooks.Schedule[:2] {
+		rc.waitFor(t, attempt+1)
+		eventually(t, fmt.Sprintf("attempt %d recorded", attempt+1), func() bool {
+			r := e.do(f.Admin, "GET", "/webhook_deliveries?endpoint_id="+id, nil)
+			list, _ := r.Body["data"].([]any)
+			if len(list) != 1 || list[0].(map[string]any)["attempts"] != float64(attempt+1) {
+				return false
+			}
+			last, _ := time.Parse(time.RFC3339Nano, list[0].(map[string]any)["last_attempt_at"].(string))
+			next, _ := time.Parse(time.RFC3339Nano, list[0].(map[string]any)["next_attempt_at"].(string))
+			if got := next.Sub(last); got != wait/100 {
+				t.Fatalf("after attempt %d the next is %s later, want %s / 100", attempt+1, got, wait)
+			}
+			return true
+		})
+	}
+	rc.waitFor(t, 3) // 5 min / 100 = 3 s after the second
+}

@@ -80,17 +80,22 @@ func newEnv(t testing.TB, policy webhooks.URLPolicy) *env {
 	return e
 }
 
-// newService builds another delivery service over the same database (another process).
-func (e *env) newService() *webhooks.Service {
+// newService builds another delivery service over the same database (another process);
+// opts adjust its Config.
+func (e *env) newService(opts ...func(*webhooks.Config)) *webhooks.Service {
 	e.t.Helper()
-	svc, err := webhooks.New(webhooks.Config{Store: e.store, URLs: e.policy, Now: e.clock.Now, Poll: 20 * time.Millisecond,
+	cfg := webhooks.Config{Store: e.store, URLs: e.policy, Now: e.clock.Now, Poll: 20 * time.Millisecond,
 		Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Columns: func(resource string) []string {
 			if r := workspace.Lookup(resource); r != nil {
 				return workspace.Columns(r)
 			}
 			return nil
-		}})
+		}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	svc, err := webhooks.New(cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -60,6 +60,12 @@ type Config struct {
 	Poll time.Duration
 	// Timeout bounds each attempt; 0 means Timeout.
 	Timeout time.Duration
+	// RetrySpeedup divides every wait of Schedule (an operator's drill, tests); 0 or 1
+	// keeps the schedule as documented. DisableAfter is not divided.
+	RetrySpeedup int
+	// Retention is how long deliveries and events are kept (retention.go); 0 means
+	// DefaultRetention.
+	Retention time.Duration
 }
 
 // Service dispatches outbox events to deliveries and works them on River.
@@ -77,8 +83,10 @@ type Service struct {
 type metrics struct {
 	attempts   *prometheus.CounterVec
 	dispatched prometheus.Counter
-	disabled   prometheus.Counter
-	lag        prometheus.Gauge
+	// dispatchFailed counts outbox events set aside because they could not be dispatched.
+	dispatchFailed prometheus.Counter
+	disabled       prometheus.Counter
+	lag            prometheus.Gauge
 }
 
 // New builds the service; Start runs it.
@@ -91,6 +99,8 @@ func New(cfg Config) (*Service, error) {
 	cfg.PerEndpoint = cmp.Or(cfg.PerEndpoint, 16)
 	cfg.Poll = cmp.Or(cfg.Poll, 100*time.Millisecond)
 	cfg.Timeout = cmp.Or(cfg.Timeout, Timeout)
+	cfg.RetrySpeedup = max(cfg.RetrySpeedup, 1)
+	cfg.Retention = cmp.Or(cfg.Retention, DefaultRetention)
 	s := &Service{cfg: cfg, busy: map[string]chan struct{}{}}
 	s.http = &http.Client{
 		Transport: cfg.URLs.guard().Transport(nil),
@@ -103,13 +113,15 @@ func New(cfg Config) (*Service, error) {
 			Help: "Webhook delivery attempts by outcome (succeeded, failed)."}, []string{"outcome"}),
 		dispatched: prometheus.NewCounter(prometheus.CounterOpts{Name: "workspaced_webhook_deliveries_created_total",
 			Help: "Deliveries made from outbox events (one per event and matching endpoint)."}),
+		dispatchFailed: prometheus.NewCounter(prometheus.CounterOpts{Name: "workspaced_webhook_dispatch_failures_total",
+			Help: "Outbox events set aside because the database refused their deliveries (see webhook_events.dispatch_error)."}),
 		disabled: prometheus.NewCounter(prometheus.CounterOpts{Name: "workspaced_webhook_endpoints_disabled_total",
 			Help: "Endpoints disabled after failing for 3 days."}),
 		lag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "workspaced_webhook_lag_seconds",
 			Help: "Seconds from an event's commit to its latest successful delivery."}),
 	}
 	if cfg.Registerer != nil {
-		for _, c := range []prometheus.Collector{s.m.attempts, s.m.dispatched, s.m.disabled, s.m.lag} {
+		for _, c := range []prometheus.Collector{s.m.attempts, s.m.dispatched, s.m.dispatchFailed, s.m.disabled, s.m.lag} {
 			if err := cfg.Registerer.Register(c); err != nil {
 				return nil, err
 			}
@@ -117,9 +129,11 @@ func New(cfg Config) (*Service, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
+	river.AddWorker(workers, &retentionWorker{s: s})
 	client, err := river.NewClient(cfg.Store.RiverDriver(), &river.Config{
 		Queues:            map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
 		Workers:           workers,
+		PeriodicJobs:      []*river.PeriodicJob{s.retentionJob()},
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,
@@ -187,11 +201,32 @@ const dispatchBatch = 500
 // enabled endpoint whose patterns match, and enqueues a River job for each, all in one
 // transaction: rows locked with SKIP LOCKED, so concurrent processes split the work and
 // every event is dispatched once. It returns how many events it took.
+//
+// An event the database refuses to dispatch (a constraint its deliveries would break) must
+// not hold back the events after it: when the batch fails so, it is done again with each
+// event in a savepoint of its own, and the events that fail are set aside (dispatched, with
+// dispatch_error), logged and counted. The usual batch pays for no savepoint.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	n, err := s.dispatch(ctx, false)
+	if _, _, ok := store.RowFault(err); ok {
+		n, err = s.dispatch(ctx, true)
+	}
+	return n, err
+}
+
+// outboxEvent is an outbox row as the dispatcher reads it.
+type outboxEvent struct{ id, ws, typ, endpoint string }
+
+// endpointPatterns is an enabled endpoint and the event types it takes.
+type endpointPatterns struct {
+	id       string
+	patterns []string
+}
+
+func (s *Service) dispatch(ctx context.Context, isolate bool) (int, error) {
 	n := 0
 	err := s.cfg.Store.ServiceTx(ctx, "", func(tx pgx.Tx) error {
-		type event struct{ id, ws, typ, endpoint string }
-		var events []event
+		var events []outboxEvent
 		rows, err := tx.Query(ctx, `SELECT id::text, workspace_id::text, type, coalesce(endpoint_id::text, '')
 			FROM webhook_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, dispatchBatch)
 		if err != nil {
@@ -199,7 +234,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 		}
 		if err := store.Scan(rows, func(rows pgx.Rows) error {
 			for rows.Next() {
-				var e event
+				var e outboxEvent
 				if err := rows.Scan(&e.id, &e.ws, &e.typ, &e.endpoint); err != nil {
 					return err
 				}
@@ -213,65 +248,45 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 		if n == 0 {
 			return nil
 		}
-		type endpoint struct {
-			id       string
-			patterns []string
-		}
-		endpoints := map[string][]endpoint{}
+		endpoints := map[string][]endpointPatterns{}
 		var jobs []river.InsertManyParams
 		ids := make([]string, 0, n)
 		for _, e := range events {
-			ids = append(ids, e.id)
-			eps, ok := endpoints[e.ws]
-			if !ok {
-				if _, err := tx.Exec(ctx, `SELECT set_config('app.workspace_id', $1, true)`, e.ws); err != nil {
-					return err
-				}
-				// Filtered by workspace in the statement: the service's role may bypass RLS.
-				rows, err := tx.Query(ctx, `SELECT id::text, events FROM webhook_endpoints
-					WHERE workspace_id = $1::text::uuid AND enabled`, e.ws)
+			if !isolate {
+				made, err := s.deliveries(ctx, tx, e, endpoints)
 				if err != nil {
 					return err
 				}
-				if err := store.Scan(rows, func(rows pgx.Rows) error {
-					for rows.Next() {
-						var ep endpoint
-						if err := rows.Scan(&ep.id, &ep.patterns); err != nil {
-							return err
-						}
-						eps = append(eps, ep)
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-				endpoints[e.ws] = eps
-			} else if _, err := tx.Exec(ctx, `SELECT set_config('app.workspace_id', $1, true)`, e.ws); err != nil {
+				jobs = append(jobs, made...)
+				ids = append(ids, e.id)
+				continue
+			}
+			sp, err := tx.Begin(ctx) // a savepoint
+			if err != nil {
 				return err
 			}
-			var targets []string
-			if e.endpoint != "" {
-				targets = []string{e.endpoint}
-			} else {
-				for _, ep := range eps {
-					if Matches(ep.patterns, e.typ) {
-						targets = append(targets, ep.id)
-					}
-				}
+			made, err := s.deliveries(ctx, sp, e, endpoints)
+			if err == nil && len(made) > 0 {
+				_, err = s.river.InsertManyTx(ctx, sp, made)
 			}
-			for _, t := range targets {
-				var id string
-				err := tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
-					VALUES ($1::text::uuid, $2::text::uuid, $3::text::uuid, $4) ON CONFLICT DO NOTHING RETURNING id::text`,
-					e.ws, t, e.id, e.typ).Scan(&id)
-				if errors.Is(err, pgx.ErrNoRows) {
-					continue
-				}
-				if err != nil {
+			if err == nil {
+				err = sp.Commit(ctx) // releases the savepoint
+			}
+			sqlstate, constraint, fault := store.RowFault(err)
+			if err != nil && !fault {
+				return err
+			}
+			if err != nil {
+				if err := sp.Rollback(ctx); err != nil {
 					return err
 				}
-				jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws}})
+				if err := s.setAside(ctx, tx, e, sqlstate, constraint); err != nil {
+					return err
+				}
+				continue
 			}
+			s.m.dispatched.Add(float64(len(made)))
+			ids = append(ids, e.id)
 		}
 		if len(jobs) > 0 {
 			if _, err := s.river.InsertManyTx(ctx, tx, jobs); err != nil {
@@ -283,6 +298,79 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 		return err
 	})
 	return n, err
+}
+
+// deliveries makes the delivery rows of event e in tx and returns their River jobs;
+// endpoints caches each workspace's enabled endpoints for the batch.
+func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endpoints map[string][]endpointPatterns) ([]river.InsertManyParams, error) {
+	if _, err := tx.Exec(ctx, `SELECT set_config('app.workspace_id', $1, true)`, e.ws); err != nil {
+		return nil, err
+	}
+	eps, ok := endpoints[e.ws]
+	if !ok {
+		// Filtered by workspace in the statement: the service's role may bypass RLS.
+		rows, err := tx.Query(ctx, `SELECT id::text, events FROM webhook_endpoints
+			WHERE workspace_id = $1::text::uuid AND enabled`, e.ws)
+		if err != nil {
+			return nil, err
+		}
+		if err := store.Scan(rows, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var ep endpointPatterns
+				if err := rows.Scan(&ep.id, &ep.patterns); err != nil {
+					return err
+				}
+				eps = append(eps, ep)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		endpoints[e.ws] = eps
+	}
+	var targets []string
+	if e.endpoint != "" {
+		targets = []string{e.endpoint}
+	} else {
+		for _, ep := range eps {
+			if Matches(ep.patterns, e.typ) {
+				targets = append(targets, ep.id)
+			}
+		}
+	}
+	var jobs []river.InsertManyParams
+	for _, t := range targets {
+		var id string
+		err := tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
+			VALUES ($1::text::uuid, $2::text::uuid, $3::text::uuid, $4) ON CONFLICT DO NOTHING RETURNING id::text`,
+			e.ws, t, e.id, e.typ).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws}})
+	}
+	return jobs, nil
+}
+
+// setAside marks event e dispatched with the reason it could not be, and logs and counts
+// it. The reason and the log name the SQLSTATE and the constraint, never a value of the
+// event (a driver error's message or detail may quote one).
+func (s *Service) setAside(ctx context.Context, tx pgx.Tx, e outboxEvent, sqlstate, constraint string) error {
+	reason := "SQLSTATE " + sqlstate
+	if constraint != "" {
+		reason += " (constraint " + constraint + ")"
+	}
+	if _, err := tx.Exec(ctx, `UPDATE webhook_events SET dispatched_at = now(), dispatch_error = $2 WHERE id = $1::text::uuid`,
+		e.id, reason); err != nil {
+		return err
+	}
+	s.m.dispatchFailed.Inc()
+	s.cfg.Logger.Error("webhook event set aside: it cannot be dispatched", "event_id", e.id, "workspace_id", e.ws,
+		"event_type", e.typ, "sqlstate", sqlstate, "constraint", constraint)
+	return nil
 }
 
 // deliveryArgs are a River job's arguments: which delivery, and its workspace (so the
@@ -307,12 +395,12 @@ type worker struct {
 
 // NextRetry follows Schedule on the service's clock, not River's default backoff.
 func (w *worker) NextRetry(job *river.Job[deliveryArgs]) time.Time {
-	return w.s.cfg.Now().Add(retryDelay(job.Attempt))
+	return w.s.cfg.Now().Add(w.s.retryDelay(job.Attempt))
 }
 
-// retryDelay is the wait after attempt (1-based) failed.
-func retryDelay(attempt int) time.Duration {
-	return Schedule[min(max(attempt, 1), len(Schedule))-1]
+// retryDelay is the wait after attempt (1-based) failed: Schedule's, divided by RetrySpeedup.
+func (s *Service) retryDelay(attempt int) time.Duration {
+	return Schedule[min(max(attempt, 1), len(Schedule))-1] / time.Duration(s.cfg.RetrySpeedup)
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
@@ -493,7 +581,7 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 	retry := r.status == "failed" && attempt < maxAttempts
 	var next *time.Time
 	if retry {
-		n := now.Add(retryDelay(attempt))
+		n := now.Add(s.retryDelay(attempt))
 		next = &n
 	}
 	status := r.status

@@ -58,3 +58,49 @@ func scopeUsable(p *store.Principal, scope string) bool {
 	}
 	return false
 }
+
+// featureFamilies names, in the words the consent page uses, the family of the scopes whose
+// resources all need one feature grant; every other scope is the workspace's own.
+var featureFamilies = map[Feature]string{CRM: "CRM", HR: "HR", Finance: "Finance", Metrics: "Metrics",
+	Competitors: "Competitor research", Agents: "Agents"}
+
+// DescribeScope says in plain words what a scope (deals:read) reaches, for the consent
+// page: its family ("CRM" when every resource under the name needs the crm grant,
+// "Workspace" otherwise) and the resources its action covers (deals and crm files to
+// read, deals to change), both read from the catalogue, so a new resource is described
+// without an edit here. A scope the catalogue does not hold is its own family and covers
+// its name.
+func DescribeScope(scope string) (family string, covers []string) {
+	name, action, _ := strings.Cut(scope, ":")
+	var nouns []string
+	feature, shared, found := NoFeature, true, false
+	for _, r := range catalog {
+		if r.Scope != name {
+			continue
+		}
+		if !found {
+			feature, found = r.Feature, true
+		} else if r.Feature != feature {
+			shared = false
+		}
+		reaches := r.CanList() || r.CanGet()
+		if action == "write" {
+			reaches = r.CanCreate() || r.CanUpdate()
+		}
+		switch {
+		case !reaches || r.Access == Detach: // a join record is a link between two of the others
+		case r.Access == Singleton:
+			nouns = append(nouns, r.Name+" settings")
+		default:
+			nouns = append(nouns, strings.ReplaceAll(r.Name, "_", " "))
+		}
+	}
+	if len(nouns) == 0 {
+		return name, []string{strings.ReplaceAll(name, "_", " ")}
+	}
+	family = "Workspace"
+	if f, ok := featureFamilies[feature]; ok && shared {
+		family = f
+	}
+	return family, nouns
+}

@@ -39,6 +39,10 @@ type config struct {
 	MetricsAddr       string // "off": no metrics listener
 	MetricsAddrSet    bool   // METRICS_ADDR or -metrics-addr given: a taken port fails the start
 	MetricsToken      string // "": /metrics is not on the public port
+	// Webhooks (docs/webhooks.md): how long the delivery log and the outbox are kept, and
+	// the divisor of the retry schedule (drills).
+	WebhookRetentionDays int
+	WebhookRetrySpeedup  int
 
 	// Serving (docs/operations.md): TLS here, deadlines, shutdown.
 	TLSCertFile      string

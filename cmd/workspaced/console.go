@@ -32,6 +32,7 @@ func (srv *server) mountConsole(r chi.Router, provider *oauth.Server) error {
 	if err != nil {
 		return err
 	}
+	srv.mail = ops
 	c, err := console.New(console.Config{Sessions: provider, Admin: ops, Workspaces: srv.store,
 		ServiceName: srv.cfg.ServiceName, Logger: srv.log})
 	if err != nil {

@@ -39,9 +39,12 @@ func (srv *server) newOAuth(ctx context.Context, scopes []string, limiter *ratel
 		// each of which its RFC 9728 document names.
 		Resources:       resources(srv.cfg.PublicURL),
 		GrantableScopes: workspace.GrantableScopes,
-		RefreshGrace:    srv.cfg.RefreshGrace,
-		ServiceName:     srv.cfg.ServiceName,
-		Logger:          srv.log,
+		DescribeScope:   workspace.DescribeScope,
+		// Members revoke the apps they connected on the console's account page.
+		ConnectedAppsURL: console.Path + "/account",
+		RefreshGrace:     srv.cfg.RefreshGrace,
+		ServiceName:      srv.cfg.ServiceName,
+		Logger:           srv.log,
 		// Client ID Metadata Documents are fetched behind the production SSRF guard.
 		ClientMetadata: oauth.NewMetadataDocuments((&enrich.Guard{}).Transport(nil)),
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	adminops "github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/ratelimit"
@@ -90,6 +91,7 @@ type server struct {
 	metrics *httpMetrics
 	reg     *prometheus.Registry
 	guard   *guard
+	mail    *adminops.Ops // the console's operations, whose emails shutdown awaits
 }
 
 func serve(ctx context.Context, args []string) int {
@@ -251,25 +253,29 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	case <-ctx.Done():
 	}
 	g.drain(cfg.ShutdownDrain, log)
-	return shutdown(httpServer, cfg.ShutdownGrace, log)
+	return shutdown(httpServer, srv.mail, cfg.ShutdownGrace, log)
 }
 
 // shutdown stops accepting, lets requests in flight finish for the grace period, then
 // closes whatever connections are left: a stop asked for is a clean stop (exit 0), even
-// when a client was still trickling a body.
-func shutdown(httpServer *http.Server, grace time.Duration, log *slog.Logger) error {
+// when a client was still trickling a body. What is left of the grace goes to the emails
+// those requests asked for ("Forgot password?" sends after answering), so a reset link
+// asked for just before a restart still arrives.
+func shutdown(httpServer *http.Server, mail *adminops.Ops, grace time.Duration, log *slog.Logger) error {
 	log.Info("shutting down", "grace", grace)
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := httpServer.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		log.Warn("grace period over; closing the connections still open")
-		return httpServer.Close()
+		err = httpServer.Close()
+	} else if errors.Is(err, http.ErrServerClosed) {
+		err = nil
 	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if mail != nil && !mail.Wait(ctx) {
+		log.Warn("grace period over; emails still being sent are dropped")
 	}
-	return nil
+	return err
 }
 
 // routes mounts every surface and returns the background loops to run.

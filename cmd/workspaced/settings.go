@@ -69,8 +69,8 @@ var settings = []setting{
 		doc:  "on SIGTERM or Ctrl-C, how long to keep serving first, with `/healthz` and `/readyz` answering 503 and every response saying `Connection: close`, so a balancer and kept-alive clients move away before anything closes (docs/operations.md, \"Drain on restart\"); `0s` skips it",
 		bind: func(c *config) flag.Value { return &durationValue{p: &c.ShutdownDrain} }},
 	{env: "SHUTDOWN_GRACE", flag: "shutdown-grace", def: "15s",
-		help: "after the drain, how long requests in flight may finish before their connections are closed",
-		doc:  "after the drain, how long requests in flight may finish; connections still open then are closed and the process exits 0",
+		help: "after the drain, how long requests in flight (and the emails they asked for) may finish before their connections are closed",
+		doc:  "after the drain, how long requests in flight, and then the emails they asked for, may finish; connections still open then are closed, emails still on their way are dropped, and the process exits 0",
 		bind: func(c *config) flag.Value { return &durationValue{p: &c.ShutdownGrace} }},
 	{env: "DB_CONNECT_TIMEOUT", flag: "db-connect-timeout", def: "5s", help: "longest time one PostgreSQL connection attempt may take",
 		doc:  "longest time one PostgreSQL connection attempt may take (TCP and handshake)",
@@ -159,6 +159,14 @@ var settings = []setting{
 	{env: "METRICS_TOKEN", flag: "metrics-token", help: "serve /metrics on the public port too, to requests with this bearer token",
 		doc:  "when set, `/metrics` is also served on the public port to requests with `Authorization: Bearer <METRICS_TOKEN>`; otherwise it is not there at all",
 		bind: func(c *config) flag.Value { return text(&c.MetricsToken) }},
+	{env: "WEBHOOK_RETENTION_DAYS", flag: "webhook-retention-days", def: "30",
+		help: "days webhook deliveries and events are kept",
+		doc:  "days webhook deliveries (the delivery log) and outbox events are kept; older ones are deleted hourly, in batches, except deliveries still pending and the events they need (docs/webhooks.md, \"Retention\")",
+		bind: func(c *config) flag.Value { return &intValue{p: &c.WebhookRetentionDays, min: 1} }},
+	{env: "WEBHOOK_RETRY_SPEEDUP", flag: "webhook-retry-speedup", def: "1",
+		help: "divide every webhook retry wait by this (drills and tests; 1 in production)",
+		doc:  "divides every wait of the webhook retry schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): `60` retries after 83 ms, 5 s, 30 s ... for a drill or a test of a receiver's outage; keep `1` in production (docs/webhooks.md, \"Delivery\"). The 3 days after which a failing endpoint is disabled are not divided",
+		bind: func(c *config) flag.Value { return &intValue{p: &c.WebhookRetrySpeedup, min: 1} }},
 }
 
 // bindSettings gives c every setting's default, then the environment's value where one

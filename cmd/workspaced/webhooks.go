@@ -18,6 +18,7 @@ func (srv *server) webhooks() (*webhooks.Service, webhooks.URLPolicy, func(conte
 		policy.LoopbackHTTP = true
 	}
 	svc, err := webhooks.New(webhooks.Config{Store: srv.store, URLs: policy, Logger: srv.log, Registerer: srv.reg,
+		RetrySpeedup: srv.cfg.WebhookRetrySpeedup, Retention: time.Duration(srv.cfg.WebhookRetentionDays) * 24 * time.Hour,
 		Columns: func(resource string) []string {
 			if r := workspace.Lookup(resource); r != nil {
 				return workspace.Columns(r)
