@@ -22,21 +22,12 @@ type HoldSweeper interface {
 	SweepCreditHolds(ctx context.Context, now time.Time) (int64, error)
 }
 
-// SweepHolds refunds the credit holds of requests that died: at once, then every
-// SweepEvery, until ctx is done.
-func SweepHolds(ctx context.Context, s HoldSweeper, log *slog.Logger) {
-	t := time.NewTicker(SweepEvery)
-	defer t.Stop()
-	for now := time.Now(); ; {
-		if n, err := s.SweepCreditHolds(ctx, now); err != nil {
-			log.Error("sweeping credit holds", "err", err)
-		} else if n > 0 {
-			log.Warn("refunded expired credit holds", "workspaces", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case now = <-t.C:
-		}
+// SweepHolds refunds the credit holds of requests that died, expired at now; cmd runs it
+// at start and then every SweepEvery, in one replica per interval.
+func SweepHolds(ctx context.Context, s HoldSweeper, now time.Time, log *slog.Logger) error {
+	n, err := s.SweepCreditHolds(ctx, now)
+	if n > 0 {
+		log.Warn("refunded expired credit holds", "workspaces", n)
 	}
+	return err
 }

@@ -257,23 +257,13 @@ func (s *Server) Purge(ctx context.Context) (PurgeResult, error) {
 	return s.db.PurgeOAuth(ctx, now, now.Add(-UnusedClientTTL))
 }
 
-// PurgeLoop runs Purge every interval until ctx ends; cmd runs it in the background.
-func (s *Server) PurgeLoop(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if res, err := s.Purge(ctx); err != nil {
-			if ctx.Err() == nil {
-				s.log.Error("oauth: purge", "err", err)
-			}
-		} else if res != (PurgeResult{}) {
-			s.log.Info("oauth: purged", "clients", res.Clients, "codes", res.Codes, "sessions", res.Sessions,
-				"families", res.Families, "access_tokens", res.AccessTokens)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+// PurgeLogged runs Purge and logs what it removed; cmd runs it every hour, in one replica
+// per interval.
+func (s *Server) PurgeLogged(ctx context.Context) error {
+	res, err := s.Purge(ctx)
+	if err == nil && res != (PurgeResult{}) {
+		s.log.Info("oauth: purged", "clients", res.Clients, "codes", res.Codes, "sessions", res.Sessions,
+			"families", res.Families, "access_tokens", res.AccessTokens)
 	}
+	return err
 }

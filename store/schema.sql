@@ -450,28 +450,32 @@ CREATE FUNCTION public.ws_record_event() RETURNS trigger
     AS $$
 DECLARE
   ws uuid := app_workspace_id();
+  act text := CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'detached' END;
+  typ text := TG_ARGV[0] || '.' || act;
   rec jsonb;
+  prior jsonb;
   diff text[];
-  act text;
 BEGIN
   IF app_user_id() IS NULL OR ws IS NULL THEN
     RETURN NULL; -- as ws_record_activity: seeding and the admin CLI act outside a request
   END IF;
-  IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE workspace_id = ws AND enabled) THEN
+  IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE workspace_id = ws AND enabled
+                   AND events && ARRAY['*', TG_ARGV[0] || '.*', typ]) THEN
     RETURN NULL;
   END IF;
-  IF TG_OP = 'INSERT' THEN
-    rec := to_jsonb(NEW); act := 'created';
-  ELSIF TG_OP = 'UPDATE' THEN
-    rec := to_jsonb(NEW); act := 'updated';
+  IF TG_OP = 'DELETE' THEN
+    rec := to_jsonb(OLD);
+  ELSE
+    rec := to_jsonb(NEW);
+  END IF;
+  IF TG_OP = 'UPDATE' THEN
+    prior := to_jsonb(OLD);
     SELECT coalesce(array_agg(n.key ORDER BY n.key), '{}') INTO diff
       FROM jsonb_each(rec) n
-     WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (to_jsonb(OLD) -> n.key);
-  ELSE
-    rec := to_jsonb(OLD); act := 'detached';
+     WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
   END IF;
   INSERT INTO webhook_events (workspace_id, type, object, object_id, record, changed)
-  VALUES (ws, TG_ARGV[0] || '.' || act, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff);
+  VALUES (ws, typ, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff);
   RETURN NULL;
 END
 $$;
@@ -1463,6 +1467,15 @@ CREATE TABLE public.people (
 ALTER TABLE ONLY public.people FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: periodic_runs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.periodic_runs (
+    name text NOT NULL,
+    ran_at timestamp with time zone NOT NULL
+);
+
+--
 -- Name: pipeline_stages; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1919,6 +1932,16 @@ CREATE TABLE public.webhook_secrets (
     secret text NOT NULL,
     previous_secret text,
     previous_expires_at timestamp with time zone
+);
+
+--
+-- Name: webhook_slots; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_slots (
+    endpoint_id uuid NOT NULL,
+    slot integer NOT NULL,
+    held_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL
 );
 
 --
@@ -2595,6 +2618,13 @@ ALTER TABLE ONLY public.people
     ADD CONSTRAINT people_workspace_id_id_key UNIQUE (workspace_id, id);
 
 --
+-- Name: periodic_runs periodic_runs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.periodic_runs
+    ADD CONSTRAINT periodic_runs_pkey PRIMARY KEY (name);
+
+--
 -- Name: pipeline_stages pipeline_stages_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2852,6 +2882,13 @@ ALTER TABLE ONLY public.webhook_events
 
 ALTER TABLE ONLY public.webhook_secrets
     ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (endpoint_id);
+
+--
+-- Name: webhook_slots webhook_slots_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_slots
+    ADD CONSTRAINT webhook_slots_pkey PRIMARY KEY (endpoint_id, slot);
 
 --
 -- Name: workspace_oauth_settings workspace_oauth_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -6534,13 +6571,6 @@ ALTER TABLE ONLY public.webhook_events
     ADD CONSTRAINT webhook_events_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
 
 --
--- Name: webhook_events webhook_events_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.webhook_events
-    ADD CONSTRAINT webhook_events_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
-
---
 -- Name: webhook_secrets webhook_secrets_endpoint_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6553,6 +6583,13 @@ ALTER TABLE ONLY public.webhook_secrets
 
 ALTER TABLE ONLY public.webhook_secrets
     ADD CONSTRAINT webhook_secrets_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: webhook_slots webhook_slots_endpoint_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_slots
+    ADD CONSTRAINT webhook_slots_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
 
 --
 -- Name: workspace_oauth_settings workspace_oauth_settings_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

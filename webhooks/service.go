@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -53,7 +54,8 @@ type Config struct {
 	// Registerer receives the metrics; nil registers none.
 	Registerer prometheus.Registerer
 	// Workers bounds concurrent deliveries per process (default 32); PerEndpoint bounds them
-	// per endpoint within that (default 16), so one slow receiver cannot take every worker.
+	// per endpoint (default 16) across every process sharing the database, so one slow
+	// receiver cannot take every worker, nor get more requests as replicas are added.
 	Workers, PerEndpoint int
 	// Poll is how often the dispatcher looks for new events, and River for due retries
 	// (default 100 ms; River is also woken at once by its own inserts).
@@ -75,7 +77,8 @@ type Service struct {
 	http  *http.Client
 	m     metrics
 	mu    sync.Mutex
-	busy  map[string]chan struct{} // per-endpoint slots
+	busy  map[string]chan struct{} // per-endpoint slots in this process
+	slots sync.Map                 // endpoints whose shared slots (webhook_slots) exist
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -137,11 +140,10 @@ func New(cfg Config) (*Service, error) {
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,
-		// An attempt takes at most Timeout plus its two short transactions; a job still
-		// "running" well past that belongs to a process that died (SIGKILL, a lost host),
-		// and River's rescuer makes it available again: a crash delays a delivery by about
-		// a minute instead of River's default hour.
-		JobTimeout:           cfg.Timeout + 5*time.Second,
+		// A job still "running" well past its timeout belongs to a process that died
+		// (SIGKILL, a lost host), and River's rescuer makes it available again: a crash
+		// delays a delivery by about a minute instead of River's default hour.
+		JobTimeout:           s.jobTimeout(),
 		RescueStuckJobsAfter: cfg.Timeout + 20*time.Second,
 	})
 	if err != nil {
@@ -350,7 +352,7 @@ func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endp
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws}})
+		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws, EndpointID: t}})
 	}
 	return jobs, nil
 }
@@ -373,11 +375,13 @@ func (s *Service) setAside(ctx context.Context, tx pgx.Tx, e outboxEvent, sqlsta
 	return nil
 }
 
-// deliveryArgs are a River job's arguments: which delivery, and its workspace (so the
-// worker can read it under the isolation policy).
+// deliveryArgs are a River job's arguments: which delivery, its workspace (so the worker
+// can read it under the isolation policy) and, when known, its endpoint (so the worker can
+// wait its turn in this process before asking the database for a slot).
 type deliveryArgs struct {
 	DeliveryID  string `json:"delivery_id"`
 	WorkspaceID string `json:"workspace_id"`
+	EndpointID  string `json:"endpoint_id,omitempty"`
 }
 
 // Kind names the job kind in River's tables.
@@ -418,6 +422,7 @@ type target struct {
 	failingSince            *time.Time
 	secrets                 []string
 	ev                      Event
+	slot                    int // the shared slot leased for the attempt, or -1
 }
 
 func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
@@ -427,18 +432,32 @@ func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
 	var record []byte
 	var current string
 	found := false
-	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
+	// When an attempt will follow (not yet succeeded, endpoint enabled), the same statement
+	// leases one of the endpoint's PerEndpoint slots shared by every process
+	// (webhook_slots, rows made by ensureSlots), skipping those other leases hold locked;
+	// none when all are held. The lease lasts until the attempt is recorded or, should the
+	// process die, leaseFor. Times are the database's, so the processes' clocks need not
+	// agree.
+	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `WITH due AS (
+				SELECT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+				WHERE d.id = $1::text::uuid AND d.status <> 'succeeded' AND e.enabled),
+			lease AS (UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
+				WHERE (endpoint_id, slot) = (SELECT s.endpoint_id, s.slot FROM webhook_slots s JOIN due USING (endpoint_id)
+					WHERE s.slot < $2 AND s.held_until <= now() LIMIT 1 FOR UPDATE OF s SKIP LOCKED)
+				RETURNING slot)
+			SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
 				k.previous_secret, k.previous_expires_at, ev.id::text, ev.type, ev.object, coalesce(ev.object_id::text, ''),
-				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text
+				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text,
+				coalesce((SELECT slot FROM lease), -1)
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			JOIN webhook_secrets k ON k.endpoint_id = e.id JOIN webhook_events ev ON ev.id = d.event_id
-			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID}, func(rows pgx.Rows) error {
+			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
 		if !rows.Next() {
 			return nil
 		}
 		err := rows.Scan(&t.status, &t.endpointID, &t.url, &t.enabled, &t.failingSince,
 			&current, &previous, &previousUntil, &t.ev.ID, &t.ev.Type, &t.ev.Object, &t.ev.ObjectID, &record,
-			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID)
+			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID, &t.slot)
 		if err != nil {
 			return err
 		}
@@ -502,6 +521,18 @@ func (s *Service) slot(endpoint string) chan struct{} {
 // deliver makes one attempt of a delivery and records it. It returns an error wrapping
 // ErrAttemptFailed when River should retry.
 func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttempts int) error {
+	if a.EndpointID != "" { // this process never asks the database for more slots than the bound
+		local := s.slot(a.EndpointID)
+		select {
+		case local <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-local }()
+		if err := s.ensureSlots(ctx, a.EndpointID); err != nil {
+			return err
+		}
+	}
 	t, err := s.load(ctx, a)
 	if err != nil {
 		return err
@@ -512,16 +543,41 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 	if !t.enabled {
 		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
 	}
-	slot := s.slot(t.endpointID)
-	select {
-	case slot <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if t.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
+		if err := s.ensureSlots(ctx, t.endpointID); err != nil { // or, for a job queued without its endpoint, none existed
+			return err
+		}
+		return river.JobSnooze(slotWait + rand.N(slotWait))
 	}
 	res := s.attempt(ctx, t)
-	<-slot
 	return s.record(ctx, a, t, res, attempt, maxAttempts)
 }
+
+// ensureSlots makes the endpoint's PerEndpoint shared slots, once per endpoint and process.
+func (s *Service) ensureSlots(ctx context.Context, endpoint string) error {
+	if _, ok := s.slots.Load(endpoint); ok {
+		return nil
+	}
+	err := s.cfg.Store.ServiceQuery(ctx, "", `INSERT INTO webhook_slots (endpoint_id, slot)
+		SELECT $1::text::uuid, g FROM generate_series(0, $2::int - 1) g ON CONFLICT DO NOTHING`,
+		[]any{endpoint, s.cfg.PerEndpoint}, func(pgx.Rows) error { return nil })
+	if err == nil {
+		s.slots.Store(endpoint, true)
+	}
+	return err
+}
+
+// slotWait is about how long a delivery waits when every slot of its endpoint is held by
+// other processes (jittered up to twice that, so waiting deliveries spread out).
+const slotWait = 100 * time.Millisecond
+
+// jobTimeout bounds one run of a delivery job: an attempt takes at most Timeout plus its
+// two short transactions.
+func (s *Service) jobTimeout() time.Duration { return s.cfg.Timeout + 5*time.Second }
+
+// leaseFor is how long a slot is held at most: past the job's timeout, River has cancelled
+// the attempt, so a slot still held then belongs to a process that died.
+func (s *Service) leaseFor() time.Duration { return s.jobTimeout() + 5*time.Second }
 
 // result is the outcome of one attempt.
 type result struct {
@@ -615,11 +671,15 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 				[]any{t.endpointID, now}
 		}
 	}
-	const deliverySQL = `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
+	// The attempt's slot is freed by the same statement.
+	const deliverySQL = `WITH freed AS (UPDATE webhook_slots SET held_until = '-infinity'
+			WHERE endpoint_id = $9::text::uuid AND slot = $10)
+		UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
 			last_attempt_at = $3, latency_ms = $4, response_status = nullif($5, 0), response_body = nullif($6, ''),
 			error = nullif($7, ''), next_attempt_at = $8, updated_at = now()
 		WHERE id = $1::text::uuid`
-	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next}
+	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next,
+		t.endpointID, t.slot}
 	var err error
 	if endpointSQL == "" { // the usual success: one statement, one round trip
 		err = s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, deliverySQL, deliveryArgs, func(pgx.Rows) error { return nil })

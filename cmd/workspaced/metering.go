@@ -19,13 +19,13 @@ func (srv *server) limiter() (*ratelimit.Limiter, error) {
 
 // enricher builds POST /enrich: the commercial firmographics API when configured, else the
 // built-in reader of the company's own site behind the production SSRF guard.
-func (srv *server) enricher() (workspace.Enricher, func(context.Context), error) {
+func (srv *server) enricher() (workspace.Enricher, error) {
 	var provider enrich.Provider = enrich.NewSiteProvider(enrich.SiteConfig{})
 	if srv.cfg.FirmographicsURL != "" {
 		p, err := enrich.NewFirmographicsProvider(enrich.FirmographicsConfig{BaseURL: srv.cfg.FirmographicsURL,
 			APIKey: srv.cfg.FirmographicsKey})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		provider = p
 	}
@@ -38,8 +38,5 @@ func (srv *server) enricher() (workspace.Enricher, func(context.Context), error)
 		}
 		return res, nil
 	})
-	return e, srv.sweepHolds, nil
+	return e, nil
 }
-
-// sweepHolds runs enrich's sweeper of the credit holds of requests that died.
-func (srv *server) sweepHolds(ctx context.Context) { enrich.SweepHolds(ctx, srv.store, srv.log) }

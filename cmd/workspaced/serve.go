@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	adminops "github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/ratelimit"
@@ -304,15 +305,22 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	}
 	cache = workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: agentKeys,
 		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
-	background := []loop{
-		{"revocation listener", func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) }},
-		{"token purge", func(ctx context.Context) { provider.PurgeLoop(ctx, time.Hour) }},
-	}
-	enricher, sweep, err := srv.enricher()
+	enricher, err := srv.enricher()
 	if err != nil {
 		return nil, nil, err
 	}
-	background = append(background, loop{"credit-hold sweep", sweep}, loop{"idempotency-key sweep", srv.sweepIdempotencyKeys})
+	background := []loop{
+		{"revocation listener", func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) }},
+		srv.periodic("token purge", time.Hour, func(ctx context.Context, _ time.Time) error { return provider.PurgeLogged(ctx) }),
+		srv.periodic("credit-hold sweep", enrich.SweepEvery, func(ctx context.Context, now time.Time) error {
+			return enrich.SweepHolds(ctx, srv.store, now, srv.log)
+		}),
+		// Idempotency-Keys older than 24 hours.
+		srv.periodic("idempotency-key sweep", time.Minute, func(ctx context.Context, now time.Time) error {
+			_, err := store.SweepIdempotencyKeys(ctx, srv.store, now)
+			return err
+		}),
+	}
 	hooks, hookURLs, deliver, err := srv.webhooks()
 	if err != nil {
 		return nil, nil, err
