@@ -88,7 +88,7 @@ func TestConsoleActionsAudited(t *testing.T) {
 		}
 	}
 
-	post("/console/members", "/console/members/invite", url.Values{"email": {"new.person@example.test"}, "role": {"member"},
+	post("/console/members", "/console/members/invite", url.Values{"email": {"new.person@" + e.WorkspaceID + ".test"}, "role": {"member"},
 		"grant_crm": {"read"}}, 200)
 	want := []string{"created users", "created member_links"}
 	expect("invite", want...)
@@ -158,7 +158,7 @@ func TestConsoleActionsAudited(t *testing.T) {
 func TestAdminRecordsVisibility(t *testing.T) {
 	e := newEnv(t)
 	by := store.By{UserID: e.Admin.ID, Credential: "console:0123456789abcdef", Via: store.ViaConsole}
-	if _, err := e.ops.Invite(t.Context(), admin.Invite{WorkspaceID: e.WorkspaceID, Email: "seen@example.test", By: by}); err != nil {
+	if _, err := e.ops.Invite(t.Context(), admin.Invite{WorkspaceID: e.WorkspaceID, Email: "seen@" + e.WorkspaceID + ".test", By: by}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.ops.CreateAgent(t.Context(), e.WorkspaceID, "Scout", nil, by); err != nil {
