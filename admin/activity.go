@@ -12,10 +12,10 @@ type ActivityStore interface {
 	WorkspaceActivity(ctx context.Context, workspaceID string, f store.ActivityFilter) ([]store.ActivityRow, error)
 }
 
-// Activity returns the audit log of a workspace, filtered by member, app, agent key or
-// resource. An id of the wrong shape matches nothing rather than failing.
+// Activity returns the audit log of a workspace, filtered by member, app, agent key,
+// resource or record. An id of the wrong shape matches nothing rather than failing.
 func (o *Ops) Activity(ctx context.Context, workspaceID string, f store.ActivityFilter) ([]store.ActivityRow, error) {
-	for _, id := range []string{f.ID, f.ActorID, f.KeyID} {
+	for _, id := range []string{f.ID, f.ActorID, f.KeyID, f.EntityID} {
 		if id != "" && !isUUID(id) {
 			return nil, nil
 		}
@@ -38,11 +38,11 @@ func (o *Ops) ActivityRecord(ctx context.Context, workspaceID, id string) (store
 
 // CreditsStore reads credits and usage; *store.Store implements it.
 type CreditsStore interface {
-	// WorkspaceCredits returns the balance, the newest ledger entries and the writes per
-	// credential per day.
+	// WorkspaceCredits returns the balance, the newest ledger entries and the requests and
+	// writes per credential per day.
 	WorkspaceCredits(ctx context.Context, workspaceID string, limit, days int) (int64, []store.CreditEntry, []store.CredentialDay, error)
 	// GrantCredits adds credits to a workspace's balance and ledger.
-	GrantCredits(ctx context.Context, workspaceID string, amount int64) (int64, error)
+	GrantCredits(ctx context.Context, workspaceID string, amount int64, by store.By) (int64, error)
 }
 
 // Credits is a workspace's credit balance, ledger and usage.
@@ -52,18 +52,18 @@ type Credits struct {
 	Usage   []store.CredentialDay
 }
 
-// Credits returns the balance, the last 100 ledger entries and the writes per credential
-// per day of the last 14 days.
+// Credits returns the balance, the last 100 ledger entries and the requests and writes per
+// credential per day of the last 14 days.
 func (o *Ops) Credits(ctx context.Context, workspaceID string) (Credits, error) {
 	b, l, u, err := o.cfg.Store.WorkspaceCredits(ctx, workspaceID, 100, 14)
 	return Credits{Balance: b, Ledger: l, Usage: u}, err
 }
 
 // GrantCredits adds a positive amount to a workspace's balance (the CLI's grant-credits)
-// and returns the new balance.
-func (o *Ops) GrantCredits(ctx context.Context, workspaceID string, amount int64) (int64, error) {
+// for by, and returns the new balance.
+func (o *Ops) GrantCredits(ctx context.Context, workspaceID string, amount int64, by store.By) (int64, error) {
 	if amount <= 0 {
 		return 0, store.BadRequest("the amount must be a positive whole number")
 	}
-	return o.cfg.Store.GrantCredits(ctx, workspaceID, amount)
+	return o.cfg.Store.GrantCredits(ctx, workspaceID, amount, by)
 }

@@ -167,12 +167,13 @@ type Change struct {
 	PasswordHash string
 }
 
-// SetMember changes a member of workspaceID ("" for any workspace: the CLI). actorID is
-// the admin making the change from the console, or "": an admin cannot change their own
-// role or status there, so a workspace never loses its last admin by a slip of the mouse.
+// SetMember changes a member of workspaceID ("" for any workspace: the CLI) for by, the
+// admin making the change from the console or the CLI's operator: an admin cannot change
+// their own role or status in the console, so a workspace never loses its last admin by a
+// slip of the mouse.
 // Suspending a member stops their tokens and sessions at once (store.SetMember notifies
 // every process).
-func (o *Ops) SetMember(ctx context.Context, workspaceID, actorID, userID string, c Change) error {
+func (o *Ops) SetMember(ctx context.Context, workspaceID string, by store.By, userID string, c Change) error {
 	if err := CheckMember(c.Role, c.Status); err != nil {
 		return err
 	}
@@ -182,11 +183,11 @@ func (o *Ops) SetMember(ctx context.Context, workspaceID, actorID, userID string
 	if !isUUID(userID) {
 		return store.NotFound("no member %q", userID)
 	}
-	if actorID != "" && actorID == userID && (c.Role != "" || c.Status != "") {
+	if by.UserID != "" && by.UserID == userID && (c.Role != "" || c.Status != "") {
 		return store.BadRequest("you cannot change your own role or status; ask another admin")
 	}
 	return o.cfg.Store.SetMember(ctx, userID, store.Member{WorkspaceID: workspaceID, Role: c.Role, Status: c.Status,
-		Grants: c.Grants, PasswordHash: c.PasswordHash})
+		Grants: c.Grants, PasswordHash: c.PasswordHash, By: by})
 }
 
 // Invite is an invitation to make.
@@ -196,7 +197,7 @@ type Invite struct {
 	Name        string
 	Role        string // "" means member
 	Grants      map[string]string
-	By          string // the inviting admin's user id, or "" (CLI)
+	By          store.By // the inviting admin, or the CLI's operator
 }
 
 // Invitation is a made invitation. Link is shown once to the admin who made it.
@@ -219,7 +220,7 @@ func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 		return Invitation{}, err
 	}
 	userID, err := o.AddMember(ctx, store.Member{WorkspaceID: in.WorkspaceID, Email: in.Email, Name: strings.TrimSpace(in.Name),
-		Role: in.Role, Status: "invited", Grants: in.Grants})
+		Role: in.Role, Status: "invited", Grants: in.Grants, By: in.By})
 	if err != nil {
 		return Invitation{}, err
 	}
@@ -233,7 +234,7 @@ func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 }
 
 // link makes and stores a link of purpose for a member and returns its URL.
-func (o *Ops) link(ctx context.Context, workspaceID, userID, purpose, by string) (string, time.Time, error) {
+func (o *Ops) link(ctx context.Context, workspaceID, userID, purpose string, by store.By) (string, time.Time, error) {
 	ttl := InviteTTL
 	if purpose == PurposeReset {
 		ttl = ResetTTL
@@ -241,7 +242,7 @@ func (o *Ops) link(ctx context.Context, workspaceID, userID, purpose, by string)
 	expires := o.cfg.Now().Add(ttl)
 	plain, hash := store.NewSecret(linkPrefix)
 	if err := o.cfg.Store.CreateMemberLink(ctx, workspaceID, store.MemberLink{UserID: userID, Purpose: purpose,
-		CreatedBy: by, Hash: hash, Expires: expires}); err != nil {
+		By: by, Hash: hash, Expires: expires}); err != nil {
 		return "", time.Time{}, err
 	}
 	return o.cfg.PublicURL + "/console/" + purpose + "?" + url.Values{"token": {plain}}.Encode(), expires, nil
@@ -324,9 +325,9 @@ func isUUID(id string) bool {
 }
 
 // ResetLink makes a password-reset link (single use, ResetTTL, only its hash kept) for an
-// active member of workspaceID, for an admin to pass on; by is the admin's user id. It
+// active member of workspaceID, for an admin (by) to pass on. It
 // returns not_found when the workspace has no such member.
-func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID, by string) (Invitation, error) {
+func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID string, by store.By) (Invitation, error) {
 	if !isUUID(userID) {
 		return Invitation{}, store.NotFound("no member %q", userID)
 	}
@@ -348,7 +349,7 @@ func (o *Ops) RequestReset(ctx context.Context, email string) error {
 	if err != nil || m == nil || m.IsAgent || m.Status != "active" {
 		return err
 	}
-	link, expires, err := o.link(ctx, m.WorkspaceID, m.UserID, PurposeReset, "")
+	link, expires, err := o.link(ctx, m.WorkspaceID, m.UserID, PurposeReset, store.By{})
 	if err != nil {
 		return err
 	}

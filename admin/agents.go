@@ -12,13 +12,13 @@ type AgentStore interface {
 	// WorkspaceAgents lists a workspace's agents with their keys.
 	WorkspaceAgents(ctx context.Context, workspaceID string) ([]store.AgentRow, error)
 	// CreateAgent makes an agent and its first key.
-	CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string) (store.AgentKey, error)
+	CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string, by store.By) (store.AgentKey, error)
 	// IssueAgentKey issues another key; not_found when the workspace has no such agent.
-	IssueAgentKey(ctx context.Context, workspaceID, agentID string) (store.AgentKey, error)
+	IssueAgentKey(ctx context.Context, workspaceID, agentID string, by store.By) (store.AgentKey, error)
 	// RotateAgentKey replaces a live key; not_found when the workspace has no such key.
-	RotateAgentKey(ctx context.Context, workspaceID, keyID string) (store.AgentKey, error)
+	RotateAgentKey(ctx context.Context, workspaceID, keyID string, by store.By) (store.AgentKey, error)
 	// RevokeWorkspaceAgentKey revokes a key ("" workspace: any); not_found when missing.
-	RevokeWorkspaceAgentKey(ctx context.Context, workspaceID, keyID string) error
+	RevokeWorkspaceAgentKey(ctx context.Context, workspaceID, keyID string, by store.By) error
 }
 
 // Agents lists a workspace's agents with their grants and keys.
@@ -27,7 +27,7 @@ func (o *Ops) Agents(ctx context.Context, workspaceID string) ([]store.AgentRow,
 }
 
 // CreateAgent makes an agent with grants and its first key, shown once.
-func (o *Ops) CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string) (store.AgentKey, error) {
+func (o *Ops) CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string, by store.By) (store.AgentKey, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 || strings.ContainsRune(name, 0) {
 		return store.AgentKey{}, store.BadRequest("an agent needs a name of at most 200 characters")
@@ -38,31 +38,31 @@ func (o *Ops) CreateAgent(ctx context.Context, workspaceID, name string, grants 
 	if !isUUID(workspaceID) {
 		return store.AgentKey{}, store.NotFound("no workspace %q", workspaceID)
 	}
-	return o.cfg.Store.CreateAgent(ctx, workspaceID, name, grants)
+	return o.cfg.Store.CreateAgent(ctx, workspaceID, name, grants, by)
 }
 
 // CreateKey issues another key to a workspace's agent, shown once.
-func (o *Ops) CreateKey(ctx context.Context, workspaceID, agentID string) (store.AgentKey, error) {
+func (o *Ops) CreateKey(ctx context.Context, workspaceID, agentID string, by store.By) (store.AgentKey, error) {
 	if !isUUID(agentID) {
 		return store.AgentKey{}, store.NotFound("no agent %q", agentID)
 	}
-	return o.cfg.Store.IssueAgentKey(ctx, workspaceID, agentID)
+	return o.cfg.Store.IssueAgentKey(ctx, workspaceID, agentID, by)
 }
 
 // RotateKey revokes a live key and issues its replacement, shown once. The old key stops
 // at once in every process.
-func (o *Ops) RotateKey(ctx context.Context, workspaceID, keyID string) (store.AgentKey, error) {
+func (o *Ops) RotateKey(ctx context.Context, workspaceID, keyID string, by store.By) (store.AgentKey, error) {
 	if !isUUID(keyID) {
 		return store.AgentKey{}, store.NotFound("no agent key %q", keyID)
 	}
-	return o.cfg.Store.RotateAgentKey(ctx, workspaceID, keyID)
+	return o.cfg.Store.RotateAgentKey(ctx, workspaceID, keyID, by)
 }
 
 // RevokeKey revokes a key of workspaceID ("" for any: the CLI); it stops at once in every
 // process. Revoking twice is harmless.
-func (o *Ops) RevokeKey(ctx context.Context, workspaceID, keyID string) error {
+func (o *Ops) RevokeKey(ctx context.Context, workspaceID, keyID string, by store.By) error {
 	if !isUUID(keyID) {
 		return store.NotFound("no agent key %q", keyID)
 	}
-	return o.cfg.Store.RevokeWorkspaceAgentKey(ctx, workspaceID, keyID)
+	return o.cfg.Store.RevokeWorkspaceAgentKey(ctx, workspaceID, keyID, by)
 }

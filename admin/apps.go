@@ -12,17 +12,17 @@ type AppStore interface {
 	// WorkspaceApps lists every OAuth client used in the workspace.
 	WorkspaceApps(ctx context.Context, workspaceID string) ([]store.AppRow, error)
 	// BlockOAuthClient blocks a client for the workspace; not_found when it is not used there.
-	BlockOAuthClient(ctx context.Context, workspaceID, clientID, by string) error
+	BlockOAuthClient(ctx context.Context, workspaceID, clientID string, by store.By) error
 	// UnblockOAuthClient lifts a block; not_found when there is none.
-	UnblockOAuthClient(ctx context.Context, workspaceID, clientID string) error
+	UnblockOAuthClient(ctx context.Context, workspaceID, clientID string, by store.By) error
 	// SetAdminAppsOnly sets the workspace's "admin-registered apps only".
-	SetAdminAppsOnly(ctx context.Context, workspaceID string, on bool) error
+	SetAdminAppsOnly(ctx context.Context, workspaceID string, on bool, by store.By) error
 	// OAuthClientRefusal reports a client's block and the workspace's setting.
 	OAuthClientRefusal(ctx context.Context, workspaceID, clientID string) (blocked, adminAppsOnly bool, err error)
 	// OAuthConnections lists the enabled apps a member authorised and did not revoke.
 	OAuthConnections(ctx context.Context, userID string) ([]store.OAuthConnection, error)
-	// RevokeOAuthConnection revokes every family the member gave the client.
-	RevokeOAuthConnection(ctx context.Context, userID, clientID string, now time.Time) error
+	// RevokeOAuthConnections revokes every family the member gave each client.
+	RevokeOAuthConnections(ctx context.Context, userID string, clientIDs []string, now time.Time, by store.By) error
 	// NotifyRevoked tells every process to drop cached credentials.
 	NotifyRevoked(ctx context.Context, payload string) error
 }
@@ -40,7 +40,7 @@ func (o *Ops) Apps(ctx context.Context, workspaceID string) ([]store.AppRow, boo
 
 // BlockApp blocks a client for the workspace: its tokens stop at once, and members' new
 // authorizations are refused with a page saying so.
-func (o *Ops) BlockApp(ctx context.Context, workspaceID, clientID, by string) error {
+func (o *Ops) BlockApp(ctx context.Context, workspaceID, clientID string, by store.By) error {
 	if !storableID(clientID) {
 		return store.NotFound("no app %q is used in this workspace", clientID)
 	}
@@ -48,17 +48,17 @@ func (o *Ops) BlockApp(ctx context.Context, workspaceID, clientID, by string) er
 }
 
 // UnblockApp lifts a block; members may authorize the client again.
-func (o *Ops) UnblockApp(ctx context.Context, workspaceID, clientID string) error {
+func (o *Ops) UnblockApp(ctx context.Context, workspaceID, clientID string, by store.By) error {
 	if !storableID(clientID) {
 		return store.NotFound("app %q is not blocked in this workspace", clientID)
 	}
-	return o.cfg.Store.UnblockOAuthClient(ctx, workspaceID, clientID)
+	return o.cfg.Store.UnblockOAuthClient(ctx, workspaceID, clientID, by)
 }
 
 // SetAdminAppsOnly sets whether members may authorize only apps the workspace's admins
 // registered (default: any app, dynamically registered ones included).
-func (o *Ops) SetAdminAppsOnly(ctx context.Context, workspaceID string, on bool) error {
-	return o.cfg.Store.SetAdminAppsOnly(ctx, workspaceID, on)
+func (o *Ops) SetAdminAppsOnly(ctx context.Context, workspaceID string, on bool, by store.By) error {
+	return o.cfg.Store.SetAdminAppsOnly(ctx, workspaceID, on, by)
 }
 
 // Connections lists the apps a member authorised.
@@ -67,8 +67,9 @@ func (o *Ops) Connections(ctx context.Context, userID string) ([]store.OAuthConn
 }
 
 // RevokeConnections revokes what a member gave the listed clients (every one they
-// authorised when clientIDs is nil) and forgets the consents; their tokens stop at once.
-func (o *Ops) RevokeConnections(ctx context.Context, userID string, clientIDs []string) error {
+// authorised when clientIDs is nil) and forgets the consents, for by (the member on their
+// own page); their tokens stop at once.
+func (o *Ops) RevokeConnections(ctx context.Context, userID string, clientIDs []string, by store.By) error {
 	if clientIDs == nil {
 		conns, err := o.cfg.Store.OAuthConnections(ctx, userID)
 		if err != nil {
@@ -78,13 +79,14 @@ func (o *Ops) RevokeConnections(ctx context.Context, userID string, clientIDs []
 			clientIDs = append(clientIDs, c.ClientID)
 		}
 	}
+	ids := make([]string, 0, len(clientIDs))
 	for _, id := range clientIDs {
-		if !storableID(id) {
-			continue // no client has such an id: nothing to revoke
+		if storableID(id) { // no client has another id: nothing to revoke
+			ids = append(ids, id)
 		}
-		if err := o.cfg.Store.RevokeOAuthConnection(ctx, userID, id, o.cfg.Now()); err != nil {
-			return err
-		}
+	}
+	if err := o.cfg.Store.RevokeOAuthConnections(ctx, userID, ids, o.cfg.Now(), by); err != nil {
+		return err
 	}
 	return o.cfg.Store.NotifyRevoked(ctx, "oauth_user_client:"+userID)
 }

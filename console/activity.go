@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -18,7 +19,7 @@ type activityData struct {
 }
 
 // channels are activity.via as people read them.
-var channels = map[string]string{store.ViaREST: "REST", store.ViaMCP: "MCP"}
+var channels = map[string]string{store.ViaREST: "REST", store.ViaMCP: "MCP", store.ViaConsole: "Console", store.ViaCLI: "CLI"}
 
 func channel(via string) string {
 	if c, ok := channels[via]; ok {
@@ -27,11 +28,37 @@ func channel(via string) string {
 	return via
 }
 
-// activity is the audit log, filtered by the query's member, app, key and resource.
+// recordPage is the console page that shows the record an administration record is about
+// (store/audit.go's entity types), "" for the API's resources, which have none.
+func recordPage(a store.ActivityRow) string {
+	switch a.EntityType {
+	case store.EntityUsers, store.EntityMemberLinks, store.EntityOAuthConnected:
+		return "/console/members#member-" + a.EntityID
+	case store.EntityAgents:
+		return "/console/agents#agent-" + a.EntityID
+	case store.EntityAgentKeys:
+		return "/console/agents#key-" + a.EntityID
+	case store.EntityOAuthClients:
+		var c struct {
+			ClientID string `json:"client_id"`
+		}
+		_ = json.Unmarshal([]byte(a.Changes), &c)
+		return "/console/apps#app-" + c.ClientID
+	case store.EntityOAuthSettings:
+		return "/console/apps"
+	case store.EntityCredits:
+		return "/console/credits"
+	}
+	return ""
+}
+
+// activity is the audit log, filtered by the query's member, app, key, resource and
+// record.
 func (s *Server) activity(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
 	q := r.URL.Query()
 	f := store.ActivityFilter{ActorID: strings.TrimSpace(q.Get("member")), ClientID: strings.TrimSpace(q.Get("app")),
-		KeyID: strings.TrimSpace(q.Get("key")), EntityType: strings.TrimSpace(q.Get("resource")), Limit: 200}
+		KeyID: strings.TrimSpace(q.Get("key")), EntityType: strings.TrimSpace(q.Get("resource")),
+		EntityID: strings.TrimSpace(q.Get("record")), Limit: 200}
 	rows, err := s.cfg.Admin.Activity(r.Context(), me.WorkspaceID, f)
 	if err != nil {
 		s.serverError(w, r, err)

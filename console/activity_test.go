@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/store"
 )
 
 const loopbackRedirect = "http://127.0.0.1/callback"
@@ -109,7 +110,7 @@ func TestAuditLogNamesClientAndChannel(t *testing.T) {
 	token := a.authorize(clientID, "companies:read companies:write")
 	e.mcpCall(token, "create_companies", map[string]any{"name": "Made by an assistant"})
 
-	key, err := e.ops.CreateAgent(t.Context(), e.WorkspaceID, "Scout", map[string]string{"crm": "full"})
+	key, err := e.ops.CreateAgent(t.Context(), e.WorkspaceID, "Scout", map[string]string{"crm": "full"}, store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

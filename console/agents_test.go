@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
@@ -29,7 +30,9 @@ func (e *env) me(bearer string) int {
 }
 
 // TestAgentKeyLifecycle drives Chromium: an admin creates an agent, copies its key, the
-// key calls /v1/me; the admin revokes it and the next call answers 401.
+// key calls /v1/me; the admin revokes it and the next call answers 401. The audit log
+// shows the key's creation and revocation as the admin's, through the console, and a
+// credit grant made from the CLI as the CLI's, with no member.
 func TestAgentKeyLifecycle(t *testing.T) {
 	e := newEnv(t)
 	ctx := newBrowser(t)
@@ -73,6 +76,32 @@ func TestAgentKeyLifecycle(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+
+	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, 5, store.By{Credential: "cli:operator", Via: store.ViaCLI}); err != nil {
+		t.Fatal(err)
+	}
+	auditText := func(query string) string {
+		t.Helper()
+		run(t, ctx, "audit log "+query, chromedp.Navigate(e.srv.URL+"/console/activity"+query),
+			chromedp.WaitVisible(chromedp.CSS("#activity")))
+		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#activity tbody")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	byKey := auditText("?key=" + keyID)
+	for _, want := range []string{"created agent_keys", "updated agent_keys", "Console", e.Admin.Email, keyID} {
+		if !strings.Contains(byKey, want) {
+			t.Fatalf("the audit log of the key lacks %q: %s", want, byKey)
+		}
+	}
+	byCLI := auditText("?resource=credits")
+	for _, want := range []string{"created credits", "CLI", "no member", "cli:operator"} {
+		if !strings.Contains(byCLI, want) {
+			t.Fatalf("the audit log of credits lacks %q: %s", want, byCLI)
+		}
+	}
 }
 
 var newKeyRE = regexp.MustCompile(`id="new-key" value="(kagt_[^"]+)"`)
@@ -86,11 +115,11 @@ func TestAgentKeysRotateAndIsolate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign, err := e.store.CreateAgent(ctx, other, "Foreign", nil)
+	foreign, err := e.store.CreateAgent(ctx, other, "Foreign", nil, store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mine, err := e.ops.CreateAgent(ctx, e.WorkspaceID, "Mine", map[string]string{"crm": "full"})
+	mine, err := e.ops.CreateAgent(ctx, e.WorkspaceID, "Mine", map[string]string{"crm": "full"}, store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

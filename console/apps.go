@@ -29,7 +29,7 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, me *store.OAut
 }
 
 func (s *Server) appsBlock(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	if err := s.cfg.Admin.BlockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id"), me.UserID); err != nil {
+	if err := s.cfg.Admin.BlockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id"), me.By(store.ViaConsole)); err != nil {
 		s.fail(w, r, me, err)
 		return
 	}
@@ -37,7 +37,7 @@ func (s *Server) appsBlock(w http.ResponseWriter, r *http.Request, me *store.OAu
 }
 
 func (s *Server) appsUnblock(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	if err := s.cfg.Admin.UnblockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id")); err != nil {
+	if err := s.cfg.Admin.UnblockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id"), me.By(store.ViaConsole)); err != nil {
 		s.fail(w, r, me, err)
 		return
 	}
@@ -46,7 +46,7 @@ func (s *Server) appsUnblock(w http.ResponseWriter, r *http.Request, me *store.O
 
 func (s *Server) appsSetting(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
 	on := r.PostFormValue("admin_apps_only") == "on"
-	if err := s.cfg.Admin.SetAdminAppsOnly(r.Context(), me.WorkspaceID, on); err != nil {
+	if err := s.cfg.Admin.SetAdminAppsOnly(r.Context(), me.WorkspaceID, on, me.By(store.ViaConsole)); err != nil {
 		s.fail(w, r, me, err)
 		return
 	}
@@ -100,7 +100,7 @@ func (s *Server) accountRevoke(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("all") == "" {
 		ids = []string{strings.TrimSpace(r.PostFormValue("client_id"))}
 	}
-	if err := s.cfg.Admin.RevokeConnections(r.Context(), me.UserID, ids); err != nil {
+	if err := s.cfg.Admin.RevokeConnections(r.Context(), me.UserID, ids, me.By(store.ViaConsole)); err != nil {
 		s.serverError(w, r, err)
 		return
 	}

@@ -91,7 +91,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.ServiceName = "workspaced"
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}}
-	funcs := template.FuncMap{"when": when, "channel": channel, "hosts": hosts}
+	funcs := template.FuncMap{"when": when, "channel": channel, "hosts": hosts, "recordPage": recordPage}
 	for _, name := range pageNames {
 		t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {

@@ -5,26 +5,29 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // TestCreditsPage: the balance and ledger show the grants; usage counts each credential's
-// writes per day; another workspace's grants are not shown; members get 403.
+// requests (a GET too) and writes per day once the counts are flushed; another
+// workspace's grants are not shown; members get 403.
 func TestCreditsPage(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, 40); err != nil {
+	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, 40, store.By{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, -5); err == nil {
+	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, -5, store.By{}); err == nil {
 		t.Fatal("a negative grant was accepted")
 	}
 	ws2, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ops.GrantCredits(t.Context(), ws2, 777); err != nil {
+	if _, err := e.ops.GrantCredits(t.Context(), ws2, 777, store.By{}); err != nil {
 		t.Fatal(err)
 	}
-	key, err := e.ops.CreateAgent(t.Context(), e.WorkspaceID, "Scout", map[string]string{"crm": "full"})
+	key, err := e.ops.CreateAgent(t.Context(), e.WorkspaceID, "Scout", map[string]string{"crm": "full"}, store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +42,19 @@ func TestCreditsPage(t *testing.T) {
 		}
 		res.Body.Close()
 	}
+	for range 3 {
+		req, _ := http.NewRequest("GET", e.srv.URL+"/v1/companies", nil)
+		req.Header.Set("apikey", testAPIKey)
+		req.Header.Set("Authorization", "Bearer "+key.Key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("REST list: %v %v", res, err)
+		}
+		res.Body.Close()
+	}
+	if err := e.usage.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	p := e.agent().signIn(e.Admin).get("/console/credits")
 	if p.Status != 200 || !strings.Contains(p.Body, `<strong id="balance">40</strong>`) || strings.Contains(p.Body, "777") {
 		t.Fatalf("credits page: %d %.600s", p.Status, p.Body)
@@ -46,9 +62,9 @@ func TestCreditsPage(t *testing.T) {
 	if !regexp.MustCompile(`<td data-label="Change">40</td><td data-label="Reason">grant</td>`).MatchString(p.Body) {
 		t.Fatal("the ledger does not show the grant")
 	}
-	usage := regexp.MustCompile(`<code>agent_key:` + key.KeyID + `</code></td><td data-label="Through">REST</td><td data-label="Writes">2</td>`)
+	usage := regexp.MustCompile(`<code>agent_key:` + key.KeyID + `</code></td><td data-label="Requests">5</td><td data-label="Writes">2</td>`)
 	if !usage.MatchString(p.Body) {
-		t.Fatalf("usage does not count the key's 2 writes: %s", p.Body[strings.Index(p.Body, "usage-title"):])
+		t.Fatalf("usage does not count the key's 5 requests and 2 writes: %s", p.Body[strings.Index(p.Body, "usage-title"):])
 	}
 	if res := e.agent().signIn(e.Member).get("/console/credits"); res.Status != http.StatusForbidden {
 		t.Fatalf("member opens credits: %d", res.Status)

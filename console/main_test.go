@@ -48,6 +48,7 @@ type env struct {
 	srv    *httptest.Server
 	clock  *testclock.Offset
 	ops    *admin.Ops
+	usage  *workspace.Usage
 	issuer string
 
 	WorkspaceID string
@@ -144,8 +145,10 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := restapi.New(restapi.Config{Store: s, Auth: cache, APIKey: testAPIKey, PublicURL: e.issuer})
-	tools, err := mcp.New(mcp.Config{PublicURL: e.issuer, Auth: cache, Ops: api.Ops(), Logger: log})
+	e.usage = workspace.NewUsage(s, log, nil)
+	auth := e.usage.Counted(cache)
+	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, PublicURL: e.issuer})
+	tools, err := mcp.New(mcp.Config{PublicURL: e.issuer, Auth: auth, Ops: api.Ops(), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

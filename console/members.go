@@ -49,7 +49,7 @@ func (s *Server) formError(w http.ResponseWriter, r *http.Request, me *store.OAu
 
 func (s *Server) membersInvite(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
 	inv, err := s.cfg.Admin.Invite(r.Context(), admin.Invite{WorkspaceID: me.WorkspaceID, Email: r.PostFormValue("email"),
-		Name: r.PostFormValue("name"), Role: r.PostFormValue("role"), Grants: grantsOf(r), By: me.UserID})
+		Name: r.PostFormValue("name"), Role: r.PostFormValue("role"), Grants: grantsOf(r), By: me.By(store.ViaConsole)})
 	if err != nil {
 		s.formError(w, r, me, err)
 		return
@@ -62,7 +62,7 @@ func (s *Server) membersInvite(w http.ResponseWriter, r *http.Request, me *store
 }
 
 func (s *Server) membersUpdate(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, me.UserID, strings.TrimSpace(r.PostFormValue("user_id")),
+	err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, me.By(store.ViaConsole), strings.TrimSpace(r.PostFormValue("user_id")),
 		admin.Change{Role: r.PostFormValue("role"), Grants: grantsOf(r)})
 	if err != nil {
 		s.formError(w, r, me, err)
@@ -75,7 +75,7 @@ func (s *Server) membersUpdate(w http.ResponseWriter, r *http.Request, me *store
 // sessions stop at once.
 func (s *Server) membersStatus(status string) func(http.ResponseWriter, *http.Request, *store.OAuthMember) {
 	return func(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-		err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, me.UserID, strings.TrimSpace(r.PostFormValue("user_id")),
+		err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, me.By(store.ViaConsole), strings.TrimSpace(r.PostFormValue("user_id")),
 			admin.Change{Status: status})
 		if err != nil {
 			s.formError(w, r, me, err)
@@ -98,7 +98,7 @@ func linkKind(l *admin.Invitation) string {
 
 // membersResetLink makes a password-reset link for an active member, shown once.
 func (s *Server) membersResetLink(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	link, err := s.cfg.Admin.ResetLink(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), me.UserID)
+	link, err := s.cfg.Admin.ResetLink(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), me.By(store.ViaConsole))
 	if err != nil {
 		s.formError(w, r, me, err)
 		return

@@ -48,13 +48,21 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ops.CreateAgent(ctx, e.WorkspaceID, "Scout", map[string]string{"crm": "read"}); err != nil {
+	// Records of every channel for the audit log: the console's, the CLI's, MCP's.
+	byConsole := store.By{UserID: e.Admin.ID, Credential: "console:0123456789abcdef", Via: store.ViaConsole}
+	if _, err := e.ops.CreateAgent(ctx, e.WorkspaceID, "Scout", map[string]string{"crm": "read"}, byConsole); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ops.GrantCredits(ctx, e.WorkspaceID, 25, store.By{Credential: "cli:operator", Via: store.ViaCLI}); err != nil {
 		t.Fatal(err)
 	}
 	clientID := e.registerClient("MCP CLI Proxy")
 	admin := e.agent().signIn(e.Admin)
 	token := admin.authorize(clientID, "companies:read companies:write")
 	e.mcpCall(token, "create_companies", map[string]any{"name": "Audited"})
+	if err := e.usage.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := e.ops.Activity(ctx, e.WorkspaceID, activityAll())
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("no activity to show: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/internal/smtptest"
 	"github.com/agencyos/workspaced/ratelimit"
+	"github.com/agencyos/workspaced/store"
 )
 
 // withSMTP configures the admin operations to send through srv, as SMTP_URL does.
@@ -181,7 +182,7 @@ func TestAdminResetLink(t *testing.T) {
 	if res := mem.form("/console", "/console/members/reset-link", url.Values{"user_id": {e.Admin.ID}}); res.Status != http.StatusForbidden {
 		t.Fatalf("member makes a reset link: %d", res.Status)
 	}
-	if _, err := e.ops.ResetLink(t.Context(), e.WorkspaceID, "nope", ""); err == nil {
+	if _, err := e.ops.ResetLink(t.Context(), e.WorkspaceID, "nope", store.By{}); err == nil {
 		t.Fatal("malformed id accepted")
 	}
 }

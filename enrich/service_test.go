@@ -42,7 +42,7 @@ func newMeteredEnv(t *testing.T, credits int64, status int) *meteredEnv {
 	s := storetest.New(t)
 	f := storetest.Workspace(t, s, nil)
 	if credits > 0 {
-		if _, err := s.GrantCredits(context.Background(), f.WorkspaceID, credits); err != nil {
+		if _, err := s.GrantCredits(context.Background(), f.WorkspaceID, credits, store.By{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -297,5 +299,36 @@ func pageAtDepth(t *testing.T, w *benchWorld, order workspace.Order, query, curs
 	// 100,000 deals fill thousands of pages: a page that reads hundreds walks no index.
 	if first.buffers > 200 || depth.buffers > 200 {
 		t.Errorf("pages read %d and %d buffers for 50 rows: the order has no index", first.buffers, depth.buffers)
+	}
+}
+
+// BenchmarkGetDealCounted is GET /v1/deals/{id} with usage counting off and on
+// (workspace.Usage around the authenticator, as cmd wires it), in one run: the cost of
+// counting every authenticated request (docs/performance.md, "Usage counting").
+func BenchmarkGetDealCounted(b *testing.B) {
+	var usage *workspace.Usage
+	worlds := map[string]*benchWorld{}
+	for _, mode := range []string{"off", "on"} {
+		e := newEnv(b, func(c *restapi.Config) {
+			if mode == "on" {
+				usage = workspace.NewUsage(c.Store, nil, nil)
+				c.Auth = usage.Counted(c.Auth)
+			}
+		})
+		admin, deal := seedDeals(b, e.store, 60)
+		counted := *admin
+		counted.Credential = store.Credential{Type: "oauth", ID: uuid.NewString(), ClientName: "Bench"}
+		worlds[mode] = &benchWorld{e: e, admin: &counted, token: e.token(&counted), deal: deal}
+	}
+	for _, mode := range []string{"off", "on"} {
+		w := worlds[mode]
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				w.get(b, "/deals/"+w.deal)
+			}
+		})
+	}
+	if err := usage.Flush(context.Background()); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -211,7 +211,7 @@ func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 	})
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	ctx := context.Background()
-	if _, err := e.store.GrantCredits(ctx, f.WorkspaceID, 5); err != nil {
+	if _, err := e.store.GrantCredits(ctx, f.WorkspaceID, 5, store.By{}); err != nil {
 		t.Fatal(err)
 	}
 	c := e.as(t, f.Admin)

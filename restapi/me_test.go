@@ -45,14 +45,14 @@ func TestMeRefusesBadCredentials(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	f := storetest.Workspace(t, e.store, nil)
-	revoked, err := e.store.CreateAgent(ctx, f.WorkspaceID, "Revoked", nil)
+	revoked, err := e.store.CreateAgent(ctx, f.WorkspaceID, "Revoked", nil, store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e.store.RevokeAgentKey(ctx, revoked.KeyID); err != nil {
 		t.Fatal(err)
 	}
-	suspended, err := e.store.CreateAgent(ctx, f.WorkspaceID, "Suspended", nil)
+	suspended, err := e.store.CreateAgent(ctx, f.WorkspaceID, "Suspended", nil, store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

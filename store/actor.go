@@ -91,13 +91,15 @@ func (p *Principal) settings() []any {
 	return []any{p.WorkspaceID, p.UserID, p.Role, string(g), p.credentialLabel(), p.clientJSON(), p.Via}
 }
 
-// credentialLabel names the credential for activity.credential: "agent_key:<id>" or
-// "oauth:<access token id>", "" when unknown.
-func (p *Principal) credentialLabel() string {
-	if p.Credential.Type == "" || p.Credential.ID == "" {
+// credentialLabel names the credential for activity.credential and credential_usage:
+// "agent_key:<id>", "oauth:<access token id>" or "console:<session>", "" when unknown.
+func (p *Principal) credentialLabel() string { return p.Credential.label() }
+
+func (c Credential) label() string {
+	if c.Type == "" || c.ID == "" {
 		return ""
 	}
-	return p.Credential.Type + ":" + p.Credential.ID
+	return c.Type + ":" + c.ID
 }
 
 // clientJSON is activity.client: {"id", "name"} of the OAuth client, "" for none.

@@ -44,28 +44,33 @@ func (s *Store) WorkspaceMembers(ctx context.Context, workspaceID string) ([]Mem
 
 // MemberLink is a link that lets a member set a password: an invitation or a reset.
 type MemberLink struct {
-	UserID    string
-	Purpose   string // invite or reset
-	CreatedBy string // the admin's user id, or "" (CLI, or the member asking for a reset)
-	Hash      []byte // SHA-256 of the link's secret (HashSecret)
-	Expires   time.Time
+	UserID  string
+	Purpose string // invite or reset
+	Hash    []byte // SHA-256 of the link's secret (HashSecret)
+	Expires time.Time
+	// By is who makes the link: an admin (its user id is the link's created_by), or the
+	// zero By for the member asking for a reset.
+	By By
 }
 
 // CreateMemberLink stores a link for a human member of workspaceID (a reset link for an
 // active one only). It returns a not_found Error when the workspace has no such member (an
 // agent is no member here).
 func (s *Store) CreateMemberLink(ctx context.Context, workspaceID string, l MemberLink) error {
-	tag, err := s.pool.Exec(ctx, `INSERT INTO member_links (token_hash, user_id, purpose, created_by, expires_at)
-		SELECT $3, u.id, $4, nullif($5, '')::uuid, $6 FROM users u WHERE u.id = $2 AND u.workspace_id = $1 AND NOT u.is_agent
-			AND ($4 = 'invite' OR u.status = 'active')`,
-		workspaceID, l.UserID, l.Hash, l.Purpose, l.CreatedBy, l.Expires)
-	if err != nil {
-		return mapAdminError(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return NotFound("no member %s in this workspace", l.UserID)
-	}
-	return nil
+	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO member_links (token_hash, user_id, purpose, created_by, expires_at)
+			SELECT $3, u.id, $4, nullif($5, '')::uuid, $6 FROM users u WHERE u.id = $2 AND u.workspace_id = $1 AND NOT u.is_agent
+				AND ($4 = 'invite' OR u.status = 'active')`,
+			workspaceID, l.UserID, l.Hash, l.Purpose, l.By.UserID, l.Expires)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return NotFound("no member %s in this workspace", l.UserID)
+		}
+		return record(ctx, tx, workspaceID, l.By, audit{entityType: EntityMemberLinks, entityID: l.UserID, action: "created",
+			changes: map[string]any{"purpose": l.Purpose, "expires_at": l.Expires.UTC()}})
+	}))
 }
 
 // PeekMemberLink returns the member a live, unused link of purpose belongs to, without
@@ -164,7 +169,7 @@ func (s *Store) WorkspaceAgents(ctx context.Context, workspaceID string) ([]Agen
 
 // IssueAgentKey issues one more key to a workspace's agent; not_found when the workspace
 // has no such agent.
-func (s *Store) IssueAgentKey(ctx context.Context, workspaceID, agentID string) (AgentKey, error) {
+func (s *Store) IssueAgentKey(ctx context.Context, workspaceID, agentID string, by By) (AgentKey, error) {
 	out := AgentKey{AgentID: agentID}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT user_id::text FROM agents WHERE id = $1 AND workspace_id = $2`,
@@ -175,7 +180,7 @@ func (s *Store) IssueAgentKey(ctx context.Context, workspaceID, agentID string) 
 			return err
 		}
 		var err error
-		out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, agentID)
+		out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, agentID, by)
 		return err
 	})
 	return out, mapAdminError(err)
@@ -183,7 +188,7 @@ func (s *Store) IssueAgentKey(ctx context.Context, workspaceID, agentID string) 
 
 // RotateAgentKey revokes a live key of a workspace's agent and issues its replacement in
 // one transaction; not_found when the workspace has no such live key.
-func (s *Store) RotateAgentKey(ctx context.Context, workspaceID, keyID string) (AgentKey, error) {
+func (s *Store) RotateAgentKey(ctx context.Context, workspaceID, keyID string, by By) (AgentKey, error) {
 	var out AgentKey
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `UPDATE agent_keys SET revoked_at = now()
@@ -197,8 +202,12 @@ func (s *Store) RotateAgentKey(ctx context.Context, workspaceID, keyID string) (
 		if err := tx.QueryRow(ctx, `SELECT user_id::text FROM agents WHERE id = $1`, out.AgentID).Scan(&out.UserID); err != nil {
 			return err
 		}
+		if err := record(ctx, tx, workspaceID, by, audit{entityType: EntityAgentKeys, entityID: keyID, action: "updated",
+			changes: map[string]any{"agent_id": out.AgentID, "revoked": true}}); err != nil {
+			return err
+		}
 		var err error
-		if out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, out.AgentID); err != nil {
+		if out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, out.AgentID, by); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "agent_key:"+keyID)
@@ -223,10 +232,13 @@ type ActivityRow struct {
 	Via        string
 }
 
-// ActivityFilter narrows the audit log; empty fields do not filter. ID picks one record.
+// ActivityFilter narrows the audit log; empty fields do not filter. ID picks one record,
+// EntityID the records about one record.
+// ClientID matches the writes an OAuth client made and the records of its blocking; KeyID
+// the writes an agent key made and the records of its issue and revocation.
 type ActivityFilter struct {
-	ID, ActorID, ClientID, KeyID, EntityType string
-	Limit                                    int
+	ID, ActorID, ClientID, KeyID, EntityType, EntityID string
+	Limit                                              int
 }
 
 // WorkspaceActivity returns a workspace's activity records, newest first, as the console's
@@ -244,9 +256,11 @@ func (s *Store) WorkspaceActivity(ctx context.Context, workspaceID string, f Act
 			coalesce(a.credential, ''), coalesce(a.client ->> 'id', ''), coalesce(a.client ->> 'name', ''), coalesce(a.via, '')
 		FROM activity a LEFT JOIN users u ON u.id = a.actor_id
 		WHERE a.workspace_id = $1 AND ($2 = '' OR a.id::text = $2) AND ($3 = '' OR a.actor_id::text = $3)
-			AND ($4 = '' OR a.client ->> 'id' = $4) AND ($5 = '' OR a.credential = $5) AND ($6 = '' OR a.entity_type = $6)
+			AND ($4 = '' OR a.client ->> 'id' = $4 OR (a.entity_type = 'oauth_clients' AND a.changes ->> 'client_id' = $4))
+			AND ($5 = '' OR a.credential = $5 OR (a.entity_type = 'agent_keys' AND a.entity_id::text = $8))
+			AND ($6 = '' OR a.entity_type = $6) AND ($9 = '' OR a.entity_id::text = $9)
 		ORDER BY a.created_at DESC, a.id DESC LIMIT $7`,
-		workspaceID, f.ID, f.ActorID, f.ClientID, credential, f.EntityType, f.Limit)
+		workspaceID, f.ID, f.ActorID, f.ClientID, credential, f.EntityType, f.Limit, f.KeyID, f.EntityID)
 	if err != nil {
 		return nil, err
 	}
@@ -305,12 +319,12 @@ func (s *Store) WorkspaceApps(ctx context.Context, workspaceID string) ([]AppRow
 // BlockOAuthClient blocks a client for a workspace: every family its members gave it is
 // revoked, their consents forgotten, and every process told to drop cached tokens. It
 // returns not_found when the client is not used in the workspace.
-func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID, by string) error {
+func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID string, by By) error {
 	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO oauth_client_blocks (workspace_id, client_id, blocked_by)
 			SELECT $1, c.id, nullif($3, '')::uuid FROM oauth_clients c WHERE c.id = $2 AND (c.workspace_id = $1
 				OR EXISTS (SELECT 1 FROM oauth_families f WHERE f.workspace_id = $1 AND f.client_id = c.id))
-			ON CONFLICT DO NOTHING`, workspaceID, clientID, by)
+			ON CONFLICT DO NOTHING`, workspaceID, clientID, by.UserID)
 		if err != nil {
 			return err
 		}
@@ -330,29 +344,44 @@ func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID, by 
 			AND user_id IN (SELECT id FROM users WHERE workspace_id = $1)`, workspaceID, clientID); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "oauth_client:"+clientID)
-		return err
+		if _, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "oauth_client:"+clientID); err != nil {
+			return err
+		}
+		return recordClient(ctx, tx, workspaceID, by, clientID, true)
 	}))
 }
 
+// recordClient records that a client was blocked or unblocked for a workspace.
+func recordClient(ctx context.Context, tx pgx.Tx, workspaceID string, by By, clientID string, blocked bool) error {
+	return record(ctx, tx, workspaceID, by, audit{entityType: EntityOAuthClients, action: "updated",
+		changes: map[string]any{"client_id": clientID, "blocked": blocked}})
+}
+
 // UnblockOAuthClient lifts a block; not_found when the workspace has none on the client.
-func (s *Store) UnblockOAuthClient(ctx context.Context, workspaceID, clientID string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM oauth_client_blocks WHERE workspace_id = $1 AND client_id = $2`, workspaceID, clientID)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return NotFound("app %q is not blocked in this workspace", clientID)
-	}
-	return nil
+func (s *Store) UnblockOAuthClient(ctx context.Context, workspaceID, clientID string, by By) error {
+	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM oauth_client_blocks WHERE workspace_id = $1 AND client_id = $2`, workspaceID, clientID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return NotFound("app %q is not blocked in this workspace", clientID)
+		}
+		return recordClient(ctx, tx, workspaceID, by, clientID, false)
+	}))
 }
 
 // SetAdminAppsOnly sets whether the workspace's members may authorize only apps its admins
 // registered.
-func (s *Store) SetAdminAppsOnly(ctx context.Context, workspaceID string, on bool) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO workspace_oauth_settings (workspace_id, admin_apps_only) VALUES ($1, $2)
-		ON CONFLICT (workspace_id) DO UPDATE SET admin_apps_only = excluded.admin_apps_only`, workspaceID, on)
-	return mapAdminError(err)
+func (s *Store) SetAdminAppsOnly(ctx context.Context, workspaceID string, on bool, by By) error {
+	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO workspace_oauth_settings (workspace_id, admin_apps_only) VALUES ($1, $2)
+			ON CONFLICT (workspace_id) DO UPDATE SET admin_apps_only = excluded.admin_apps_only`, workspaceID, on); err != nil {
+			return err
+		}
+		return record(ctx, tx, workspaceID, by, audit{entityType: EntityOAuthSettings, entityID: workspaceID, action: "updated",
+			changes: map[string]any{"admin_apps_only": on}})
+	}))
 }
 
 // OAuthClientRefusal says why a workspace refuses new authorizations of a client: blocked
@@ -374,18 +403,18 @@ type CreditEntry struct {
 	Domain string
 }
 
-// CredentialDay counts the writes one credential made on one day (UTC), from the audit
-// log.
+// CredentialDay counts what one credential did on one day (UTC): its authenticated
+// requests (reads and writes, credential_usage) and its writes (the audit log).
 type CredentialDay struct {
 	Day        time.Time
 	Credential string
 	ClientName string
-	Via        string
+	Requests   int64
 	Writes     int64
 }
 
 // WorkspaceCredits returns a workspace's balance, its newest ledger entries (at most
-// limit), and its writes per credential per day over the last days days.
+// limit), and its requests and writes per credential per day over the last days days.
 func (s *Store) WorkspaceCredits(ctx context.Context, workspaceID string, limit, days int) (int64, []CreditEntry, []CredentialDay, error) {
 	var balance int64
 	if err := s.pool.QueryRow(ctx, `SELECT coalesce((SELECT balance FROM credit_balances WHERE workspace_id = $1), 0)`,
@@ -404,17 +433,52 @@ func (s *Store) WorkspaceCredits(ctx context.Context, workspaceID string, limit,
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	rows, err = s.pool.Query(ctx, `SELECT date_trunc('day', created_at AT TIME ZONE 'UTC'), credential,
-			coalesce(max(client ->> 'name'), ''), coalesce(max(via), ''), count(*)
-		FROM activity WHERE workspace_id = $1 AND credential IS NOT NULL
-			AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => $2)
-		GROUP BY 1, 2 ORDER BY 1 DESC, 5 DESC, 2`, workspaceID, days)
+	// Administration records (console, CLI) name a session or an operator, not a
+	// credential the API counts, so only REST and MCP writes are counted.
+	rows, err = s.pool.Query(ctx, `WITH since AS (SELECT (now() AT TIME ZONE 'UTC')::date - $2::int AS day),
+		writes AS (SELECT (created_at AT TIME ZONE 'UTC')::date AS day, credential, max(client ->> 'name') AS client_name,
+				count(*) AS n
+			FROM activity WHERE workspace_id = $1 AND credential IS NOT NULL AND via IN ('rest', 'mcp')
+				AND created_at >= (SELECT day FROM since)::timestamp AT TIME ZONE 'UTC'
+			GROUP BY 1, 2),
+		requests AS (SELECT day, credential, client_name, requests AS n FROM credential_usage
+			WHERE workspace_id = $1 AND day >= (SELECT day FROM since))
+		SELECT day::timestamp, credential, coalesce(nullif(r.client_name, ''), w.client_name, ''),
+			coalesce(r.n, 0), coalesce(w.n, 0)
+		FROM requests r FULL JOIN writes w USING (day, credential)
+		ORDER BY 1 DESC, 4 DESC, 5 DESC, 2`, workspaceID, days)
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	usage, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (CredentialDay, error) {
 		var d CredentialDay
-		return d, row.Scan(&d.Day, &d.Credential, &d.ClientName, &d.Via, &d.Writes)
+		return d, row.Scan(&d.Day, &d.Credential, &d.ClientName, &d.Requests, &d.Writes)
 	})
 	return balance, ledger, usage, err
+}
+
+// UsageCount is a number of authenticated requests one credential made on one day.
+type UsageCount struct {
+	WorkspaceID string
+	Day         time.Time  // UTC midnight
+	Credential  Credential // Type, ID and ClientName
+	Requests    int64
+}
+
+// AddUsage adds counts to credential_usage in one statement.
+func (s *Store) AddUsage(ctx context.Context, counts []UsageCount) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	ws, creds, names := make([]string, len(counts)), make([]string, len(counts)), make([]string, len(counts))
+	days, n := make([]time.Time, len(counts)), make([]int64, len(counts))
+	for i, c := range counts {
+		ws[i], days[i], creds[i], names[i], n[i] = c.WorkspaceID, c.Day, c.Credential.label(), c.Credential.ClientName, c.Requests
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO credential_usage AS u (workspace_id, day, credential, client_name, requests)
+		SELECT w::uuid, d, c, cn, r FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::bigint[]) AS t(w, d, c, cn, r)
+		ON CONFLICT (workspace_id, day, credential) DO UPDATE SET requests = u.requests + excluded.requests,
+			client_name = CASE WHEN excluded.client_name <> '' THEN excluded.client_name ELSE u.client_name END`,
+		ws, days, creds, names, n)
+	return err
 }

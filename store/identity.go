@@ -61,31 +61,54 @@ type Member struct {
 	Grants       map[string]string // merged into the existing grants
 	PasswordHash string            // "" sets none
 	IsAgent      bool
+	By           By // who makes the change, recorded in activity (the zero By: no one)
 }
 
 // AddMember creates a user in a workspace and returns its id.
 func (s *Store) AddMember(ctx context.Context, m Member) (string, error) {
+	var id string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		id, err = addMember(ctx, tx, m)
+		return err
+	})
+	return id, mapAdminError(err)
+}
+
+// addMember inserts a user in tx and records it (a human member only: an agent's user is
+// recorded with its agent).
+func addMember(ctx context.Context, tx pgx.Tx, m Member) (string, error) {
 	if m.Role == "" {
 		m.Role = "member"
 	}
 	if m.Status == "" {
 		m.Status = "active"
 	}
-	grants, _ := json.Marshal(nonNil(m.Grants))
+	grants := nonNil(m.Grants)
+	grantsJSON, _ := json.Marshal(grants)
 	var id string
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO users (workspace_id, email, display_name, role, status, grants, is_agent)
-			VALUES ($1, $2, nullif($3, ''), $4, $5, $6, $7) RETURNING id::text`,
-			m.WorkspaceID, m.Email, m.Name, m.Role, m.Status, grants, m.IsAgent).Scan(&id)
-		if err != nil {
-			return err
+	err := tx.QueryRow(ctx, `INSERT INTO users (workspace_id, email, display_name, role, status, grants, is_agent)
+		VALUES ($1, $2, nullif($3, ''), $4, $5, $6, $7) RETURNING id::text`,
+		m.WorkspaceID, m.Email, m.Name, m.Role, m.Status, grantsJSON, m.IsAgent).Scan(&id)
+	if err != nil {
+		return "", err
+	}
+	if m.PasswordHash != "" {
+		if _, err := tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)`, id, m.PasswordHash); err != nil {
+			return "", err
 		}
-		if m.PasswordHash != "" {
-			_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)`, id, m.PasswordHash)
-		}
-		return err
-	})
-	return id, mapAdminError(err)
+	}
+	if m.IsAgent {
+		return id, nil
+	}
+	changes := map[string]any{"email": m.Email, "role": m.Role, "status": m.Status, "grants": grants}
+	if m.Name != "" {
+		changes["display_name"] = m.Name
+	}
+	if m.PasswordHash != "" {
+		changes["password"] = "set"
+	}
+	return id, record(ctx, tx, m.WorkspaceID, m.By, audit{entityType: EntityUsers, entityID: id, action: "created", changes: changes})
 }
 
 // SetMember changes a user's role, status, grants or password; empty fields are kept. A
@@ -94,25 +117,40 @@ func (s *Store) AddMember(ctx context.Context, m Member) (string, error) {
 func (s *Store) SetMember(ctx context.Context, userID string, m Member) error {
 	grants, _ := json.Marshal(nonNil(m.Grants))
 	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE users SET role = coalesce(nullif($2, ''), role),
+		var workspaceID string
+		err := tx.QueryRow(ctx, `UPDATE users SET role = coalesce(nullif($2, ''), role),
 			status = coalesce(nullif($3, ''), status), grants = grants || $4::jsonb
-			WHERE id = $1 AND ($5 = '' OR workspace_id::text = $5)`,
-			userID, m.Role, m.Status, grants, m.WorkspaceID)
+			WHERE id = $1 AND ($5 = '' OR workspace_id::text = $5) RETURNING workspace_id::text`,
+			userID, m.Role, m.Status, grants, m.WorkspaceID).Scan(&workspaceID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return NotFound("no user %s", userID)
+		}
 		if err != nil {
 			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return NotFound("no user %s", userID)
 		}
 		// Role, status and grant changes take effect at once in every process.
 		if _, err := tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "user:"+userID); err != nil {
 			return err
 		}
 		if m.PasswordHash != "" {
-			_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
-				ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, m.PasswordHash)
+			if _, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
+				ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, m.PasswordHash); err != nil {
+				return err
+			}
 		}
-		return err
+		changes := map[string]any{}
+		for k, v := range map[string]string{"role": m.Role, "status": m.Status} {
+			if v != "" {
+				changes[k] = v
+			}
+		}
+		if len(m.Grants) > 0 {
+			changes["grants"] = m.Grants
+		}
+		if m.PasswordHash != "" {
+			changes["password"] = "set"
+		}
+		return record(ctx, tx, workspaceID, m.By, audit{entityType: EntityUsers, entityID: userID, action: "updated", changes: changes})
 	}))
 }
 
@@ -149,57 +187,72 @@ type AgentKey struct {
 
 // CreateAgent makes an agent (a row of agents plus its own user with is_agent) and issues
 // its first key.
-func (s *Store) CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string) (AgentKey, error) {
+func (s *Store) CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string, by By) (AgentKey, error) {
 	var out AgentKey
 	email := fmt.Sprintf("agent-%d@agents.invalid", time.Now().UnixNano())
-	userID, err := s.AddMember(ctx, Member{WorkspaceID: workspaceID, Email: email, Name: name, Grants: grants, IsAgent: true})
-	if err != nil {
-		return out, err
-	}
-	out.UserID = userID
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `INSERT INTO agents (workspace_id, user_id, name) VALUES ($1, $2, $3) RETURNING id::text`,
-			workspaceID, userID, name).Scan(&out.AgentID); err != nil {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if out.UserID, err = addMember(ctx, tx, Member{WorkspaceID: workspaceID, Email: email, Name: name, Grants: grants,
+			IsAgent: true}); err != nil {
 			return err
 		}
-		var err error
-		out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, out.AgentID)
+		if err := tx.QueryRow(ctx, `INSERT INTO agents (workspace_id, user_id, name) VALUES ($1, $2, $3) RETURNING id::text`,
+			workspaceID, out.UserID, name).Scan(&out.AgentID); err != nil {
+			return err
+		}
+		if err := record(ctx, tx, workspaceID, by, audit{entityType: EntityAgents, entityID: out.AgentID, action: "created",
+			feature: "agents", changes: map[string]any{"name": name, "user_id": out.UserID, "grants": nonNil(grants)}}); err != nil {
+			return err
+		}
+		out.KeyID, out.Key, err = issueAgentKey(ctx, tx, workspaceID, out.AgentID, by)
 		return err
 	})
 	return out, mapAdminError(err)
 }
 
-func issueAgentKey(ctx context.Context, tx pgx.Tx, workspaceID, agentID string) (id, plain string, err error) {
+// issueAgentKey issues a key to an agent in tx and records it.
+func issueAgentKey(ctx context.Context, tx pgx.Tx, workspaceID, agentID string, by By) (id, plain string, err error) {
 	plain, hash := NewSecret(PrefixAgentKey)
-	err = tx.QueryRow(ctx, `INSERT INTO agent_keys (workspace_id, agent_id, key_hash, hint) VALUES ($1, $2, $3, $4)
-		RETURNING id::text`, workspaceID, agentID, hash, plain[len(plain)-4:]).Scan(&id)
-	return id, plain, err
+	if err = tx.QueryRow(ctx, `INSERT INTO agent_keys (workspace_id, agent_id, key_hash, hint) VALUES ($1, $2, $3, $4)
+		RETURNING id::text`, workspaceID, agentID, hash, plain[len(plain)-4:]).Scan(&id); err != nil {
+		return "", "", err
+	}
+	return id, plain, record(ctx, tx, workspaceID, by, audit{entityType: EntityAgentKeys, entityID: id, action: "created",
+		changes: map[string]any{"agent_id": agentID, "hint": plain[len(plain)-4:]}})
 }
 
 // RevokeAgentKey revokes a key; revoking twice is harmless. It returns a not_found Error
 // when no such key exists.
 func (s *Store) RevokeAgentKey(ctx context.Context, keyID string) error {
-	return s.RevokeWorkspaceAgentKey(ctx, "", keyID)
+	return s.RevokeWorkspaceAgentKey(ctx, "", keyID, By{})
 }
 
 // RevokeWorkspaceAgentKey revokes a key of workspaceID ("" for any workspace); a key of
-// another workspace is not_found, as a missing one.
-func (s *Store) RevokeWorkspaceAgentKey(ctx context.Context, workspaceID, keyID string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, now())
-		WHERE id = $1 AND ($2 = '' OR workspace_id::text = $2)`, keyID, workspaceID)
-	if err != nil {
-		return mapAdminError(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return NotFound("no agent key %s", keyID)
-	}
-	_, err = s.pool.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "agent_key:"+keyID)
-	return err
+// another workspace is not_found, as a missing one. Revoking twice records twice: each is
+// an admin's act.
+func (s *Store) RevokeWorkspaceAgentKey(ctx context.Context, workspaceID, keyID string, by By) error {
+	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var ws, agentID string
+		err := tx.QueryRow(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, now())
+			WHERE id = $1 AND ($2 = '' OR workspace_id::text = $2) RETURNING workspace_id::text, agent_id::text`,
+			keyID, workspaceID).Scan(&ws, &agentID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return NotFound("no agent key %s", keyID)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "agent_key:"+keyID); err != nil {
+			return err
+		}
+		return record(ctx, tx, ws, by, audit{entityType: EntityAgentKeys, entityID: keyID, action: "updated",
+			changes: map[string]any{"agent_id": agentID, "revoked": true}})
+	}))
 }
 
 // GrantCredits adds amount (may be negative, never below zero) to a workspace's balance,
 // records it in the ledger, and returns the new balance.
-func (s *Store) GrantCredits(ctx context.Context, workspaceID string, amount int64) (int64, error) {
+func (s *Store) GrantCredits(ctx context.Context, workspaceID string, amount int64, by By) (int64, error) {
 	var balance int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `INSERT INTO credit_balances (workspace_id, balance) VALUES ($1, $2)
@@ -208,9 +261,12 @@ func (s *Store) GrantCredits(ctx context.Context, workspaceID string, amount int
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO credit_ledger (workspace_id, delta, reason) VALUES ($1, $2, 'grant')`,
-			workspaceID, amount)
-		return err
+		if _, err = tx.Exec(ctx, `INSERT INTO credit_ledger (workspace_id, delta, reason) VALUES ($1, $2, 'grant')`,
+			workspaceID, amount); err != nil {
+			return err
+		}
+		return record(ctx, tx, workspaceID, by, audit{entityType: EntityCredits, action: "created",
+			changes: map[string]any{"amount": amount, "balance": balance}})
 	})
 	return balance, mapAdminError(err)
 }

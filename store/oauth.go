@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -152,12 +153,34 @@ func (s *Store) OAuthConnections(ctx context.Context, userID string) ([]OAuthCon
 // RevokeOAuthConnection revokes every token family userID granted clientID and forgets the
 // consent, in one statement.
 func (s *Store) RevokeOAuthConnection(ctx context.Context, userID, clientID string, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `WITH f AS (UPDATE oauth_families SET revoked_at = $3
-			WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id),
-		r AS (UPDATE oauth_refresh_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL),
-		a AS (UPDATE oauth_access_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL)
-		DELETE FROM oauth_consents WHERE user_id = $1 AND client_id = $2`, userID, clientID, now)
-	return err
+	return s.RevokeOAuthConnections(ctx, userID, []string{clientID}, now, By{})
+}
+
+// RevokeOAuthConnections revokes what userID gave each of clientIDs (RevokeOAuthConnection)
+// in one transaction, recording each client revoked for by.
+func (s *Store) RevokeOAuthConnections(ctx context.Context, userID string, clientIDs []string, now time.Time, by By) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var workspaceID string
+		if by.Via != "" {
+			if err := tx.QueryRow(ctx, `SELECT workspace_id::text FROM users WHERE id = $1`, userID).Scan(&workspaceID); err != nil {
+				return err
+			}
+		}
+		for _, clientID := range clientIDs {
+			if _, err := tx.Exec(ctx, `WITH f AS (UPDATE oauth_families SET revoked_at = $3
+					WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id),
+				r AS (UPDATE oauth_refresh_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL),
+				a AS (UPDATE oauth_access_tokens SET revoked_at = $3 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL)
+				DELETE FROM oauth_consents WHERE user_id = $1 AND client_id = $2`, userID, clientID, now); err != nil {
+				return err
+			}
+			if err := record(ctx, tx, workspaceID, by, audit{entityType: EntityOAuthConnected, entityID: userID, action: "detached",
+				changes: map[string]any{"client_id": clientID}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // OAuthPurge counts what PurgeOAuth removed.
@@ -255,7 +278,14 @@ func (s *Store) OAuthSessionMember(ctx context.Context, plain string, now time.T
 	if m.Status != "active" || m.IsAgent {
 		return nil, nil
 	}
+	m.Credential = sessionCredential(plain)
 	return m, nil
+}
+
+// sessionCredential names a sign-in session for the audit log (console:<id>): the first 16
+// hex digits of its cookie's SHA-256, which tell sessions apart without being usable.
+func sessionCredential(plain string) Credential {
+	return Credential{Type: "console", ID: hex.EncodeToString(HashSecret(plain)[:8])}
 }
 
 // DeleteOAuthSession ends a session; an unknown one is no error.

@@ -755,6 +755,19 @@ CREATE TABLE public.competitor_workflows (
 ALTER TABLE ONLY public.competitor_workflows FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: credential_usage; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.credential_usage (
+    workspace_id uuid NOT NULL,
+    day date NOT NULL,
+    credential text NOT NULL,
+    client_name text DEFAULT ''::text NOT NULL,
+    requests bigint NOT NULL,
+    CONSTRAINT credential_usage_requests_check CHECK ((requests >= 0))
+);
+
+--
 -- Name: credit_balances; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2126,6 +2139,13 @@ ALTER TABLE ONLY public.competitor_workflows
 
 ALTER TABLE ONLY public.competitor_workflows
     ADD CONSTRAINT competitor_workflows_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: credential_usage credential_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.credential_usage
+    ADD CONSTRAINT credential_usage_pkey PRIMARY KEY (workspace_id, day, credential);
 
 --
 -- Name: credit_balances credit_balances_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -5570,6 +5590,13 @@ ALTER TABLE ONLY public.competitor_workflows
     ADD CONSTRAINT competitor_workflows_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES public.spaces(workspace_id, id);
 
 --
+-- Name: credential_usage credential_usage_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.credential_usage
+    ADD CONSTRAINT credential_usage_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
 -- Name: credit_balances credit_balances_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6921,6 +6948,12 @@ CREATE POLICY ws_admin_only ON public.webhook_deliveries AS RESTRICTIVE USING ((
 --
 
 CREATE POLICY ws_admin_only ON public.webhook_endpoints AS RESTRICTIVE USING ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))) WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
+
+--
+-- Name: activity ws_admin_records; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_records ON public.activity AS RESTRICTIVE FOR SELECT USING (((entity_type <> ALL (ARRAY['agent_keys'::text, 'member_links'::text, 'oauth_clients'::text, 'workspace_oauth_settings'::text, 'credits'::text, 'oauth_connections'::text])) OR ( SELECT public.app_is_admin() AS app_is_admin)));
 
 --
 -- Name: automations ws_admin_update; Type: POLICY; Schema: public; Owner: -

@@ -48,12 +48,12 @@ func (s *Store) SeedDemo(ctx context.Context, hashPassword func(string) (string,
 		return d, err
 	}
 	agent, err := s.CreateAgent(ctx, d.WorkspaceID, "Demo Agent", map[string]string{
-		"crm": "full", "hr": "read", "finance": "read", "metrics": "full", "competitors": "read", "agents": "read"})
+		"crm": "full", "hr": "read", "finance": "read", "metrics": "full", "competitors": "read", "agents": "read"}, By{})
 	if err != nil {
 		return d, err
 	}
 	d.AgentKeyID, d.AgentKey = agent.KeyID, agent.Key
-	if _, err := s.GrantCredits(ctx, d.WorkspaceID, 100); err != nil {
+	if _, err := s.GrantCredits(ctx, d.WorkspaceID, 100, By{}); err != nil {
 		return d, err
 	}
 	return d, s.SeedRecords(ctx, d.WorkspaceID, d.AdminUserID)

@@ -41,8 +41,9 @@ var dbExtras = map[string][]string{
 	// Entities and AuthorEdits, checked below.)
 	"comments": {"trigger entity_check"},
 	// ws_record_activity inserts activity as the actor, and activity_source stamps the
-	// credential, client and channel (docs/console.md).
-	"activity": {"grant INSERT", "trigger activity_source"},
+	// credential, client and channel; the console's and the CLI's records about admin-only
+	// things are for admins (docs/console.md, "Audit log"; console/audit_test.go).
+	"activity": {"grant INSERT", "trigger activity_source", "policy ws_admin_records"},
 	// The catalogue's secret field is filled only in the responses of create and rotation
 	// (workspace/webhooks.go); the column itself stays empty.
 	"webhook_endpoints": {"check secret: CHECK ((secret IS NULL))"},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os/user"
 	"strings"
 
 	adminops "github.com/agencyos/workspaced/admin"
@@ -69,7 +70,7 @@ var adminCommands = map[string]adminCommand{
 					return nil, err
 				}
 				id, err := ops.AddMember(ctx, store.Member{WorkspaceID: *ws, Email: *email, Name: *name, Role: *role,
-					Status: *status, Grants: g, PasswordHash: hash})
+					Status: *status, Grants: g, PasswordHash: hash, By: operator()})
 				return map[string]string{"user_id": id}, err
 			}
 		}},
@@ -86,7 +87,7 @@ var adminCommands = map[string]adminCommand{
 				if err != nil {
 					return nil, err
 				}
-				err = ops.SetMember(ctx, "", "", *user, adminops.Change{Role: *role, Status: *status, Grants: g, PasswordHash: hash})
+				err = ops.SetMember(ctx, "", operator(), *user, adminops.Change{Role: *role, Status: *status, Grants: g, PasswordHash: hash})
 				return map[string]string{"user_id": *user}, err
 			}
 		}},
@@ -101,7 +102,7 @@ var adminCommands = map[string]adminCommand{
 			if strings.TrimSpace(*name) == "" {
 				return nil, bad("--name is required")
 			}
-			return ops.CreateAgent(ctx, *ws, *name, g)
+			return ops.CreateAgent(ctx, *ws, *name, g, operator())
 		}
 	}},
 	"reset-link": {"--workspace W --user U", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
@@ -110,7 +111,7 @@ var adminCommands = map[string]adminCommand{
 			if err := checkUUID("--workspace", *ws); err != nil {
 				return nil, err
 			}
-			return ops.ResetLink(ctx, *ws, *user, "")
+			return ops.ResetLink(ctx, *ws, *user, operator())
 		}
 	}},
 	"list-agents": {"--workspace W", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
@@ -134,7 +135,7 @@ var adminCommands = map[string]adminCommand{
 			if err := checkUUID("--workspace", *ws); err != nil {
 				return nil, err
 			}
-			return ops.CreateKey(ctx, *ws, *agent)
+			return ops.CreateKey(ctx, *ws, *agent, operator())
 		}
 	}},
 	"rotate-agent-key": {"--workspace W --key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
@@ -143,7 +144,7 @@ var adminCommands = map[string]adminCommand{
 			if err := checkUUID("--workspace", *ws); err != nil {
 				return nil, err
 			}
-			return ops.RotateKey(ctx, *ws, *id)
+			return ops.RotateKey(ctx, *ws, *id, operator())
 		}
 	}},
 	"revoke-agent-key": {"--key-id K", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
@@ -152,7 +153,7 @@ var adminCommands = map[string]adminCommand{
 			if err := checkUUID("--key-id", *id); err != nil {
 				return nil, err
 			}
-			return map[string]bool{"revoked": true}, ops.RevokeKey(ctx, "", *id)
+			return map[string]bool{"revoked": true}, ops.RevokeKey(ctx, "", *id, operator())
 		}
 	}},
 	"grant-credits": {"--workspace W --amount N", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
@@ -164,7 +165,7 @@ var adminCommands = map[string]adminCommand{
 			if *amount <= 0 {
 				return nil, bad("--amount must be a positive whole number")
 			}
-			balance, err := ops.GrantCredits(ctx, *ws, *amount)
+			balance, err := ops.GrantCredits(ctx, *ws, *amount, operator())
 			return map[string]int64{"balance": balance}, err
 		}
 	}},
@@ -193,7 +194,7 @@ var adminCommands = map[string]adminCommand{
 				if err := checkUUID("--workspace", *ws); err != nil {
 					return nil, err
 				}
-				return ops.Invite(ctx, adminops.Invite{WorkspaceID: *ws, Email: *email, Name: *name, Role: *role, Grants: g})
+				return ops.Invite(ctx, adminops.Invite{WorkspaceID: *ws, Email: *email, Name: *name, Role: *role, Grants: g, By: operator()})
 			}
 		}},
 	"create-app": createAppCommand,
@@ -202,6 +203,18 @@ var adminCommands = map[string]adminCommand{
 			return s.SeedDemo(ctx, oauth.HashPassword)
 		}
 	}},
+}
+
+// operator is who the CLI's changes are recorded as in the audit log (docs/console.md,
+// "Audit log"): via cli, no member (the CLI runs with the database's own credentials and
+// signs no one in), and credential cli:<operating-system user>, the login an operator
+// would look for, as sudo's log names it.
+func operator() store.By {
+	name := "unknown"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	return store.By{Credential: "cli:" + name, Via: store.ViaCLI}
 }
 
 func checkUUID(flagName, v string) error {

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	osuser "os/user"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -111,6 +114,25 @@ func TestAdminCommands(t *testing.T) {
 	if got, want := strings.Join(statuses, " "), "ana@"+ws+".test=suspended bo@"+ws+".test=invited"; got != want {
 		t.Fatalf("list-members: %s, want %s", got, want)
 	}
+	// Every change is in the audit log as the CLI's: no member, the operating system's
+	// user, via cli (docs/console.md, "Audit log").
+	who := "unknown"
+	if u, err := osuser.Current(); err == nil && u.Username != "" {
+		who = u.Username
+	}
+	if got, want := cliRecords(t, ws), strings.Join([]string{
+		"created users " + user, "created member_links " + user, "updated users " + user,
+		"created agents " + agent["agent_id"].(string), "created agent_keys " + agent["key_id"].(string),
+		"created agent_keys " + second["key_id"].(string), "created agent_keys " + rotated["key_id"].(string),
+		"updated agent_keys " + second["key_id"].(string), "updated agent_keys " + agent["key_id"].(string),
+		"created credits ", "created credits ", "created users " + inv["user_id"].(string),
+		"created member_links " + inv["user_id"].(string)}, "\n"); got != want {
+		t.Fatalf("the CLI's audit records:\n%s\nwant:\n%s", got, want)
+	}
+	if n := count(t, `SELECT count(*) FROM activity WHERE workspace_id = $1 AND (via <> 'cli' OR actor_id IS NOT NULL
+		OR credential <> 'cli:' || $2)`, ws, who); n != 0 {
+		t.Fatalf("%d records not made by the CLI's operator %s", n, who)
+	}
 	demo := mustCLI(t, "seed-demo")
 	for _, k := range []string{"workspace_id", "admin_email", "admin_password", "agent_key", "agent_key_id"} {
 		if s, _ := demo[k].(string); s == "" {
@@ -165,7 +187,7 @@ func TestAdminBadInput(t *testing.T) {
 		})
 	}
 	// Duplicate emails are bad input too.
-	mustCLI(t, "add-member", "--workspace", ws, "--email", "dup@"+ws+".test")
+	dup := mustCLI(t, "add-member", "--workspace", ws, "--email", "dup@"+ws+".test")["user_id"].(string)
 	users++
 	if code, _, _ := cli(t, "add-member", "--workspace", ws, "--email", "DUP@"+ws+".test"); code != 2 {
 		t.Fatalf("duplicate email: exit %d", code)
@@ -176,4 +198,24 @@ func TestAdminBadInput(t *testing.T) {
 	if got := count(t, `SELECT count(*) FROM workspaces WHERE name IN ('x', '  ')`); got != workspaces {
 		t.Fatalf("bad input wrote workspaces: %d, want %d", got, workspaces)
 	}
+	// Refused commands leave no audit record; the one member added leaves one.
+	if got := cliRecords(t, ws); got != "created users "+dup {
+		t.Fatalf("bad input wrote audit records: %q", got)
+	}
+}
+
+// cliRecords lists a workspace's audit records (action, resource, record id), oldest
+// first; those of one transaction (same time) in order of resource and action.
+func cliRecords(t *testing.T, ws string) string {
+	t.Helper()
+	rows, err := storetest.Pool(t).Query(context.Background(), `SELECT action || ' ' || entity_type || ' ' || coalesce(entity_id::text, '')
+		FROM activity WHERE workspace_id = $1 ORDER BY created_at, entity_type DESC, action`, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -25,7 +25,7 @@ func TestDrillCrashRefundsHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.GrantCredits(ctx, ws, 5); err != nil {
+	if _, err := s.GrantCredits(ctx, ws, 5, store.By{}); err != nil {
 		t.Fatal(err)
 	}
 	balance := func() int64 {

@@ -161,7 +161,7 @@ func agentKey(t *testing.T, dsn string) (workspaceID, key string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := s.CreateAgent(ctx, ws, "drill agent", map[string]string{"crm": "full"})
+	k, err := s.CreateAgent(ctx, ws, "drill agent", map[string]string{"crm": "full"}, store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

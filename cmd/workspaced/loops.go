@@ -9,8 +9,9 @@ import (
 )
 
 // loops owns the process's background loops (credit-hold and idempotency sweeps, the
-// revocation listener, the token purge, SIGHUP, the circuit breaker's probe): it starts
-// each under its name with one context, and at shutdown cancels that context and waits
+// revocation listener, the token purge, SIGHUP, the circuit breaker's probe, the usage
+// counter's flush): it starts each under its name with one context, and at shutdown
+// cancels that context and waits
 // for every loop to return, so none is still using the database pool when it closes
 // (docs/operations.md, "Bad days"). A loop that does not return within the wait is named in
 // the log and left to the process's exit.

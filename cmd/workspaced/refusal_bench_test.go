@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // BenchmarkRefusal compares what a read refused by its class's bound (503 overloaded)
@@ -22,7 +24,7 @@ func BenchmarkRefusal(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	agent, err := s.CreateAgent(ctx, ws, "bench agent", map[string]string{"crm": "full"})
+	agent, err := s.CreateAgent(ctx, ws, "bench agent", map[string]string{"crm": "full"}, store.By{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -326,7 +326,12 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		return nil, nil, err
 	}
 	background = append(background, loop{"webhook delivery", deliver})
-	apiCfg := restapi.Config{Store: srv.store, Auth: cache, APIKey: srv.apiKey, Logger: srv.log,
+	// Every authenticated request is counted for its credential (the console's usage),
+	// in memory, and written every 10 seconds and at shutdown.
+	usage := workspace.NewUsage(srv.store, srv.log, nil)
+	auth := usage.Counted(cache)
+	background = append(background, loop{"usage flush", func(ctx context.Context) { usage.Run(ctx, 10*time.Second) }})
+	apiCfg := restapi.Config{Store: srv.store, Auth: auth, APIKey: srv.apiKey, Logger: srv.log,
 		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL,
 		WebhookURLs: hookURLs, Webhooks: hooks}
 	if srv.cfg.RateLimitsOff {
@@ -334,7 +339,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
-	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: cache, Ops: api.Ops(),
+	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: api.Ops(),
 		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
 		return nil, nil, err

@@ -28,7 +28,7 @@ func Workspace(tb testing.TB, s *store.Store, scopes []string) Fixture {
 	f := Fixture{WorkspaceID: ws}
 	f.Admin = AddUser(tb, s, ws, "admin", nil, scopes)
 	f.Member = AddUser(tb, s, ws, "member", nil, scopes)
-	f.Agent, err = s.CreateAgent(ctx, ws, "Agent", map[string]string{"crm": "full"})
+	f.Agent, err = s.CreateAgent(ctx, ws, "Agent", map[string]string{"crm": "full"}, store.By{})
 	if err != nil {
 		tb.Fatalf("create agent: %v", err)
 	}
