@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -78,8 +77,8 @@ type Service struct {
 	http  *http.Client
 	m     metrics
 	mu    sync.Mutex
-	busy  map[string]*endpointSlots // per-endpoint slots in this process
-	slots sync.Map                  // endpoints whose shared slots (webhook_slots) exist
+	busy  map[string]chan struct{} // per-endpoint slots in this process
+	slots sync.Map                 // endpoints whose shared slots (webhook_slots) exist
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -105,7 +104,7 @@ func New(cfg Config) (*Service, error) {
 	cfg.Timeout = cmp.Or(cfg.Timeout, Timeout)
 	cfg.RetrySpeedup = max(cfg.RetrySpeedup, 1)
 	cfg.Retention = cmp.Or(cfg.Retention, DefaultRetention)
-	s := &Service{cfg: cfg, busy: map[string]*endpointSlots{}}
+	s := &Service{cfg: cfg, busy: map[string]chan struct{}{}}
 	s.http = &http.Client{
 		Transport: cfg.URLs.guard().Transport(nil),
 		Timeout:   cfg.Timeout,
@@ -353,7 +352,7 @@ func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endp
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws}})
+		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws, EndpointID: t}})
 	}
 	return jobs, nil
 }
@@ -376,11 +375,13 @@ func (s *Service) setAside(ctx context.Context, tx pgx.Tx, e outboxEvent, sqlsta
 	return nil
 }
 
-// deliveryArgs are a River job's arguments: which delivery, and its workspace (so the
-// worker can read it under the isolation policy).
+// deliveryArgs are a River job's arguments: which delivery, its workspace (so the worker
+// can read it under the isolation policy) and, when known, its endpoint (so the worker can
+// wait its turn in this process before asking the database for a slot).
 type deliveryArgs struct {
 	DeliveryID  string `json:"delivery_id"`
 	WorkspaceID string `json:"workspace_id"`
+	EndpointID  string `json:"endpoint_id,omitempty"`
 }
 
 // Kind names the job kind in River's tables.
@@ -421,28 +422,42 @@ type target struct {
 	failingSince            *time.Time
 	secrets                 []string
 	ev                      Event
-	lease                   heldSlot // the shared slot leased for the attempt, if any
+	slot                    int // the shared slot leased for the attempt, or -1
 }
 
 func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
-	t := target{lease: noSlot}
+	var t target
 	var previous *string
 	var previousUntil *time.Time
 	var record []byte
 	var current string
 	found := false
-	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
+	// When an attempt will follow (not yet succeeded, endpoint enabled), the same statement
+	// leases one of the endpoint's PerEndpoint slots shared by every process
+	// (webhook_slots, rows made by ensureSlots), skipping those other leases hold locked;
+	// none when all are held. The lease lasts until the attempt is recorded or, should the
+	// process die, leaseFor. Times are the database's, so the processes' clocks need not
+	// agree.
+	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `WITH due AS (
+				SELECT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+				WHERE d.id = $1::text::uuid AND d.status <> 'succeeded' AND e.enabled),
+			lease AS (UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
+				WHERE (endpoint_id, slot) = (SELECT s.endpoint_id, s.slot FROM webhook_slots s JOIN due USING (endpoint_id)
+					WHERE s.slot < $2 AND s.held_until <= now() LIMIT 1 FOR UPDATE OF s SKIP LOCKED)
+				RETURNING slot)
+			SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
 				k.previous_secret, k.previous_expires_at, ev.id::text, ev.type, ev.object, coalesce(ev.object_id::text, ''),
-				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text
+				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text,
+				coalesce((SELECT slot FROM lease), -1)
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			JOIN webhook_secrets k ON k.endpoint_id = e.id JOIN webhook_events ev ON ev.id = d.event_id
-			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID}, func(rows pgx.Rows) error {
+			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
 		if !rows.Next() {
 			return nil
 		}
 		err := rows.Scan(&t.status, &t.endpointID, &t.url, &t.enabled, &t.failingSince,
 			&current, &previous, &previousUntil, &t.ev.ID, &t.ev.Type, &t.ev.Object, &t.ev.ObjectID, &record,
-			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID)
+			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID, &t.slot)
 		if err != nil {
 			return err
 		}
@@ -492,72 +507,32 @@ func (s *Service) shape(object string, record []byte, changed *[]string) json.Ra
 	return b
 }
 
-// endpointSlots is one endpoint's share of this process: turn bounds its deliveries in
-// flight here to PerEndpoint, and held keeps the shared slots (webhook_slots) of finished
-// attempts for the deliveries waiting their turn, so that while the endpoint has work
-// waiting here, an attempt neither leases nor frees a row (docs/performance.md, "Webhooks").
-type endpointSlots struct {
-	turn    chan struct{}
-	waiting atomic.Int32 // deliveries waiting for a turn
-	mu      sync.Mutex
-	held    []heldSlot
-}
-
-// heldSlot is a shared slot this process leases, usable for another attempt until
-// reuseUntil (the local clock): its lease then still outlasts any job that takes it.
-type heldSlot struct {
-	slot       int // -1: none
-	reuseUntil time.Time
-}
-
-var noSlot = heldSlot{slot: -1}
-
-func (s *Service) endpointSlots(endpoint string) *endpointSlots {
+func (s *Service) slot(endpoint string) chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	es, ok := s.busy[endpoint]
+	c, ok := s.busy[endpoint]
 	if !ok {
-		es = &endpointSlots{turn: make(chan struct{}, s.cfg.PerEndpoint)}
-		s.busy[endpoint] = es
+		c = make(chan struct{}, s.cfg.PerEndpoint)
+		s.busy[endpoint] = c
 	}
-	return es
-}
-
-// take returns a held slot still fit for an attempt, or noSlot.
-func (es *endpointSlots) take() heldSlot {
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	for len(es.held) > 0 {
-		h := es.held[len(es.held)-1]
-		es.held = es.held[:len(es.held)-1]
-		if time.Now().Before(h.reuseUntil) {
-			return h
-		}
-		// Too near its end to cover a job: left to expire (at most leaseFor).
-	}
-	return noSlot
-}
-
-// keep says whether an attempt's slot stays leased for a delivery waiting its turn here,
-// and if so holds it for that delivery; otherwise the caller frees it. Slots are kept only
-// while deliveries wait, and each for at most leaseFor-jobTimeout after it was leased, so
-// other processes get their share back.
-func (es *endpointSlots) keep(h heldSlot) bool {
-	if es == nil || h.slot < 0 || !time.Now().Before(h.reuseUntil) {
-		return false
-	}
-	es.mu.Lock()
-	defer es.mu.Unlock()
-	if int(es.waiting.Load()) <= len(es.held) { // one kept slot per waiting delivery at most
-		return false
-	}
-	es.held = append(es.held, h)
-	return true
+	return c
 }
 
 // deliver makes one attempt of a delivery and records it. It returns an error wrapping
 // ErrAttemptFailed when River should retry.
 func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttempts int) error {
+	if a.EndpointID != "" { // this process never asks the database for more slots than the bound
+		local := s.slot(a.EndpointID)
+		select {
+		case local <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-local }()
+		if err := s.ensureSlots(ctx, a.EndpointID); err != nil {
+			return err
+		}
+	}
 	t, err := s.load(ctx, a)
 	if err != nil {
 		return err
@@ -566,57 +541,16 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 		return nil // a re-run after a crash that followed the success, or a vanished row
 	}
 	if !t.enabled {
-		return s.record(ctx, a, nil, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
+		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
 	}
-	// The attempt's turn in this process (so it never asks the database for more slots
-	// than the bound), then its shared slot: one kept from an earlier attempt here, or a
-	// new lease.
-	es := s.endpointSlots(t.endpointID)
-	es.waiting.Add(1)
-	select {
-	case es.turn <- struct{}{}:
-		es.waiting.Add(-1)
-	case <-ctx.Done():
-		es.waiting.Add(-1)
-		return ctx.Err()
-	}
-	defer func() { <-es.turn }()
-	if t.lease = es.take(); t.lease.slot < 0 {
-		if t.lease, err = s.lease(ctx, t.endpointID); err != nil {
+	if t.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
+		if err := s.ensureSlots(ctx, t.endpointID); err != nil { // or, for a job queued without its endpoint, none existed
 			return err
 		}
-	}
-	if t.lease.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
 		return river.JobSnooze(slotWait + rand.N(slotWait))
 	}
 	res := s.attempt(ctx, t)
-	return s.record(ctx, a, es, t, res, attempt, maxAttempts)
-}
-
-// lease takes one of the endpoint's PerEndpoint slots shared by every process
-// (webhook_slots, rows made by ensureSlots), skipping those other leases hold locked, or
-// returns noSlot when all are held. The lease lasts until the attempt is recorded or,
-// should the process die, leaseFor. Times are the database's, so the processes' clocks
-// need not agree.
-func (s *Service) lease(ctx context.Context, endpoint string) (heldSlot, error) {
-	if err := s.ensureSlots(ctx, endpoint); err != nil {
-		return noSlot, err
-	}
-	start := time.Now()
-	h := noSlot
-	err := s.cfg.Store.ServiceQuery(ctx, "", `UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
-		WHERE (endpoint_id, slot) = (SELECT endpoint_id, slot FROM webhook_slots
-			WHERE endpoint_id = $1::text::uuid AND slot < $2 AND held_until <= now() LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING slot`, []any{endpoint, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
-		if rows.Next() {
-			return rows.Scan(&h.slot)
-		}
-		return nil
-	})
-	// Leased at the database's now(), after start: fit for another attempt while a whole
-	// job (jobTimeout) still ends before the lease does.
-	h.reuseUntil = start.Add(s.leaseFor() - s.jobTimeout() - time.Second)
-	return h, err
+	return s.record(ctx, a, t, res, attempt, maxAttempts)
 }
 
 // ensureSlots makes the endpoint's PerEndpoint shared slots, once per endpoint and process.
@@ -698,7 +632,7 @@ func (s *Service) attempt(ctx context.Context, t *target) result {
 
 // record stores an attempt's outcome on the delivery and the endpoint, and says whether
 // River should retry: an endpoint failing for DisableAfter is disabled with its reason.
-func (s *Service) record(ctx context.Context, a deliveryArgs, es *endpointSlots, t *target, r result, attempt, maxAttempts int) error {
+func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r result, attempt, maxAttempts int) error {
 	now := s.cfg.Now()
 	retry := r.status == "failed" && attempt < maxAttempts
 	var next *time.Time
@@ -737,12 +671,7 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, es *endpointSlots,
 				[]any{t.endpointID, now}
 		}
 	}
-	// The attempt's slot is freed by the same statement, unless kept for a delivery waiting
-	// its turn here (then the statement writes no slot).
-	free := t.lease.slot
-	if es.keep(t.lease) {
-		free = -1
-	}
+	// The attempt's slot is freed by the same statement.
 	const deliverySQL = `WITH freed AS (UPDATE webhook_slots SET held_until = '-infinity'
 			WHERE endpoint_id = $9::text::uuid AND slot = $10)
 		UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
@@ -750,7 +679,7 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, es *endpointSlots,
 			error = nullif($7, ''), next_attempt_at = $8, updated_at = now()
 		WHERE id = $1::text::uuid`
 	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next,
-		t.endpointID, free}
+		t.endpointID, t.slot}
 	var err error
 	if endpointSQL == "" { // the usual success: one statement, one round trip
 		err = s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, deliverySQL, deliveryArgs, func(pgx.Rows) error { return nil })
