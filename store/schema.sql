@@ -7,6 +7,12 @@
 --
 
 --
+-- Name: btree_gin; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS btree_gin WITH SCHEMA public;
+
+--
 -- Name: pg_trgm; Type: EXTENSION; Schema: -; Owner: -
 --
 
@@ -500,8 +506,8 @@ $_$;
 --
 
 CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE LEAKPROOF PARALLEL SAFE
-    AS $_$ SELECT to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))) $_$;
+    LANGUAGE plpgsql IMMUTABLE LEAKPROOF PARALLEL SAFE
+    AS $_$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $_$;
 
 --
 -- Name: ws_stamp_review(); Type: FUNCTION; Schema: public; Owner: -
@@ -554,8 +560,8 @@ $$;
 --
 
 CREATE FUNCTION public.ws_unaccent(text) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
-    AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$ BEGIN RETURN public.unaccent('public.unaccent'::regdictionary, $1); END $_$;
 
 --
 -- Name: activity; Type: TABLE; Schema: public; Owner: -
@@ -2944,13 +2950,13 @@ CREATE INDEX agents_name_sort ON public.agents USING btree (workspace_id, name, 
 -- Name: agents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX agents_name_trgm ON public.agents USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: agents_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX agents_search ON public.agents USING gin (public.ws_search_doc(VARIADIC ARRAY[name, description]));
+CREATE INDEX agents_search ON public.agents USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, description]));
 
 --
 -- Name: agents_sync; Type: INDEX; Schema: public; Owner: -
@@ -2968,7 +2974,7 @@ CREATE INDEX automation_logs_keyset ON public.automation_logs USING btree (works
 -- Name: automation_logs_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automation_logs_search ON public.automation_logs USING gin (public.ws_search_doc(VARIADIC ARRAY[message]));
+CREATE INDEX automation_logs_search ON public.automation_logs USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[message]));
 
 --
 -- Name: automation_logs_sync; Type: INDEX; Schema: public; Owner: -
@@ -2992,13 +2998,13 @@ CREATE INDEX automations_name_sort ON public.automations USING btree (workspace_
 -- Name: automations_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automations_name_trgm ON public.automations USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: automations_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automations_search ON public.automations USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX automations_search ON public.automations USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: automations_sync; Type: INDEX; Schema: public; Owner: -
@@ -3022,13 +3028,13 @@ CREATE INDEX canvases_name_sort ON public.canvases USING btree (workspace_id, na
 -- Name: canvases_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX canvases_name_trgm ON public.canvases USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: canvases_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX canvases_search ON public.canvases USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX canvases_search ON public.canvases USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: canvases_sync; Type: INDEX; Schema: public; Owner: -
@@ -3052,7 +3058,7 @@ CREATE INDEX comments_keyset ON public.comments USING btree (workspace_id, creat
 -- Name: comments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX comments_search ON public.comments USING gin (public.ws_search_doc(VARIADIC ARRAY[content]));
+CREATE INDEX comments_search ON public.comments USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[content]));
 
 --
 -- Name: comments_sync; Type: INDEX; Schema: public; Owner: -
@@ -3082,13 +3088,13 @@ CREATE INDEX companies_name_sort ON public.companies USING btree (workspace_id, 
 -- Name: companies_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX companies_name_trgm ON public.companies USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: companies_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX companies_search ON public.companies USING gin (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes]));
+CREATE INDEX companies_search ON public.companies USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, industry, notes]));
 
 --
 -- Name: companies_sync; Type: INDEX; Schema: public; Owner: -
@@ -3106,7 +3112,7 @@ CREATE INDEX competitor_reports_keyset ON public.competitor_reports USING btree 
 -- Name: competitor_reports_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_reports_search ON public.competitor_reports USING gin (public.ws_search_doc(VARIADIC ARRAY[title, content]));
+CREATE INDEX competitor_reports_search ON public.competitor_reports USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[title, content]));
 
 --
 -- Name: competitor_reports_sync; Type: INDEX; Schema: public; Owner: -
@@ -3124,7 +3130,7 @@ CREATE INDEX competitor_reports_title_sort ON public.competitor_reports USING bt
 -- Name: competitor_reports_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (public.ws_unaccent(title) public.gin_trgm_ops);
+CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops);
 
 --
 -- Name: competitor_workflows_keyset; Type: INDEX; Schema: public; Owner: -
@@ -3142,13 +3148,13 @@ CREATE INDEX competitor_workflows_name_sort ON public.competitor_workflows USING
 -- Name: competitor_workflows_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: competitor_workflows_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_workflows_search ON public.competitor_workflows USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX competitor_workflows_search ON public.competitor_workflows USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: competitor_workflows_sync; Type: INDEX; Schema: public; Owner: -
@@ -3226,13 +3232,13 @@ CREATE INDEX crm_files_name_sort ON public.crm_files USING btree (workspace_id, 
 -- Name: crm_files_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: crm_files_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX crm_files_search ON public.crm_files USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX crm_files_search ON public.crm_files USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: crm_files_sync; Type: INDEX; Schema: public; Owner: -
@@ -3310,13 +3316,13 @@ CREATE INDEX deal_tasks_name_sort ON public.deal_tasks USING btree (workspace_id
 -- Name: deal_tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: deal_tasks_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deal_tasks_search ON public.deal_tasks USING gin (public.ws_search_doc(VARIADIC ARRAY[name, description]));
+CREATE INDEX deal_tasks_search ON public.deal_tasks USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, description]));
 
 --
 -- Name: deal_tasks_sync; Type: INDEX; Schema: public; Owner: -
@@ -3346,7 +3352,7 @@ CREATE INDEX deals_name_sort ON public.deals USING btree (workspace_id, name, id
 -- Name: deals_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deals_name_trgm ON public.deals USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX deals_name_trgm ON public.deals USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: deals_owner; Type: INDEX; Schema: public; Owner: -
@@ -3364,7 +3370,7 @@ CREATE INDEX deals_pipeline ON public.deals USING btree (workspace_id, pipeline_
 -- Name: deals_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deals_search ON public.deals USING gin (public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+CREATE INDEX deals_search ON public.deals USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, notes]));
 
 --
 -- Name: deals_stage; Type: INDEX; Schema: public; Owner: -
@@ -3430,13 +3436,13 @@ CREATE INDEX debts_name_sort ON public.debts USING btree (workspace_id, name, id
 -- Name: debts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX debts_name_trgm ON public.debts USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: debts_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX debts_search ON public.debts USING gin (public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+CREATE INDEX debts_search ON public.debts USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, notes]));
 
 --
 -- Name: debts_sync; Type: INDEX; Schema: public; Owner: -
@@ -3466,13 +3472,13 @@ CREATE INDEX departments_name_sort ON public.departments USING btree (workspace_
 -- Name: departments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX departments_name_trgm ON public.departments USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: departments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX departments_search ON public.departments USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX departments_search ON public.departments USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: departments_sync; Type: INDEX; Schema: public; Owner: -
@@ -3496,13 +3502,13 @@ CREATE INDEX documents_name_sort ON public.documents USING btree (workspace_id, 
 -- Name: documents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX documents_name_trgm ON public.documents USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: documents_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX documents_search ON public.documents USING gin (public.ws_search_doc(VARIADIC ARRAY[name, content]));
+CREATE INDEX documents_search ON public.documents USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, content]));
 
 --
 -- Name: documents_sync; Type: INDEX; Schema: public; Owner: -
@@ -3550,13 +3556,13 @@ CREATE INDEX expenses_name_sort ON public.expenses USING btree (workspace_id, na
 -- Name: expenses_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX expenses_name_trgm ON public.expenses USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: expenses_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX expenses_search ON public.expenses USING gin (public.ws_search_doc(VARIADIC ARRAY[name, type]));
+CREATE INDEX expenses_search ON public.expenses USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, type]));
 
 --
 -- Name: expenses_sync; Type: INDEX; Schema: public; Owner: -
@@ -3586,13 +3592,13 @@ CREATE INDEX finance_categories_label_sort ON public.finance_categories USING bt
 -- Name: finance_categories_label_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (public.ws_unaccent(label) public.gin_trgm_ops);
+CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (workspace_id, public.ws_unaccent(label) public.gin_trgm_ops);
 
 --
 -- Name: finance_categories_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX finance_categories_search ON public.finance_categories USING gin (public.ws_search_doc(VARIADIC ARRAY[key, label]));
+CREATE INDEX finance_categories_search ON public.finance_categories USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[key, label]));
 
 --
 -- Name: finance_categories_sync; Type: INDEX; Schema: public; Owner: -
@@ -3616,7 +3622,7 @@ CREATE INDEX hr_change_requests_member ON public.hr_change_requests USING btree 
 -- Name: hr_change_requests_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_change_requests_search ON public.hr_change_requests USING gin (public.ws_search_doc(VARIADIC ARRAY[message]));
+CREATE INDEX hr_change_requests_search ON public.hr_change_requests USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[message]));
 
 --
 -- Name: hr_change_requests_sync; Type: INDEX; Schema: public; Owner: -
@@ -3646,13 +3652,13 @@ CREATE INDEX hr_contracts_member ON public.hr_contracts USING btree (workspace_i
 -- Name: hr_contracts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: hr_contracts_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_contracts_search ON public.hr_contracts USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX hr_contracts_search ON public.hr_contracts USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: hr_contracts_sync; Type: INDEX; Schema: public; Owner: -
@@ -3694,13 +3700,13 @@ CREATE INDEX income_name_sort ON public.income USING btree (workspace_id, name, 
 -- Name: income_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX income_name_trgm ON public.income USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: income_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX income_search ON public.income USING gin (public.ws_search_doc(VARIADIC ARRAY[name, type]));
+CREATE INDEX income_search ON public.income USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, type]));
 
 --
 -- Name: income_sync; Type: INDEX; Schema: public; Owner: -
@@ -3730,13 +3736,13 @@ CREATE INDEX knowledge_name_sort ON public.knowledge USING btree (workspace_id, 
 -- Name: knowledge_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: knowledge_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX knowledge_search ON public.knowledge USING gin (public.ws_search_doc(VARIADIC ARRAY[name, content]));
+CREATE INDEX knowledge_search ON public.knowledge USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, content]));
 
 --
 -- Name: knowledge_sync; Type: INDEX; Schema: public; Owner: -
@@ -3760,13 +3766,13 @@ CREATE INDEX labels_name_sort ON public.labels USING btree (workspace_id, name, 
 -- Name: labels_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX labels_name_trgm ON public.labels USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: labels_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX labels_search ON public.labels USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX labels_search ON public.labels USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: labels_sync; Type: INDEX; Schema: public; Owner: -
@@ -3790,7 +3796,7 @@ CREATE INDEX leave_requests_leave_date_sort ON public.leave_requests USING btree
 -- Name: leave_requests_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX leave_requests_search ON public.leave_requests USING gin (public.ws_search_doc(VARIADIC ARRAY[reason]));
+CREATE INDEX leave_requests_search ON public.leave_requests USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[reason]));
 
 --
 -- Name: leave_requests_sync; Type: INDEX; Schema: public; Owner: -
@@ -3832,7 +3838,7 @@ CREATE INDEX metric_entries_metric ON public.metric_entries USING btree (workspa
 -- Name: metric_entries_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_entries_search ON public.metric_entries USING gin (public.ws_search_doc(VARIADIC ARRAY[note]));
+CREATE INDEX metric_entries_search ON public.metric_entries USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[note]));
 
 --
 -- Name: metric_entries_sync; Type: INDEX; Schema: public; Owner: -
@@ -3856,13 +3862,13 @@ CREATE INDEX metric_pages_name_sort ON public.metric_pages USING btree (workspac
 -- Name: metric_pages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: metric_pages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_pages_search ON public.metric_pages USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX metric_pages_search ON public.metric_pages USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: metric_pages_sync; Type: INDEX; Schema: public; Owner: -
@@ -3886,7 +3892,7 @@ CREATE INDEX metrics_name_sort ON public.metrics USING btree (workspace_id, name
 -- Name: metrics_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metrics_name_trgm ON public.metrics USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX metrics_name_trgm ON public.metrics USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: metrics_page; Type: INDEX; Schema: public; Owner: -
@@ -3898,7 +3904,7 @@ CREATE INDEX metrics_page ON public.metrics USING btree (workspace_id, page_id, 
 -- Name: metrics_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metrics_search ON public.metrics USING gin (public.ws_search_doc(VARIADIC ARRAY[name, slug]));
+CREATE INDEX metrics_search ON public.metrics USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, slug]));
 
 --
 -- Name: metrics_sync; Type: INDEX; Schema: public; Owner: -
@@ -3982,7 +3988,7 @@ CREATE INDEX org_chart_parent ON public.org_chart USING btree (workspace_id, par
 -- Name: org_chart_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX org_chart_search ON public.org_chart USING gin (public.ws_search_doc(VARIADIC ARRAY[title]));
+CREATE INDEX org_chart_search ON public.org_chart USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[title]));
 
 --
 -- Name: org_chart_sync; Type: INDEX; Schema: public; Owner: -
@@ -4000,7 +4006,7 @@ CREATE INDEX org_chart_title_sort ON public.org_chart USING btree (workspace_id,
 -- Name: org_chart_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (public.ws_unaccent(title) public.gin_trgm_ops);
+CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops);
 
 --
 -- Name: people_company; Type: INDEX; Schema: public; Owner: -
@@ -4024,7 +4030,7 @@ CREATE INDEX people_email_sort ON public.people USING btree (workspace_id, email
 -- Name: people_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_email_trgm ON public.people USING gin (public.ws_unaccent(email) public.gin_trgm_ops);
+CREATE INDEX people_email_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops);
 
 --
 -- Name: people_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4042,13 +4048,13 @@ CREATE INDEX people_name_sort ON public.people USING btree (workspace_id, name, 
 -- Name: people_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_name_trgm ON public.people USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: people_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_search ON public.people USING gin (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"]));
+CREATE INDEX people_search ON public.people USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"]));
 
 --
 -- Name: people_sync; Type: INDEX; Schema: public; Owner: -
@@ -4072,7 +4078,7 @@ CREATE INDEX pipeline_stages_name_sort ON public.pipeline_stages USING btree (wo
 -- Name: pipeline_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: pipeline_stages_pipeline; Type: INDEX; Schema: public; Owner: -
@@ -4084,7 +4090,7 @@ CREATE INDEX pipeline_stages_pipeline ON public.pipeline_stages USING btree (wor
 -- Name: pipeline_stages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipeline_stages_search ON public.pipeline_stages USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX pipeline_stages_search ON public.pipeline_stages USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: pipeline_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -4108,13 +4114,13 @@ CREATE INDEX pipelines_name_sort ON public.pipelines USING btree (workspace_id, 
 -- Name: pipelines_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: pipelines_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipelines_search ON public.pipelines USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX pipelines_search ON public.pipelines USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: pipelines_sync; Type: INDEX; Schema: public; Owner: -
@@ -4138,7 +4144,7 @@ CREATE INDEX project_stages_name_sort ON public.project_stages USING btree (work
 -- Name: project_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: project_stages_project; Type: INDEX; Schema: public; Owner: -
@@ -4150,7 +4156,7 @@ CREATE INDEX project_stages_project ON public.project_stages USING btree (worksp
 -- Name: project_stages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX project_stages_search ON public.project_stages USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX project_stages_search ON public.project_stages USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: project_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -4174,13 +4180,13 @@ CREATE INDEX projects_name_sort ON public.projects USING btree (workspace_id, na
 -- Name: projects_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX projects_name_trgm ON public.projects USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: projects_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX projects_search ON public.projects USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX projects_search ON public.projects USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: projects_space; Type: INDEX; Schema: public; Owner: -
@@ -4270,7 +4276,7 @@ CREATE INDEX space_updates_keyset ON public.space_updates USING btree (workspace
 -- Name: space_updates_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX space_updates_search ON public.space_updates USING gin (public.ws_search_doc(VARIADIC ARRAY[content]));
+CREATE INDEX space_updates_search ON public.space_updates USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[content]));
 
 --
 -- Name: space_updates_space; Type: INDEX; Schema: public; Owner: -
@@ -4306,13 +4312,13 @@ CREATE INDEX spaces_name_sort ON public.spaces USING btree (workspace_id, name, 
 -- Name: spaces_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX spaces_name_trgm ON public.spaces USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: spaces_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX spaces_search ON public.spaces USING gin (public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+CREATE INDEX spaces_search ON public.spaces USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, notes]));
 
 --
 -- Name: spaces_sync; Type: INDEX; Schema: public; Owner: -
@@ -4342,13 +4348,13 @@ CREATE INDEX task_attachments_name_sort ON public.task_attachments USING btree (
 -- Name: task_attachments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: task_attachments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX task_attachments_search ON public.task_attachments USING gin (public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX task_attachments_search ON public.task_attachments USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
 
 --
 -- Name: task_attachments_sync; Type: INDEX; Schema: public; Owner: -
@@ -4390,7 +4396,7 @@ CREATE INDEX tasks_name_sort ON public.tasks USING btree (workspace_id, name, id
 -- Name: tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX tasks_name_trgm ON public.tasks USING gin (public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
 -- Name: tasks_project; Type: INDEX; Schema: public; Owner: -
@@ -4402,7 +4408,7 @@ CREATE INDEX tasks_project ON public.tasks USING btree (workspace_id, project_id
 -- Name: tasks_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX tasks_search ON public.tasks USING gin (public.ws_search_doc(VARIADIC ARRAY[name, description]));
+CREATE INDEX tasks_search ON public.tasks USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, description]));
 
 --
 -- Name: tasks_space; Type: INDEX; Schema: public; Owner: -
@@ -4444,13 +4450,13 @@ CREATE INDEX team_members_display_name_sort ON public.team_members USING btree (
 -- Name: team_members_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (public.ws_unaccent(display_name) public.gin_trgm_ops);
+CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops);
 
 --
 -- Name: team_members_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_email_trgm ON public.team_members USING gin (public.ws_unaccent(email) public.gin_trgm_ops);
+CREATE INDEX team_members_email_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops);
 
 --
 -- Name: team_members_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4462,7 +4468,7 @@ CREATE INDEX team_members_keyset ON public.team_members USING btree (workspace_i
 -- Name: team_members_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_search ON public.team_members USING gin (public.ws_search_doc(VARIADIC ARRAY[display_name, email, team_role, location]));
+CREATE INDEX team_members_search ON public.team_members USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[display_name, email, team_role, location]));
 
 --
 -- Name: team_members_sync; Type: INDEX; Schema: public; Owner: -
@@ -4486,7 +4492,7 @@ CREATE INDEX users_display_name_sort ON public.users USING btree (workspace_id, 
 -- Name: users_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_display_name_trgm ON public.users USING gin (public.ws_unaccent(display_name) public.gin_trgm_ops);
+CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops);
 
 --
 -- Name: users_email; Type: INDEX; Schema: public; Owner: -
@@ -4504,7 +4510,7 @@ CREATE INDEX users_email_sort ON public.users USING btree (workspace_id, email, 
 -- Name: users_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_email_trgm ON public.users USING gin (public.ws_unaccent(email) public.gin_trgm_ops);
+CREATE INDEX users_email_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops);
 
 --
 -- Name: users_filters; Type: INDEX; Schema: public; Owner: -
@@ -4522,7 +4528,7 @@ CREATE INDEX users_keyset ON public.users USING btree (workspace_id, created_at 
 -- Name: users_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_search ON public.users USING gin (public.ws_search_doc(VARIADIC ARRAY[display_name, email]));
+CREATE INDEX users_search ON public.users USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[display_name, email]));
 
 --
 -- Name: users_sync; Type: INDEX; Schema: public; Owner: -

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,6 +225,9 @@ type seeder struct {
 	ws      string
 	user    string
 	parents map[string]string // table -> id of a parent row made for references
+	// set gives columns of a table their values as SQL of the row number g, in place of
+	// the generic ones (and sets nullable columns the seed would leave NULL).
+	set map[string]map[string]string
 }
 
 func (sd *seeder) exec(sql string, args ...any) {
@@ -273,9 +278,10 @@ func (sd *seeder) seed(table string, n int) {
 		 WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped
 		   AND a.attname NOT IN ('id', 'workspace_id', 'created_by', 'created_at', 'updated_at')
 		   AND (a.attnotnull AND NOT a.atthasdef OR a.attname IN ('entity_id', 'is_private', 'feature')
+		        OR a.attname = ANY ($2::text[])
 		        OR EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conrelid = a.attrelid AND c.contype = 'f'
 		                    AND a.attnum = ANY (c.conkey) AND cardinality(c.conkey) = 2))
-		 ORDER BY a.attnum`, table)
+		 ORDER BY a.attnum`, table, slices.Collect(maps.Keys(sd.set[table])))
 	if err != nil {
 		sd.t.Fatal(err)
 	}
@@ -290,7 +296,10 @@ func (sd *seeder) seed(table string, n int) {
 	values := []string{"$1::uuid", "now() - g * interval '1 second'", "$2::uuid"}
 	var from []string
 	for _, c := range cols {
-		v := sd.value(table, c, n, &from)
+		v, ok := sd.set[table][c.name]
+		if !ok {
+			v = sd.value(table, c, n, &from)
+		}
 		if v == "" {
 			continue
 		}

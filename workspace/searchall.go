@@ -85,33 +85,13 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 		after = fmt.Sprintf(" AND (%%s, \"created_at\", %%s, \"id\") < ($%d::text::real, $%d::text::timestamptz, $%d::text, $%d::text::uuid)",
 			add(*pos.Keys[0]), add(*pos.Keys[1]), add(*pos.Keys[2]), add(pos.ID))
 	}
-	fetch := strconv.Itoa(limit + 1)
-	branches := make([]string, len(types))
-	for i, name := range types {
-		r := Lookup(name)
-		match, rank := searchSQL(&checkedList{query: q, search: r.Searchable(), names: r.NameFields()}, add)
-		title, others := searchTitle(r)
-		snippet := "''"
-		if len(others) > 0 {
-			snippet = "left(concat_ws(' ', " + strings.Join(others, ", ") + "), " + strconv.Itoa(snippetLen) + ")"
-		}
-		cond := match
-		if after != "" {
-			cond += fmt.Sprintf(after, rank, quoteLiteral(name))
-		}
-		branches[i] = "(SELECT " + quoteLiteral(name) + "::text AS type, \"id\", \"created_at\", left(" + title + ", " +
-			strconv.Itoa(snippetLen) + ") AS title, " + snippet + " AS snippet, " + rank + " AS score FROM " + ident(r.Table) +
-			" WHERE " + cond + " ORDER BY score DESC, \"created_at\" DESC, \"id\" DESC LIMIT " + fetch + ")"
-	}
-	sql := "SELECT h.score::text, h.created_at::text, h.type, h.id::text, json_build_object('type', h.type, 'id', h.id, " +
-		"'title', coalesce(h.title, ''), 'snippet', coalesce(h.snippet, ''), 'score', h.score)::text FROM (" +
-		strings.Join(branches, " UNION ALL ") + ") h ORDER BY h.score DESC, h.created_at DESC, h.type DESC, h.id DESC LIMIT " + fetch
+	sql := searchStatement(q, types, limit, after, "", add)
 
 	var buf bytes.Buffer
 	buf.WriteByte('[')
 	var last keyPosition
 	n := 0
-	err = o.store.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
+	err = o.store.QueryGeneric(ctx, p, sql, args, func(rows pgx.Rows) error {
 		var score, created, typ, id string
 		var rec []byte
 		for rows.Next() {
@@ -141,6 +121,60 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 		page.NextCursor = &c
 	}
 	return page, nil
+}
+
+// searchStatement is Search's statement: a branch a type, each q's match as a list's q=
+// (searchSQL), after (a format of the rank and the quoted type name, "" on a first page)
+// and scope ("" under RLS) added to its condition, limit+1 rows best first.
+func searchStatement(q *searchQuery, types []string, limit int, after, scope string, add func(any) int) string {
+	fetch := strconv.Itoa(limit + 1)
+	branches := make([]string, len(types))
+	for i, name := range types {
+		r := Lookup(name)
+		match, rank := searchSQL(&checkedList{query: q, search: r.Searchable(), names: r.NameFields()}, add)
+		title, others := searchTitle(r)
+		snippet := "''"
+		if len(others) > 0 {
+			snippet = "left(concat_ws(' ', " + strings.Join(others, ", ") + "), " + strconv.Itoa(snippetLen) + ")"
+		}
+		cond := match
+		if after != "" {
+			cond += fmt.Sprintf(after, rank, quoteLiteral(name))
+		}
+		if scope != "" {
+			cond += " AND " + scope
+		}
+		branches[i] = "(SELECT " + quoteLiteral(name) + "::text AS type, \"id\", \"created_at\", left(" + title + ", " +
+			strconv.Itoa(snippetLen) + ") AS title, " + snippet + " AS snippet, " + rank + " AS score FROM " + ident(r.Table) +
+			" WHERE " + cond + " ORDER BY score DESC, \"created_at\" DESC, \"id\" DESC LIMIT " + fetch + ")"
+	}
+	return "SELECT h.score::text, h.created_at::text, h.type, h.id::text, json_build_object('type', h.type, 'id', h.id, " +
+		"'title', coalesce(h.title, ''), 'snippet', coalesce(h.snippet, ''), 'score', h.score)::text FROM (" +
+		strings.Join(branches, " UNION ALL ") + ") h ORDER BY h.score DESC, h.created_at DESC, h.type DESC, h.id DESC LIMIT " + fetch
+}
+
+// SearchSQL is the statement of Search's first page for q over types (its columns: score,
+// created_at, type and id as text, then the result's JSON), with scope added to each
+// branch's condition; its values are passed to add. bench/floor runs it as the schema
+// owner without row-level security, scope naming the workspace, so the floor searches
+// with the very SQL the service does.
+func SearchSQL(q string, types []string, limit int, scope string, add func(any) int) (string, error) {
+	query, err := parseSearch(q)
+	if err != nil {
+		return "", err
+	}
+	return searchStatement(query, types, limit, "", scope, add), nil
+}
+
+// SearchMatch is a list's q= over r: its match condition and its rank, values passed to
+// add (bench/floor's list runs them as List does, without row-level security).
+func SearchMatch(r *Resource, q string, add func(any) int) (match, rank string, err error) {
+	query, err := parseSearch(q)
+	if err != nil {
+		return "", "", err
+	}
+	match, rank = searchSQL(&checkedList{query: query, search: r.Searchable(), names: r.NameFields()}, add)
+	return match, rank, nil
 }
 
 // searchTypes are the resources a search reads: the named ones, or every searchable

@@ -1,6 +1,8 @@
 // Command floor is the baseline of bench/perf-load.sh: a bare net/http + pgxpool server
-// answering GET /v1/{resource}/{id} and GET /v1/{resource} (exact-match filters, limit,
-// cursor) with the same rows in the same JSON as workspaced, and nothing else: no apikey,
+// answering GET /v1/{resource}/{id}, GET /v1/{resource} (exact-match filters, q, limit,
+// cursor) and GET /v1/search (q, types, limit) with the same rows in the same JSON as
+// workspaced, searching with the SQL the workspace package builds for it (SearchMatch,
+// SearchSQL), and nothing else: no apikey,
 // no authentication, no gates, no row-level security (it connects as the schema owner and
 // names the workspace in the statement), no rate limits, no logs, no metrics. What the
 // service costs beyond it is the price of everything it does that the floor does not.
@@ -46,6 +48,7 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/{resource}/{id}", f.get)
 	mux.HandleFunc("GET /v1/{resource}", f.list)
+	mux.HandleFunc("GET /v1/search", f.search)
 	log.Fatal(http.ListenAndServe(*listen, mux))
 }
 
@@ -101,7 +104,7 @@ func (f *floor) list(w http.ResponseWriter, r *http.Request) {
 	args := []any{f.ws}
 	where := []string{`"workspace_id" = $1::uuid`}
 	for k, vs := range q {
-		if k == "limit" || k == "cursor" || k == "apikey" || res.Field(k) == nil {
+		if k == "limit" || k == "cursor" || k == "apikey" || k == "q" || res.Field(k) == nil {
 			continue
 		}
 		args = append(args, vs[0])
@@ -113,9 +116,19 @@ func (f *floor) list(w http.ResponseWriter, r *http.Request) {
 		args = append(args, at, id)
 		where = append(where, `("created_at", "id") < ($`+strconv.Itoa(len(args)-1)+`::timestamptz, $`+strconv.Itoa(len(args))+`::uuid)`)
 	}
+	order, outer := `"created_at" DESC, "id" DESC`, ` ORDER BY x.created_at DESC, x.id DESC`
+	if q.Has("q") { // by relevance, as List walks q (a first page: the cursor is not q's)
+		match, rank, err := workspace.SearchMatch(res, q.Get("q"), func(v any) int { args = append(args, v); return len(args) })
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		where = append(where, match)
+		order, outer = rank+" DESC, "+order, ""
+	}
 	rows, err := f.pool.Query(r.Context(), "SELECT x.created_at, x.id::text, row_to_json(x)::text FROM (SELECT "+f.columns[res]+
 		" FROM "+pgx.Identifier{res.Table}.Sanitize()+" WHERE "+strings.Join(where, " AND ")+
-		` ORDER BY "created_at" DESC, "id" DESC LIMIT `+strconv.Itoa(limit+1)+`) x ORDER BY x.created_at DESC, x.id DESC`, args...)
+		" ORDER BY "+order+" LIMIT "+strconv.Itoa(limit+1)+") x"+outer, args...)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -146,6 +159,74 @@ func (f *floor) list(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	writePage(w, body, next)
+}
+
+// search answers GET /v1/search?q=&types=&limit= with the statement the service's Search
+// runs, each branch scoped to the workspace by its column instead of by row-level security.
+func (f *floor) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := workspace.DefaultSearchLimit
+	if v := q.Get("limit"); v != "" {
+		limit, _ = strconv.Atoi(v)
+	}
+	types := workspace.SearchableTypes()
+	if v := q.Get("types"); v != "" {
+		types = strings.Split(v, ",")
+	}
+	args := []any{f.ws}
+	sql, err := workspace.SearchSQL(q.Get("q"), types, limit, `"workspace_id" = $1::uuid`,
+		func(v any) int { args = append(args, v); return len(args) })
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	// Its generic plan, as the service runs it (store.QueryGeneric): one round trip, the
+	// setting local to the batch's implicit transaction.
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
+	b.Queue(sql, args...)
+	br := f.pool.SendBatch(r.Context(), b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rows, err := br.Query()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer rows.Close()
+	body := append(make([]byte, 0, 16<<10), `{"data":[`...)
+	var score, created, typ, id string
+	var rec []byte
+	var next string
+	n := 0
+	for rows.Next() {
+		if n == limit {
+			next = base64.RawURLEncoding.EncodeToString([]byte(score + "|" + created + "|" + typ + "|" + id))
+			break
+		}
+		if err := rows.Scan(&score, &created, &typ, &id, &rec); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if n > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, rec...)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writePage(w, body, next)
+}
+
+// writePage ends a page's body (its data written so far) with next_cursor and sends it.
+func writePage(w http.ResponseWriter, body []byte, next string) {
 	body = append(body, `],"next_cursor":`...)
 	if next == "" {
 		body = append(body, "null"...)

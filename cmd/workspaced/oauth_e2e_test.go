@@ -38,6 +38,13 @@ func startServer(t *testing.T) (*httptest.Server, *store.Store) {
 // startServerWith is startServer with edit applied to the configuration.
 func startServerWith(t *testing.T, edit func(*config)) (*httptest.Server, *store.Store) {
 	t.Helper()
+	ts, s, _ := newTestServer(t, edit)
+	return ts, s
+}
+
+// newTestServer is startServerWith that also returns the server it runs.
+func newTestServer(t testing.TB, edit func(*config)) (*httptest.Server, *store.Store, *server) {
+	t.Helper()
 	s := storetest.New(t)
 	ts := httptest.NewUnstartedServer(nil)
 	cfg := config{PublicURL: "http://" + ts.Listener.Addr().String(), RefreshGrace: 30 * time.Second, OIDCName: "SSO"}
@@ -55,7 +62,7 @@ func startServerWith(t *testing.T, edit func(*config)) (*httptest.Server, *store
 	ts.Config.Handler = handler
 	ts.Start()
 	t.Cleanup(func() { ts.Close(); cancel() })
-	return ts, s
+	return ts, s, srv
 }
 
 // testMember adds a member with a password hashed cheaply (CheckPassword reads the
