@@ -60,4 +60,11 @@ func TestPerEndpointBoundHoldsAcrossProcesses(t *testing.T) {
 			t.Errorf("event %s arrived %d times", id, n)
 		}
 	}
+	// Slots kept between attempts while deliveries waited are all freed once none waits:
+	// none is left for its lease to run out.
+	var held int
+	e.serviceRow(f.WorkspaceID, `SELECT count(*) FROM webhook_slots WHERE held_until > now()`, nil, &held)
+	if held != 0 {
+		t.Errorf("%d slots still held after the last delivery", held)
+	}
 }
