@@ -133,33 +133,11 @@ func (f *floor) list(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	defer rows.Close()
-	body := append(make([]byte, 0, 64<<10), `{"data":[`...)
 	var created time.Time
 	var id string
-	var rec []byte
-	var next string
-	n := 0
-	for rows.Next() {
-		if n == limit {
-			next = base64.RawURLEncoding.EncodeToString([]byte(created.Format(time.RFC3339Nano) + "|" + id))
-			break
-		}
-		if err := rows.Scan(&created, &id, &rec); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		if n > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, rec...)
-		n++
-	}
-	if err := rows.Err(); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	writePage(w, body, next)
+	writePage(w, rows, limit, 64<<10, []any{&created, &id}, func() string {
+		return created.Format(time.RFC3339Nano) + "|" + id
+	})
 }
 
 // search answers GET /v1/search?q=&types=&limit= with the statement the service's Search
@@ -197,18 +175,27 @@ func (f *floor) search(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	defer rows.Close()
-	body := append(make([]byte, 0, 16<<10), `{"data":[`...)
 	var score, created, typ, id string
+	writePage(w, rows, limit, 16<<10, []any{&score, &created, &typ, &id}, func() string {
+		return score + "|" + created + "|" + typ + "|" + id
+	})
+}
+
+// writePage sends a page of rows, each its keys (scanned into keys) then its record's
+// JSON, as the service does: at most limit records, and when a further row exists a
+// next_cursor made by cursor from the last record's keys.
+func writePage(w http.ResponseWriter, rows pgx.Rows, limit, size int, keys []any, cursor func() string) {
+	defer rows.Close()
+	body := append(make([]byte, 0, size), `{"data":[`...)
 	var rec []byte
+	dest := append(keys, &rec)
 	var next string
-	n := 0
-	for rows.Next() {
+	for n := 0; rows.Next(); n++ {
 		if n == limit {
-			next = base64.RawURLEncoding.EncodeToString([]byte(score + "|" + created + "|" + typ + "|" + id))
+			next = base64.RawURLEncoding.EncodeToString([]byte(cursor()))
 			break
 		}
-		if err := rows.Scan(&score, &created, &typ, &id, &rec); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -216,17 +203,11 @@ func (f *floor) search(w http.ResponseWriter, r *http.Request) {
 			body = append(body, ',')
 		}
 		body = append(body, rec...)
-		n++
 	}
 	if err := rows.Err(); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writePage(w, body, next)
-}
-
-// writePage ends a page's body (its data written so far) with next_cursor and sends it.
-func writePage(w http.ResponseWriter, body []byte, next string) {
 	body = append(body, `],"next_cursor":`...)
 	if next == "" {
 		body = append(body, "null"...)
