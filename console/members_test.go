@@ -115,6 +115,18 @@ func TestInvitationLinks(t *testing.T) {
 	if res := accept(tok, "long enough again"); res.Status != http.StatusNotFound {
 		t.Fatalf("second use: %d", res.Status)
 	}
+	// The use is in the audit log once, as the new member's own change through the console
+	// with the link as credential; the refused tries (short password, second use) left none.
+	var used []auditRow
+	for _, r := range e.auditRows(store.ViaConsole) {
+		if r.EntityType == store.EntityMemberLinks && r.Action == "used" {
+			used = append(used, r)
+		}
+	}
+	if len(used) != 1 || used[0].ActorID != used[0].EntityID || !regexp.MustCompile(`^link:[0-9a-f]{16}$`).MatchString(used[0].Credential) ||
+		!strings.Contains(used[0].Changes, `"purpose": "invite"`) {
+		t.Fatalf("audit records of the accepted invitation: %+v", used)
+	}
 	late := invite("late@example.test")
 	e.clock.Advance(7*24*time.Hour + time.Minute)
 	if res := accept(late, "long enough now"); res.Status != http.StatusNotFound {

@@ -23,7 +23,8 @@ type By struct {
 	// for the CLI, which runs with the database's credentials and knows no member.
 	UserID string
 	// Credential names the credential: "console:<session>" (the first 16 hex digits of the
-	// session cookie's SHA-256) or "cli:<operating-system user>".
+	// session cookie's SHA-256), "link:<link>" (the same of an invitation or reset link, for
+	// the member who used it) or "cli:<operating-system user>".
 	Credential string
 	// Via is ViaConsole or ViaCLI.
 	Via string

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -86,13 +87,15 @@ func (s *Store) PeekMemberLink(ctx context.Context, hash []byte, purpose string,
 // passwordHash, activates an invited member (an invitation only; a suspended member stays
 // suspended), retires every other link of the member for the same purpose, and returns the
 // member. Every session of the member ends. It returns nil when the link is unknown, used, expired or of another purpose.
+// The use is recorded in activity as the member's own change through the console, its
+// credential the link (linkCredential), in the same transaction.
 func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*OAuthMember, error) {
-	var userID string
+	var userID, workspaceID string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `UPDATE member_links k SET used_at = $3 FROM users u
 			WHERE k.token_hash = $1 AND k.purpose = $2 AND k.used_at IS NULL AND k.expires_at > $3 AND u.id = k.user_id
 				AND (u.status = 'active' OR (k.purpose = 'invite' AND u.status = 'invited'))
-			RETURNING k.user_id::text`, hash, purpose, now).Scan(&userID)
+			RETURNING k.user_id::text, u.workspace_id::text`, hash, purpose, now).Scan(&userID, &workspaceID)
 		if err != nil {
 			return err
 		}
@@ -108,9 +111,13 @@ func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, pass
 		if _, err := tx.Exec(ctx, `DELETE FROM oauth_sessions WHERE user_id = $1`, userID); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
-			ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, passwordHash)
-		return err
+		if _, err := tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
+			ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, passwordHash); err != nil {
+			return err
+		}
+		by := By{UserID: userID, Credential: linkCredential(hash), Via: ViaConsole}
+		return record(ctx, tx, workspaceID, by, audit{entityType: EntityMemberLinks, entityID: userID, action: "used",
+			changes: map[string]any{"purpose": purpose}})
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -481,4 +488,11 @@ func (s *Store) AddUsage(ctx context.Context, counts []UsageCount) error {
 			client_name = CASE WHEN excluded.client_name <> '' THEN excluded.client_name ELSE u.client_name END`,
 		ws, days, creds, names, n)
 	return err
+}
+
+// linkCredential names a member link as activity.credential: "link:" and the first 16 hex
+// digits of its stored hash, which tells links apart without opening one (as a console
+// session is named, docs/console.md).
+func linkCredential(hash []byte) string {
+	return "link:" + hex.EncodeToString(hash[:min(8, len(hash))])
 }
