@@ -105,7 +105,9 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 // TestFindIndexes checks the catalogue's finding declarations (workspace/find.go) against
 // the migrated database: each searchable resource has its search index over exactly its
 // searchable fields in order (the expression List's q= repeats, or the index is never
-// used), each name a trigram index, each declared sort a (workspace_id, field, id) index.
+// used), each name a trigram index, each declared sort a (workspace_id, field, id) index,
+// each field declared for operator filters alone a (workspace_id, field, created_at DESC,
+// id DESC) index.
 func TestFindIndexes(t *testing.T) {
 	storetest.New(t)
 	ctx := context.Background()
@@ -137,6 +139,15 @@ func TestFindIndexes(t *testing.T) {
 		for _, f := range r.SortFields() {
 			if f != "created_at" && f != "updated_at" {
 				want(r.Table+"_"+f+"_sort", "(workspace_id, "+f+", id)")
+			}
+		}
+		// A field declared for operator filters alone (migration 00030) has an index
+		// carrying the list's order: the probe of a condition on it reads its matches there.
+		// (A declared sort has its _sort index, even on a resource of one page.)
+		for _, f := range r.OpFields() {
+			_, sorted := defs[r.Table+"_"+f.Name+"_sort"]
+			if !f.Filter && !sorted && f.Name != "created_at" && f.Name != "updated_at" {
+				want(r.Table+"_"+f.Name, "(workspace_id, "+f.Name+", created_at DESC, id DESC)")
 			}
 		}
 	}
