@@ -330,9 +330,20 @@ func TestActivityRecordsWrites(t *testing.T) {
 	if len(acts) != 2 || acts[0]["action"] != "updated" || acts[1]["action"] != "created" {
 		t.Fatalf("activity: %v", acts)
 	}
-	if ch := acts[0]["changes"].(map[string]any); ch["notes"] != "called" || acts[0]["actor_id"] != tm.a.UserID ||
+	if ch := acts[0]["changes"].(map[string]any); len(ch) != 1 || ch["notes"] != "called" || acts[0]["actor_id"] != tm.a.UserID ||
 		acts[0]["entity_type"] != "deals" {
 		t.Fatalf("update activity: %v", acts[0])
+	}
+	// An update's changes name exactly the fields whose value changed, with their new
+	// values: a field sent with the value it had is not one (ws_record_activity, migration
+	// 00031).
+	must(t, c.patch("/deals/"+deal, map[string]any{"notes": "called", "name": "Renamed", "value": 250}), http.StatusOK)
+	acts = c.listAll("/activity?entity_id=" + deal)
+	if len(acts) != 3 || acts[0]["action"] != "updated" {
+		t.Fatalf("activity after the second update: %v", acts)
+	}
+	if ch := acts[0]["changes"].(map[string]any); len(ch) != 2 || ch["name"] != "Renamed" || ch["value"] != float64(250) {
+		t.Fatalf("second update's changes: %v", ch)
 	}
 	// Activity of CRM records needs crm, like the records.
 	none := e.as(t, tm.none)
