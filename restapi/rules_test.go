@@ -1,6 +1,7 @@
 package restapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,6 +133,9 @@ func TestDetach(t *testing.T) {
 			want := map[string]any{tc.keys[0]: tc.ids[0], tc.keys[1]: tc.ids[1], "detached": true}
 			if got := r.data(); len(got) != 3 || got[tc.keys[0]] != want[tc.keys[0]] || got[tc.keys[1]] != want[tc.keys[1]] || got["detached"] != true {
 				t.Fatalf("detach answered %s, want %v", r.Raw, want)
+			}
+			if bytes.Contains(r.Raw, []byte(`" : `)) {
+				t.Errorf("detach's answer is not compact JSON: %s", r.Raw)
 			}
 			if got := a.listAll("/" + tc.res + "?" + tc.keys[0] + "=" + tc.ids[0]); ids(got)[rec["id"].(string)] {
 				t.Fatal("the link is still listed")
