@@ -135,11 +135,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
-	river.AddWorker(workers, &retentionWorker{s: s})
 	client, err := river.NewClient(cfg.Store.RiverDriver(), &river.Config{
 		Queues:            map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
 		Workers:           workers,
-		PeriodicJobs:      []*river.PeriodicJob{s.retentionJob()},
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,

@@ -9,5 +9,19 @@
 -- through the primary key: no index on holder, so a renewal stays a HOT update.
 ALTER TABLE webhook_slots ADD COLUMN holder uuid;
 
+-- Webhook retention is no longer a River periodic job but a periodic task of
+-- cmd/workspaced (store.ClaimRun, as the other sweeps): a retention job still queued would
+-- find no worker, and River would log and retry it for weeks. Its tables exist once River's
+-- own migrations ran (store/river.go), which a new database has not yet done here.
+-- +goose StatementBegin
+DO $$
+BEGIN
+  IF to_regclass('river_job') IS NOT NULL THEN
+    DELETE FROM river_job WHERE kind = 'webhook_retention' AND state::text IN ('available', 'scheduled', 'retryable');
+  END IF;
+END
+$$;
+-- +goose StatementEnd
+
 -- +goose Down
 ALTER TABLE webhook_slots DROP COLUMN holder;
