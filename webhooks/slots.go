@@ -126,20 +126,21 @@ func (s *Service) giveBack(h *holding) {
 }
 
 // refreshSQL, in one statement on one endpoint's rows: releases the holder's rows listed
-// in $5, renews the holder's other rows (expired ones too: a row still marked with this
-// holder was taken by no one since) and takes up to $4 free rows (held_until passed,
-// whoever held them) among slots 0 .. $6-1, skipping rows another statement has locked.
-// It returns the rows now held, and whether each was just taken.
+// in $5, renews its other rows whose lease still runs, and takes up to $4 free rows
+// (held_until passed, whoever held them, this holder too, but not those it releases)
+// among slots 0 .. $6-1, skipping rows another statement has locked. It returns the rows
+// now held, and whether each was just taken. A row whose lease lapsed is not renewed: it
+// is free, and a holding that lost it grows again when its deliveries need it.
 const refreshSQL = `WITH released AS (
 		UPDATE webhook_slots SET holder = NULL, held_until = '-infinity'
 		WHERE endpoint_id = $1::text::uuid AND holder = $2::uuid AND slot = ANY($5::int[])),
 	kept AS (
 		UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
-		WHERE endpoint_id = $1::text::uuid AND holder = $2::uuid AND slot <> ALL($5::int[]) RETURNING slot),
+		WHERE endpoint_id = $1::text::uuid AND holder = $2::uuid AND slot <> ALL($5::int[]) AND held_until > now()
+		RETURNING slot),
 	free AS (
 		SELECT slot FROM webhook_slots WHERE endpoint_id = $1::text::uuid AND slot < $6
-			AND held_until <= now() AND holder IS DISTINCT FROM $2::uuid
-		LIMIT $4 FOR UPDATE SKIP LOCKED),
+			AND held_until <= now() AND slot <> ALL($5::int[]) LIMIT $4 FOR UPDATE SKIP LOCKED),
 	taken AS (
 		UPDATE webhook_slots w SET holder = $2::uuid, held_until = now() + $3::bigint * interval '1 millisecond'
 		FROM free WHERE w.endpoint_id = $1::text::uuid AND w.slot = free.slot RETURNING w.slot)
