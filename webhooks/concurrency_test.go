@@ -239,3 +239,34 @@ func TestBusySlotsAreRenewed(t *testing.T) {
 	rc.mu.Unlock()
 	rc.checkOnce(t)
 }
+
+// TestLongWaitForASlotSpendsNoAttempt: deliveries queued in one process behind a single
+// slow slot wait longer than a job may run. Each is sent once, on its first attempt: a
+// job whose wait for the slot runs too long goes back on the queue instead of starting an
+// attempt its timeout would cut off (which the receiver would see, and see again on the
+// retry).
+func TestLongWaitForASlotSpendsNoAttempt(t *testing.T) {
+	const events = 12
+	e := newEnv(t, loopbackPolicy)
+	rc := newSlowReceiver(t, 700*time.Millisecond) // 12 in a row: 8.4 s, past a job's 6 s
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	endpoint, _ := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
+	e.createLabels(f, events)
+	e.start(e.newService(func(c *webhooks.Config) { c.Workers, c.PerEndpoint, c.Timeout = events, 1, time.Second }))
+	eventually(t, "every delivery recorded", func() bool {
+		var done int
+		e.serviceRow("", `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid AND status = 'succeeded'`,
+			[]any{endpoint}, &done)
+		return done == events
+	})
+	rc.checkOnce(t)
+	var spent, errored int
+	e.serviceRow("", `SELECT max(attempts) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid`, []any{endpoint}, &spent)
+	if spent != 1 {
+		t.Errorf("a delivery took %d attempts, want 1: waiting for a slot spends none", spent)
+	}
+	e.serviceRow("", `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery' AND cardinality(errors) > 0`, nil, &errored)
+	if errored != 0 {
+		t.Errorf("%d delivery jobs failed a run (their timeout ran out), want 0", errored)
+	}
+}

@@ -513,9 +513,15 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
 	}
 	// One of the endpoint's slots (slots.go) for the POST only: loading and logging the
-	// delivery send the endpoint nothing.
-	done, err := s.acquire(ctx, t.endpointID)
-	if errors.Is(err, errNoSlot) { // other processes hold every slot: back on the queue, no attempt spent
+	// delivery send the endpoint nothing. The wait for it ends while the job still has
+	// time for a whole attempt and its record: an attempt started later would be cut off
+	// by the job's timeout, spent and sent again.
+	wait, cancel := s.slotWaitContext(ctx)
+	defer cancel()
+	done, err := s.acquire(wait, t.endpointID)
+	if errors.Is(err, errNoSlot) || (ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded)) {
+		// Every slot held by other processes, or by this one for too long: back on the
+		// queue, no attempt spent.
 		return river.JobSnooze(slotWait + rand.N(slotWait))
 	}
 	if err != nil {
@@ -524,6 +530,19 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 	res := func() result { defer done(); return s.attempt(ctx, t) }()
 	return s.record(ctx, a, t, res, attempt, maxAttempts)
 }
+
+// slotWaitContext is ctx, ending early enough that an attempt that takes a slot at its end
+// still has Timeout and recordTime left before the job's deadline.
+func (s *Service) slotWaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-s.cfg.Timeout-recordTime))
+}
+
+// recordTime is the part of jobTimeout beyond Timeout kept for recording an attempt.
+const recordTime = 2 * time.Second
 
 // ensureSlots makes the endpoint's PerEndpoint shared slots, once per endpoint and process.
 func (s *Service) ensureSlots(ctx context.Context, endpoint string) error {
