@@ -342,10 +342,14 @@ func likePrefix(s string) string {
 // the rank instead of being rebuilt for each candidate row.
 func searchSQL(c *checkedList, add func(any) int) (match, rank string) {
 	doc := `"search_doc"`
-	tsq := fmt.Sprintf("to_tsquery('simple', ws_unaccent($%d::text))", add(c.query.tsquery))
+	// q's terms as subqueries: each is then computed once per statement (an InitPlan) where
+	// the bare expression of a parameter was computed again for every candidate row, in the
+	// recheck, the filter and the rank (a generic plan cannot fold it): with the stored
+	// document, a third of the deals branch's time at 100,000 deals (docs/performance.md).
+	tsq := fmt.Sprintf("(SELECT to_tsquery('simple', ws_unaccent($%d::text)))", add(c.query.tsquery))
 	match, rank = doc+" @@ "+tsq, "ts_rank("+doc+", "+tsq+")"
 	if len(c.names) > 0 {
-		text := fmt.Sprintf("ws_unaccent($%d::text)", add(c.query.text))
+		text := fmt.Sprintf("(SELECT ws_unaccent($%d::text))", add(c.query.text))
 		var sims []string
 		for _, n := range c.names {
 			if c.query.typos {
