@@ -76,10 +76,17 @@ func cheapHash(password string) (string, error) {
 
 var userN atomic.Int64
 
+// uniqueEmail is an address starting with local that no other test, nor this one run
+// again in the same process (go test -count=2) or the same database, has used: emails are
+// unique across workspaces (users_email).
+func uniqueEmail(local string) string {
+	return fmt.Sprintf("%s-%d-%d@example.test", local, time.Now().UnixNano(), userN.Add(1))
+}
+
 // addUser adds a member with a password to workspace ws.
 func (e *env) addUser(ws, role, status string, grants map[string]string) user {
 	e.t.Helper()
-	u := user{Email: fmt.Sprintf("%s-%d-%d@example.test", role, time.Now().UnixNano(), userN.Add(1)), Password: "correct horse battery"}
+	u := user{Email: uniqueEmail(role), Password: "correct horse battery"}
 	hash, _ := cheapHash(u.Password)
 	id, err := e.store.AddMember(context.Background(), store.Member{WorkspaceID: ws, Email: u.Email, Name: "Test " + role,
 		Role: role, Status: status, Grants: grants, PasswordHash: hash})

@@ -22,7 +22,7 @@ func TestInviteAcceptSignIn(t *testing.T) {
 	e := newEnv(t)
 	adminCtx := newBrowser(t)
 	browserSignIn(t, adminCtx, e.srv.URL, e.Admin)
-	email := "new.colleague." + time.Now().Format("150405.000000") + "@example.test"
+	email := uniqueEmail("new.colleague")
 	run(t, adminCtx, "invite",
 		chromedp.Navigate(e.srv.URL+"/console/members"),
 		chromedp.WaitVisible(chromedp.CSS("#invite")),
@@ -105,7 +105,7 @@ func TestInvitationLinks(t *testing.T) {
 		return b.post("/console/invite", url.Values{"csrf": {csrf(t, open)}, "token": {token}, "password": {password},
 			"confirm": {password}})
 	}
-	tok := invite("short@example.test")
+	tok := invite(uniqueEmail("short"))
 	if res := accept(tok, "short"); res.Status != http.StatusBadRequest || !strings.Contains(res.Body, "at least 8") {
 		t.Fatalf("short password: %d %.300s", res.Status, res.Body)
 	}
@@ -127,7 +127,8 @@ func TestInvitationLinks(t *testing.T) {
 		!strings.Contains(used[0].Changes, `"purpose": "invite"`) {
 		t.Fatalf("audit records of the accepted invitation: %+v", used)
 	}
-	late := invite("late@example.test")
+	lateEmail := uniqueEmail("late")
+	late := invite(lateEmail)
 	e.clock.Advance(7*24*time.Hour + time.Minute)
 	if res := accept(late, "long enough now"); res.Status != http.StatusNotFound {
 		t.Fatalf("expired link: %d", res.Status)
@@ -138,7 +139,7 @@ func TestInvitationLinks(t *testing.T) {
 	}
 	// A member suspended before accepting cannot use the link.
 	var id string
-	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT id::text FROM users WHERE email = 'late@example.test'`).Scan(&id); err != nil {
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT id::text FROM users WHERE email = $1`, lateEmail).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	if res := a.form("/console/members", "/console/members/suspend", url.Values{"user_id": {id}}); res.Status != 200 {

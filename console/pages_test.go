@@ -155,7 +155,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func inviteOf(e *env) admin.Invite {
-	return admin.Invite{WorkspaceID: e.WorkspaceID, Email: "invited.person@example.test", Name: "Invited Person"}
+	return admin.Invite{WorkspaceID: e.WorkspaceID, Email: uniqueEmail("invited.person"), Name: "Invited Person"}
 }
 
 func activityAll() store.ActivityFilter { return store.ActivityFilter{} }

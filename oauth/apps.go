@@ -167,11 +167,12 @@ func (s *Server) adminAppsDisable(w http.ResponseWriter, r *http.Request) {
 	s.adminPage(w, r, m, http.StatusOK, nil, "")
 }
 
-// connectedApp is one line of the Connected apps page.
+// connectedApp is one line of the Connected apps page; its permissions are grouped and
+// worded as on the consent page (families).
 type connectedApp struct {
 	ClientID, Name       string
 	Verified             bool
-	Scopes               []string
+	Permissions          []scopeFamily
 	Authorised, LastUsed string
 }
 
@@ -203,7 +204,8 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 	}
 	apps := make([]connectedApp, len(rows))
 	for i, c := range rows {
-		apps[i] = connectedApp{ClientID: c.ClientID, Name: c.Name, Verified: c.Verified, Scopes: c.Scopes,
+		apps[i] = connectedApp{ClientID: c.ClientID, Name: c.Name, Verified: c.Verified,
+			Permissions: s.families(c.Scopes, func(string) bool { return false }),
 			Authorised: c.Authorised.UTC().Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
 		if c.LastUsed != nil {
 			apps[i].LastUsed = c.LastUsed.UTC().Format("2006-01-02 15:04 UTC")

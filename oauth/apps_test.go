@@ -122,6 +122,17 @@ func TestConnectedApps(t *testing.T) {
 		!strings.Contains(page.Raw, "(unverified)") {
 		t.Fatalf("connected apps: %d %s", page.Status, page.Raw)
 	}
+	// The permissions are in the consent page's words, grouped by family: each scope's code
+	// follows the line that says what it reaches, never alone.
+	text := visibleText(page.Raw)
+	for _, want := range []string{"CRM Read deals and people", "See deals and crm files deals:read", "See people people:read"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("connected apps page lacks %q: %s", want, text)
+		}
+	}
+	if strings.Contains(page.Raw, "<td><code>") || strings.Contains(page.Raw, "</code> <code>") {
+		t.Errorf("a scope code stands alone on the connected apps page: %s", page.Raw)
+	}
 	// Another member sees nothing of it.
 	ob := e.browser()
 	ob.get("/oauth/apps")
@@ -146,4 +157,9 @@ func TestConnectedApps(t *testing.T) {
 	if r := b.get(e.authURL(client, redirect, challenge, "deals:read", "s")); r.Status != 200 || !strings.Contains(r.Raw, `id="consent"`) {
 		t.Fatalf("after revoking, consent is asked again: %d", r.Status)
 	}
+}
+
+// visibleText is a page's text as read: tags dropped, runs of white space made one space.
+func visibleText(html string) string {
+	return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")), " ")
 }

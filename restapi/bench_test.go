@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,10 +63,20 @@ func seedDeals(b testing.TB, s *store.Store, deals int) (*store.Principal, strin
 	return f.Admin, deal
 }
 
-func (w *benchWorld) get(b testing.TB, path string) {
-	req, _ := http.NewRequest("GET", w.e.srv.URL+"/v1"+path, nil)
+func (w *benchWorld) get(b testing.TB, path string) { w.send(b, "GET", path, "") }
+
+// send makes one request as the admin, a JSON body when body is not "", and wants a 200.
+func (w *benchWorld) send(b testing.TB, method, path, body string) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, w.e.srv.URL+"/v1"+path, rd)
 	req.Header.Set("apikey", testAPIKey)
 	req.Header.Set("Authorization", "Bearer "+w.token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Fatal(err)
@@ -72,7 +84,7 @@ func (w *benchWorld) get(b testing.TB, path string) {
 	_, _ = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		b.Fatalf("GET %s: %d", path, res.StatusCode)
+		b.Fatalf("%s %s: %d", method, path, res.StatusCode)
 	}
 }
 
@@ -141,6 +153,31 @@ func BenchmarkListDeals50(b *testing.B) {
 	b.Run("pgx", func(b *testing.B) {
 		for b.Loop() {
 			if err := w.e.store.Query(ctx, w.admin, sql, args, drain); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkPatchDeal is a partial update of one field of a deal (PATCH /v1/deals/{id}),
+// a new value each time: the statement, the updated_at and activity triggers (the activity
+// row lists the changed fields, store/migrations/00031_activity_cost.sql) and, with no
+// webhook endpoint, the outbox trigger's probe (docs/performance.md, "REST writes").
+func BenchmarkPatchDeal(b *testing.B) {
+	w := newBenchWorld(b, 60)
+	ctx := context.Background()
+	ops, deals := w.e.api.Ops(), workspace.Lookup("deals")
+	n := 0
+	b.Run("api", func(b *testing.B) {
+		for b.Loop() {
+			n++
+			w.send(b, "PATCH", "/deals/"+w.deal, `{"notes":"call `+strconv.Itoa(n)+`"}`)
+		}
+	})
+	b.Run("ops", func(b *testing.B) {
+		for b.Loop() {
+			n++
+			if _, err := ops.Update(ctx, w.admin, deals, w.deal, json.RawMessage(`{"notes":"call `+strconv.Itoa(n)+`"}`)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package restapi_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -391,7 +392,12 @@ func TestSearchAcrossResources(t *testing.T) {
 		{"member", e.as(t, f.Member), []string{"tasks"}},
 		{"agent", agent, []string{"deals", "people", "tasks"}},
 	} {
-		hits := must(t, c.c.get("/search?q=zephyr"), http.StatusOK).list()
+		r := must(t, c.c.get("/search?q=zephyr"), http.StatusOK)
+		// The results are compact JSON, as every other body of the service.
+		if bytes.Contains(r.Raw, []byte(`" : `)) {
+			t.Errorf("%s: search results are not compact: %s", c.who, r.Raw)
+		}
+		hits := r.list()
 		if got := types(hits); !slices.Equal(got, c.want) {
 			t.Errorf("%s: search found %q, want %q", c.who, got, c.want)
 		}

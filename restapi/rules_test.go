@@ -1,6 +1,7 @@
 package restapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,6 +134,9 @@ func TestDetach(t *testing.T) {
 			want := map[string]any{tc.keys[0]: tc.ids[0], tc.keys[1]: tc.ids[1], "detached": true}
 			if got := r.data(); len(got) != 3 || got[tc.keys[0]] != want[tc.keys[0]] || got[tc.keys[1]] != want[tc.keys[1]] || got["detached"] != true {
 				t.Fatalf("detach answered %s, want %v", r.Raw, want)
+			}
+			if bytes.Contains(r.Raw, []byte(`" : `)) {
+				t.Errorf("detach's answer is not compact JSON: %s", r.Raw)
 			}
 			if got := a.listAll("/" + tc.res + "?" + tc.keys[0] + "=" + tc.ids[0]); ids(got)[rec["id"].(string)] {
 				t.Fatal("the link is still listed")
@@ -342,6 +346,17 @@ func TestActivityRecordsWrites(t *testing.T) {
 		if !slices.Contains(fields, k) {
 			t.Errorf("create activity records %q, not a field of deals: %v", k, acts[1]["changes"])
 		}
+	}
+	// An update's changes name exactly the fields whose value changed, with their new
+	// values: a field sent with the value it had is not one (ws_record_activity, migration
+	// 00031).
+	must(t, c.patch("/deals/"+deal, map[string]any{"notes": "called", "name": "Renamed", "value": 250}), http.StatusOK)
+	acts = c.listAll("/activity?entity_id=" + deal)
+	if len(acts) != 3 || acts[0]["action"] != "updated" {
+		t.Fatalf("activity after the second update: %v", acts)
+	}
+	if ch := acts[0]["changes"].(map[string]any); len(ch) != 2 || ch["name"] != "Renamed" || ch["value"] != float64(250) {
+		t.Fatalf("second update's changes: %v", ch)
 	}
 	// Activity of CRM records needs crm, like the records.
 	none := e.as(t, tm.none)

@@ -417,6 +417,7 @@ CREATE FUNCTION public.ws_record_activity() RETURNS trigger
 DECLARE
   actor uuid := app_user_id();
   rec jsonb;
+  prior jsonb;
   diff jsonb;
   act text;
   owned text[] := ARRAY['id', 'workspace_id', 'created_by', 'created_at', 'updated_at'];
@@ -427,10 +428,10 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     rec := to_jsonb(NEW) - 'search_doc'; act := 'created'; diff := jsonb_strip_nulls(rec - owned);
   ELSIF TG_OP = 'UPDATE' THEN
-    rec := to_jsonb(NEW) - 'search_doc'; act := 'updated';
+    rec := to_jsonb(NEW) - 'search_doc'; act := 'updated'; prior := to_jsonb(OLD);
     SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') INTO diff
       FROM jsonb_each(rec) n
-     WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (to_jsonb(OLD) -> n.key);
+     WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
   ELSE
     rec := to_jsonb(OLD) - 'search_doc'; act := 'detached'; diff := jsonb_strip_nulls(rec - owned);
   END IF;

@@ -323,10 +323,10 @@ func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, r *Reso
 		return nil, validationError(r, bad)
 	}
 	k1, k2 := ident(r.DetachKeys[0]), ident(r.DetachKeys[1])
+	// row_to_json, as create and update: compact JSON, where json_build_object would put
+	// spaces around each colon.
 	sql := "WITH x AS (DELETE FROM " + ident(r.Table) + " WHERE " + k1 + " = $1::text::uuid AND " + k2 +
-		" = $2::text::uuid RETURNING " + k1 + ", " + k2 + ") SELECT json_build_object(" +
-		quoteLiteral(r.DetachKeys[0]) + ", x." + k1 + ", " + quoteLiteral(r.DetachKeys[1]) + ", x." + k2 +
-		", 'detached', true)::text FROM x"
+		" = $2::text::uuid RETURNING " + k1 + ", " + k2 + ", true AS \"detached\") SELECT row_to_json(x)::text FROM x"
 	rec, err := one(ctx, q, p, sql, []any{ids[0], ids[1]})
 	if err != nil {
 		return nil, store.MapWriteError(err, "update_failed")

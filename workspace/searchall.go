@@ -148,9 +148,11 @@ func searchStatement(q *searchQuery, types []string, limit int, after, scope str
 			strconv.Itoa(snippetLen) + ") AS title, " + snippet + " AS snippet, " + rank + " AS score FROM " + ident(r.Table) +
 			" WHERE " + cond + " ORDER BY score DESC, \"created_at\" DESC, \"id\" DESC LIMIT " + fetch + ")"
 	}
-	return "SELECT h.score::text, h.created_at::text, h.type, h.id::text, json_build_object('type', h.type, 'id', h.id, " +
-		"'title', coalesce(h.title, ''), 'snippet', coalesce(h.snippet, ''), 'score', h.score)::text FROM (" +
-		strings.Join(branches, " UNION ALL ") + ") h ORDER BY h.score DESC, h.created_at DESC, h.type DESC, h.id DESC LIMIT " + fetch
+	// row_to_json of a row prints compact JSON, as every other body (json_build_object
+	// would put spaces around each colon), its fields in the row's order.
+	return "SELECT h.score::text, h.created_at::text, h.type, h.id::text, row_to_json(j)::text FROM (" +
+		strings.Join(branches, " UNION ALL ") + ") h, LATERAL (SELECT h.type, h.id, coalesce(h.title, '') AS title, " +
+		"coalesce(h.snippet, '') AS snippet, h.score) j ORDER BY h.score DESC, h.created_at DESC, h.type DESC, h.id DESC LIMIT " + fetch
 }
 
 // SearchSQL is the statement of Search's first page for q over types (its columns: score,
