@@ -1992,7 +1992,8 @@ CREATE TABLE public.webhook_secrets (
 CREATE TABLE public.webhook_slots (
     endpoint_id uuid NOT NULL,
     slot integer NOT NULL,
-    held_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL
+    held_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    holder uuid
 );
 
 --
