@@ -206,7 +206,7 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 	for i, c := range rows {
 		apps[i] = connectedApp{ClientID: c.ClientID, Name: c.Name, Verified: c.Verified,
 			Permissions: s.families(c.Scopes, func(string) bool { return false }),
-			Authorised: c.Authorised.UTC().Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
+			Authorised:  c.Authorised.UTC().Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
 		if c.LastUsed != nil {
 			apps[i].LastUsed = c.LastUsed.UTC().Format("2006-01-02 15:04 UTC")
 		}

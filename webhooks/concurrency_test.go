@@ -176,17 +176,7 @@ func TestDeadProcessSlotsWaitForTheirLease(t *testing.T) {
 	}
 	rc.mu.Unlock()
 	rc.checkOnce(t)
-	eventually(t, "every delivery recorded", func() bool {
-		var done int
-		e.serviceRow("", `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid AND status = 'succeeded'`,
-			[]any{endpoint}, &done)
-		return done == events
-	})
-	var spent int
-	e.serviceRow("", `SELECT max(attempts) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid`, []any{endpoint}, &spent)
-	if spent != 1 {
-		t.Errorf("a delivery took %d attempts, want 1: waiting for a slot spends none", spent)
-	}
+	e.waitFirstAttempts(endpoint, events)
 	if n := e.slotCount(endpoint, fmt.Sprintf(`slot >= %d AND held_until > now() + interval '50 minutes'`, bound/2)); n != bound/2 {
 		t.Errorf("%d of the slots held for an hour are still held, want %d", n, bound/2)
 	}
@@ -253,20 +243,28 @@ func TestLongWaitForASlotSpendsNoAttempt(t *testing.T) {
 	endpoint, _ := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
 	e.createLabels(f, events)
 	e.start(e.newService(func(c *webhooks.Config) { c.Workers, c.PerEndpoint, c.Timeout = events, 1, time.Second }))
-	eventually(t, "every delivery recorded", func() bool {
-		var done int
-		e.serviceRow("", `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid AND status = 'succeeded'`,
-			[]any{endpoint}, &done)
-		return done == events
-	})
+	e.waitFirstAttempts(endpoint, events)
 	rc.checkOnce(t)
-	var spent, errored int
-	e.serviceRow("", `SELECT max(attempts) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid`, []any{endpoint}, &spent)
-	if spent != 1 {
-		t.Errorf("a delivery took %d attempts, want 1: waiting for a slot spends none", spent)
-	}
+	var errored int
 	e.serviceRow("", `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery' AND cardinality(errors) > 0`, nil, &errored)
 	if errored != 0 {
 		t.Errorf("%d delivery jobs failed a run (their timeout ran out), want 0", errored)
+	}
+}
+
+// waitFirstAttempts waits for n deliveries to the endpoint to succeed and reports any that
+// took more than one attempt: waiting for a slot spends none.
+func (e *env) waitFirstAttempts(endpoint string, n int) {
+	e.t.Helper()
+	eventually(e.t, "every delivery recorded", func() bool {
+		var done int
+		e.serviceRow("", `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid AND status = 'succeeded'`,
+			[]any{endpoint}, &done)
+		return done == n
+	})
+	var spent int
+	e.serviceRow("", `SELECT max(attempts) FROM webhook_deliveries WHERE endpoint_id = $1::text::uuid`, []any{endpoint}, &spent)
+	if spent != 1 {
+		e.t.Errorf("a delivery took %d attempts, want 1: waiting for a slot spends none", spent)
 	}
 }
