@@ -3378,6 +3378,12 @@ CREATE INDEX deal_tasks_name_sort ON public.deal_tasks USING btree (workspace_id
 CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
 
 --
+-- Name: deal_tasks_priority; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deal_tasks_priority ON public.deal_tasks USING btree (workspace_id, priority, created_at DESC, id DESC);
+
+--
 -- Name: deal_tasks_search; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3394,6 +3400,12 @@ CREATE INDEX deal_tasks_sync ON public.deal_tasks USING btree (workspace_id, upd
 --
 
 CREATE INDEX deals_company ON public.deals USING btree (workspace_id, company_id, created_at DESC, id DESC);
+
+--
+-- Name: deals_confidence; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deals_confidence ON public.deals USING btree (workspace_id, confidence, created_at DESC, id DESC);
 
 --
 -- Name: deals_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4456,6 +4468,12 @@ CREATE INDEX tasks_name_sort ON public.tasks USING btree (workspace_id, name, id
 --
 
 CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+
+--
+-- Name: tasks_priority; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX tasks_priority ON public.tasks USING btree (workspace_id, priority, created_at DESC, id DESC);
 
 --
 -- Name: tasks_project; Type: INDEX; Schema: public; Owner: -

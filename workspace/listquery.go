@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +129,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	}
 	st := &listStatement{limit: c.limit}
 	var where []string
+	probes := map[int][]string{} // where's conditions as fewOrWalk's probe writes them
 	add := func(v any) int {
 		st.args = append(st.args, v)
 		return len(st.args)
@@ -158,7 +160,11 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 				}
 			}
 		}
-		where = append(where, conditionSQL(r.OpField(cond.Field), cond, add))
+		sql, probe := conditionSQL(r.OpField(cond.Field), cond, add)
+		if probe != nil {
+			probes[len(where)] = probe
+		}
+		where = append(where, sql)
 	}
 	if c.ids != nil {
 		where = append(where, fmt.Sprintf(`"id" = ANY($%d::text[]::uuid[])`, add(c.ids)))
@@ -228,14 +234,74 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		}
 		rec = "(SELECT row_to_json(x)::text FROM (SELECT " + strings.Join(shown, ", ") + ") x)"
 	}
-	sql := "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (SELECT " + cols + " FROM " + ident(r.Table)
+	order := " ORDER BY " + strings.Join(inner, ", ") + `, "id"` + dir + " LIMIT " + strconv.Itoa(fetch)
+	walkSQL := "SELECT " + cols + " FROM " + ident(r.Table)
 	if len(where) > 0 {
-		sql += " WHERE " + strings.Join(where, " AND ")
+		walkSQL += " WHERE " + strings.Join(where, " AND ")
 	}
-	sql += " ORDER BY " + strings.Join(inner, ", ") + `, "id"` + dir + " LIMIT " + strconv.Itoa(fetch) +
+	page := walkSQL + order
+	var with string
+	if len(c.conds) > 0 && st.walk.legacy && st.walk.desc {
+		with, page = fewOrWalk(r, cols, where, probes, walkSQL, order)
+	}
+	st.sql = with + "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (" + page +
 		") y ORDER BY " + strings.Join(outer, ", ") + ", y.id" + dir
-	st.sql = sql
 	return st, nil
+}
+
+// fewMatches is how many rows the probe of fewOrWalk counts before it stops.
+const fewMatches = 200
+
+// fewOrWalk is the page of a list in its own order (newest first) with operator conditions,
+// which may match a handful of rows of a large workspace on a field whose index does not
+// carry that order: walking the keyset index would then read the whole workspace
+// (docs/performance.md, "Plans at scale"), and with sorting off (store/actor.go) the
+// planner never reads the few matches through the field's index and sorts them. So the
+// statement probes first: up to fewMatches+1 ids matching the conditions, in no order, so
+// the planner reads them through whichever index answers the conditions. If there are
+// fewMatches or fewer, the page is those rows, fetched by primary key and sorted (a
+// materialized CTE: the planner cannot turn it into a walk); otherwise the usual walk, which
+// then finds a match in about every workspace/fewMatches rows. One-time filters run only
+// one of the two.
+//
+// probes holds conditions of where the probe writes otherwise (conditionSQL); one written
+// as two alternatives (ne: below or above the value, each a range of an index) makes the
+// probe a union of two scans, each stopped at fewMatches+1 rows.
+func fewOrWalk(r *Resource, cols string, where []string, probes map[int][]string, walkSQL, order string) (with, page string) {
+	table := ident(r.Table)
+	limit := " LIMIT " + strconv.Itoa(fewMatches+1)
+	conds := slices.Clone(where)
+	split, alts := -1, []string(nil)
+	for i, p := range probes {
+		switch {
+		case len(p) == 1:
+			conds[i] = p[0]
+		case split < 0 || i < split: // the first one: the statement text stays stable
+			if split >= 0 {
+				conds[split] = "(" + strings.Join(alts, " OR ") + ")"
+			}
+			split, alts = i, p
+		default:
+			conds[i] = "(" + strings.Join(p, " OR ") + ")"
+		}
+	}
+	scan := func() string { return `SELECT "id" FROM ` + table + " WHERE " + strings.Join(conds, " AND ") + limit }
+	probe := scan()
+	if split >= 0 {
+		var scans []string
+		for _, a := range alts {
+			conds[split] = a
+			scans = append(scans, "("+scan()+")")
+		}
+		probe = "SELECT \"id\" FROM (" + strings.Join(scans, " UNION ALL ") + ") p" + limit
+	}
+	count := `(SELECT count(*) FROM "_probe")`
+	k := strconv.Itoa(fewMatches)
+	with = `WITH "_probe" AS MATERIALIZED (` + probe + "), " +
+		`"_few" AS MATERIALIZED (SELECT f.* FROM "_probe" p CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
+		` WHERE "id" = p."id" OFFSET 0) f WHERE ` + count + " <= " + k + ") "
+	page = `(SELECT * FROM "_few"` + order + ") UNION ALL (" + walkSQL + " AND " + count + " > " + k + order + ")"
+	return with, page
 }
 
 // checkEntityFilter is the second gate of a filter naming an entity type: comments and
@@ -310,22 +376,36 @@ func (w walk) after(key []byte, resource string, params ListParams, add func(any
 	return cond, nil
 }
 
-// conditionSQL is one checked operator filter, its value as a parameter.
-func conditionSQL(f *Field, c Condition, add func(any) int) string {
+// conditionSQL is one checked operator filter, its value as a parameter, and where it
+// differs, the same condition as fewOrWalk's probe writes it: ne as two ranges, each of
+// which an index can answer, in as a list of values.
+func conditionSQL(f *Field, c Condition, add func(any) int) (sql string, probe []string) {
 	col := ident(f.Name)
 	switch c.Op {
 	case OpNull:
 		if c.Value == "true" {
-			return col + " IS NULL"
+			return col + " IS NULL", nil
 		}
-		return col + " IS NOT NULL"
+		return col + " IS NOT NULL", nil
 	case OpIn:
-		return fmt.Sprintf("%s = ANY($%d::text[]::%s[])", col, add(strings.Split(c.Value, ",")), f.Type.SQLType())
+		values := strings.Split(c.Value, ",")
+		sql = fmt.Sprintf("%s = ANY($%d::text[]::%s[])", col, add(values), f.Type.SQLType())
+		// An array cast from text[] to a type whose input is only stable (timestamptz) is
+		// no constant, and the planner filtered the keyset index with it instead of
+		// looking each value up: the probe lists the values.
+		elems := make([]string, len(values))
+		for i, v := range values {
+			elems[i] = param(add(v), f.Type)
+		}
+		return sql, []string{col + " = ANY(ARRAY[" + strings.Join(elems, ", ") + "])"}
 	case OpPrefix:
-		return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
+		return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value))), nil
+	case OpNe:
+		v := param(add(c.Value), f.Type)
+		return col + " <> " + v, []string{col + " < " + v, col + " > " + v}
 	}
-	cmp := map[Operator]string{OpEq: " = ", OpNe: " <> ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
-	return col + cmp + param(add(c.Value), f.Type)
+	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
+	return col + cmp + param(add(c.Value), f.Type), nil
 }
 
 // likePrefix is a LIKE pattern matching values that start with s.

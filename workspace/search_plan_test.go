@@ -106,8 +106,9 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 // the migrated database: each searchable resource's table stores its search document,
 // the column search_doc generated from exactly its searchable fields in order (migration
 // 00029; List's q= reads the column), with a search index on it; each name has a trigram
-// index, each declared sort a (workspace_id, field, id) index. No other table has the
-// column.
+// index, each declared sort a (workspace_id, field, id) index, each field declared for
+// operator filters alone a (workspace_id, field, created_at DESC, id DESC) index
+// (migration 00030). No other table has the column.
 func TestFindIndexes(t *testing.T) {
 	storetest.New(t)
 	ctx := context.Background()
@@ -165,6 +166,15 @@ func TestFindIndexes(t *testing.T) {
 		for _, f := range r.SortFields() {
 			if f != "created_at" && f != "updated_at" {
 				want(r.Table+"_"+f+"_sort", "(workspace_id, "+f+", id)")
+			}
+		}
+		// A field declared for operator filters alone (migration 00030) has an index
+		// carrying the list's order: the probe of a condition on it reads its matches there.
+		// (A declared sort has its _sort index, even on a resource of one page.)
+		for _, f := range r.OpFields() {
+			_, sorted := defs[r.Table+"_"+f.Name+"_sort"]
+			if !f.Filter && !sorted && f.Name != "created_at" && f.Name != "updated_at" {
+				want(r.Table+"_"+f.Name, "(workspace_id, "+f.Name+", created_at DESC, id DESC)")
 			}
 		}
 	}
