@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -168,11 +169,11 @@ func (s *Server) adminAppsDisable(w http.ResponseWriter, r *http.Request) {
 }
 
 // connectedApp is one line of the Connected apps page; its permissions are grouped and
-// worded as on the consent page (families).
+// worded as on the consent page (package permissions).
 type connectedApp struct {
 	ClientID, Name       string
 	Verified             bool
-	Permissions          []scopeFamily
+	Permissions          []permissions.Family
 	Authorised, LastUsed string
 }
 
@@ -205,8 +206,8 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 	apps := make([]connectedApp, len(rows))
 	for i, c := range rows {
 		apps[i] = connectedApp{ClientID: c.ClientID, Name: c.Name, Verified: c.Verified,
-			Permissions: s.families(c.Scopes, func(string) bool { return false }),
-			Authorised: c.Authorised.UTC().Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
+			Permissions: permissions.Group(s.cfg.DescribeScope, c.Scopes, nil),
+			Authorised:  c.Authorised.UTC().Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
 		if c.LastUsed != nil {
 			apps[i].LastUsed = c.LastUsed.UTC().Format("2006-01-02 15:04 UTC")
 		}
