@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -322,7 +323,9 @@ func TestBodies(t *testing.T) {
 }
 
 // TestActivityRecordsWrites: creates and updates leave an activity row in the same
-// transaction (detach is covered by TestDetach).
+// transaction (detach is covered by TestDetach); an update records exactly the fields it
+// changed, and neither records a column that is not a field (the stored search document,
+// migration 00029).
 func TestActivityRecordsWrites(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -337,6 +340,12 @@ func TestActivityRecordsWrites(t *testing.T) {
 	if ch := acts[0]["changes"].(map[string]any); len(ch) != 1 || ch["notes"] != "called" || acts[0]["actor_id"] != tm.a.UserID ||
 		acts[0]["entity_type"] != "deals" {
 		t.Fatalf("update activity: %v", acts[0])
+	}
+	fields := workspace.Columns(workspace.Lookup("deals"))
+	for k := range acts[1]["changes"].(map[string]any) {
+		if !slices.Contains(fields, k) {
+			t.Errorf("create activity records %q, not a field of deals: %v", k, acts[1]["changes"])
+		}
 	}
 	// An update's changes name exactly the fields whose value changed, with their new
 	// values: a field sent with the value it had is not one (ws_record_activity, migration

@@ -426,14 +426,14 @@ BEGIN
     RETURN NULL; -- seeding and the admin CLI act outside a request
   END IF;
   IF TG_OP = 'INSERT' THEN
-    rec := to_jsonb(NEW); act := 'created'; diff := jsonb_strip_nulls(rec - owned);
+    rec := to_jsonb(NEW) - 'search_doc'; act := 'created'; diff := jsonb_strip_nulls(rec - owned);
   ELSIF TG_OP = 'UPDATE' THEN
-    rec := to_jsonb(NEW); act := 'updated'; prior := to_jsonb(OLD);
+    rec := to_jsonb(NEW) - 'search_doc'; act := 'updated'; prior := to_jsonb(OLD);
     SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') INTO diff
       FROM jsonb_each(rec) n
      WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
   ELSE
-    rec := to_jsonb(OLD); act := 'detached'; diff := jsonb_strip_nulls(rec - owned);
+    rec := to_jsonb(OLD) - 'search_doc'; act := 'detached'; diff := jsonb_strip_nulls(rec - owned);
   END IF;
   INSERT INTO activity (workspace_id, entity_type, entity_id, action, actor_id, changes, feature)
   VALUES (app_workspace_id(), TG_ARGV[0], (rec ->> 'id')::uuid, act, actor, diff, nullif(TG_ARGV[1], ''));
@@ -465,9 +465,9 @@ BEGIN
     RETURN NULL;
   END IF;
   IF TG_OP = 'DELETE' THEN
-    rec := to_jsonb(OLD);
+    rec := to_jsonb(OLD) - 'search_doc';
   ELSE
-    rec := to_jsonb(NEW);
+    rec := to_jsonb(NEW) - 'search_doc';
   END IF;
   IF TG_OP = 'UPDATE' THEN
     prior := to_jsonb(OLD);
@@ -615,7 +615,8 @@ CREATE TABLE public.agents (
     user_id uuid NOT NULL,
     name text NOT NULL,
     description text,
-    is_default boolean DEFAULT false NOT NULL
+    is_default boolean DEFAULT false NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED
 );
 
 ALTER TABLE ONLY public.agents FORCE ROW LEVEL SECURITY;
@@ -633,7 +634,8 @@ CREATE TABLE public.automation_logs (
     automation_id uuid,
     success boolean DEFAULT false NOT NULL,
     message text,
-    details jsonb
+    details jsonb,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[message])) STORED
 );
 
 ALTER TABLE ONLY public.automation_logs FORCE ROW LEVEL SECURITY;
@@ -654,7 +656,8 @@ CREATE TABLE public.automations (
     conditions jsonb,
     condition_logic text,
     actions jsonb,
-    section text
+    section text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.automations FORCE ROW LEVEL SECURITY;
@@ -673,7 +676,8 @@ CREATE TABLE public.canvases (
     type text NOT NULL,
     data jsonb,
     folder_id uuid,
-    is_knowledge_base boolean DEFAULT false NOT NULL
+    is_knowledge_base boolean DEFAULT false NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.canvases FORCE ROW LEVEL SECURITY;
@@ -692,6 +696,7 @@ CREATE TABLE public.comments (
     entity_id uuid NOT NULL,
     content text NOT NULL,
     user_id uuid DEFAULT public.app_user_id(),
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[content])) STORED,
     CONSTRAINT comments_entity_type_check CHECK ((entity_type = ANY (ARRAY['deal'::text, 'task'::text])))
 );
 
@@ -714,7 +719,8 @@ CREATE TABLE public.companies (
     twitter text,
     industry text,
     size text,
-    notes text
+    notes text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED
 );
 
 ALTER TABLE ONLY public.companies FORCE ROW LEVEL SECURITY;
@@ -732,7 +738,8 @@ CREATE TABLE public.competitor_reports (
     workflow_id uuid,
     importance text,
     title text,
-    content text
+    content text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[title, content])) STORED
 );
 
 ALTER TABLE ONLY public.competitor_reports FORCE ROW LEVEL SECURITY;
@@ -750,7 +757,8 @@ CREATE TABLE public.competitor_workflows (
     name text,
     status text,
     space_id uuid,
-    config jsonb
+    config jsonb,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.competitor_workflows FORCE ROW LEVEL SECURITY;
@@ -834,7 +842,8 @@ CREATE TABLE public.crm_files (
     url text,
     storage_path text,
     mime_type text,
-    size_bytes bigint
+    size_bytes bigint,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.crm_files FORCE ROW LEVEL SECURITY;
@@ -893,6 +902,7 @@ CREATE TABLE public.deal_tasks (
     completed boolean DEFAULT false NOT NULL,
     description text,
     is_private boolean DEFAULT false NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
 );
 
@@ -918,7 +928,8 @@ CREATE TABLE public.deals (
     instagram text,
     twitter text,
     notes text,
-    company_id uuid
+    company_id uuid,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED
 );
 
 ALTER TABLE ONLY public.deals FORCE ROW LEVEL SECURITY;
@@ -954,7 +965,8 @@ CREATE TABLE public.debts (
     total_amount numeric NOT NULL,
     paid_amount numeric,
     expense_type text NOT NULL,
-    notes text
+    notes text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED
 );
 
 ALTER TABLE ONLY public.debts FORCE ROW LEVEL SECURITY;
@@ -969,7 +981,8 @@ CREATE TABLE public.departments (
     created_by uuid DEFAULT public.app_user_id(),
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    name text NOT NULL
+    name text NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.departments FORCE ROW LEVEL SECURITY;
@@ -987,7 +1000,8 @@ CREATE TABLE public.documents (
     name text NOT NULL,
     content text,
     icon text,
-    icon_color text
+    icon_color text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, content])) STORED
 );
 
 ALTER TABLE ONLY public.documents FORCE ROW LEVEL SECURITY;
@@ -1025,6 +1039,7 @@ CREATE TABLE public.expenses (
     type text NOT NULL,
     recurrence text,
     avatar_url text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, type])) STORED,
     CONSTRAINT expenses_recurrence_check CHECK ((recurrence = ANY (ARRAY['one_time'::text, 'monthly'::text])))
 );
 
@@ -1045,6 +1060,7 @@ CREATE TABLE public.finance_categories (
     kind text NOT NULL,
     pl_section text NOT NULL,
     sort integer,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[key, label])) STORED,
     CONSTRAINT finance_categories_kind_check CHECK ((kind = ANY (ARRAY['income'::text, 'expense'::text]))),
     CONSTRAINT finance_categories_pl_section_check CHECK ((pl_section = ANY (ARRAY['revenue'::text, 'contra_revenue'::text, 'cm1'::text, 'cm2'::text, 'cm3'::text])))
 );
@@ -1090,7 +1106,8 @@ CREATE TABLE public.hr_change_requests (
     message text,
     status text,
     reviewed_by uuid,
-    reviewed_at timestamp with time zone
+    reviewed_at timestamp with time zone,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[message])) STORED
 );
 
 ALTER TABLE ONLY public.hr_change_requests FORCE ROW LEVEL SECURITY;
@@ -1111,7 +1128,8 @@ CREATE TABLE public.hr_contracts (
     url text,
     storage_path text,
     date date,
-    is_current boolean DEFAULT false NOT NULL
+    is_current boolean DEFAULT false NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.hr_contracts FORCE ROW LEVEL SECURITY;
@@ -1150,6 +1168,7 @@ CREATE TABLE public.income (
     type text NOT NULL,
     recurrence text,
     avatar_url text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, type])) STORED,
     CONSTRAINT income_recurrence_check CHECK ((recurrence = ANY (ARRAY['one_time'::text, 'monthly'::text])))
 );
 
@@ -1174,7 +1193,8 @@ CREATE TABLE public.knowledge (
     source text,
     content text,
     icon_url text,
-    external_id text
+    external_id text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, content])) STORED
 );
 
 ALTER TABLE ONLY public.knowledge FORCE ROW LEVEL SECURITY;
@@ -1189,7 +1209,8 @@ CREATE TABLE public.labels (
     created_by uuid DEFAULT public.app_user_id(),
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    name text NOT NULL
+    name text NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.labels FORCE ROW LEVEL SECURITY;
@@ -1213,6 +1234,7 @@ CREATE TABLE public.leave_requests (
     user_id uuid DEFAULT public.app_user_id(),
     reviewed_by uuid,
     reviewed_at timestamp with time zone,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[reason])) STORED,
     CONSTRAINT leave_requests_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text]))),
     CONSTRAINT leave_requests_type_check CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text, 'personal'::text])))
 );
@@ -1260,6 +1282,7 @@ CREATE TABLE public.metric_entries (
     to_ts timestamp with time zone,
     note text,
     user_id uuid DEFAULT public.app_user_id(),
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[note])) STORED,
     CONSTRAINT metric_entries_entry_kind_check CHECK ((entry_kind = ANY (ARRAY['number'::text, 'date_range'::text, 'time_range'::text])))
 );
 
@@ -1276,7 +1299,8 @@ CREATE TABLE public.metric_pages (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     name text NOT NULL,
-    "position" integer
+    "position" integer,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.metric_pages FORCE ROW LEVEL SECURITY;
@@ -1306,6 +1330,7 @@ CREATE TABLE public.metrics (
     member_ids uuid[],
     space_ids uuid[],
     pipeline_ids uuid[],
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, slug])) STORED,
     CONSTRAINT metrics_agg_check CHECK ((agg = ANY (ARRAY['avg'::text, 'sum'::text, 'count'::text, 'latest'::text]))),
     CONSTRAINT metrics_format_check CHECK ((format = ANY (ARRAY['number'::text, 'currency'::text, 'percent'::text, 'days'::text, 'hours'::text]))),
     CONSTRAINT metrics_kind_check CHECK ((kind = ANY (ARRAY['formula'::text, 'date_diff'::text, 'manual'::text]))),
@@ -1453,7 +1478,8 @@ CREATE TABLE public.org_chart (
     title text,
     user_id uuid,
     kpis jsonb,
-    sort_order integer
+    sort_order integer,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[title])) STORED
 );
 
 ALTER TABLE ONLY public.org_chart FORCE ROW LEVEL SECURITY;
@@ -1475,7 +1501,8 @@ CREATE TABLE public.people (
     email text,
     "position" text,
     linkedin_url text,
-    twitter_url text
+    twitter_url text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED
 );
 
 ALTER TABLE ONLY public.people FORCE ROW LEVEL SECURITY;
@@ -1503,6 +1530,7 @@ CREATE TABLE public.pipeline_stages (
     name text NOT NULL,
     "position" integer,
     metric_tag text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     CONSTRAINT pipeline_stages_metric_tag_check CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text, 'responses'::text, 'positive_responses'::text, 'deals_closed'::text])))
 );
 
@@ -1519,7 +1547,8 @@ CREATE TABLE public.pipelines (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     name text NOT NULL,
-    "position" integer
+    "position" integer,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.pipelines FORCE ROW LEVEL SECURITY;
@@ -1538,7 +1567,8 @@ CREATE TABLE public.project_stages (
     name text NOT NULL,
     "position" integer,
     color text,
-    icon text
+    icon text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.project_stages FORCE ROW LEVEL SECURITY;
@@ -1558,7 +1588,8 @@ CREATE TABLE public.projects (
     "position" integer,
     start_date date,
     end_date date,
-    kanban_enabled boolean DEFAULT false NOT NULL
+    kanban_enabled boolean DEFAULT false NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.projects FORCE ROW LEVEL SECURITY;
@@ -1713,7 +1744,8 @@ CREATE TABLE public.space_updates (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     space_id uuid NOT NULL,
     content text NOT NULL,
-    status text
+    status text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[content])) STORED
 );
 
 ALTER TABLE ONLY public.space_updates FORCE ROW LEVEL SECURITY;
@@ -1732,7 +1764,8 @@ CREATE TABLE public.spaces (
     image_url text,
     is_default boolean DEFAULT false NOT NULL,
     status text,
-    notes text
+    notes text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED
 );
 
 ALTER TABLE ONLY public.spaces FORCE ROW LEVEL SECURITY;
@@ -1753,7 +1786,8 @@ CREATE TABLE public.task_attachments (
     name text,
     url text,
     mime_type text,
-    size_bytes bigint
+    size_bytes bigint,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
 );
 
 ALTER TABLE ONLY public.task_attachments FORCE ROW LEVEL SECURITY;
@@ -1781,6 +1815,7 @@ CREATE TABLE public.tasks (
     is_private boolean DEFAULT false NOT NULL,
     stage_id uuid,
     parent_task_id uuid,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
 );
 
@@ -1814,7 +1849,8 @@ CREATE TABLE public.team_members (
     location text,
     department_id uuid,
     summary text,
-    gender text
+    gender text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[display_name, email, team_role, location])) STORED
 );
 
 ALTER TABLE ONLY public.team_members FORCE ROW LEVEL SECURITY;
@@ -1850,6 +1886,7 @@ CREATE TABLE public.users (
     created_by uuid,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[display_name, email])) STORED,
     CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'member'::text]))),
     CONSTRAINT users_status_check CHECK ((status = ANY (ARRAY['active'::text, 'invited'::text, 'suspended'::text])))
 );
@@ -1955,7 +1992,8 @@ CREATE TABLE public.webhook_secrets (
 CREATE TABLE public.webhook_slots (
     endpoint_id uuid NOT NULL,
     slot integer NOT NULL,
-    held_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL
+    held_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    holder uuid
 );
 
 --
@@ -2977,7 +3015,7 @@ CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.w
 -- Name: agents_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX agents_search ON public.agents USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, description]));
+CREATE INDEX agents_search ON public.agents USING gin (workspace_id, search_doc);
 
 --
 -- Name: agents_sync; Type: INDEX; Schema: public; Owner: -
@@ -2995,7 +3033,7 @@ CREATE INDEX automation_logs_keyset ON public.automation_logs USING btree (works
 -- Name: automation_logs_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automation_logs_search ON public.automation_logs USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[message]));
+CREATE INDEX automation_logs_search ON public.automation_logs USING gin (workspace_id, search_doc);
 
 --
 -- Name: automation_logs_sync; Type: INDEX; Schema: public; Owner: -
@@ -3025,7 +3063,7 @@ CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id
 -- Name: automations_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automations_search ON public.automations USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX automations_search ON public.automations USING gin (workspace_id, search_doc);
 
 --
 -- Name: automations_sync; Type: INDEX; Schema: public; Owner: -
@@ -3055,7 +3093,7 @@ CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, publ
 -- Name: canvases_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX canvases_search ON public.canvases USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX canvases_search ON public.canvases USING gin (workspace_id, search_doc);
 
 --
 -- Name: canvases_sync; Type: INDEX; Schema: public; Owner: -
@@ -3079,7 +3117,7 @@ CREATE INDEX comments_keyset ON public.comments USING btree (workspace_id, creat
 -- Name: comments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX comments_search ON public.comments USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[content]));
+CREATE INDEX comments_search ON public.comments USING gin (workspace_id, search_doc);
 
 --
 -- Name: comments_sync; Type: INDEX; Schema: public; Owner: -
@@ -3115,7 +3153,7 @@ CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, pu
 -- Name: companies_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX companies_search ON public.companies USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, industry, notes]));
+CREATE INDEX companies_search ON public.companies USING gin (workspace_id, search_doc);
 
 --
 -- Name: companies_sync; Type: INDEX; Schema: public; Owner: -
@@ -3133,7 +3171,7 @@ CREATE INDEX competitor_reports_keyset ON public.competitor_reports USING btree 
 -- Name: competitor_reports_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_reports_search ON public.competitor_reports USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[title, content]));
+CREATE INDEX competitor_reports_search ON public.competitor_reports USING gin (workspace_id, search_doc);
 
 --
 -- Name: competitor_reports_sync; Type: INDEX; Schema: public; Owner: -
@@ -3175,7 +3213,7 @@ CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING
 -- Name: competitor_workflows_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_workflows_search ON public.competitor_workflows USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX competitor_workflows_search ON public.competitor_workflows USING gin (workspace_id, search_doc);
 
 --
 -- Name: competitor_workflows_sync; Type: INDEX; Schema: public; Owner: -
@@ -3259,7 +3297,7 @@ CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, pu
 -- Name: crm_files_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX crm_files_search ON public.crm_files USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX crm_files_search ON public.crm_files USING gin (workspace_id, search_doc);
 
 --
 -- Name: crm_files_sync; Type: INDEX; Schema: public; Owner: -
@@ -3343,7 +3381,7 @@ CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, 
 -- Name: deal_tasks_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deal_tasks_search ON public.deal_tasks USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, description]));
+CREATE INDEX deal_tasks_search ON public.deal_tasks USING gin (workspace_id, search_doc);
 
 --
 -- Name: deal_tasks_sync; Type: INDEX; Schema: public; Owner: -
@@ -3391,7 +3429,7 @@ CREATE INDEX deals_pipeline ON public.deals USING btree (workspace_id, pipeline_
 -- Name: deals_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deals_search ON public.deals USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+CREATE INDEX deals_search ON public.deals USING gin (workspace_id, search_doc);
 
 --
 -- Name: deals_stage; Type: INDEX; Schema: public; Owner: -
@@ -3463,7 +3501,7 @@ CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_
 -- Name: debts_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX debts_search ON public.debts USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+CREATE INDEX debts_search ON public.debts USING gin (workspace_id, search_doc);
 
 --
 -- Name: debts_sync; Type: INDEX; Schema: public; Owner: -
@@ -3499,7 +3537,7 @@ CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id
 -- Name: departments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX departments_search ON public.departments USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX departments_search ON public.departments USING gin (workspace_id, search_doc);
 
 --
 -- Name: departments_sync; Type: INDEX; Schema: public; Owner: -
@@ -3529,7 +3567,7 @@ CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, pu
 -- Name: documents_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX documents_search ON public.documents USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, content]));
+CREATE INDEX documents_search ON public.documents USING gin (workspace_id, search_doc);
 
 --
 -- Name: documents_sync; Type: INDEX; Schema: public; Owner: -
@@ -3583,7 +3621,7 @@ CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, publ
 -- Name: expenses_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX expenses_search ON public.expenses USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, type]));
+CREATE INDEX expenses_search ON public.expenses USING gin (workspace_id, search_doc);
 
 --
 -- Name: expenses_sync; Type: INDEX; Schema: public; Owner: -
@@ -3619,7 +3657,7 @@ CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gi
 -- Name: finance_categories_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX finance_categories_search ON public.finance_categories USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[key, label]));
+CREATE INDEX finance_categories_search ON public.finance_categories USING gin (workspace_id, search_doc);
 
 --
 -- Name: finance_categories_sync; Type: INDEX; Schema: public; Owner: -
@@ -3643,7 +3681,7 @@ CREATE INDEX hr_change_requests_member ON public.hr_change_requests USING btree 
 -- Name: hr_change_requests_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_change_requests_search ON public.hr_change_requests USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[message]));
+CREATE INDEX hr_change_requests_search ON public.hr_change_requests USING gin (workspace_id, search_doc);
 
 --
 -- Name: hr_change_requests_sync; Type: INDEX; Schema: public; Owner: -
@@ -3679,7 +3717,7 @@ CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_
 -- Name: hr_contracts_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_contracts_search ON public.hr_contracts USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX hr_contracts_search ON public.hr_contracts USING gin (workspace_id, search_doc);
 
 --
 -- Name: hr_contracts_sync; Type: INDEX; Schema: public; Owner: -
@@ -3727,7 +3765,7 @@ CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.w
 -- Name: income_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX income_search ON public.income USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, type]));
+CREATE INDEX income_search ON public.income USING gin (workspace_id, search_doc);
 
 --
 -- Name: income_sync; Type: INDEX; Schema: public; Owner: -
@@ -3763,7 +3801,7 @@ CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, pu
 -- Name: knowledge_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX knowledge_search ON public.knowledge USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, content]));
+CREATE INDEX knowledge_search ON public.knowledge USING gin (workspace_id, search_doc);
 
 --
 -- Name: knowledge_sync; Type: INDEX; Schema: public; Owner: -
@@ -3793,7 +3831,7 @@ CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.w
 -- Name: labels_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX labels_search ON public.labels USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX labels_search ON public.labels USING gin (workspace_id, search_doc);
 
 --
 -- Name: labels_sync; Type: INDEX; Schema: public; Owner: -
@@ -3817,7 +3855,7 @@ CREATE INDEX leave_requests_leave_date_sort ON public.leave_requests USING btree
 -- Name: leave_requests_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX leave_requests_search ON public.leave_requests USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[reason]));
+CREATE INDEX leave_requests_search ON public.leave_requests USING gin (workspace_id, search_doc);
 
 --
 -- Name: leave_requests_sync; Type: INDEX; Schema: public; Owner: -
@@ -3859,7 +3897,7 @@ CREATE INDEX metric_entries_metric ON public.metric_entries USING btree (workspa
 -- Name: metric_entries_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_entries_search ON public.metric_entries USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[note]));
+CREATE INDEX metric_entries_search ON public.metric_entries USING gin (workspace_id, search_doc);
 
 --
 -- Name: metric_entries_sync; Type: INDEX; Schema: public; Owner: -
@@ -3889,7 +3927,7 @@ CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_
 -- Name: metric_pages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_pages_search ON public.metric_pages USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX metric_pages_search ON public.metric_pages USING gin (workspace_id, search_doc);
 
 --
 -- Name: metric_pages_sync; Type: INDEX; Schema: public; Owner: -
@@ -3925,7 +3963,7 @@ CREATE INDEX metrics_page ON public.metrics USING btree (workspace_id, page_id, 
 -- Name: metrics_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metrics_search ON public.metrics USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, slug]));
+CREATE INDEX metrics_search ON public.metrics USING gin (workspace_id, search_doc);
 
 --
 -- Name: metrics_sync; Type: INDEX; Schema: public; Owner: -
@@ -4009,7 +4047,7 @@ CREATE INDEX org_chart_parent ON public.org_chart USING btree (workspace_id, par
 -- Name: org_chart_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX org_chart_search ON public.org_chart USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[title]));
+CREATE INDEX org_chart_search ON public.org_chart USING gin (workspace_id, search_doc);
 
 --
 -- Name: org_chart_sync; Type: INDEX; Schema: public; Owner: -
@@ -4075,7 +4113,7 @@ CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.w
 -- Name: people_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_search ON public.people USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"]));
+CREATE INDEX people_search ON public.people USING gin (workspace_id, search_doc);
 
 --
 -- Name: people_sync; Type: INDEX; Schema: public; Owner: -
@@ -4111,7 +4149,7 @@ CREATE INDEX pipeline_stages_pipeline ON public.pipeline_stages USING btree (wor
 -- Name: pipeline_stages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipeline_stages_search ON public.pipeline_stages USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX pipeline_stages_search ON public.pipeline_stages USING gin (workspace_id, search_doc);
 
 --
 -- Name: pipeline_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -4141,7 +4179,7 @@ CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, pu
 -- Name: pipelines_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipelines_search ON public.pipelines USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX pipelines_search ON public.pipelines USING gin (workspace_id, search_doc);
 
 --
 -- Name: pipelines_sync; Type: INDEX; Schema: public; Owner: -
@@ -4177,7 +4215,7 @@ CREATE INDEX project_stages_project ON public.project_stages USING btree (worksp
 -- Name: project_stages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX project_stages_search ON public.project_stages USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX project_stages_search ON public.project_stages USING gin (workspace_id, search_doc);
 
 --
 -- Name: project_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -4207,7 +4245,7 @@ CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, publ
 -- Name: projects_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX projects_search ON public.projects USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX projects_search ON public.projects USING gin (workspace_id, search_doc);
 
 --
 -- Name: projects_space; Type: INDEX; Schema: public; Owner: -
@@ -4297,7 +4335,7 @@ CREATE INDEX space_updates_keyset ON public.space_updates USING btree (workspace
 -- Name: space_updates_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX space_updates_search ON public.space_updates USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[content]));
+CREATE INDEX space_updates_search ON public.space_updates USING gin (workspace_id, search_doc);
 
 --
 -- Name: space_updates_space; Type: INDEX; Schema: public; Owner: -
@@ -4339,7 +4377,7 @@ CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.w
 -- Name: spaces_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX spaces_search ON public.spaces USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, notes]));
+CREATE INDEX spaces_search ON public.spaces USING gin (workspace_id, search_doc);
 
 --
 -- Name: spaces_sync; Type: INDEX; Schema: public; Owner: -
@@ -4375,7 +4413,7 @@ CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (wo
 -- Name: task_attachments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX task_attachments_search ON public.task_attachments USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name]));
+CREATE INDEX task_attachments_search ON public.task_attachments USING gin (workspace_id, search_doc);
 
 --
 -- Name: task_attachments_sync; Type: INDEX; Schema: public; Owner: -
@@ -4429,7 +4467,7 @@ CREATE INDEX tasks_project ON public.tasks USING btree (workspace_id, project_id
 -- Name: tasks_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX tasks_search ON public.tasks USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[name, description]));
+CREATE INDEX tasks_search ON public.tasks USING gin (workspace_id, search_doc);
 
 --
 -- Name: tasks_space; Type: INDEX; Schema: public; Owner: -
@@ -4489,7 +4527,7 @@ CREATE INDEX team_members_keyset ON public.team_members USING btree (workspace_i
 -- Name: team_members_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_search ON public.team_members USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[display_name, email, team_role, location]));
+CREATE INDEX team_members_search ON public.team_members USING gin (workspace_id, search_doc);
 
 --
 -- Name: team_members_sync; Type: INDEX; Schema: public; Owner: -
@@ -4549,7 +4587,7 @@ CREATE INDEX users_keyset ON public.users USING btree (workspace_id, created_at 
 -- Name: users_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_search ON public.users USING gin (workspace_id, public.ws_search_doc(VARIADIC ARRAY[display_name, email]));
+CREATE INDEX users_search ON public.users USING gin (workspace_id, search_doc);
 
 --
 -- Name: users_sync; Type: INDEX; Schema: public; Owner: -

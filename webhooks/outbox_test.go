@@ -12,7 +12,7 @@ import (
 // TestOutboxHoldsOnlySubscribedEvents: a write leaves an outbox row only when an enabled
 // endpoint of its workspace subscribes to its type, judged at the write, so changing or
 // disabling an endpoint takes effect from the next write; an update names exactly the
-// fields it changed.
+// fields it changed, and no record holds a column that is not a field.
 func TestOutboxHoldsOnlySubscribedEvents(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
@@ -60,4 +60,13 @@ func TestOutboxHoldsOnlySubscribedEvents(t *testing.T) {
 	write("POST", "/companies", map[string]any{"name": "Globex"})
 	check("with a second endpoint taking everything (its own creation among them)",
 		"labels.created", "labels.updated:name", "companies.updated:industry,size", "webhook_endpoints.created", "companies.created")
+
+	// The outbox stores records without the stored search document (migration 00029), a
+	// column that is no field.
+	var withDoc int
+	e.serviceRow(f.WorkspaceID, `SELECT count(*)::int FROM webhook_events WHERE workspace_id = $1::text::uuid AND record ? 'search_doc'`,
+		[]any{f.WorkspaceID}, &withDoc)
+	if withDoc != 0 {
+		t.Fatalf("%d outbox records hold search_doc", withDoc)
+	}
 }

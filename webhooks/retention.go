@@ -5,47 +5,22 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 )
 
 // Retention (docs/webhooks.md, "Retention"): deliveries and outbox events older than
-// Config.Retention are deleted by a River periodic job, which only the elected leader of
-// the processes sharing the database enqueues, hourly and at its start.
+// Config.Retention are deleted by Prune, which cmd/workspaced runs as a periodic task
+// (store.ClaimRun: one process per RetentionEvery, whatever the number of replicas), as it
+// does the other sweeps.
 
 // DefaultRetention is how long deliveries and events are kept when Config.Retention is 0.
 const DefaultRetention = 30 * 24 * time.Hour
 
-// retentionEvery is how often the leader enqueues the retention job.
-const retentionEvery = time.Hour
+// RetentionEvery is how often Prune should run.
+const RetentionEvery = time.Hour
 
 // pruneBatch bounds the rows one DELETE removes, so each statement is short and holds few
 // locks; Prune repeats it until a batch comes back short.
 const pruneBatch = 1000
-
-// retentionArgs is the retention job's (empty) arguments.
-type retentionArgs struct{}
-
-// Kind names the job kind in River's tables.
-func (retentionArgs) Kind() string { return "webhook_retention" }
-
-// InsertOpts puts the job on the webhooks queue.
-func (retentionArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queue} }
-
-type retentionWorker struct {
-	river.WorkerDefaults[retentionArgs]
-	s *Service
-}
-
-func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[retentionArgs]) error {
-	_, _, err := w.s.Prune(ctx)
-	return err
-}
-
-func (s *Service) retentionJob() *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(retentionEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return retentionArgs{}, nil },
-		&river.PeriodicJobOpts{ID: "webhook_retention", RunOnStart: true})
-}
 
 // Prune deletes, in batches of pruneBatch, the deliveries created more than Retention ago
 // that are no longer pending, then the dispatched events older than that which no delivery

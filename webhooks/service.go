@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
@@ -76,11 +77,13 @@ type Service struct {
 	river *river.Client[pgx.Tx]
 	http  *http.Client
 	m     metrics
-	mu    sync.Mutex
-	busy  map[string]chan struct{} // per-endpoint slots in this process
-	slots sync.Map                 // endpoints whose shared slots (webhook_slots) exist
-	stop  context.CancelFunc
-	done  chan struct{}
+	// holder marks the rows of webhook_slots this process holds (slots.go).
+	holder   string
+	mu       sync.Mutex
+	holdings map[string]*holding // per endpoint
+	slots    sync.Map            // endpoints whose shared slots (webhook_slots) exist
+	stop     context.CancelFunc
+	done     chan struct{}
 }
 
 type metrics struct {
@@ -104,7 +107,7 @@ func New(cfg Config) (*Service, error) {
 	cfg.Timeout = cmp.Or(cfg.Timeout, Timeout)
 	cfg.RetrySpeedup = max(cfg.RetrySpeedup, 1)
 	cfg.Retention = cmp.Or(cfg.Retention, DefaultRetention)
-	s := &Service{cfg: cfg, busy: map[string]chan struct{}{}}
+	s := &Service{cfg: cfg, holder: uuid.NewString(), holdings: map[string]*holding{}}
 	s.http = &http.Client{
 		Transport: cfg.URLs.guard().Transport(nil),
 		Timeout:   cfg.Timeout,
@@ -132,11 +135,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
-	river.AddWorker(workers, &retentionWorker{s: s})
 	client, err := river.NewClient(cfg.Store.RiverDriver(), &river.Config{
 		Queues:            map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
 		Workers:           workers,
-		PeriodicJobs:      []*river.PeriodicJob{s.retentionJob()},
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: cfg.Poll,
@@ -160,23 +161,29 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
 	s.done = make(chan struct{})
-	go s.dispatchLoop(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { s.dispatchLoop(ctx) })
+	wg.Go(func() { s.upkeepLoop(ctx) })
+	go func() { wg.Wait(); close(s.done) }()
 	return nil
 }
 
 // Stop stops dispatching and waits for running deliveries (up to ctx's deadline); a
-// delivery cut short is retried by another process or the next start.
+// delivery cut short is retried by another process or the next start. Once none runs, the
+// slots this process holds are released; should one still run, they are left to expire.
 func (s *Service) Stop(ctx context.Context) error {
 	if s.stop == nil {
 		return nil
 	}
 	s.stop()
 	<-s.done
-	return s.river.Stop(ctx)
+	if err := s.river.Stop(ctx); err != nil {
+		return err
+	}
+	return s.releaseAll(ctx)
 }
 
 func (s *Service) dispatchLoop(ctx context.Context) {
-	defer close(s.done)
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
 	for {
@@ -352,7 +359,7 @@ func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endp
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws, EndpointID: t}})
+		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: id, WorkspaceID: e.ws}})
 	}
 	return jobs, nil
 }
@@ -375,13 +382,13 @@ func (s *Service) setAside(ctx context.Context, tx pgx.Tx, e outboxEvent, sqlsta
 	return nil
 }
 
-// deliveryArgs are a River job's arguments: which delivery, its workspace (so the worker
-// can read it under the isolation policy) and, when known, its endpoint (so the worker can
-// wait its turn in this process before asking the database for a slot).
+// deliveryArgs are a River job's arguments: which delivery and its workspace (so the
+// worker can read it under the isolation policy). Jobs queued before slots were held in
+// batches also name the endpoint (endpoint_id), which the worker now reads with the
+// delivery instead.
 type deliveryArgs struct {
 	DeliveryID  string `json:"delivery_id"`
 	WorkspaceID string `json:"workspace_id"`
-	EndpointID  string `json:"endpoint_id,omitempty"`
 }
 
 // Kind names the job kind in River's tables.
@@ -422,7 +429,6 @@ type target struct {
 	failingSince            *time.Time
 	secrets                 []string
 	ev                      Event
-	slot                    int // the shared slot leased for the attempt, or -1
 }
 
 func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
@@ -432,32 +438,18 @@ func (s *Service) load(ctx context.Context, a deliveryArgs) (*target, error) {
 	var record []byte
 	var current string
 	found := false
-	// When an attempt will follow (not yet succeeded, endpoint enabled), the same statement
-	// leases one of the endpoint's PerEndpoint slots shared by every process
-	// (webhook_slots, rows made by ensureSlots), skipping those other leases hold locked;
-	// none when all are held. The lease lasts until the attempt is recorded or, should the
-	// process die, leaseFor. Times are the database's, so the processes' clocks need not
-	// agree.
-	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `WITH due AS (
-				SELECT d.endpoint_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-				WHERE d.id = $1::text::uuid AND d.status <> 'succeeded' AND e.enabled),
-			lease AS (UPDATE webhook_slots SET held_until = now() + $3::bigint * interval '1 millisecond'
-				WHERE (endpoint_id, slot) = (SELECT s.endpoint_id, s.slot FROM webhook_slots s JOIN due USING (endpoint_id)
-					WHERE s.slot < $2 AND s.held_until <= now() LIMIT 1 FOR UPDATE OF s SKIP LOCKED)
-				RETURNING slot)
-			SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
+	err := s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, `SELECT d.status, e.id::text, e.url, e.enabled, e.failing_since, k.secret,
 				k.previous_secret, k.previous_expires_at, ev.id::text, ev.type, ev.object, coalesce(ev.object_id::text, ''),
-				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text,
-				coalesce((SELECT slot FROM lease), -1)
+				ev.record, coalesce(ev.changed, '{}'), ev.created_at, ev.seq, ev.workspace_id::text
 			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 			JOIN webhook_secrets k ON k.endpoint_id = e.id JOIN webhook_events ev ON ev.id = d.event_id
-			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID, s.cfg.PerEndpoint, s.leaseFor().Milliseconds()}, func(rows pgx.Rows) error {
+			WHERE d.id = $1::text::uuid`, []any{a.DeliveryID}, func(rows pgx.Rows) error {
 		if !rows.Next() {
 			return nil
 		}
 		err := rows.Scan(&t.status, &t.endpointID, &t.url, &t.enabled, &t.failingSince,
 			&current, &previous, &previousUntil, &t.ev.ID, &t.ev.Type, &t.ev.Object, &t.ev.ObjectID, &record,
-			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID, &t.slot)
+			&t.ev.Changed, &t.ev.CreatedAt, &t.ev.Sequence, &t.ev.WorkspaceID)
 		if err != nil {
 			return err
 		}
@@ -507,32 +499,9 @@ func (s *Service) shape(object string, record []byte, changed *[]string) json.Ra
 	return b
 }
 
-func (s *Service) slot(endpoint string) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.busy[endpoint]
-	if !ok {
-		c = make(chan struct{}, s.cfg.PerEndpoint)
-		s.busy[endpoint] = c
-	}
-	return c
-}
-
 // deliver makes one attempt of a delivery and records it. It returns an error wrapping
 // ErrAttemptFailed when River should retry.
 func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttempts int) error {
-	if a.EndpointID != "" { // this process never asks the database for more slots than the bound
-		local := s.slot(a.EndpointID)
-		select {
-		case local <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		defer func() { <-local }()
-		if err := s.ensureSlots(ctx, a.EndpointID); err != nil {
-			return err
-		}
-	}
 	t, err := s.load(ctx, a)
 	if err != nil {
 		return err
@@ -543,15 +512,37 @@ func (s *Service) deliver(ctx context.Context, a deliveryArgs, attempt, maxAttem
 	if !t.enabled {
 		return s.record(ctx, a, t, result{status: "cancelled", err: "the endpoint is disabled"}, attempt, maxAttempts)
 	}
-	if t.slot < 0 { // other processes hold every slot: back on the queue, no attempt spent
-		if err := s.ensureSlots(ctx, t.endpointID); err != nil { // or, for a job queued without its endpoint, none existed
-			return err
-		}
+	// One of the endpoint's slots (slots.go) for the POST only: loading and logging the
+	// delivery send the endpoint nothing. The wait for it ends while the job still has
+	// time for a whole attempt and its record: an attempt started later would be cut off
+	// by the job's timeout, spent and sent again.
+	wait, cancel := s.slotWaitContext(ctx)
+	defer cancel()
+	done, err := s.acquire(wait, t.endpointID)
+	if errors.Is(err, errNoSlot) || (ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded)) {
+		// Every slot held by other processes, or by this one for too long: back on the
+		// queue, no attempt spent.
 		return river.JobSnooze(slotWait + rand.N(slotWait))
 	}
-	res := s.attempt(ctx, t)
+	if err != nil {
+		return err
+	}
+	res := func() result { defer done(); return s.attempt(ctx, t) }()
 	return s.record(ctx, a, t, res, attempt, maxAttempts)
 }
+
+// slotWaitContext is ctx, ending early enough that an attempt that takes a slot at its end
+// still has Timeout and recordTime left before the job's deadline.
+func (s *Service) slotWaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-s.cfg.Timeout-recordTime))
+}
+
+// recordTime is the part of jobTimeout beyond Timeout kept for recording an attempt.
+const recordTime = 2 * time.Second
 
 // ensureSlots makes the endpoint's PerEndpoint shared slots, once per endpoint and process.
 func (s *Service) ensureSlots(ctx context.Context, endpoint string) error {
@@ -567,16 +558,18 @@ func (s *Service) ensureSlots(ctx context.Context, endpoint string) error {
 	return err
 }
 
-// slotWait is about how long a delivery waits when every slot of its endpoint is held by
-// other processes (jittered up to twice that, so waiting deliveries spread out).
+// slotWait is about how long a delivery waits on the queue when every slot of its endpoint
+// is held by other processes (jittered up to twice that, so waiting deliveries spread
+// out), and how often a holding whose rows are all in use tries to grow.
 const slotWait = 100 * time.Millisecond
 
 // jobTimeout bounds one run of a delivery job: an attempt takes at most Timeout plus its
 // two short transactions.
 func (s *Service) jobTimeout() time.Duration { return s.cfg.Timeout + 5*time.Second }
 
-// leaseFor is how long a slot is held at most: past the job's timeout, River has cancelled
-// the attempt, so a slot still held then belongs to a process that died.
+// leaseFor is how long a lease of slots lasts from its last renewal (slots.go): attempts
+// start only while it outlasts a job's timeout, past which River has cancelled the
+// attempt, so a slot whose lease ran out belongs to no running attempt.
 func (s *Service) leaseFor() time.Duration { return s.jobTimeout() + 5*time.Second }
 
 // result is the outcome of one attempt.
@@ -671,15 +664,11 @@ func (s *Service) record(ctx context.Context, a deliveryArgs, t *target, r resul
 				[]any{t.endpointID, now}
 		}
 	}
-	// The attempt's slot is freed by the same statement.
-	const deliverySQL = `WITH freed AS (UPDATE webhook_slots SET held_until = '-infinity'
-			WHERE endpoint_id = $9::text::uuid AND slot = $10)
-		UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
+	const deliverySQL = `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
 			last_attempt_at = $3, latency_ms = $4, response_status = nullif($5, 0), response_body = nullif($6, ''),
 			error = nullif($7, ''), next_attempt_at = $8, updated_at = now()
 		WHERE id = $1::text::uuid`
-	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next,
-		t.endpointID, t.slot}
+	deliveryArgs := []any{a.DeliveryID, status, now, int(r.latency / time.Millisecond), r.code, toValidUTF8(r.body), r.err, next}
 	var err error
 	if endpointSQL == "" { // the usual success: one statement, one round trip
 		err = s.cfg.Store.ServiceQuery(ctx, a.WorkspaceID, deliverySQL, deliveryArgs, func(pgx.Rows) error { return nil })

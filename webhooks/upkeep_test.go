@@ -110,10 +110,10 @@ func TestABadEventDoesNotHoldBackTheOthers(t *testing.T) {
 	}
 }
 
-// TestRetentionDeletesOldDeliveriesAndEvents: River's periodic retention job (run by the
-// leader at its start) deletes deliveries and events older than the retention; Prune keeps
-// pending deliveries, the events they refer to and events not yet dispatched, and deletes
-// in batches until nothing old is left.
+// TestRetentionDeletesOldDeliveriesAndEvents: Prune (which cmd/workspaced runs as a
+// periodic task: TestWebhookRetentionRunsPeriodically there) deletes deliveries and events
+// older than the retention; it keeps pending deliveries, the events they refer to and
+// events not yet dispatched, and deletes in batches until nothing old is left.
 func TestRetentionDeletesOldDeliveriesAndEvents(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	rc := newReceiver(t)
@@ -138,16 +138,14 @@ func TestRetentionDeletesOldDeliveriesAndEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A month later (by the injected clock), the next leader's retention job deletes them.
+	// A month later (by the injected clock), Prune deletes them.
 	e.clock.Add(webhooks.DefaultRetention + 24*time.Hour)
-	second := e.newService()
-	e.start(second)
-	eventually(t, "retention to delete the old delivery and its event", func() bool {
-		return count(`SELECT count(*) FROM webhook_deliveries WHERE event_id = $1::text::uuid`, delivered) == 0 &&
-			count(`SELECT count(*) FROM webhook_events WHERE id = $1::text::uuid`, delivered) == 0
-	})
-	if err := second.Stop(stopCtx); err != nil {
+	if _, _, err := first.Prune(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if count(`SELECT count(*) FROM webhook_deliveries WHERE event_id = $1::text::uuid`, delivered) != 0 ||
+		count(`SELECT count(*) FROM webhook_events WHERE id = $1::text::uuid`, delivered) != 0 {
+		t.Error("the old delivery or its event is left")
 	}
 
 	// What Prune keeps: a pending delivery and its event, and an event not yet dispatched;

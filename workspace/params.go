@@ -118,7 +118,6 @@ type checkedList struct {
 	desc   bool         // sort=-field
 	query  *searchQuery // q, or nil
 	names  []string     // trigram fields of q
-	search []string     // searchable fields of q
 	ids    []string     // ids=, or nil
 }
 
@@ -186,7 +185,7 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		if params.Order != OrderCreated && params.Sort == "" {
 			return nil, store.BadRequest("q walks by relevance and cannot be given with order; give sort to walk otherwise")
 		}
-		c.query, c.search, c.names = q, r.Searchable(), r.NameFields()
+		c.query, c.names = q, r.NameFields()
 	}
 	return c, nil
 }

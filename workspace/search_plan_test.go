@@ -103,9 +103,11 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 }
 
 // TestFindIndexes checks the catalogue's finding declarations (workspace/find.go) against
-// the migrated database: each searchable resource has its search index over exactly its
-// searchable fields in order (the expression List's q= repeats, or the index is never
-// used), each name a trigram index, each declared sort a (workspace_id, field, id) index.
+// the migrated database: each searchable resource's table stores its search document,
+// the column search_doc generated from exactly its searchable fields in order (migration
+// 00029; List's q= reads the column), with a search index on it; each name has a trigram
+// index, each declared sort a (workspace_id, field, id) index. No other table has the
+// column.
 func TestFindIndexes(t *testing.T) {
 	storetest.New(t)
 	ctx := context.Background()
@@ -121,6 +123,28 @@ func TestFindIndexes(t *testing.T) {
 		}
 		defs[name] = strings.ReplaceAll(def, `"`, "") // position is quoted: a keyword
 	}
+	docs := map[string]string{} // table -> the generation expression of its search_doc
+	rows, err = storetest.Pool(t).Query(ctx, `SELECT a.attrelid::regclass::text, a.attgenerated::text,
+			format_type(a.atttypid, a.atttypmod), coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+		FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+		JOIN pg_class c ON c.oid = a.attrelid
+		WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND a.attname = 'search_doc' AND NOT a.attisdropped`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var table, generated, typ, expr string
+		if err := rows.Scan(&table, &generated, &typ, &expr); err != nil {
+			t.Fatal(err)
+		}
+		if generated != "s" || typ != "tsvector" {
+			t.Errorf("%s.search_doc: %s, generated %q, want a stored generated tsvector", table, typ, generated)
+		}
+		docs[table] = strings.ReplaceAll(expr, `"`, "")
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
 	want := func(index, fragment string) {
 		t.Helper()
 		if def, ok := defs[index]; !ok || !strings.Contains(def, fragment) {
@@ -129,7 +153,11 @@ func TestFindIndexes(t *testing.T) {
 	}
 	for _, r := range workspace.Catalog() {
 		if s := r.Searchable(); len(s) > 0 {
-			want(r.Table+"_search", "USING gin (workspace_id, ws_search_doc(VARIADIC ARRAY["+strings.Join(s, ", ")+"]))")
+			if doc, expr := docs[r.Table], "ws_search_doc(VARIADIC ARRAY["+strings.Join(s, ", ")+"])"; doc != expr {
+				t.Errorf("%s.search_doc: generated as %q, want %q", r.Table, doc, expr)
+			}
+			delete(docs, r.Table)
+			want(r.Table+"_search", "USING gin (workspace_id, search_doc)")
 		}
 		for _, n := range r.NameFields() {
 			want(r.Table+"_"+n+"_trgm", "USING gin (workspace_id, ws_unaccent("+n+") gin_trgm_ops)")
@@ -139,5 +167,8 @@ func TestFindIndexes(t *testing.T) {
 				want(r.Table+"_"+f+"_sort", "(workspace_id, "+f+", id)")
 			}
 		}
+	}
+	for table := range docs {
+		t.Errorf("%s has a search_doc column but no searchable resource reads it", table)
 	}
 }

@@ -131,7 +131,7 @@ func searchStatement(q *searchQuery, types []string, limit int, after, scope str
 	branches := make([]string, len(types))
 	for i, name := range types {
 		r := Lookup(name)
-		match, rank := searchSQL(&checkedList{query: q, search: r.Searchable(), names: r.NameFields()}, add)
+		match, rank := searchSQL(&checkedList{query: q, names: r.NameFields()}, add)
 		title, others := searchTitle(r)
 		snippet := "''"
 		if len(others) > 0 {
@@ -175,7 +175,7 @@ func SearchMatch(r *Resource, q string, add func(any) int) (match, rank string, 
 	if err != nil {
 		return "", "", err
 	}
-	match, rank = searchSQL(&checkedList{query: query, search: r.Searchable(), names: r.NameFields()}, add)
+	match, rank = searchSQL(&checkedList{query: query, names: r.NameFields()}, add)
 	return match, rank, nil
 }
 

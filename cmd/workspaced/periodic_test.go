@@ -66,3 +66,41 @@ func TestPeriodicTaskRunsOncePerIntervalAcrossProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookRetentionRunsPeriodically: the server runs webhook retention as one of its
+// periodic tasks (store.ClaimRun), the first time at its start: an outbox event older than
+// WEBHOOK_RETENTION_DAYS is deleted, a younger one kept.
+func TestWebhookRetentionRunsPeriodically(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	ctx := context.Background()
+	ws, err := s.CreateWorkspace(ctx, "Retention "+t.Name(), store.By{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another server of this test binary may have claimed this hour's run already.
+	if _, err := pool.Exec(ctx, `DELETE FROM periodic_runs WHERE name = 'webhook retention'`); err != nil {
+		t.Fatal(err)
+	}
+	event := func(age string) string {
+		var id string
+		if err := pool.QueryRow(ctx, `INSERT INTO webhook_events (workspace_id, type, object, dispatched_at, created_at)
+			VALUES ($1::text::uuid, 'labels.created', 'labels', now(), now() - $2::interval) RETURNING id::text`, ws, age).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	old, young := event("31 days"), event("29 days")
+	count := func(id string) int {
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM webhook_events WHERE id = $1::text::uuid`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	newTestServer(t, func(c *config) { c.WebhookRetentionDays = 30 })
+	waitFor(t, 30*time.Second, func() bool { return count(old) == 0 }, "deletion of the event older than 30 days")
+	if count(young) != 1 {
+		t.Error("retention deleted the event younger than 30 days")
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/wellknown"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -325,7 +326,11 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	background = append(background, loop{"webhook delivery", deliver})
+	background = append(background, loop{"webhook delivery", deliver},
+		srv.periodic("webhook retention", webhooks.RetentionEvery, func(ctx context.Context, _ time.Time) error {
+			_, _, err := hooks.Prune(ctx)
+			return err
+		}))
 	// Every authenticated request is counted for its credential (the console's usage),
 	// in memory, and written every 10 seconds and at shutdown.
 	usage := workspace.NewUsage(srv.store, srv.log, nil)
