@@ -197,7 +197,7 @@ func TestAuditLogNamesClientAndChannel(t *testing.T) {
 // newEnvSameDB signs in the admin of a second workspace on e's server.
 func newEnvSameDB(t *testing.T, e *env) *agent {
 	t.Helper()
-	ws, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name())
+	ws, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

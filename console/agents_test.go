@@ -111,7 +111,7 @@ var newKeyRE = regexp.MustCompile(`id="new-key" value="(kagt_[^"]+)"`)
 func TestAgentKeysRotateAndIsolate(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	other, err := e.store.CreateWorkspace(ctx, "Other "+t.Name())
+	other, err := e.store.CreateWorkspace(ctx, "Other "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package console_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +130,38 @@ func TestAppsSettingIsolationAndRevokeAll(t *testing.T) {
 	}
 	e.waitStatus(t1, http.StatusUnauthorized)
 	e.waitStatus(t2, http.StatusUnauthorized)
+}
+
+// TestAppsInPlainWords: the account page (the member's own connected apps) and the apps
+// page (every app of the workspace) word each app's permissions as the consent page does,
+// grouped by family, with each scope's code after the line that says what it reaches.
+func TestAppsInPlainWords(t *testing.T) {
+	e := newEnv(t)
+	clientID := e.registerClient("Pipeline Tool")
+	member := e.agent().signIn(e.Member)
+	member.authorize(clientID, "deals:read people:read")
+	admin := e.agent().signIn(e.Admin)
+	for _, p := range []struct {
+		who  *agent
+		path string
+	}{{member, "/console/account"}, {admin, "/console/apps"}} {
+		res := p.who.get(p.path)
+		if res.Status != http.StatusOK || !strings.Contains(res.Body, "Pipeline Tool") {
+			t.Fatalf("%s: %d %s", p.path, res.Status, res.Body)
+		}
+		text := visibleText(res.Body)
+		for _, want := range []string{"CRM Read deals and people", "See deals and crm files deals:read", "See people people:read"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q: %s", p.path, want, text)
+			}
+		}
+		if strings.Contains(res.Body, "</code> <code>") {
+			t.Errorf("a scope code stands alone on %s: %s", p.path, res.Body)
+		}
+	}
+}
+
+// visibleText is a page's text as read: tags dropped, runs of white space made one space.
+func visibleText(html string) string {
+	return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")), " ")
 }

@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 )
@@ -94,7 +96,7 @@ func TestConsoleActionsAudited(t *testing.T) {
 	expect("invite", want...)
 	// Refused: a malformed email, a member of another workspace, an unknown key.
 	post("/console/members", "/console/members/invite", url.Values{"email": {"not an email"}}, http.StatusBadRequest)
-	other, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name())
+	other, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +155,8 @@ func TestConsoleActionsAudited(t *testing.T) {
 
 // TestAdminRecordsVisibility: through the API's row-level security, an admin sees every
 // administration record; a member sees those about members (as the users resource is
-// visible to everyone) and, with the agents feature, about agents, never the admin-only
-// ones (keys, links, apps, settings, credits).
+// visible to everyone), a workspace's creation and, with the agents feature, about agents,
+// never the admin-only ones (keys, links, apps, settings, credits).
 func TestAdminRecordsVisibility(t *testing.T) {
 	e := newEnv(t)
 	by := store.By{UserID: e.Admin.ID, Credential: "console:0123456789abcdef", Via: store.ViaConsole}
@@ -170,11 +172,20 @@ func TestAdminRecordsVisibility(t *testing.T) {
 	if err := e.ops.SetAdminAppsOnly(t.Context(), e.WorkspaceID, true, by); err != nil {
 		t.Fatal(err)
 	}
-	seen := func(role string, grants map[string]string) string {
+	if _, err := oauth.CreateApp(t.Context(), e.store, oauth.NewApp{WorkspaceID: e.WorkspaceID, Name: "Sync",
+		RedirectURIs: []string{loopbackRedirect}, By: by}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// A workspace made from the CLI: its creation is the first record of its log.
+	made, err := e.store.CreateWorkspace(t.Context(), "Made "+t.Name(), store.By{Credential: "cli:operator", Via: store.ViaCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seenIn := func(ws, role string, grants map[string]string) string {
 		t.Helper()
-		p := &store.Principal{WorkspaceID: e.WorkspaceID, UserID: e.Member.ID, Role: role, Grants: grants}
+		p := &store.Principal{WorkspaceID: ws, UserID: e.Member.ID, Role: role, Grants: grants}
 		var types []string
-		err := e.store.Query(t.Context(), p, `SELECT entity_type FROM activity WHERE via = 'console' ORDER BY entity_type`, nil,
+		err := e.store.Query(t.Context(), p, `SELECT entity_type FROM activity WHERE via IN ('console', 'cli') ORDER BY entity_type`, nil,
 			func(rows pgx.Rows) error {
 				for rows.Next() {
 					var s string
@@ -190,7 +201,8 @@ func TestAdminRecordsVisibility(t *testing.T) {
 		}
 		return strings.Join(types, " ")
 	}
-	if got, want := seen("admin", nil), "agent_keys agents credits member_links users workspace_oauth_settings"; got != want {
+	seen := func(role string, grants map[string]string) string { return seenIn(e.WorkspaceID, role, grants) }
+	if got, want := seen("admin", nil), "agent_keys agents credits member_links oauth_clients users workspace_oauth_settings"; got != want {
 		t.Fatalf("an admin sees %q, want %q", got, want)
 	}
 	if got, want := seen("member", map[string]string{"agents": "read"}), "agents users"; got != want {
@@ -198,5 +210,8 @@ func TestAdminRecordsVisibility(t *testing.T) {
 	}
 	if got, want := seen("member", nil), "users"; got != want {
 		t.Fatalf("a member without grants sees %q, want %q", got, want)
+	}
+	if got, want := seenIn(made, "member", nil), "workspaces"; got != want {
+		t.Fatalf("a member of a workspace made from the CLI sees %q, want %q", got, want)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -60,7 +61,11 @@ type Config struct {
 	Admin       *admin.Ops
 	Workspaces  Workspaces
 	ServiceName string // SERVICE_NAME
-	Logger      *slog.Logger
+	// DescribeScope words scopes on the account and apps pages as the consent page does;
+	// cmd passes workspace.DescribeScope, as to the OAuth provider. nil makes each scope's
+	// name its own family.
+	DescribeScope permissions.Describe
+	Logger        *slog.Logger
 }
 
 // Server serves the console.
@@ -91,9 +96,13 @@ func New(cfg Config) (*Server, error) {
 		cfg.ServiceName = "workspaced"
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}}
-	funcs := template.FuncMap{"when": when, "channel": channel, "hosts": hosts, "recordPage": recordPage}
+	funcs := template.FuncMap{"when": when, "channel": channel, "hosts": hosts, "recordPage": recordPage,
+		"permissions": func(scopes []string) []permissions.Family { return permissions.Group(cfg.DescribeScope, scopes, nil) }}
 	for _, name := range pageNames {
 		t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err == nil {
+			t, err = t.Parse(permissions.Template)
+		}
 		if err != nil {
 			return nil, err
 		}

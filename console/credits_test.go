@@ -20,7 +20,7 @@ func TestCreditsPage(t *testing.T) {
 	if _, err := e.ops.GrantCredits(t.Context(), e.WorkspaceID, -5, store.By{}); err == nil {
 		t.Fatal("a negative grant was accepted")
 	}
-	ws2, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name())
+	ws2, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	s := storetest.New(t)
 	e := &env{t: t, store: s, clock: &testclock.Offset{}}
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "Acme "+t.Name())
+	ws, err := s.CreateWorkspace(ctx, "Acme "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,8 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 		t.Fatal("revocation listener did not start")
 	}
 	e.ops = admin.New(acfg)
-	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console", Logger: log})
+	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console",
+		DescribeScope: workspace.DescribeScope, Logger: log}) // as cmd wires it
 	if err != nil {
 		t.Fatal(err)
 	}

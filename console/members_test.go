@@ -162,7 +162,7 @@ func TestInvitationLinks(t *testing.T) {
 // an admin cannot change their own role or status.
 func TestMembersAdminOnlyAndIsolated(t *testing.T) {
 	e := newEnv(t)
-	other, err := e.store.CreateWorkspace(context.Background(), "Other "+t.Name())
+	other, err := e.store.CreateWorkspace(context.Background(), "Other "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ func TestAdminResetLink(t *testing.T) {
 	}
 	e.agent().signIn(user{Email: e.Member.Email, Password: "reset by admin"})
 
-	other, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name())
+	other, err := e.store.CreateWorkspace(t.Context(), "Other "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -18,7 +19,9 @@ type NewApp struct {
 	Confidential bool   // a secret is issued, shown once
 	LogoURI      string // https, optional
 	ClientURI    string // https, optional
-	CreatedBy    string // the admin's user id, optional (CLI)
+	// By is who registers it, recorded in the audit log with the app (the signed-in admin
+	// through their session, or the CLI's operator).
+	By store.By
 }
 
 // CreatedApp is a registered app; ClientSecret is shown once and never stored.
@@ -51,7 +54,7 @@ func CreateApp(ctx context.Context, st Storage, app NewApp, now time.Time) (Crea
 	if app.Confidential {
 		out.ClientSecret, c.SecretHash = store.NewSecret(store.PrefixClientSecret)
 	}
-	return out, st.InsertOAuthClient(ctx, (*store.OAuthClient)(c), app.CreatedBy)
+	return out, st.InsertOAuthClient(ctx, (*store.OAuthClient)(c), app.By)
 }
 
 // adminMember returns the signed-in admin, or writes the page that explains why not.
@@ -115,7 +118,7 @@ func (s *Server) adminAppsCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	created, err := CreateApp(r.Context(), s.cfg.Store, NewApp{WorkspaceID: m.WorkspaceID, Name: r.PostFormValue("name"),
 		RedirectURIs: strings.Fields(r.PostFormValue("redirect_uris")), Confidential: r.PostFormValue("confidential") != "",
-		LogoURI: r.PostFormValue("logo_uri"), ClientURI: r.PostFormValue("client_uri"), CreatedBy: m.UserID}, s.now())
+		LogoURI: r.PostFormValue("logo_uri"), ClientURI: r.PostFormValue("client_uri"), By: m.By(store.ViaConsole)}, s.now())
 	if err != nil {
 		if e := store.AsError(err); httpx.Status(e) < 500 {
 			s.adminPage(w, r, m, http.StatusBadRequest, nil, e.Message)
@@ -168,11 +171,11 @@ func (s *Server) adminAppsDisable(w http.ResponseWriter, r *http.Request) {
 }
 
 // connectedApp is one line of the Connected apps page; its permissions are grouped and
-// worded as on the consent page (families).
+// worded as on the consent page (package permissions).
 type connectedApp struct {
 	ClientID, Name       string
 	Verified             bool
-	Permissions          []scopeFamily
+	Permissions          []permissions.Family
 	Authorised, LastUsed string
 }
 
@@ -205,7 +208,7 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 	apps := make([]connectedApp, len(rows))
 	for i, c := range rows {
 		apps[i] = connectedApp{ClientID: c.ClientID, Name: c.Name, Verified: c.Verified,
-			Permissions: s.families(c.Scopes, func(string) bool { return false }),
+			Permissions: permissions.Group(s.cfg.DescribeScope, c.Scopes, nil),
 			Authorised:  c.Authorised.UTC().Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
 		if c.LastUsed != nil {
 			apps[i].LastUsed = c.LastUsed.UTC().Format("2006-01-02 15:04 UTC")

@@ -44,6 +44,15 @@ func TestAdminApps(t *testing.T) {
 	if err := storetest.Pool(t).QueryRow(t.Context(), `SELECT secret_hash FROM oauth_clients WHERE id = $1`, id[1]).Scan(&stored); err != nil || len(stored) != 32 {
 		t.Fatalf("stored secret: %x %v", stored, err)
 	}
+	// The registration is in the audit log as the admin's, through their console session
+	// (docs/console.md, "Audit log").
+	var records int
+	if err := storetest.Pool(t).QueryRow(t.Context(), `SELECT count(*) FROM activity WHERE workspace_id = $1
+		AND entity_type = 'oauth_clients' AND action = 'created' AND changes ->> 'client_id' = $2 AND changes ->> 'name' = 'CRM <sync>'
+		AND (changes ->> 'confidential')::boolean AND actor_id = $3 AND via = 'console' AND credential LIKE 'console:%'`,
+		e.WorkspaceID, id[1], e.Admin.ID).Scan(&records); err != nil || records != 1 {
+		t.Fatalf("the registration's audit record: %d %v", records, err)
+	}
 
 	t.Run("bad input is shown, not stored", func(t *testing.T) {
 		b.get("/oauth/admin/apps")

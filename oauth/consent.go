@@ -4,7 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
+
+	"github.com/agencyos/workspaced/oauth/permissions"
 )
 
 // appView is how the sign-in and consent pages present the app asking for access, by one
@@ -39,108 +40,6 @@ func appOf(req *authRequest) appView {
 	return v
 }
 
-// scopeItem is one checkbox of the consent page, or one line of what is not available.
-type scopeItem struct {
-	Scope, ID, Label string
-	Checked          bool
-}
-
-// scopeFamily is one group of the consent page: the family's name ("CRM"), one sentence
-// that sums up what is asked of it ("Read and change deals, people and companies"), and
-// its scopes.
-type scopeFamily struct {
-	Name, ID, Summary string
-	Scopes            []scopeItem
-}
-
-// enrichScope spends workspace credits, which its line says.
-const enrichScope = "enrich:write"
-
-// describe returns a scope's family and the words of its line.
-func (s *Server) describe(scope string) (family, label string) {
-	if scope == enrichScope {
-		return "Company lookups", "Look up company details (spends workspace credits)"
-	}
-	family, covers := s.cfg.DescribeScope(scope)
-	if strings.HasSuffix(scope, ":read") {
-		return family, "See " + joinWords(covers)
-	}
-	return family, "Create and change " + joinWords(covers)
-}
-
-// families groups scopes by family, in the order given; checked says which start ticked.
-func (s *Server) families(scopes []string, checked func(string) bool) []scopeFamily {
-	var out []scopeFamily
-	for _, sc := range scopes {
-		family, label := s.describe(sc)
-		i := slices.IndexFunc(out, func(f scopeFamily) bool { return f.Name == family })
-		if i < 0 {
-			i = len(out)
-			out = append(out, scopeFamily{Name: family, ID: htmlID(family)})
-		}
-		out[i].Scopes = append(out[i].Scopes, scopeItem{Scope: sc, ID: htmlID(sc), Label: label, Checked: checked(sc)})
-	}
-	for i := range out {
-		out[i].Summary = summary(out[i].Scopes)
-	}
-	return out
-}
-
-// summary sums up a family's scopes in one sentence: the resources it may read and
-// change, then those it may only read, then those it may only change. Company lookups
-// need none: their one line says it all.
-func summary(items []scopeItem) string {
-	if len(items) == 1 && items[0].Scope == enrichScope {
-		return ""
-	}
-	var names []string
-	actions := map[string][]string{}
-	for _, it := range items {
-		name, action, _ := strings.Cut(it.Scope, ":")
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-		actions[name] = append(actions[name], action)
-	}
-	var both, read, change []string
-	for _, n := range names {
-		words := strings.ReplaceAll(n, "_", " ")
-		switch a := actions[n]; {
-		case slices.Contains(a, "read") && slices.Contains(a, "write"):
-			both = append(both, words)
-		case slices.Contains(a, "read"):
-			read = append(read, words)
-		default:
-			change = append(change, words)
-		}
-	}
-	var parts []string
-	for _, p := range []struct {
-		verb  string
-		names []string
-	}{{"read and change", both}, {"read", read}, {"change", change}} {
-		if len(p.names) > 0 {
-			parts = append(parts, p.verb+" "+joinWords(p.names))
-		}
-	}
-	out := strings.Join(parts, "; ")
-	return strings.ToUpper(out[:1]) + out[1:]
-}
-
-// joinWords joins words as a sentence lists them: "a", "a and b", "a, b and c".
-func joinWords(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
-}
-
-// htmlID turns a scope or family name into an element id: "deals:write" -> "deals-write",
-// "Company lookups" -> "company-lookups".
-func htmlID(s string) string {
-	return strings.NewReplacer(":", "-", " ", "-").Replace(strings.ToLower(s))
-}
-
 // consentPage asks the member which of the requested scopes to grant (docs/decisions.md 7):
 // one checkbox per scope they can grant, grouped by family, enrich:write unticked by
 // default, the ones they cannot grant listed apart, a warning for apps nobody verified,
@@ -157,20 +56,20 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req *authRe
 	data := struct {
 		App                             appView
 		Workspace, Email, CSRF, Request string
-		Offered                         []scopeFamily
-		Unavailable                     []scopeItem
+		Offered                         []permissions.Family
+		Unavailable                     []permissions.Item
 		ConnectedAppsURL                string
 	}{App: appOf(req), Workspace: workspace, Email: m.Email, CSRF: s.csrfToken(w, r), Request: req.Raw,
 		ConnectedAppsURL: s.cfg.ConnectedAppsURL}
-	data.Offered = s.families(offered, func(sc string) bool {
+	data.Offered = permissions.Group(s.cfg.DescribeScope, offered, func(sc string) bool {
 		if prior != nil {
 			return slices.Contains(prior.Scopes, sc)
 		}
-		return sc != enrichScope
+		return sc != permissions.EnrichScope
 	})
 	for _, sc := range unavailable {
-		_, label := s.describe(sc)
-		data.Unavailable = append(data.Unavailable, scopeItem{Scope: sc, Label: label})
+		_, label := permissions.Label(s.cfg.DescribeScope, sc)
+		data.Unavailable = append(data.Unavailable, permissions.Item{Scope: sc, Label: label})
 	}
 	s.render(w, http.StatusOK, "consent", data, redirectOrigin(req.RedirectURI))
 }

@@ -90,7 +90,7 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	s := storetest.New(t)
 	e := &env{t: t, store: s, clock: &testclock.Offset{}}
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "Acme "+t.Name())
+	ws, err := s.CreateWorkspace(ctx, "Acme "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
@@ -93,10 +94,10 @@ type Config struct {
 	// ConnectedAppsURL is the page where members see and revoke the apps they connected,
 	// which the consent page names (the console's account page); "" means /oauth/apps.
 	ConnectedAppsURL string
-	// DescribeScope says in plain words what a scope reaches, for the consent page: its
-	// family ("CRM") and what it covers (deals, crm files); cmd passes
+	// DescribeScope says in plain words what a scope reaches, for the consent and Connected
+	// apps pages: its family ("CRM") and what it covers (deals, crm files); cmd passes
 	// workspace.DescribeScope. nil makes each scope's name its own family.
-	DescribeScope func(scope string) (family string, covers []string)
+	DescribeScope permissions.Describe
 	// HTTPClient makes the calls to the upstream provider; nil uses http.DefaultClient.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
@@ -169,12 +170,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.ConnectedAppsURL == "" {
 		cfg.ConnectedAppsURL = "/oauth/apps"
-	}
-	if cfg.DescribeScope == nil {
-		cfg.DescribeScope = func(scope string) (string, []string) {
-			name, _, _ := strings.Cut(scope, ":")
-			return name, []string{name}
-		}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, db: cfg.Store, now: cfg.Now, grace: cfg.RefreshGrace,
 		secure: strings.HasPrefix(cfg.Issuer, "https://"), resources: map[string]string{}, catalogue: map[string]bool{},

@@ -11,6 +11,8 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+
+	"github.com/agencyos/workspaced/oauth/permissions"
 )
 
 //go:embed templates/*.html
@@ -29,6 +31,9 @@ func newPages() (*pages, error) {
 	p := &pages{t: map[string]*template.Template{}}
 	for _, name := range []string{"error", "login", "consent", "apps", "admin_apps"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err == nil {
+			t, err = t.Parse(permissions.Template)
+		}
 		if err != nil {
 			return nil, err
 		}

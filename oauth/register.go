@@ -68,7 +68,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, e)
 		return
 	}
-	if err := s.db.InsertOAuthClient(ctx, (*store.OAuthClient)(c), ""); err != nil {
+	if err := s.db.InsertOAuthClient(ctx, (*store.OAuthClient)(c), store.By{}); err != nil {
 		s.fail(w, r, err)
 		return
 	}

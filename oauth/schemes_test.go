@@ -53,7 +53,7 @@ func TestOperatingSystemSchemesRefused(t *testing.T) {
 	}
 	t.Run("a client stored with one is not sent there", func(t *testing.T) {
 		c := &store.OAuthClient{ID: "svcdyn_legacyclientwithshell0", Name: "Legacy", RedirectURIs: []string{"search-ms:query=x"}, Dynamic: true}
-		if err := e.store.InsertOAuthClient(context.Background(), c, ""); err != nil {
+		if err := e.store.InsertOAuthClient(context.Background(), c, store.By{}); err != nil {
 			t.Fatal(err)
 		}
 		// An error found before the member acts (a bad scope) and the consent page's Deny

@@ -33,9 +33,10 @@ type ClientStore interface {
 	// OAuthClient returns the client with id, or nil when there is none or it is disabled.
 	// id must be storable (valid UTF-8 without NUL; see Server.registered).
 	OAuthClient(ctx context.Context, id string) (*store.OAuthClient, error)
-	// InsertOAuthClient stores a new client; createdBy is the admin's user id, or "". A
-	// duplicate id is a unique violation (*pgconn.PgError 23505).
-	InsertOAuthClient(ctx context.Context, c *store.OAuthClient, createdBy string) error
+	// InsertOAuthClient stores a new client and, unless by is the zero By, the audit record
+	// of the admin who registers it, in one transaction. A duplicate id is a unique
+	// violation (*pgconn.PgError 23505).
+	InsertOAuthClient(ctx context.Context, c *store.OAuthClient, by store.By) error
 	// UpsertMetadataClient stores or refreshes a metadata-document client's row (ID, Name,
 	// LogoURI, ClientURI, RedirectURIs, Scope, CreatedAt of c) and returns the row as
 	// stored, DisabledAt included.

@@ -40,6 +40,7 @@ func (p *Principal) By(via string) By {
 // (migration 00025, policy ws_admin_records); agents follow the agents feature.
 const (
 	EntityUsers          = "users"
+	EntityWorkspaces     = "workspaces" // entity_id is the workspace's
 	EntityAgents         = "agents"
 	EntityAgentKeys      = "agent_keys"               // admin only
 	EntityMemberLinks    = "member_links"             // admin only; entity_id is the member's

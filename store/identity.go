@@ -38,15 +38,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// CreateWorkspace makes a workspace with an empty credit balance and returns its id.
-func (s *Store) CreateWorkspace(ctx context.Context, name string) (string, error) {
+// CreateWorkspace makes a workspace with an empty credit balance and returns its id. by
+// is who makes it: its record is the first of the workspace's audit log (the zero By, for
+// seeding and tests' fixtures, records nothing).
+func (s *Store) CreateWorkspace(ctx context.Context, name string, by By) (string, error) {
 	var id string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `INSERT INTO workspaces (name) VALUES ($1) RETURNING id::text`, name).Scan(&id); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO credit_balances (workspace_id, balance) VALUES ($1, 0)`, id)
-		return err
+		if _, err := tx.Exec(ctx, `INSERT INTO credit_balances (workspace_id, balance) VALUES ($1, 0)`, id); err != nil {
+			return err
+		}
+		return record(ctx, tx, id, by, audit{entityType: EntityWorkspaces, entityID: id, action: "created",
+			changes: map[string]any{"name": name}})
 	})
 	return id, err
 }

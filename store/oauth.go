@@ -57,14 +57,22 @@ func (s *Store) OAuthClient(ctx context.Context, id string) (*OAuthClient, error
 	return c, nil
 }
 
-// InsertOAuthClient stores a new client; createdBy is the admin's user id, or "".
-func (s *Store) InsertOAuthClient(ctx context.Context, c *OAuthClient, createdBy string) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO oauth_clients (id, workspace_id, name, logo_uri, client_uri, redirect_uris, scope,
-			secret_hash, verified, dynamic, created_by, created_at)
-		VALUES ($1, nullif($2, '')::uuid, $3, nullif($4, ''), nullif($5, ''), $6, $7, $8, $9, $10, nullif($11, '')::uuid, $12)`,
-		c.ID, c.WorkspaceID, c.Name, c.LogoURI, c.ClientURI, c.RedirectURIs, c.Scope, c.SecretHash, c.Verified, c.Dynamic,
-		createdBy, c.CreatedAt)
-	return err
+// InsertOAuthClient stores a new client. by is who registers it: an admin-registered app is
+// an administration change, recorded in activity in the same transaction with by.UserID as
+// its created_by (docs/console.md, "Audit log"); the zero By (a client registering itself)
+// records nothing.
+func (s *Store) InsertOAuthClient(ctx context.Context, c *OAuthClient, by By) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO oauth_clients (id, workspace_id, name, logo_uri, client_uri, redirect_uris, scope,
+				secret_hash, verified, dynamic, created_by, created_at)
+			VALUES ($1, nullif($2, '')::uuid, $3, nullif($4, ''), nullif($5, ''), $6, $7, $8, $9, $10, nullif($11, '')::uuid, $12)`,
+			c.ID, c.WorkspaceID, c.Name, c.LogoURI, c.ClientURI, c.RedirectURIs, c.Scope, c.SecretHash, c.Verified, c.Dynamic,
+			by.UserID, c.CreatedAt); err != nil {
+			return err
+		}
+		return record(ctx, tx, c.WorkspaceID, by, audit{entityType: EntityOAuthClients, action: "created",
+			changes: map[string]any{"client_id": c.ID, "name": c.Name, "redirect_uris": c.RedirectURIs, "confidential": c.SecretHash != nil}})
+	})
 }
 
 // UpsertMetadataClient stores or refreshes the row of a Client ID Metadata Document client

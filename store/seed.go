@@ -28,7 +28,7 @@ func (s *Store) SeedDemo(ctx context.Context, hashPassword func(string) (string,
 	suffix := time.Now().Format("20060102150405.000000")
 	var d Demo
 	var err error
-	if d.WorkspaceID, err = s.CreateWorkspace(ctx, "Demo Agency"); err != nil {
+	if d.WorkspaceID, err = s.CreateWorkspace(ctx, "Demo Agency", By{}); err != nil {
 		return d, err
 	}
 	d.AdminEmail = "admin+" + suffix + "@demo.example"

@@ -76,7 +76,7 @@ func (rollback) Error() string { return "rollback" }
 func TestUpdatesMoveUpdatedAtForward(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "versions")
+	ws, err := s.CreateWorkspace(ctx, "versions", store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ var adminCommands = map[string]adminCommand{
 			if strings.TrimSpace(*name) == "" {
 				return nil, bad("--name is required")
 			}
-			id, err := s.CreateWorkspace(ctx, *name)
+			id, err := s.CreateWorkspace(ctx, *name, operator())
 			return map[string]string{"workspace_id": id}, err
 		}
 	}},

@@ -114,24 +114,36 @@ func TestAdminCommands(t *testing.T) {
 	if got, want := strings.Join(statuses, " "), "ana@"+ws+".test=suspended bo@"+ws+".test=invited"; got != want {
 		t.Fatalf("list-members: %s, want %s", got, want)
 	}
+	app := mustCLI(t, "create-app", "--workspace", ws, "--name", "Sync", "--redirect-uri", "https://sync.example/cb")
 	// Every change is in the audit log as the CLI's: no member, the operating system's
-	// user, via cli (docs/console.md, "Audit log").
+	// user, via cli (docs/console.md, "Audit log"), from the workspace's creation on.
 	who := "unknown"
 	if u, err := osuser.Current(); err == nil && u.Username != "" {
 		who = u.Username
 	}
 	if got, want := cliRecords(t, ws), strings.Join([]string{
-		"created users " + user, "created member_links " + user, "updated users " + user,
+		"created workspaces " + ws, "created users " + user, "created member_links " + user, "updated users " + user,
 		"created agents " + agent["agent_id"].(string), "created agent_keys " + agent["key_id"].(string),
 		"created agent_keys " + second["key_id"].(string), "created agent_keys " + rotated["key_id"].(string),
 		"updated agent_keys " + second["key_id"].(string), "updated agent_keys " + agent["key_id"].(string),
 		"created credits ", "created credits ", "created users " + inv["user_id"].(string),
-		"created member_links " + inv["user_id"].(string)}, "\n"); got != want {
+		"created member_links " + inv["user_id"].(string), "created oauth_clients "}, "\n"); got != want {
 		t.Fatalf("the CLI's audit records:\n%s\nwant:\n%s", got, want)
 	}
 	if n := count(t, `SELECT count(*) FROM activity WHERE workspace_id = $1 AND (via <> 'cli' OR actor_id IS NOT NULL
 		OR credential <> 'cli:' || $2)`, ws, who); n != 0 {
 		t.Fatalf("%d records not made by the CLI's operator %s", n, who)
+	}
+	// The app's record names it (its id is no uuid, so it is no entity_id); the workspace's
+	// names the workspace.
+	if n := count(t, `SELECT count(*) FROM activity WHERE workspace_id = $1 AND entity_type = 'oauth_clients'
+		AND changes = jsonb_build_object('client_id', $2::text, 'name', 'Sync', 'redirect_uris', '["https://sync.example/cb"]'::jsonb,
+			'confidential', false)`, ws, app["client_id"]); n != 1 {
+		t.Fatalf("create-app's record: %d", n)
+	}
+	if n := count(t, `SELECT count(*) FROM activity WHERE workspace_id = $1 AND entity_type = 'workspaces'
+		AND changes = '{"name": "Acme Agency"}'`, ws); n != 1 {
+		t.Fatalf("create-workspace's record: %d", n)
 	}
 	demo := mustCLI(t, "seed-demo")
 	for _, k := range []string{"workspace_id", "admin_email", "admin_password", "agent_key", "agent_key_id"} {
@@ -174,6 +186,8 @@ func TestAdminBadInput(t *testing.T) {
 		{"grant-credits", "--workspace", ws, "--amount", "0"},
 		{"grant-credits", "--workspace", ws, "--amount", "-5"},
 		{"grant-credits", "--workspace", ws, "--amount", "lots"},
+		{"create-app", "--workspace", ws, "--name", "X", "--redirect-uri", "http://a.example/cb"},
+		{"create-app", "--workspace", ws, "--name", "X", "--redirect-uri", "https://a.example/cb", "--logo-uri", "http://a.example/l.png"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -198,8 +212,8 @@ func TestAdminBadInput(t *testing.T) {
 	if got := count(t, `SELECT count(*) FROM workspaces WHERE name IN ('x', '  ')`); got != workspaces {
 		t.Fatalf("bad input wrote workspaces: %d, want %d", got, workspaces)
 	}
-	// Refused commands leave no audit record; the one member added leaves one.
-	if got := cliRecords(t, ws); got != "created users "+dup {
+	// Refused commands leave no audit record; the workspace and the one member added leave one each.
+	if got := cliRecords(t, ws); got != "created workspaces "+ws+"\ncreated users "+dup {
 		t.Fatalf("bad input wrote audit records: %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agencyos/workspaced/console"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // newAdminOps builds the administration operations the console and the admin CLI share.
@@ -34,7 +35,7 @@ func (srv *server) mountConsole(r chi.Router, provider *oauth.Server) error {
 	}
 	srv.mail = ops
 	c, err := console.New(console.Config{Sessions: provider, Admin: ops, Workspaces: srv.store,
-		ServiceName: srv.cfg.ServiceName, Logger: srv.log})
+		ServiceName: srv.cfg.ServiceName, DescribeScope: workspace.DescribeScope, Logger: srv.log})
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func agentKey(t *testing.T, dsn string) (workspaceID, key string) {
 	t.Helper()
 	ctx := context.Background()
 	s := openStore(t, dsn)
-	ws, err := s.CreateWorkspace(ctx, "Drill")
+	ws, err := s.CreateWorkspace(ctx, "Drill", store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func resetAtSIGTERM(t *testing.T, bin string, slow, grace time.Duration) (bool, 
 		"SHUTDOWN_DRAIN=0s", "SHUTDOWN_GRACE="+grace.String())
 	s := openStore(t, dsn)
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "Drill")
+	ws, err := s.CreateWorkspace(ctx, "Drill", store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,6 +133,6 @@ var createAppCommand = adminCommand{"--workspace W --name N --redirect-uri U [--
 				return nil, bad("--redirect-uri is required")
 			}
 			return oauth.CreateApp(ctx, s, oauth.NewApp{WorkspaceID: *ws, Name: *name, RedirectURIs: uris,
-				Confidential: *confidential, LogoURI: *logo, ClientURI: *home}, time.Now())
+				Confidential: *confidential, LogoURI: *logo, ClientURI: *home, By: operator()}, time.Now())
 		}
 	}}

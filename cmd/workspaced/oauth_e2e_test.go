@@ -70,7 +70,7 @@ func newTestServer(t testing.TB, edit func(*config)) (*httptest.Server, *store.S
 func testMember(t *testing.T, s *store.Store, role string, grants map[string]string) (email, password string) {
 	t.Helper()
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "E2E "+t.Name())
+	ws, err := s.CreateWorkspace(ctx, "E2E "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 func TestAdminCreateApp(t *testing.T) {
 	s := storetest.New(t)
 	dsn := storetest.DSN(t)
-	ws, err := s.CreateWorkspace(context.Background(), "CLI")
+	ws, err := s.CreateWorkspace(context.Background(), "CLI", store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestWebhookRetentionRunsPeriodically(t *testing.T) {
 	s := storetest.New(t)
 	pool := storetest.Pool(t)
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "Retention "+t.Name())
+	ws, err := s.CreateWorkspace(ctx, "Retention "+t.Name(), store.By{})
 	if err != nil {
 		t.Fatal(err)
 	}

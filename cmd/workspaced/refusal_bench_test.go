@@ -20,7 +20,7 @@ import (
 func BenchmarkRefusal(b *testing.B) {
 	ts, s, srv := newTestServer(b, func(c *config) { c.RateLimitsOff = true }) // as the load runs serve
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "Refusal bench")
+	ws, err := s.CreateWorkspace(ctx, "Refusal bench", store.By{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ type Fixture struct {
 func Workspace(tb testing.TB, s *store.Store, scopes []string) Fixture {
 	tb.Helper()
 	ctx := context.Background()
-	ws, err := s.CreateWorkspace(ctx, "Workspace "+tb.Name())
+	ws, err := s.CreateWorkspace(ctx, "Workspace "+tb.Name(), store.By{})
 	if err != nil {
 		tb.Fatalf("create workspace: %v", err)
 	}
