@@ -155,12 +155,7 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	// Webhook delivery runs, allowing loopback receivers (webhooks' tests' loopbackPolicy).
 	hookURLs := webhooks.URLPolicy{LoopbackHTTP: true}
 	hooks, err := webhooks.New(webhooks.Config{Store: s, URLs: hookURLs, Poll: 20 * time.Millisecond, Timeout: 2 * time.Second,
-		Logger: log, Columns: func(resource string) []string {
-			if r := workspace.Lookup(resource); r != nil {
-				return workspace.Columns(r)
-			}
-			return nil
-		}})
+		Logger: log, Columns: workspace.ColumnsOf})
 	if err != nil {
 		t.Fatal(err)
 	}
