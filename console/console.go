@@ -3,7 +3,8 @@
 // invited members choose their password. People sign in through the OAuth provider's own
 // sign-in page and session; every page keeps the provider's rules (strict CSP with no
 // script, a CSRF token in every form, cross-origin posts refused). Every action is an
-// admin.Ops operation, the same the `workspaced admin` CLI calls.
+// admin.Ops operation, the same the `workspaced admin` CLI calls, but the webhooks page's,
+// which are the REST API's own (webhooks.go).
 package console
 
 import (
@@ -23,6 +24,7 @@ import (
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Path is where cmd mounts the console.
@@ -65,7 +67,11 @@ type Config struct {
 	// cmd passes workspace.DescribeScope, as to the OAuth provider. nil makes each scope's
 	// name its own family.
 	DescribeScope permissions.Describe
-	Logger        *slog.Logger
+	// Records and Webhooks serve the webhooks page through the REST API's own operations:
+	// cmd passes restapi.API's Ops() and the API itself.
+	Records  *workspace.Ops
+	Webhooks WebhookActions
+	Logger   *slog.Logger
 }
 
 // Server serves the console.
@@ -82,12 +88,12 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
-	if cfg.Sessions == nil || cfg.Admin == nil || cfg.Workspaces == nil {
-		return nil, errors.New("console: Config needs Sessions, Admin and Workspaces")
+	if cfg.Sessions == nil || cfg.Admin == nil || cfg.Workspaces == nil || cfg.Records == nil || cfg.Webhooks == nil {
+		return nil, errors.New("console: Config needs Sessions, Admin, Workspaces, Records and Webhooks")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -122,6 +128,8 @@ func New(cfg Config) (*Server, error) {
 //	GET  /console/apps              every OAuth client used in the workspace (admins)
 //	POST /console/apps/block, /unblock, /setting
 //	GET  /console/credits           balance, ledger, writes per credential per day (admins)
+//	GET  /console/webhooks          webhook endpoints and their deliveries (admins)
+//	POST /console/webhooks/create, /update, /test, /rotate, /retry
 //	GET  /console/account, POST /console/account/revoke   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
@@ -152,6 +160,14 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/apps/unblock", s.adminForm(s.appsUnblock))
 		forms.Post("/apps/setting", s.adminForm(s.appsSetting))
 		r.Get("/credits", s.admin(s.credits))
+		r.Get("/webhooks", s.admin(s.webhooks))
+		forms.Post("/webhooks/create", s.adminForm(s.webhooksCreate))
+		forms.Post("/webhooks/update", s.adminForm(s.webhooksUpdate))
+		forms.Post("/webhooks/test", s.adminForm(s.webhookAction(endpointsResource, "test",
+			"Ping queued: its delivery is listed under the endpoint.")))
+		forms.Post("/webhooks/rotate", s.adminForm(s.webhookAction(endpointsResource, "rotate_secret",
+			"Secret rotated: for 24 hours deliveries are signed with the new and the old secret, then with the new one only. "+secretNotice)))
+		forms.Post("/webhooks/retry", s.adminForm(s.webhookAction(deliveriesResource, "retry", "Delivery queued again.")))
 		r.Get("/account", s.account)
 		forms.Post("/account/revoke", s.form(s.accountRevoke))
 		r.Get("/activity", s.admin(s.activity))

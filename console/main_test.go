@@ -33,6 +33,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -49,6 +50,7 @@ type env struct {
 	clock  *testclock.Offset
 	ops    *admin.Ops
 	usage  *workspace.Usage
+	hooks  *webhooks.Service // delivery, not running until startDelivery
 	issuer string
 
 	WorkspaceID string
@@ -148,14 +150,23 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 		t.Fatal("revocation listener did not start")
 	}
 	e.ops = admin.New(acfg)
-	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console",
-		DescribeScope: workspace.DescribeScope, Logger: log}) // as cmd wires it
+	e.usage = workspace.NewUsage(s, log, nil)
+	auth := e.usage.Counted(cache)
+	// Webhook delivery runs, allowing loopback receivers (webhooks' tests' loopbackPolicy).
+	hookURLs := webhooks.URLPolicy{LoopbackHTTP: true}
+	hooks, err := webhooks.New(webhooks.Config{Store: s, URLs: hookURLs, Poll: 20 * time.Millisecond, Timeout: 2 * time.Second,
+		Logger: log, Columns: workspace.ColumnsOf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.usage = workspace.NewUsage(s, log, nil)
-	auth := e.usage.Counted(cache)
-	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, PublicURL: e.issuer})
+	e.hooks = hooks
+	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, PublicURL: e.issuer,
+		WebhookURLs: hookURLs, Webhooks: hooks})
+	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console",
+		DescribeScope: workspace.DescribeScope, Records: api.Ops(), Webhooks: api, Logger: log}) // as cmd wires it
+	if err != nil {
+		t.Fatal(err)
+	}
 	tools, err := mcp.New(mcp.Config{PublicURL: e.issuer, Auth: auth, Ops: api.Ops(), Logger: log})
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +182,15 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	e.srv = ts
 	t.Cleanup(func() { ts.Close(); cancel() })
 	return e
+}
+
+// startDelivery runs webhook delivery until the test ends.
+func (e *env) startDelivery() {
+	e.t.Helper()
+	if err := e.hooks.Start(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = e.hooks.Stop(context.Background()) })
 }
 
 // clientIPHeader names, in these tests only, the client address a request stands for, so

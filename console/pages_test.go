@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,6 +64,21 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	if err := e.usage.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// A webhook endpoint (nothing listens on port 9) with a failed ping delivery.
+	e.startDelivery()
+	created := admin.form("/console/webhooks", "/console/webhooks/create", url.Values{"url": {"http://127.0.0.1:9/hook"},
+		"events": {"deals.*, companies.created"}, "description": {"CRM sync"}})
+	hookID := regexp.MustCompile(`id="endpoint-([0-9a-f-]+)"`).FindStringSubmatch(created.Body)
+	if hookID == nil {
+		t.Fatalf("no endpoint created: %d %.300s", created.Status, created.Body)
+	}
+	admin.form("/console/webhooks", "/console/webhooks/test", url.Values{"id": {hookID[1]}})
+	for deadline := time.Now().Add(15 * time.Second); e.count(`SELECT count(*) FROM webhook_deliveries
+		WHERE endpoint_id = $1::text::uuid AND attempts > 0`, hookID[1]) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the ping was not attempted")
+		}
+	}
 	rows, err := e.ops.Activity(ctx, e.WorkspaceID, activityAll())
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("no activity to show: %v", err)
@@ -93,6 +109,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 		{"agents", "/console/agents", "#create-agent"},
 		{"apps", "/console/apps", "#apps"},
 		{"credits", "/console/credits", "#ledger"},
+		{"webhooks", "/console/webhooks", "#create-endpoint"},
 		{"audit-log", "/console/activity", "#activity"},
 		{"audit-record", "/console/activity/" + rows[0].ID, "#activity"},
 		{"account", "/console/account", "#connected"},

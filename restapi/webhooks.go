@@ -91,27 +91,47 @@ func (a *API) webhookRoutes(r chi.Router) {
 	}
 }
 
-// webhookAction gates an action like a write of its resource (the write scope, the admin
-// role), refuses a malformed id as not_found, and writes the action's data.
+// webhookAction serves an action over REST (WebhookAction).
 func (a *API) webhookAction(act *webhookAction) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		p, id := httpx.PrincipalFrom(r.Context()), chi.URLParam(r, "id")
-		if err := workspace.PermitWebhookAction(p, act.resource, id); err != nil {
-			return err
-		}
-		if a.cfg.Webhooks == nil {
-			return &store.Error{Code: store.CodeInternal, Unavailable: true, Message: "webhook delivery is not running on this server"}
-		}
-		data, err := act.act(a, r.Context(), p, id)
+		data, err := a.runWebhookAction(r.Context(), httpx.PrincipalFrom(r.Context()), act, chi.URLParam(r, "id"))
 		if err != nil {
-			var e *store.Error
-			if errors.As(err, &e) {
-				return e
-			}
-			return store.Internal(err)
+			return err
 		}
 		return writeData(w, act.status, data, nil)
 	}
+}
+
+// WebhookAction runs action name (test, rotate_secret, retry) on record id of resource for
+// p, exactly as POST /<resource>/{id}/<name> does; the console's webhooks page calls it
+// (console/webhooks.go). An unknown action is not_found.
+func (a *API) WebhookAction(ctx context.Context, p *store.Principal, resource, name, id string) (json.RawMessage, error) {
+	for i := range webhookActions {
+		if act := &webhookActions[i]; act.resource == resource && act.name == name {
+			return a.runWebhookAction(ctx, p, act, id)
+		}
+	}
+	return nil, store.Errorf(store.CodeNotFound, "no action %s on %s", name, resource)
+}
+
+// runWebhookAction gates an action like a write of its resource (the write scope, the
+// admin role), refuses a malformed id as not_found, and returns the action's data.
+func (a *API) runWebhookAction(ctx context.Context, p *store.Principal, act *webhookAction, id string) (json.RawMessage, error) {
+	if err := workspace.PermitWebhookAction(p, act.resource, id); err != nil {
+		return nil, err
+	}
+	if a.cfg.Webhooks == nil {
+		return nil, &store.Error{Code: store.CodeInternal, Unavailable: true, Message: "webhook delivery is not running on this server"}
+	}
+	data, err := act.act(a, ctx, p, id)
+	if err != nil {
+		var e *store.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, store.Internal(err)
+	}
+	return data, nil
 }
 
 // actionPaths describes the actions in the OpenAPI document, adding to schemas the whole

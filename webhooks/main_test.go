@@ -86,12 +86,7 @@ func (e *env) newService(opts ...func(*webhooks.Config)) *webhooks.Service {
 	e.t.Helper()
 	cfg := webhooks.Config{Store: e.store, URLs: e.policy, Now: e.clock.Now, Poll: 20 * time.Millisecond,
 		Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Columns: func(resource string) []string {
-			if r := workspace.Lookup(resource); r != nil {
-				return workspace.Columns(r)
-			}
-			return nil
-		}}
+		Columns: workspace.ColumnsOf}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -126,6 +126,15 @@ func Columns(r *Resource) []string {
 	return append(cols, "created_at", "updated_at")
 }
 
+// ColumnsOf is Columns by resource name, nil for an unknown one: what webhook delivery
+// needs to shape an event's record (webhooks.Config.Columns).
+func ColumnsOf(resource string) []string {
+	if r := Lookup(resource); r != nil {
+		return Columns(r)
+	}
+	return nil
+}
+
 func columnList(r *Resource) string {
 	cols := Columns(r)
 	for i, c := range cols {

@@ -19,12 +19,7 @@ func (srv *server) webhooks() (*webhooks.Service, webhooks.URLPolicy, func(conte
 	}
 	svc, err := webhooks.New(webhooks.Config{Store: srv.store, URLs: policy, Logger: srv.log, Registerer: srv.reg,
 		RetrySpeedup: srv.cfg.WebhookRetrySpeedup, Retention: time.Duration(srv.cfg.WebhookRetentionDays) * 24 * time.Hour,
-		Columns: func(resource string) []string {
-			if r := workspace.Lookup(resource); r != nil {
-				return workspace.Columns(r)
-			}
-			return nil
-		}})
+		Columns: workspace.ColumnsOf})
 	if err != nil {
 		return nil, policy, nil, err
 	}
