@@ -129,7 +129,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	}
 	st := &listStatement{limit: c.limit}
 	var where []string
-	probes := map[int][]string{} // where's conditions as fewOrWalk's probe writes them
+	probes := map[int]probeForm{} // where's conditions as fewOrWalk's probe writes them
 	add := func(v any) int {
 		st.args = append(st.args, v)
 		return len(st.args)
@@ -161,7 +161,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 			}
 		}
 		sql, probe := conditionSQL(r.OpField(cond.Field), cond, add)
-		if probe != nil {
+		if probe.alts != nil || probe.col != "" {
 			probes[len(where)] = probe
 		}
 		where = append(where, sql)
@@ -266,32 +266,49 @@ const fewMatches = 200
 //
 // probes holds conditions of where the probe writes otherwise (conditionSQL); one written
 // as two alternatives (ne: below or above the value, each a range of an index) makes the
-// probe a union of two scans, each stopped at fewMatches+1 rows.
-func fewOrWalk(r *Resource, cols string, where []string, probes map[int][]string, walkSQL, order string) (with, page string) {
+// probe a union of two scans, each stopped at fewMatches+1 rows and ordered by the
+// condition's field; a single scan is ordered by the field of the first condition that
+// names one. The order is what keeps a scan on a field's index (every field taking
+// operators has one led by workspace_id, TestFindIndexes): sorting being off, the planner
+// takes the index that yields it. Unordered, a condition it guessed wide (the default
+// third of the rows for a range, before ANALYZE) was planned as a Seq Scan of the whole
+// table, every workspace's rows, and read all of them when few or none matched: 36,268
+// buffers at 1,000,000 people for updated_at[lt] (TestFindPlansAtScale).
+func fewOrWalk(r *Resource, cols string, where []string, probes map[int]probeForm, walkSQL, order string) (with, page string) {
 	table := ident(r.Table)
 	limit := " LIMIT " + strconv.Itoa(fewMatches+1)
 	conds := slices.Clone(where)
-	split, alts := -1, []string(nil)
+	split, first := -1, -1
 	for i, p := range probes {
+		if p.col != "" && (first < 0 || i < first) {
+			first = i
+		}
 		switch {
-		case len(p) == 1:
-			conds[i] = p[0]
+		case len(p.alts) == 0: // written as in where
+		case len(p.alts) == 1:
+			conds[i] = p.alts[0]
 		case split < 0 || i < split: // the first one: the statement text stays stable
 			if split >= 0 {
-				conds[split] = "(" + strings.Join(alts, " OR ") + ")"
+				conds[split] = probes[split].either()
 			}
-			split, alts = i, p
+			split = i
 		default:
-			conds[i] = "(" + strings.Join(p, " OR ") + ")"
+			conds[i] = p.either()
 		}
 	}
-	scan := func() string { return `SELECT "id" FROM ` + table + " WHERE " + strings.Join(conds, " AND ") + limit }
-	probe := scan()
+	scan := func(order string) string {
+		return `SELECT "id" FROM ` + table + " WHERE " + strings.Join(conds, " AND ") + order + limit
+	}
+	orderBy := ""
+	if first >= 0 {
+		orderBy = " ORDER BY " + probes[first].col
+	}
+	probe := scan(orderBy)
 	if split >= 0 {
 		var scans []string
-		for _, a := range alts {
+		for _, a := range probes[split].alts {
 			conds[split] = a
-			scans = append(scans, "("+scan()+")")
+			scans = append(scans, "("+scan(" ORDER BY "+probes[split].col)+")")
 		}
 		probe = "SELECT \"id\" FROM (" + strings.Join(scans, " UNION ALL ") + ") p" + limit
 	}
@@ -376,17 +393,29 @@ func (w walk) after(key []byte, resource string, params ListParams, add func(any
 	return cond, nil
 }
 
+// probeForm is a condition as fewOrWalk's probe writes it: alts, where that differs from
+// the walk's, the condition or its alternatives (any one of them holds), and col, the
+// field whose order the probe may read it in (none for in: a list of values on an index's
+// second column yields no order in PostgreSQL 15, so ordering by it would add a sort).
+type probeForm struct {
+	alts []string
+	col  string
+}
+
+// either is the condition p's alternatives make together.
+func (p probeForm) either() string { return "(" + strings.Join(p.alts, " OR ") + ")" }
+
 // conditionSQL is one checked operator filter, its value as a parameter, and where it
 // differs, the same condition as fewOrWalk's probe writes it: ne as two ranges, each of
 // which an index can answer, in as a list of values.
-func conditionSQL(f *Field, c Condition, add func(any) int) (sql string, probe []string) {
+func conditionSQL(f *Field, c Condition, add func(any) int) (sql string, probe probeForm) {
 	col := ident(f.Name)
 	switch c.Op {
 	case OpNull:
 		if c.Value == "true" {
-			return col + " IS NULL", nil
+			return col + " IS NULL", probeForm{col: col}
 		}
-		return col + " IS NOT NULL", nil
+		return col + " IS NOT NULL", probeForm{col: col}
 	case OpIn:
 		values := strings.Split(c.Value, ",")
 		sql = fmt.Sprintf("%s = ANY($%d::text[]::%s[])", col, add(values), f.Type.SQLType())
@@ -397,15 +426,15 @@ func conditionSQL(f *Field, c Condition, add func(any) int) (sql string, probe [
 		for i, v := range values {
 			elems[i] = param(add(v), f.Type)
 		}
-		return sql, []string{col + " = ANY(ARRAY[" + strings.Join(elems, ", ") + "])"}
+		return sql, probeForm{alts: []string{col + " = ANY(ARRAY[" + strings.Join(elems, ", ") + "])"}}
 	case OpPrefix:
-		return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value))), nil
+		return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value))), probeForm{col: col}
 	case OpNe:
 		v := param(add(c.Value), f.Type)
-		return col + " <> " + v, []string{col + " < " + v, col + " > " + v}
+		return col + " <> " + v, probeForm{alts: []string{col + " < " + v, col + " > " + v}, col: col}
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
-	return col + cmp + param(add(c.Value), f.Type), nil
+	return col + cmp + param(add(c.Value), f.Type), probeForm{col: col}
 }
 
 // likePrefix is a LIKE pattern matching values that start with s.
