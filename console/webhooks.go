@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -118,7 +119,7 @@ func (s *Server) webhooksAnswer(w http.ResponseWriter, r *http.Request, me *stor
 // events reads the events field: patterns separated by commas or spaces; none is the
 // catalogue's default (every event).
 func events(r *http.Request) []string {
-	return strings.FieldsFunc(r.PostFormValue("events"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t' })
+	return strings.FieldsFunc(r.PostFormValue("events"), func(c rune) bool { return c == ',' || unicode.IsSpace(c) })
 }
 
 // secretOf reads the secret of an endpoint record the REST API answered.

@@ -161,9 +161,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 			}
 		}
 		sql, probe := conditionSQL(r.OpField(cond.Field), cond, add)
-		if probe.alts != nil || probe.col != "" {
-			probes[len(where)] = probe
-		}
+		probes[len(where)] = probe
 		where = append(where, sql)
 	}
 	if c.ids != nil {
@@ -405,9 +403,10 @@ type probeForm struct {
 // either is the condition p's alternatives make together.
 func (p probeForm) either() string { return "(" + strings.Join(p.alts, " OR ") + ")" }
 
-// conditionSQL is one checked operator filter, its value as a parameter, and where it
-// differs, the same condition as fewOrWalk's probe writes it: ne as two ranges, each of
-// which an index can answer, in as a list of values.
+// conditionSQL is one checked operator filter, its value as a parameter, and the same
+// condition as fewOrWalk's probe writes it: the field it may be read in the order of and,
+// where they differ, its words: ne as two ranges, each of which an index can answer, in as
+// a list of values.
 func conditionSQL(f *Field, c Condition, add func(any) int) (sql string, probe probeForm) {
 	col := ident(f.Name)
 	switch c.Op {
