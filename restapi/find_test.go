@@ -156,23 +156,36 @@ func TestOperatorFilters(t *testing.T) {
 			"completed": i == 1, "priority": i + 1}), http.StatusCreated).data()["id"]
 	}
 	must(t, c.post("/comments", map[string]any{"entity_type": "task", "entity_id": task, "content": "x"}), http.StatusCreated)
+	// Names at the edges of a prefix's range in code point order (listquery.go, prefixEnd):
+	// accents, the last character before the surrogates, the last character of all, and
+	// the first strings past those ranges.
+	for _, name := range []string{"Crème brûlée", "Crèmerie", "Crf", "Cruz", "Q\ud7ff", "Q\ud7ffz", "Q\ue000",
+		"Z\U0010ffff", "Z\U0010ffff!", "[x", "100% Pure", "100 Pure"} {
+		must(t, c.post("/people", map[string]any{"name": name}), http.StatusCreated)
+	}
 
 	for query, want := range map[string][]string{
-		"/deals?value[eq]=200":                {"Beta"},
-		"/deals?value[ne]=200":                {"Alpha", "Gamma"},
-		"/deals?value[gt]=100":                {"Beta", "Gamma"},
-		"/deals?value[gte]=200&value[lt]=301": {"Beta", "Gamma"},
-		"/deals?value[lte]=100":               {"Alpha"},
-		"/deals?value[in]=100,300":            {"Alpha", "Gamma"},
-		"/deals?value[null]=true":             {"Alphabet_soup"},
-		"/deals?confidence[gte]=0.5":          {"Alpha"},
-		"/deals?name[prefix]=Alpha":           {"Alpha", "Alphabet_soup"},
-		"/deals?name[prefix]=Alpha_":          nil, // _ is not a wildcard
-		"/deals?name[prefix]=Alphabet_":       {"Alphabet_soup"},
-		"/deals?name[in]=Beta,Gamma":          {"Beta", "Gamma"},
-		"/deals?owner_id[eq]=" + owner:        {"Alpha", "Gamma"},
-		"/deals?owner_id[null]=false":         {"Alpha", "Gamma"},
-		"/deals?owner_id[ne]=" + owner:        nil, // NULL is not unequal
+		"/deals?value[eq]=200":                                     {"Beta"},
+		"/deals?value[ne]=200":                                     {"Alpha", "Gamma"},
+		"/deals?value[gt]=100":                                     {"Beta", "Gamma"},
+		"/deals?value[gte]=200&value[lt]=301":                      {"Beta", "Gamma"},
+		"/deals?value[lte]=100":                                    {"Alpha"},
+		"/deals?value[in]=100,300":                                 {"Alpha", "Gamma"},
+		"/deals?value[null]=true":                                  {"Alphabet_soup"},
+		"/deals?confidence[gte]=0.5":                               {"Alpha"},
+		"/deals?name[prefix]=Alpha":                                {"Alpha", "Alphabet_soup"},
+		"/deals?name[prefix]=Alpha_":                               nil, // _ is not a wildcard
+		"/deals?name[prefix]=Alphabet_":                            {"Alphabet_soup"},
+		"/deals?name[in]=Beta,Gamma":                               {"Beta", "Gamma"},
+		"/people?name[prefix]=" + url.QueryEscape("Crè"):           {"Crème brûlée", "Crèmerie"},
+		"/people?name[prefix]=" + url.QueryEscape("Cr"):            {"Crf", "Cruz", "Crème brûlée", "Crèmerie"},
+		"/people?name[prefix]=" + url.QueryEscape("Q\ud7ff"):       {"Q\ud7ff", "Q\ud7ffz"},
+		"/people?name[prefix]=" + url.QueryEscape("Z\U0010ffff"):   {"Z\U0010ffff", "Z\U0010ffff!"},
+		"/people?name[prefix]=" + url.QueryEscape("100%"):          {"100% Pure"}, // % is not a wildcard
+		"/people?sort=-name&name[prefix]=" + url.QueryEscape("Cr"): {"Crf", "Cruz", "Crème brûlée", "Crèmerie"},
+		"/deals?owner_id[eq]=" + owner:                             {"Alpha", "Gamma"},
+		"/deals?owner_id[null]=false":                              {"Alpha", "Gamma"},
+		"/deals?owner_id[ne]=" + owner:                             nil, // NULL is not unequal
 		"/deals?created_at[gte]=2000-01-01T00:00:00Z&created_at[lt]=2100-01-01T00:00:00Z&sort=name": {"Alpha", "Alphabet_soup", "Beta", "Gamma"},
 		"/tasks?due_date[lt]=2026-02-10":        {"T0"},
 		"/tasks?due_date[gte]=2026-02-10":       {"T1", "T2"},

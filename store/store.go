@@ -9,6 +9,7 @@ import (
 	"embed"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -21,6 +22,8 @@ var migrations embed.FS
 // Store is the service's handle on PostgreSQL.
 type Store struct {
 	pool *pgxpool.Pool
+	// codePoint: the database's default collation orders text by code point (TextInCodePointOrder).
+	codePoint bool
 }
 
 // DefaultMaxConns is the pool size when Options.MaxConns is 0 (DB_MAX_CONNS's default).
@@ -61,7 +64,40 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: ping: %w", err)
 	}
-	return &Store{pool: pool}, nil
+	codePoint, err := collatesByCodePoint(WithoutDeadlines(ctx), pool)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: read the database's collation: %w", err)
+	}
+	return &Store{pool: pool, codePoint: codePoint}, nil
+}
+
+// TextInCodePointOrder reports whether the database's default collation orders text by
+// code point, as the C, POSIX and C.UTF-8 collations of the C library (and PostgreSQL
+// 17's builtin provider) do: then the values starting with a prefix are exactly one range
+// of a text index, from the prefix to its successor (workspace's prefix operator reads
+// them so). Under any other collation (en_US, ICU) the order is a language's, and no such
+// range is known to hold them all.
+func (s *Store) TextInCodePointOrder() bool { return s.codePoint }
+
+// collatesByCodePoint reads the database's collation provider and default collation once.
+// datlocprovider (PostgreSQL 15) is read through to_jsonb, so that an older server, which
+// has only the C library's collations, still answers.
+func collatesByCodePoint(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var provider, collate string
+	err := pool.QueryRow(ctx, `SELECT coalesce(to_jsonb(d)->>'datlocprovider', 'c'), datcollate
+		FROM pg_database d WHERE datname = current_database()`).Scan(&provider, &collate)
+	if err != nil {
+		return false, err
+	}
+	switch provider {
+	case "c": // the C library's: C and POSIX compare bytes, C.UTF-8 code points (the same order)
+		return collate == "C" || collate == "POSIX" || strings.EqualFold(collate, "C.UTF-8") ||
+			strings.EqualFold(collate, "C.utf8"), nil
+	case "b": // PostgreSQL's builtin provider: every locale of it sorts by code point
+		return true, nil
+	}
+	return false, nil // ICU: a language's order
 }
 
 // Stat reports the pool's size and use (its configured MaxConns among them).

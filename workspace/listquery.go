@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -160,7 +161,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 				}
 			}
 		}
-		sql, probe := conditionSQL(r.OpField(cond.Field), cond, add)
+		sql, probe := conditionSQL(r.OpField(cond.Field), cond, o.store.TextInCodePointOrder(), add)
 		probes[len(where)] = probe
 		where = append(where, sql)
 	}
@@ -406,8 +407,9 @@ func (p probeForm) either() string { return "(" + strings.Join(p.alts, " OR ") +
 // conditionSQL is one checked operator filter, its value as a parameter, and the same
 // condition as fewOrWalk's probe writes it: the field it may be read in the order of and,
 // where they differ, its words: ne as two ranges, each of which an index can answer, in as
-// a list of values.
-func conditionSQL(f *Field, c Condition, add func(any) int) (sql string, probe probeForm) {
+// a list of values. Where the database orders text by code point (codePoint,
+// store.TextInCodePointOrder), prefix is also a range of the field's values.
+func conditionSQL(f *Field, c Condition, codePoint bool, add func(any) int) (sql string, probe probeForm) {
 	col := ident(f.Name)
 	switch c.Op {
 	case OpNull:
@@ -427,13 +429,46 @@ func conditionSQL(f *Field, c Condition, add func(any) int) (sql string, probe p
 		}
 		return sql, probeForm{alts: []string{col + " = ANY(ARRAY[" + strings.Join(elems, ", ") + "])"}}
 	case OpPrefix:
-		return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value))), probeForm{col: col}
+		like := fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
+		if !codePoint {
+			return like, probeForm{col: col}
+		}
+		// LIKE is not LEAKPROOF, so under RLS no index answers it, and its matches were found
+		// by reading the field's index through (1,491 buffers at 100,000 deals). In code point
+		// order they are one range, whose comparisons are LEAKPROOF; LIKE stays, as the test
+		// itself, where the range only bounds the index scan.
+		sql = col + " >= " + param(add(c.Value), f.Type)
+		if end, ok := prefixEnd(c.Value); ok {
+			sql += " AND " + col + " < " + param(add(end), f.Type)
+		}
+		return "(" + sql + " AND " + like + ")", probeForm{col: col}
 	case OpNe:
 		v := param(add(c.Value), f.Type)
 		return col + " <> " + v, probeForm{alts: []string{col + " < " + v, col + " > " + v}, col: col}
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
 	return col + cmp + param(add(c.Value), f.Type), probeForm{col: col}
+}
+
+// prefixEnd is the first string past every string starting with p in code point order:
+// p with its last character replaced by the next one (surrogates are no characters, so
+// U+D7FF is followed by U+E000); a last character of U+10FFFF has no next one and is
+// dropped, its predecessor's advanced instead. A p of U+10FFFF alone has no end (false).
+func prefixEnd(p string) (string, bool) {
+	runes := []rune(p)
+	for len(runes) > 0 {
+		last := runes[len(runes)-1]
+		runes = runes[:len(runes)-1]
+		switch {
+		case last == utf8.MaxRune:
+			continue
+		case last == 0xD7FF:
+			return string(append(runes, 0xE000)), true
+		default:
+			return string(append(runes, last+1)), true
+		}
+	}
+	return "", false
 }
 
 // likePrefix is a LIKE pattern matching values that start with s.

@@ -16,7 +16,8 @@ import (
 // reads its matches through the search index (migration 00019, led by workspace_id since
 // 00024, so one index answers the policy's workspace and the match) rather than the
 // workspace's rows, before and after ANALYZE, and each sort walks its (workspace_id,
-// field, id) index without sorting; executed as the request role under RLS. A typo's
+// field, id) index without sorting, and so does a name's prefix; executed as the request
+// role under RLS. A typo's
 // trigram plan is logged, not asserted: it varies with ANALYZE's sample. The sizes of
 // 100,000 rows among 1,000,000 are TestFindPlansAtScale's.
 func TestFindPlansUseTheirIndexes(t *testing.T) {
@@ -52,6 +53,12 @@ func TestFindPlansUseTheirIndexes(t *testing.T) {
 				// A typo's plan depends on ANALYZE's sample: people q=zetaa read 31 buffers in
 				// one run and 574 in another. Its rows are asserted, its plan logged.
 				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: c.typo}, 3, r.Table+"_name_trgm", when, false)
+				// A prefix of one name, in the list's own order and sorted by name, reads a range
+				// of the name's index: the test database's text is in code point order.
+				prefix := workspace.Condition{Field: "name", Op: workspace.OpPrefix, Value: operandsOf(t, sd, r, r.OpField("name"))[workspace.OpPrefix]}
+				t.Logf("%s name[prefix], %s: %s", r.Name, when, checkOperatorPlan(t, s, ops, reader, r, prefix, "", when, sd)[0])
+				checkOperatorPlan(t, s, ops, reader, r, prefix, "name", when, sd)
+				checkOperatorPlan(t, s, ops, reader, r, prefix, "-name", when, sd)
 			}
 		})
 	}

@@ -121,6 +121,38 @@ func setup() error {
 	return nil
 }
 
+// EmptyDatabase makes a database of its own for one test, with CREATE DATABASE's options
+// (a locale, a collation provider) and without migrations, marked like the package's so a
+// crashed binary's is swept, dropped when the test ends; it returns the database's DSN.
+func EmptyDatabase(tb testing.TB, options string) string {
+	tb.Helper()
+	New(tb)
+	ctx := context.Background()
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	name := dbPrefix + hex.EncodeToString(rnd[:])
+	conn, err := pgx.Connect(ctx, adminDB)
+	if err != nil {
+		tb.Fatalf("storetest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	for _, sql := range []string{"CREATE DATABASE " + name + " " + options,
+		"COMMENT ON DATABASE " + name + " IS " + quote(mark(time.Now()))} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			tb.Fatalf("storetest: %s: %v", sql, err)
+		}
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if conn, err := pgx.Connect(ctx, adminDB); err == nil {
+			defer conn.Close(ctx)
+			_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		}
+	})
+	return replaceDatabase(adminDB, name)
+}
+
 func dropDatabase() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
