@@ -70,3 +70,48 @@ func TestOutboxHoldsOnlySubscribedEvents(t *testing.T) {
 		t.Fatalf("%d outbox records hold search_doc", withDoc)
 	}
 }
+
+// TestEndpointEventsNameEventsThatHappen: an endpoint's events (docs/webhooks.md) are *,
+// <resource>.* or an action its resource's writes produce (created, updated, and detached
+// for a join resource); create and update refuse with a 422 on events, saying what the
+// field takes, an empty list, an unknown resource or action, a resource whose writes send
+// no event, and an action its resource never has.
+func TestEndpointEventsNameEventsThatHappen(t *testing.T) {
+	e := newEnv(t, loopbackPolicy)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	id, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/hook", "labels.created")
+	const takes = "use *, <resource>.*, <resource>.created, <resource>.updated or, for a join resource, <resource>.detached"
+	for _, c := range []struct {
+		events []string
+		says   string
+	}{
+		{[]string{}, "must name at least one event type: " + takes},
+		{[]string{"deals.detached"}, `has "deals.detached", but deals sends only deals.created and deals.updated`},
+		{[]string{"*", "users.created"}, `has "users.created", but users sends only users.updated`},
+		{[]string{"deal_people.updated"}, `has "deal_people.updated", but deal_people sends only deal_people.created and deal_people.detached`},
+		{[]string{"webhook_deliveries.*"}, `has "webhook_deliveries.*", but no write of webhook_deliveries sends an event: ` + takes},
+		{[]string{"activity.created"}, `has "activity.created", but no write of activity sends an event: ` + takes},
+		{[]string{"nosuch.*"}, `has "nosuch.*", but no write of nosuch sends an event: ` + takes},
+		{[]string{"deals.moved"}, `has "deals.moved", which is not an event type: ` + takes},
+		{[]string{"deals"}, `has "deals", which is not an event type: ` + takes},
+		{[]string{""}, `has "", which is not an event type: ` + takes},
+	} {
+		for _, r := range []response{
+			e.do(f.Admin, "POST", "/webhook_endpoints", map[string]any{"url": "http://127.0.0.1:9/hook", "events": c.events}),
+			e.do(f.Admin, "PATCH", "/webhook_endpoints/"+id, map[string]any{"events": c.events}),
+		} {
+			if r.Status != http.StatusUnprocessableEntity || fmt.Sprint(r.Body["fields"]) != fmt.Sprint([]any{map[string]any{"field": "events", "problem": c.says}}) {
+				t.Errorf("events %q: %d %s, want 422 on events: %s", c.events, r.Status, r.Raw, c.says)
+			}
+		}
+	}
+	for _, good := range [][]string{{"*"}, {"deals.*"}, {"deals.created", "deals.updated"}, {"deal_people.detached"},
+		{"space_members.*", "deal_labels.created"}, {"users.updated", "workspace.updated"}, {"webhook_endpoints.updated"}} {
+		if r := e.do(f.Admin, "POST", "/webhook_endpoints", map[string]any{"url": "http://127.0.0.1:9/hook", "events": good}); r.Status != http.StatusCreated {
+			t.Errorf("create with events %q: %d %s, want 201", good, r.Status, r.Raw)
+		}
+		if r := e.do(f.Admin, "PATCH", "/webhook_endpoints/"+id, map[string]any{"events": good}); r.Status != http.StatusOK {
+			t.Errorf("update to events %q: %d %s, want 200", good, r.Status, r.Raw)
+		}
+	}
+}
