@@ -21,7 +21,9 @@ const PingType = "ping"
 
 // Matches reports whether an event of type typ goes to an endpoint subscribed to patterns:
 // "*" takes everything, "deals.*" every action on deals, "deals.created" exactly that. A
-// ping goes only to the endpoint it was sent to, whatever its patterns.
+// ping goes only to the endpoint it was sent to, whatever its patterns. The outbox trigger
+// matches so at each write (ws_record_event, store/migrations/00032_webhook_event_endpoints.sql);
+// the dispatcher, only for events written before it recorded the endpoints it found.
 func Matches(patterns []string, typ string) bool {
 	object, _, _ := strings.Cut(typ, ".")
 	for _, p := range patterns {

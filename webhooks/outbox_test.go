@@ -1,6 +1,7 @@
 package webhooks_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -113,5 +114,82 @@ func TestEndpointEventsNameEventsThatHappen(t *testing.T) {
 		if r := e.do(f.Admin, "PATCH", "/webhook_endpoints/"+id, map[string]any{"events": good}); r.Status != http.StatusOK {
 			t.Errorf("update to events %q: %d %s, want 200", good, r.Status, r.Raw)
 		}
+	}
+}
+
+// TestEventsGoToTheEndpointsOfTheirWrite: an event goes to the endpoints that subscribed to
+// it at the write (docs/webhooks.md): an endpoint created, widened or enabled after the
+// write, even before the dispatcher ran, gets none of the earlier events. An event written
+// before the endpoints were recorded with it goes to the endpoints subscribed when it is
+// dispatched.
+func TestEventsGoToTheEndpointsOfTheirWrite(t *testing.T) {
+	e := newEnv(t, loopbackPolicy)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	write := func(method, path string, body map[string]any) string {
+		t.Helper()
+		r := e.do(f.Admin, method, path, body)
+		if r.Status != http.StatusCreated && r.Status != http.StatusOK {
+			t.Fatalf("%s %s: %d %s", method, path, r.Status, r.Raw)
+		}
+		id, _ := r.data()["id"].(string)
+		return id
+	}
+	a, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/a", "*")
+	widened, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/widened", "companies.*")
+	enabled, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/enabled", "*")
+	write("PATCH", "/webhook_endpoints/"+enabled, map[string]any{"enabled": false})
+
+	label := write("POST", "/labels", map[string]any{"name": "Hot"})
+	write("PATCH", "/labels/"+label, map[string]any{"name": "Warm"})
+	write("POST", "/companies", map[string]any{"name": "Acme"})
+
+	b, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/b", "*")
+	write("PATCH", "/webhook_endpoints/"+widened, map[string]any{"events": []string{"*"}})
+	write("PATCH", "/webhook_endpoints/"+enabled, map[string]any{"enabled": true})
+
+	dispatch := func() {
+		t.Helper()
+		for { // the outbox is shared with the package's other tests
+			n, err := e.svc.Dispatch(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n < 500 {
+				return
+			}
+		}
+	}
+	// The types of the records' events each endpoint has a delivery of, in order (the
+	// endpoints' own events aside).
+	received := func() map[string]string {
+		t.Helper()
+		got := map[string]string{}
+		for _, ep := range []string{a, widened, enabled, b} {
+			var types []string
+			e.serviceRow(f.WorkspaceID, `SELECT coalesce(array_agg(ev.type ORDER BY ev.seq), '{}')
+				FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+				WHERE d.workspace_id = $1::text::uuid AND d.endpoint_id = $2::text::uuid AND ev.object <> 'webhook_endpoints'`,
+				[]any{f.WorkspaceID, ep}, &types)
+			got[ep] = fmt.Sprint(types)
+		}
+		return got
+	}
+	dispatch()
+	want := map[string]string{a: "[labels.created labels.updated companies.created]", widened: "[companies.created]",
+		enabled: "[]", b: "[]"}
+	if got := received(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("deliveries of the writes' events by endpoint %v, want %v (a %s, widened %s, enabled %s, b %s)",
+			got, want, a, widened, enabled, b)
+	}
+
+	// An event that names no endpoints, as the outbox trigger wrote them before migration
+	// 00032, goes to every endpoint subscribed to it now.
+	e.serviceRow(f.WorkspaceID, `INSERT INTO webhook_events (workspace_id, type, object, object_id)
+		VALUES ($1::text::uuid, 'labels.updated', 'labels', $2::text::uuid) RETURNING 1`, []any{f.WorkspaceID, label}, new(int))
+	dispatch()
+	want = map[string]string{a: "[labels.created labels.updated companies.created labels.updated]", widened: "[companies.created labels.updated]",
+		enabled: "[labels.updated]", b: "[labels.updated]"}
+	if got := received(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("after an event naming no endpoints: %v, want %v", got, want)
 	}
 }
