@@ -55,11 +55,12 @@ func TestWebhooksPage(t *testing.T) {
 		t.Fatalf("empty page: %d %.500s", p.Status, p.Body)
 	}
 
-	// Refused: not a URL, a private address, an unknown event; shown on the page, nothing stored.
+	// Refused: not a URL, a private address, an unknown event, an event that never happens; shown on the page, nothing stored.
 	for _, bad := range []struct{ url, events, says string }{
 		{"not a url", "", "url"},
 		{"https://10.1.2.3/hook", "", "url"},
 		{rc.URL + "/hook", "nothing.created", "events"},
+		{rc.URL + "/hook", "deals.detached", "events"},
 	} {
 		p := admin.form("/console/webhooks", "/console/webhooks/create", url.Values{"url": {bad.url}, "events": {bad.events}})
 		if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, `id="error"`) ||

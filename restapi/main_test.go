@@ -15,6 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
 	"github.com/agencyos/workspaced/restapi"
@@ -67,8 +68,10 @@ func newEnv(t testing.TB, opts ...func(*restapi.Config)) *env {
 		o(&cfg)
 	}
 	e.api = restapi.New(cfg)
-	mux := http.NewServeMux()
-	mux.Handle("/v1/", http.StripPrefix("/v1", e.api.Handler()))
+	// Mounted as cmd/workspaced/serve.go mounts it: chi keeps /v1 in r.URL.Path and gives
+	// the API the rest in its route context.
+	mux := chi.NewRouter()
+	mux.Mount("/v1", e.api.Handler())
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(func() { e.srv.Close(); cancel() })
 	e.router = openAPIRouter(t, e.srv.URL+"/v1")

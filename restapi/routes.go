@@ -130,19 +130,35 @@ func (a *API) wellFormedQuery(next http.Handler) http.Handler {
 	})
 }
 
-// methodNotAllowed answers methods chi has no route for (PUT /me, PROPFIND /deals ...).
+// methodNotAllowed answers methods chi has no route for (PUT /me, GET
+// /webhook_endpoints/{id}/test ...).
 func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
-	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	segs := strings.Split(strings.Trim(routePath(r), "/"), "/")
 	switch segs[0] {
 	case "me", "openapi.json":
 		return &store.Error{Code: store.CodeMethodNotAllowed,
 			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Allow: []string{http.MethodGet}}
+	}
+	if len(segs) == 3 {
+		if err := actionNotAllowed(r.Method, segs[0], segs[2]); err != nil {
+			return err
+		}
 	}
 	res := workspace.Lookup(segs[0])
 	if res == nil {
 		return workspace.UnknownResource(segs[0])
 	}
 	return workspace.MethodNotAllowedError(res, r.Method, len(segs) > 1)
+}
+
+// routePath is the request's path below the API's mount point (/v1, cmd/workspaced/serve.go),
+// the one the routes match: chi's route context holds it when the API is mounted in a chi
+// router, and r.URL.Path is it when the API serves the path whole.
+func routePath(r *http.Request) string {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePath != "" {
+		return rctx.RoutePath
+	}
+	return r.URL.Path
 }
 
 func writeData(w http.ResponseWriter, status int, data json.RawMessage, err error) error {

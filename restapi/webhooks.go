@@ -91,6 +91,18 @@ func (a *API) webhookRoutes(r chi.Router) {
 	}
 }
 
+// actionNotAllowed is the 405 of another method than POST on the path of action name of
+// resource, or nil when resource has no such action.
+func actionNotAllowed(method, resource, name string) *store.Error {
+	for i := range webhookActions {
+		if act := &webhookActions[i]; act.resource == resource && act.name == name {
+			return &store.Error{Code: store.CodeMethodNotAllowed, Allow: []string{http.MethodPost},
+				Message: method + " " + act.path() + " is not supported; allowed: POST"}
+		}
+	}
+	return nil
+}
+
 // webhookAction serves an action over REST (WebhookAction).
 func (a *API) webhookAction(act *webhookAction) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/webhooks"
@@ -79,4 +81,25 @@ func TestWebhookActionsFollowTheDocument(t *testing.T) {
 	// A server without webhook delivery answers 503, as the document says.
 	plain := newEnv(t)
 	wantError(t, plain.as(t, f.Admin).post("/webhook_endpoints/"+endpoint+"/test", nil), http.StatusServiceUnavailable, "internal_error")
+}
+
+// TestWebhookActionsRefuseOtherMethods: the actions take only POST; any other method is a
+// 405 method_not_allowed in the error envelope with Allow: POST (docs/contract.md), not a
+// 404 about the path.
+func TestWebhookActionsRefuseOtherMethods(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.as(t, f.Admin)
+	id := uuid.NewString()
+	for _, path := range []string{"/webhook_endpoints/" + id + "/test", "/webhook_endpoints/" + id + "/rotate_secret",
+		"/webhook_deliveries/" + id + "/retry"} {
+		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r := admin.req(method, path, nil)
+			wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
+			if allow := r.Header.Get("Allow"); allow != http.MethodPost {
+				t.Fatalf("%s %s: Allow %q, want POST", method, path, allow)
+			}
+		}
+	}
 }

@@ -456,12 +456,14 @@ DECLARE
   rec jsonb;
   prior jsonb;
   diff text[];
+  targets uuid[];
 BEGIN
   IF app_user_id() IS NULL OR ws IS NULL THEN
     RETURN NULL; -- as ws_record_activity: seeding and the admin CLI act outside a request
   END IF;
-  IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE workspace_id = ws AND enabled
-                   AND events && ARRAY['*', TG_ARGV[0] || '.*', typ]) THEN
+  SELECT array_agg(id) INTO targets FROM webhook_endpoints
+   WHERE workspace_id = ws AND enabled AND events && ARRAY['*', TG_ARGV[0] || '.*', typ];
+  IF targets IS NULL THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'DELETE' THEN
@@ -475,8 +477,8 @@ BEGIN
       FROM jsonb_each(rec) n
      WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
   END IF;
-  INSERT INTO webhook_events (workspace_id, type, object, object_id, record, changed)
-  VALUES (ws, typ, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff);
+  INSERT INTO webhook_events (workspace_id, type, object, object_id, record, changed, endpoint_ids)
+  VALUES (ws, typ, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff, targets);
   RETURN NULL;
 END
 $$;
@@ -1957,7 +1959,8 @@ CREATE TABLE public.webhook_events (
     endpoint_id uuid,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     dispatched_at timestamp with time zone,
-    dispatch_error text
+    dispatch_error text,
+    endpoint_ids uuid[]
 );
 
 --

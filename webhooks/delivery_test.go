@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -97,6 +98,42 @@ func TestDeliveriesAreSignedAndDescribeTheWrite(t *testing.T) {
 	r := e.do(f.Admin, "GET", "/webhook_endpoints/"+endpointID, nil)
 	if r.Status != http.StatusOK || r.data()["secret"] != nil || strings.Contains(string(r.Raw), secret) {
 		t.Errorf("get endpoint: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestEventBodyIsAsDocumented: the body of docs/webhooks.md's example, key for key: a
+// number of the record is a JSON number, data.changed is there for an update only.
+func TestEventBodyIsAsDocumented(t *testing.T) {
+	e := newEnv(t, loopbackPolicy)
+	rc := newReceiver(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	e.createEndpoint(f.Admin, rc.URL+"/hook", "debts.*")
+	e.start(e.svc)
+	r := e.do(f.Admin, "POST", "/debts", map[string]any{"name": "Van lease", "total_amount": 12000, "expense_type": "lease"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create debt: %d %s", r.Status, r.Raw)
+	}
+	if r := e.do(f.Admin, "PATCH", "/debts/"+r.data()["id"].(string), map[string]any{"paid_amount": 500}); r.Status != http.StatusOK {
+		t.Fatalf("update debt: %d %s", r.Status, r.Raw)
+	}
+	got := rc.waitFor(t, 2)
+	slices.SortFunc(got, func(a, b delivery) int { return int(a.Event["sequence"].(float64) - b.Event["sequence"].(float64)) })
+	keys := func(m map[string]any) string { return fmt.Sprint(slices.Sorted(maps.Keys(m))) }
+	for i, want := range []struct{ typ, data string }{
+		{"debts.created", "[id object record]"},
+		{"debts.updated", "[changed id object record]"},
+	} {
+		ev := got[i].Event
+		data := ev["data"].(map[string]any)
+		if ev["type"] != want.typ || keys(ev) != "[created_at data id sequence type workspace_id]" || keys(data) != want.data {
+			t.Fatalf("%s: %s, want keys %s in data", want.typ, got[i].Body, want.data)
+		}
+		if amount, ok := data["record"].(map[string]any)["total_amount"].(float64); !ok || amount != 12000 {
+			t.Errorf("%s: total_amount is not the number 12000: %s", want.typ, got[i].Body)
+		}
+	}
+	if changed := fmt.Sprint(got[1].Event["data"].(map[string]any)["changed"]); changed != "[paid_amount]" {
+		t.Errorf("changed %s, want [paid_amount]", changed)
 	}
 }
 

@@ -6,15 +6,24 @@ import (
 	"strings"
 )
 
-// Event actions: every write leaves one of these (store/migrations/00023_webhooks.sql).
-var actions = []string{"created", "updated", "detached"}
+// Event actions: a create, an update and a detach made through the API leave an event of
+// type <resource>.<action> (ws_record_event, store/migrations/00027_webhooks_cost_slots.sql).
+const (
+	Created  = "created"
+	Updated  = "updated"
+	Detached = "detached"
+)
+
+var actions = []string{Created, Updated, Detached}
 
 // PingType is the type of the event POST /v1/webhook_endpoints/{id}/test sends.
 const PingType = "ping"
 
 // Matches reports whether an event of type typ goes to an endpoint subscribed to patterns:
 // "*" takes everything, "deals.*" every action on deals, "deals.created" exactly that. A
-// ping goes only to the endpoint it was sent to, whatever its patterns.
+// ping goes only to the endpoint it was sent to, whatever its patterns. The outbox trigger
+// matches so at each write (ws_record_event, store/migrations/00032_webhook_event_endpoints.sql);
+// the dispatcher, only for events written before it recorded the endpoints it found.
 func Matches(patterns []string, typ string) bool {
 	object, _, _ := strings.Cut(typ, ".")
 	for _, p := range patterns {
@@ -25,17 +34,32 @@ func Matches(patterns []string, typ string) bool {
 	return false
 }
 
-// CheckPatterns returns a problem phrase for the first pattern that names no event a
-// resource of resources can emit, or "".
-func CheckPatterns(patterns, resources []string) string {
+// takes says what an endpoint's events may hold, for CheckPatterns' problems.
+const takes = "use *, <resource>.*, <resource>.created, <resource>.updated or, for a join resource, <resource>.detached"
+
+// CheckPatterns returns a problem phrase for patterns as an endpoint's events, or "": they
+// name at least one event type, and each is *, or <resource>.* or <resource>.<action> of a
+// resource of sends, which maps each resource whose writes leave events to their actions.
+func CheckPatterns(patterns []string, sends map[string][]string) string {
+	if len(patterns) == 0 {
+		return "must name at least one event type: " + takes
+	}
 	for _, p := range patterns {
 		if p == "*" {
 			continue
 		}
 		object, action, ok := strings.Cut(p, ".")
-		if !ok || !slices.Contains(resources, object) || action != "*" && !slices.Contains(actions, action) {
-			return fmt.Sprintf("has %q, which is not an event type: use *, <resource>.* or <resource>.<%s>",
-				clip(p), strings.Join(actions, "|"))
+		switch sent := sends[object]; {
+		case !ok || action != "*" && !slices.Contains(actions, action):
+			return fmt.Sprintf("has %q, which is not an event type: %s", clip(p), takes)
+		case len(sent) == 0:
+			return fmt.Sprintf("has %q, but no write of %s sends an event: %s", clip(p), clip(object), takes)
+		case action != "*" && !slices.Contains(sent, action):
+			types := make([]string, len(sent))
+			for i, a := range sent {
+				types[i] = object + "." + a
+			}
+			return fmt.Sprintf("has %q, but %s sends only %s", clip(p), object, strings.Join(types, " and "))
 		}
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -207,9 +208,9 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 const dispatchBatch = 500
 
 // Dispatch turns up to dispatchBatch outbox events into deliveries, one per event and
-// enabled endpoint whose patterns match, and enqueues a River job for each, all in one
-// transaction: rows locked with SKIP LOCKED, so concurrent processes split the work and
-// every event is dispatched once. It returns how many events it took.
+// endpoint subscribed to it at the write that is still enabled, and enqueues a River job
+// for each, all in one transaction: rows locked with SKIP LOCKED, so concurrent processes
+// split the work and every event is dispatched once. It returns how many events it took.
 //
 // An event the database refuses to dispatch (a constraint its deliveries would break) must
 // not hold back the events after it: when the batch fails so, it is done again with each
@@ -223,8 +224,13 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// outboxEvent is an outbox row as the dispatcher reads it.
-type outboxEvent struct{ id, ws, typ, endpoint string }
+// outboxEvent is an outbox row as the dispatcher reads it: endpoint names a ping's one
+// endpoint, endpoints those subscribed to the event at its write (nil for an event written
+// before store/migrations/00032_webhook_event_endpoints.sql).
+type outboxEvent struct {
+	id, ws, typ, endpoint string
+	endpoints             []string
+}
 
 // endpointPatterns is an enabled endpoint and the event types it takes.
 type endpointPatterns struct {
@@ -236,7 +242,7 @@ func (s *Service) dispatch(ctx context.Context, isolate bool) (int, error) {
 	n := 0
 	err := s.cfg.Store.ServiceTx(ctx, "", func(tx pgx.Tx) error {
 		var events []outboxEvent
-		rows, err := tx.Query(ctx, `SELECT id::text, workspace_id::text, type, coalesce(endpoint_id::text, '')
+		rows, err := tx.Query(ctx, `SELECT id::text, workspace_id::text, type, coalesce(endpoint_id::text, ''), endpoint_ids::text[]
 			FROM webhook_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, dispatchBatch)
 		if err != nil {
 			return err
@@ -244,7 +250,7 @@ func (s *Service) dispatch(ctx context.Context, isolate bool) (int, error) {
 		if err := store.Scan(rows, func(rows pgx.Rows) error {
 			for rows.Next() {
 				var e outboxEvent
-				if err := rows.Scan(&e.id, &e.ws, &e.typ, &e.endpoint); err != nil {
+				if err := rows.Scan(&e.id, &e.ws, &e.typ, &e.endpoint, &e.endpoints); err != nil {
 					return err
 				}
 				events = append(events, e)
@@ -337,12 +343,15 @@ func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endp
 		}
 		endpoints[e.ws] = eps
 	}
+	// An event goes to the endpoints the outbox trigger found subscribed to it at the write,
+	// so one created, widened or enabled since gets none of it (docs/webhooks.md); an event
+	// written before they were recorded goes to the endpoints subscribed now.
 	var targets []string
 	if e.endpoint != "" {
 		targets = []string{e.endpoint}
 	} else {
 		for _, ep := range eps {
-			if Matches(ep.patterns, e.typ) {
+			if slices.Contains(e.endpoints, ep.id) || e.endpoints == nil && Matches(ep.patterns, e.typ) {
 				targets = append(targets, ep.id)
 			}
 		}

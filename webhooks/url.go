@@ -71,6 +71,8 @@ func (p *URLPolicy) Check(ctx context.Context, raw string) error {
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && p.LoopbackHTTP && allLoopback:
+	case p.LoopbackHTTP:
+		return fmt.Errorf("%w: the URL must be https, or http on a loopback address while the service runs locally", ErrRefusedURL)
 	default:
 		return fmt.Errorf("%w: the URL must be https", ErrRefusedURL)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -427,16 +428,10 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 		}
 	}
 	expectTrigger("touch", "BEFORE", "ws_touch()", "UPDATE")
-	if (r.CanCreate() || r.CanUpdate() || r.CanDetach()) && !extra("no activity trigger") {
+	if actions := r.Events(); len(actions) > 0 && !extra("no activity trigger") {
 		var events []string
-		if r.CanCreate() {
-			events = append(events, "INSERT")
-		}
-		if r.CanUpdate() {
-			events = append(events, "UPDATE")
-		}
-		if r.CanDetach() {
-			events = append(events, "DELETE")
+		for _, a := range actions {
+			events = append(events, map[string]string{webhooks.Created: "INSERT", webhooks.Updated: "UPDATE", webhooks.Detached: "DELETE"}[a])
 		}
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
 		// The webhook outbox is fed beside the activity trail (store/migrations/00023_webhooks.sql).

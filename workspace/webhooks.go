@@ -47,7 +47,7 @@ func (o *Ops) checkEndpoint(ctx context.Context, r *Resource, set []assignment) 
 				bad = append(bad, store.FieldError{Field: "url", Problem: strings.TrimPrefix(err.Error(), webhooks.ErrRefusedURL.Error()+": ")})
 			}
 		case "events":
-			if p := webhooks.CheckPatterns(a.value.([]string), resourceNames()); p != "" {
+			if p := webhooks.CheckPatterns(a.value.([]string), eventsSent()); p != "" {
 				bad = append(bad, store.FieldError{Field: "events", Problem: p})
 			}
 		}
@@ -58,12 +58,37 @@ func (o *Ops) checkEndpoint(ctx context.Context, r *Resource, set []assignment) 
 	return nil
 }
 
-func resourceNames() []string {
-	names := make([]string, 0, len(catalog))
+// eventsSent maps each resource whose writes leave events to their actions (Events).
+func eventsSent() map[string][]string {
+	sends := map[string][]string{}
 	for _, r := range catalog {
-		names = append(names, r.Name)
+		if actions := r.Events(); len(actions) > 0 {
+			sends[r.Name] = actions
+		}
 	}
-	return names
+	return sends
+}
+
+// Events lists the actions of the webhook events a write of the resource through the API
+// leaves (docs/webhooks.md): created for a create, updated for an update, detached for a
+// detach; none for a resource that is no table (enrich). ws_protect gives the tables the
+// API writes the outbox trigger, and workspace's TestDatabaseRulesFollowCatalogue holds
+// each table's trigger to these actions.
+func (r *Resource) Events() []string {
+	if r.Access == WriteOnly {
+		return nil
+	}
+	var actions []string
+	if r.CanCreate() {
+		actions = append(actions, webhooks.Created)
+	}
+	if r.CanUpdate() {
+		actions = append(actions, webhooks.Updated)
+	}
+	if r.CanDetach() {
+		actions = append(actions, webhooks.Detached)
+	}
+	return actions
 }
 
 // endpointSecret makes the secret of a new endpoint and the statement part that stores it
