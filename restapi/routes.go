@@ -24,7 +24,9 @@ import (
 func (a *API) collection(w http.ResponseWriter, r *http.Request) error {
 	res := workspace.Lookup(chi.URLParam(r, "resource"))
 	if res == nil {
-		return workspace.UnknownResource(chi.URLParam(r, "resource"))
+		// chi sends PUT /me and POST /search here, the fixed routes having no route for
+		// the method: methodNotAllowed knows them.
+		return a.methodNotAllowed(w, r)
 	}
 	p := httpx.PrincipalFrom(r.Context())
 	switch r.Method {
@@ -135,7 +137,7 @@ func (a *API) wellFormedQuery(next http.Handler) http.Handler {
 func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	segs := strings.Split(strings.Trim(routePath(r), "/"), "/")
 	switch segs[0] {
-	case "me", "openapi.json":
+	case "me", "search", "openapi.json":
 		return &store.Error{Code: store.CodeMethodNotAllowed,
 			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Allow: []string{http.MethodGet}}
 	}

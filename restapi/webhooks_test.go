@@ -103,3 +103,21 @@ func TestWebhookActionsRefuseOtherMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestFixedRoutesRefuseOtherMethods: /me, /search and /openapi.json answer GET only; any
+// other method is a 405 naming GET in Allow, not a 404 for a resource of that name.
+func TestFixedRoutesRefuseOtherMethods(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.as(t, f.Admin)
+	for _, path := range []string{"/me", "/search", "/openapi.json"} {
+		for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r := admin.req(method, path, map[string]any{})
+			wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
+			if allow := r.Header.Get("Allow"); allow != http.MethodGet {
+				t.Errorf("%s %s: Allow %q, want GET", method, path, allow)
+			}
+		}
+	}
+}
