@@ -231,6 +231,36 @@ func TestOperatorFilters(t *testing.T) {
 	}
 }
 
+// TestYearsOutsidePostgreSQL sends dates and timestamps whose year PostgreSQL refuses (0000)
+// or renders as no RFC 3339 reads (a year past 9999, a BC one), in a query and in a body:
+// each is refused naming the field, never passed on for the database to reject.
+func TestYearsOutsidePostgreSQL(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.as(t, f.Admin)
+	for query, field := range map[string]string{
+		"/deals?created_at[gte]=0000-01-01T00:00:00Z":                                                "created_at",
+		"/deals?created_at[lt]=" + url.QueryEscape("0001-01-01T00:30:00+01:00"):                      "created_at",
+		"/deals?updated_at[in]=2026-01-01T00:00:00Z," + url.QueryEscape("9999-12-31T23:00:00-05:00"): "updated_at",
+		"/tasks?due_date[lt]=0000-01-01":                                                             "due_date",
+		"/tasks?due_date[eq]=10000-01-01":                                                            "due_date",
+		"/labels?updated_since=0000-01-01T00:00:00Z":                                                 "updated_since",
+	} {
+		t.Run(query, func(t *testing.T) {
+			r := c.get(query)
+			wantError(t, r, http.StatusBadRequest, "bad_request")
+			wantMessage(t, r, field, "0001 to 9999")
+		})
+	}
+	space := must(t, c.post("/spaces", map[string]any{"name": "S"}), http.StatusCreated).data()["id"]
+	r := c.post("/tasks", map[string]any{"name": "T", "space_id": space, "due_date": "0000-01-01"})
+	wantError(t, r, http.StatusUnprocessableEntity, "validation_error")
+	wantMessage(t, r, "due_date", "0001 to 9999")
+	must(t, c.post("/tasks", map[string]any{"name": "T", "space_id": space, "due_date": "0001-01-01"}), http.StatusCreated)
+	must(t, c.get("/tasks?due_date[gte]=0001-01-01&due_date[lte]=9999-12-31"), http.StatusOK)
+}
+
 // TestSortsPageEveryRowOnce walks 500 deals seven at a time in every sort while deals are
 // inserted between pages: each deal that existed when the walk began comes exactly once,
 // in the sort's order (ties and NULLs broken by id).

@@ -90,11 +90,11 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 	return params, nil
 }
 
-// ParseUpdatedSince reads updated_since, an RFC 3339 timestamp.
+// ParseUpdatedSince reads updated_since, an RFC 3339 timestamp (types.go, yearRange).
 func ParseUpdatedSince(v string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return t, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, got %q", clip(v))
+	t, ok := parseTime(v)
+	if !ok {
+		return t, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z%s, got %q", yearRange, clip(v))
 	}
 	return t, nil
 }
