@@ -67,13 +67,13 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			}
 			params.Order = o
 		case "q":
-			params.Q = v
+			params.Q = &v
 		case "sort":
-			params.Sort = v
+			params.Sort = &v
 		case "fields":
-			params.Fields = splitList(v)
+			params.Fields = strings.Split(v, ",")
 		case "ids":
-			params.IDs = splitList(v)
+			params.IDs = strings.Split(v, ",")
 		default:
 			if name, op, ok := strings.Cut(k, "["); ok && strings.HasSuffix(op, "]") {
 				params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
@@ -101,13 +101,6 @@ func ParseUpdatedSince(v string) (time.Time, error) {
 
 // ParseOrder reads order: created_at or updated_at.
 func ParseOrder(v string) (Order, error) { return parseOrder(v) }
-
-func splitList(v string) []string {
-	if v == "" {
-		return []string{}
-	}
-	return strings.Split(v, ",")
-}
 
 // checkedList is a list's inputs after check: everything List's statement needs.
 type checkedList struct {
@@ -141,15 +134,15 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		}
 		c.conds = append(c.conds, cond)
 	}
-	if params.Sort != "" {
-		name := strings.TrimPrefix(params.Sort, "-")
-		c.desc = name != params.Sort
+	if params.Sort != nil {
+		name := strings.TrimPrefix(*params.Sort, "-")
+		c.desc = name != *params.Sort
 		if !slices.Contains(r.SortFields(), name) {
 			if len(r.SortFields()) == 0 {
 				return nil, store.BadRequest("sort: %s answers one page and takes no sort", r.Name)
 			}
 			return nil, store.BadRequest("sort: %s sorts on %s (prefix - for descending), got %q",
-				r.Name, strings.Join(r.SortFields(), ", "), clip(params.Sort))
+				r.Name, strings.Join(r.SortFields(), ", "), clip(*params.Sort))
 		}
 		if params.Order != OrderCreated {
 			return nil, store.BadRequest("sort and order cannot be given together; sort=updated_at is order=updated_at")
@@ -164,6 +157,9 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		c.fields = fields
 	}
 	if params.IDs != nil {
+		if len(params.IDs) == 0 {
+			return nil, store.BadRequest("ids must be comma-separated uuids, got none")
+		}
 		if len(params.IDs) > MaxIDs {
 			return nil, store.BadRequest("ids: at most %d ids per request, got %d", MaxIDs, len(params.IDs))
 		}
@@ -174,15 +170,15 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		}
 		c.ids = params.IDs
 	}
-	if params.Q != "" {
+	if params.Q != nil {
 		if len(r.Searchable()) == 0 {
 			return nil, store.BadRequest("q: %s has no text to search", r.Name)
 		}
-		q, err := parseSearch(params.Q)
+		q, err := parseSearch(*params.Q)
 		if err != nil {
 			return nil, err
 		}
-		if params.Order != OrderCreated && params.Sort == "" {
+		if params.Order != OrderCreated && params.Sort == nil {
 			return nil, store.BadRequest("q walks by relevance and cannot be given with order; give sort to walk otherwise")
 		}
 		c.query, c.names = q, r.NameFields()
@@ -194,6 +190,9 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 // to show: the named ones and id, in Columns order.
 func checkFields(r *Resource, fields []string) ([]string, error) {
 	cols := Columns(r)
+	if len(fields) == 0 {
+		return nil, store.BadRequest("fields: name at least one field of %s; its fields are %s", r.Name, strings.Join(cols, ", "))
+	}
 	for _, f := range fields {
 		if !slices.Contains(cols, f) {
 			return nil, store.BadRequest("fields: %s has no field %q; its fields are %s", r.Name, clip(f), strings.Join(cols, ", "))
@@ -218,7 +217,7 @@ func ParseFields(q url.Values) ([]string, error) {
 	if len(vs) != 1 {
 		return nil, store.BadRequest("give query parameter fields once")
 	}
-	return splitList(vs[0]), nil
+	return strings.Split(vs[0], ","), nil
 }
 
 // checkCondition checks one operator filter: a field that takes operators, an operator
@@ -253,14 +252,8 @@ func checkCondition(r *Resource, c Condition) error {
 		}
 	}
 	for _, v := range values {
-		if p := textProblem(f, v); p != "" {
+		if p := filterProblem(f, v, c.Op == OpPrefix); p != "" { // any text is a prefix
 			return store.BadRequest("%s[%s] %s", f.Name, c.Op, p)
-		}
-		if c.Op == OpPrefix {
-			continue // any text is a prefix
-		}
-		if parse := fieldTypes[f.Type].filter; parse == nil || !parse(f, v) {
-			return store.BadRequest("%s[%s] takes %s, got %q", f.Name, c.Op, describe(f), clip(v))
 		}
 	}
 	return nil

@@ -326,13 +326,26 @@ func checkFilter(r *Resource, name, v string) (*Field, error) {
 	if f == nil || !f.Filter {
 		return nil, unknownParam(r, name)
 	}
-	if p := textProblem(f, v); p != "" {
+	if p := filterProblem(f, v, false); p != "" {
 		return nil, store.BadRequest("filter %s %s", name, p)
 	}
-	if parse := fieldTypes[f.Type].filter; parse == nil || !parse(f, v) {
-		return nil, store.BadRequest("filter %s must be %s, got %q", name, describe(f), clip(v))
-	}
 	return f, nil
+}
+
+// filterProblem says what is wrong with a query string's value for the field, an exact or
+// an operator filter's, or "" when its column takes it: never empty (docs/rest.md), text
+// without NUL, and of the field's type unless anyText (prefix takes any text).
+func filterProblem(f *Field, v string, anyText bool) string {
+	if v == "" {
+		return fmt.Sprintf("is empty; give %s, or leave the filter out", describe(f))
+	}
+	if p := textProblem(f, v); p != "" {
+		return p
+	}
+	if parse := fieldTypes[f.Type].filter; !anyText && (parse == nil || !parse(f, v)) {
+		return fmt.Sprintf("must be %s, got %q", describe(f), clip(v))
+	}
+	return ""
 }
 
 var (

@@ -18,7 +18,7 @@ func TestFilterValues(t *testing.T) {
 		field     Field
 		good, bad []string
 	}{
-		{Field{Name: "name", Type: String}, []string{"Acme", ""}, []string{"a\x00b"}},
+		{Field{Name: "name", Type: String}, []string{"Acme"}, []string{"a\x00b", ""}},
 		{Field{Name: "stage", Type: String, Enum: []string{"lead", "won"}}, []string{"won"}, []string{"lost"}},
 		{Field{Name: "owner_id", Type: UUID}, []string{"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"}, []string{"3f2b", "x"}},
 		{Field{Name: "done", Type: Bool}, []string{"true", "false"}, []string{"yes", "1"}},
