@@ -298,6 +298,23 @@ func TestEmptyParameters(t *testing.T) {
 	}
 }
 
+// TestUnknownParameterNamesTheValidOnes: the 400 for an unknown query parameter names
+// every parameter the list takes, finding ones included, and only those.
+func TestUnknownParameterNamesTheValidOnes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.as(t, f.Admin)
+	r := c.get("/deals?colour=red")
+	wantError(t, r, http.StatusBadRequest, "bad_request")
+	wantMessage(t, r, `"colour"`, "pipeline_id, pipeline_stage_id, owner_id, company_id, limit, cursor, updated_since, order, q, sort, fields, ids",
+		"field[op]=value", "value, confidence", "created_at, updated_at")
+	// debt_payments has no text to search.
+	r = c.get("/debt_payments?colour=red")
+	wantError(t, r, http.StatusBadRequest, "bad_request")
+	wantMessage(t, r, "order, sort, fields, ids", "field[op]=value")
+}
+
 // TestSortsPageEveryRowOnce walks 500 deals seven at a time in every sort while deals are
 // inserted between pages: each deal that existed when the walk began comes exactly once,
 // in the sort's order (ties and NULLs broken by id).

@@ -45,49 +45,79 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			return params, store.BadRequest("give query parameter %s once", k)
 		}
 		v := vs[0]
-		switch k {
-		case "limit":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > MaxLimit {
-				return params, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %q", MaxLimit, DefaultLimit, clip(v))
-			}
-			params.Limit = n
-		case "cursor":
-			params.Cursor = v
-		case "updated_since":
-			t, err := ParseUpdatedSince(v)
-			if err != nil {
+		if i := slices.IndexFunc(listQueryParams, func(p listQueryParam) bool { return p.name == k }); i >= 0 {
+			if err := listQueryParams[i].read(&params, v); err != nil {
 				return params, err
 			}
-			params.UpdatedSince = t
-		case "order":
-			o, err := parseOrder(v)
-			if err != nil {
-				return params, err
-			}
-			params.Order = o
-		case "q":
-			params.Q = &v
-		case "sort":
-			params.Sort = &v
-		case "fields":
-			params.Fields = strings.Split(v, ",")
-		case "ids":
-			params.IDs = strings.Split(v, ",")
-		default:
-			if name, op, ok := strings.Cut(k, "["); ok && strings.HasSuffix(op, "]") {
-				params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
-				continue
-			}
-			if f := res.Field(k); f == nil || !f.Filter {
-				return params, unknownParam(res, k)
-			}
-			params.Filters[k] = v
+			continue
 		}
+		if name, op, ok := strings.Cut(k, "["); ok && strings.HasSuffix(op, "]") {
+			params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
+			continue
+		}
+		if f := res.Field(k); f == nil || !f.Filter {
+			return params, unknownParam(res, k)
+		}
+		params.Filters[k] = v
 	}
 	// Map order is random: keep the statement text, and so its plan, stable.
 	slices.SortFunc(params.Where, func(a, b Condition) int { return strings.Compare(a.Field+string(a.Op), b.Field+string(b.Op)) })
 	return params, nil
+}
+
+// listQueryParam is one of a list's own query parameters: any other is an exact filter
+// (field=value) or an operator filter (field[op]=value).
+type listQueryParam struct {
+	name  string
+	takes func(r *Resource) bool // whether r's lists take it (for messages); nil: every list's
+	read  func(params *ListParams, v string) error
+}
+
+// listQueryParams are a list's own query parameters, in the order messages name them.
+var listQueryParams = []listQueryParam{
+	{name: "limit", read: func(params *ListParams, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxLimit {
+			return store.BadRequest("limit must be an integer from 1 to %d (default %d), got %q", MaxLimit, DefaultLimit, clip(v))
+		}
+		params.Limit = n
+		return nil
+	}},
+	{name: "cursor", read: func(params *ListParams, v string) error { params.Cursor = v; return nil }},
+	{name: "updated_since", read: func(params *ListParams, v string) (err error) {
+		params.UpdatedSince, err = ParseUpdatedSince(v)
+		return err
+	}},
+	{name: "order", read: func(params *ListParams, v string) (err error) {
+		params.Order, err = parseOrder(v)
+		return err
+	}},
+	{name: "q", takes: func(r *Resource) bool { return len(r.Searchable()) > 0 },
+		read: func(params *ListParams, v string) error { params.Q = &v; return nil }},
+	{name: "sort", takes: func(r *Resource) bool { return len(r.SortFields()) > 0 },
+		read: func(params *ListParams, v string) error { params.Sort = &v; return nil }},
+	{name: "fields", read: func(params *ListParams, v string) error { params.Fields = strings.Split(v, ","); return nil }},
+	{name: "ids", read: func(params *ListParams, v string) error { params.IDs = strings.Split(v, ","); return nil }},
+}
+
+// unknownParam refuses a query parameter r's lists do not take, naming the ones they do:
+// exact filters, listQueryParams and field[op]=value on OpFields.
+func unknownParam(r *Resource, name string) error {
+	valid := fieldNames(r.Filters())
+	for _, p := range listQueryParams {
+		if p.takes == nil || p.takes(r) {
+			valid = append(valid, p.name)
+		}
+	}
+	var ops []string
+	for _, f := range r.OpFields() {
+		ops = append(ops, f.Name)
+	}
+	msg := strings.Join(valid, ", ")
+	if len(ops) > 0 {
+		msg += ", and field[op]=value on " + strings.Join(ops, ", ")
+	}
+	return store.BadRequest("unknown query parameter %q for %s; valid parameters: %s", name, r.Name, msg)
 }
 
 // ParseUpdatedSince reads updated_since, an RFC 3339 timestamp (types.go, yearRange).
