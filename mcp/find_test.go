@@ -137,3 +137,30 @@ func TestEmptyListArguments(t *testing.T) {
 		t.Errorf("list_deals cursor \"\": %v, want the first page", data)
 	}
 }
+
+// TestSearchArgumentsOfTheWrongType: search's arguments of the wrong JSON type are a
+// bad_request naming the argument and what it takes, as a list tool's are, never Go's
+// decoding error.
+func TestSearchArgumentsOfTheWrongType(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.client(t, f.Agent.Key, "")
+	for _, tc := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"q": "acme", "types": "deals"}, []string{`types must be an array of resource names`, `got "deals"`}},
+		{map[string]any{"q": "acme", "types": []any{"deals", 7}}, []string{`types must be an array of resource names`}},
+		{map[string]any{"q": "acme", "limit": "ten"}, []string{`limit must be an integer`, `got "ten"`}},
+		{map[string]any{"q": 7}, []string{`q must be a string`, `got 7`}},
+	} {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			msg := wantToolError(t, call(t, c, "search", tc.args), "bad_request")["message"].(string)
+			for _, w := range append(tc.want, "") {
+				if !strings.Contains(msg, w) || strings.Contains(msg, "Go ") || strings.Contains(msg, "unmarshal") {
+					t.Fatalf("message %q does not mention %q, or speaks Go", msg, w)
+				}
+			}
+		})
+	}
+}
