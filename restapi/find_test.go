@@ -89,6 +89,38 @@ func TestSearchFindsByPrefixWordAccentAndTypo(t *testing.T) {
 	wantMessage(t, c.get("/deal_people?q=x"), "q", "deal_people")
 }
 
+// TestTyposAsDocumented pins what docs/rest.md says of q's typos: forgiven from 5
+// characters, by word similarity of at least 0.6, which takes a letter missing, extra or
+// wrong near a word's end but not one inside the word, nor a swap; an email is one word to
+// the full-text search, its parts words to the trigrams.
+func TestTyposAsDocumented(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.as(t, f.Admin)
+	must(t, c.post("/companies", map[string]any{"name": "Globex"}), http.StatusCreated)
+	must(t, c.post("/people", map[string]any{"name": "Ada Lovelace", "email": "ada@acme.example"}), http.StatusCreated)
+	for query, want := range map[string][]string{
+		"/companies?q=globx":     {"Globex"}, // missing near the end
+		"/companies?q=globexx":   {"Globex"}, // extra at the end
+		"/companies?q=glbex":     nil,        // missing inside the word
+		"/companies?q=gloex":     nil,        // missing inside the word
+		"/companies?q=lgobex":    nil,        // swapped
+		"/companies?q=glox":      nil,        // under 5 characters: a prefix only
+		"/people?q=lovelaxe":     {"Ada Lovelace"},
+		"/people?q=lovlace":      nil,
+		"/people?q=ada":          {"Ada Lovelace"}, // the email's (and the name's) start
+		"/people?q=acme":         nil,              // inside the email, one word to the search
+		"/people?q=ada%40acme":   {"Ada Lovelace"},
+		"/people?q=acmee":        {"Ada Lovelace"}, // 5 characters: trigrams read the email's parts
+		"/people?q=acme.example": {"Ada Lovelace"},
+	} {
+		if got := recordNames(must(t, c.get(query), http.StatusOK).list()); !slices.Equal(got, want) {
+			t.Errorf("%s: got %q, want %q", query, got, want)
+		}
+	}
+}
+
 // TestSearchKeepsGatesAndRLS: q= shows exactly what the list shows. A member without the
 // crm grant gets 403 on deals, q or not; a private task and a comment on it never appear
 // to a member or an agent who may not see them; the admin sees both.
