@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -96,5 +97,70 @@ func TestFindingWithTheTypeScriptSDK(t *testing.T) {
 	}
 	if len(names) < 2 || !slices.Contains(names[:2], "search") || !slices.Contains(names[:2], "list_deals") {
 		t.Errorf("find_tools \"find a deal by name\": %v, want search and list_deals first", names)
+	}
+}
+
+// TestEmptyListArguments: a list tool's argument given as an empty string or array gets
+// the answer REST gives the empty query parameter (docs/rest.md): a bad_request naming it,
+// except cursor, which asks for the first page.
+func TestEmptyListArguments(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	key := f.Agent.Key
+	pipeline := e.mustCreate(t, key, "pipelines", `{"name":"Sales"}`)["id"].(string)
+	e.mustCreate(t, key, "deals", `{"name":"Acme","pipeline_id":"`+pipeline+`"}`)
+	c := e.client(t, key, "")
+	for _, tc := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"q": ""}, []string{"q", "letter or digit"}},
+		{map[string]any{"sort": ""}, []string{"sort", "name, value"}},
+		{map[string]any{"fields": ""}, []string{"fields", "its fields are"}},
+		{map[string]any{"fields": []string{}}, []string{"fields", "its fields are"}},
+		{map[string]any{"ids": []string{}}, []string{"ids", "uuid"}},
+		{map[string]any{"pipeline_id": ""}, []string{"pipeline_id", "empty"}},
+		{map[string]any{"where": []any{map[string]any{"field": "name", "op": "prefix", "value": ""}}}, []string{"name[prefix]", "empty"}},
+		{map[string]any{"where": []any{map[string]any{"field": "value", "op": "in", "value": []string{}}}}, []string{"value[in]", "empty"}},
+		{map[string]any{"where": []any{map[string]any{"field": "id", "op": "in", "value": []string{}}}}, []string{"ids", "uuid"}},
+	} {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			body := wantToolError(t, call(t, c, "list_deals", tc.args), "bad_request")
+			for _, w := range tc.want {
+				if msg := body["message"].(string); !strings.Contains(msg, w) {
+					t.Errorf("message %q does not mention %q", msg, w)
+				}
+			}
+		})
+	}
+	if data := wantOK(t, call(t, c, "list_deals", map[string]any{"cursor": ""}))["data"].([]any); len(data) != 1 {
+		t.Errorf("list_deals cursor \"\": %v, want the first page", data)
+	}
+}
+
+// TestSearchArgumentsOfTheWrongType: search's arguments of the wrong JSON type are a
+// bad_request naming the argument and what it takes, as a list tool's are, never Go's
+// decoding error.
+func TestSearchArgumentsOfTheWrongType(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.client(t, f.Agent.Key, "")
+	for _, tc := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"q": "acme", "types": "deals"}, []string{`types must be an array of resource names`, `got "deals"`}},
+		{map[string]any{"q": "acme", "types": []any{"deals", 7}}, []string{`types must be an array of resource names`}},
+		{map[string]any{"q": "acme", "limit": "ten"}, []string{`limit must be an integer`, `got "ten"`}},
+		{map[string]any{"q": 7}, []string{`q must be a string`, `got 7`}},
+	} {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			msg := wantToolError(t, call(t, c, "search", tc.args), "bad_request")["message"].(string)
+			for _, w := range append(tc.want, "") {
+				if !strings.Contains(msg, w) || strings.Contains(msg, "Go ") || strings.Contains(msg, "unmarshal") {
+					t.Fatalf("message %q does not mention %q, or speaks Go", msg, w)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -96,9 +97,25 @@ func decodeArg(name string, v json.RawMessage, into any) error {
 	if json.Unmarshal(v, into) == nil {
 		return nil
 	}
-	want := map[string]string{"where": "an array of {field, op, value} objects", "fields": "comma-separated field names",
-		"ids": "an array of uuid strings"}[name]
-	if want == "" {
+	return badArg(name, reflect.TypeOf(into).Elem(), v)
+}
+
+// argWants says what an argument must be where its Go type says too little.
+var argWants = map[string]string{"where": "an array of {field, op, value} objects", "fields": "comma-separated field names",
+	"ids": "an array of uuid strings", "types": `an array of resource names such as ["deals","people"]`}
+
+// badArg is the bad_request of an argument v that is not of its Go type t: what it must
+// be, and what it was.
+func badArg(name string, t reflect.Type, v json.RawMessage) error {
+	want := argWants[name]
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case want != "":
+	case t.Kind() == reflect.Int:
+		want = "an integer"
+	default:
 		want = "a string"
 	}
 	return store.BadRequest("%s must be %s, got %s", name, want, clipArg(v))

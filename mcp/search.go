@@ -164,7 +164,8 @@ func (s *Server) runCall(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	return s.handler(sp)(ctx, inner)
 }
 
-// decodeArgs reads a tool's arguments object into v.
+// decodeArgs reads a tool's arguments object into v; an argument of the wrong JSON type is
+// a bad_request naming it and what it takes (badArg), as a list tool's is.
 func decodeArgs(req mcpgo.CallToolRequest, v any) error {
 	raw := req.Params.RawArguments
 	if len(raw) == 0 {
@@ -176,10 +177,17 @@ func decodeArgs(req mcpgo.CallToolRequest, v any) error {
 	if string(raw) == "null" {
 		return nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return store.BadRequest("arguments do not match the input schema: %v", err)
+	err := json.Unmarshal(raw, v)
+	var typeErr *json.UnmarshalTypeError
+	var args map[string]json.RawMessage
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typeErr) && typeErr.Field != "" && json.Unmarshal(raw, &args) == nil:
+		name, _, _ := strings.Cut(strings.TrimPrefix(typeErr.Field, "."), ".") // an element's error names its argument
+		return badArg(name, typeErr.Type, args[name])
 	}
-	return nil
+	return store.BadRequest("arguments must be a JSON object of the tool's input schema, got %s", clipArg(raw))
 }
 
 // firstSentence is a description's first sentence, the one line find_tools shows.

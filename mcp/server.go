@@ -137,7 +137,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		m.AddTool(sp.tool, h)
 	}
-	s.http = ackFirst(server.NewStreamableHTTPServer(m,
+	s.http = s.postOnly(ackFirst(server.NewStreamableHTTPServer(m,
 		// Stateless: no session is kept, so any process can answer any request and no
 		// sticky sessions are needed behind a load balancer.
 		server.WithStateLess(true),
@@ -153,8 +153,23 @@ func New(cfg Config) (*Server, error) {
 		// on every request, so it stays on only while PUBLIC_URL is itself loopback.
 		server.WithDisableLocalhostProtection(!loopbackHost(origin.Hostname())),
 		server.WithStreamableHTTPLogger(s.log),
-	))
+	)))
 	return s, nil
+}
+
+// postOnly answers every method but POST with 405, Allow: POST and the service's error
+// envelope, before mcp-go: stateless and pushing nothing, the endpoint offers no event
+// stream on GET and no session to DELETE (mcp-go would answer those 405 in plain text,
+// HEAD 200 and other methods 404). CORS preflights are answered before (cors).
+func (s *Server) postOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		httpx.WriteError(w, r, s.log, &store.Error{Code: store.CodeMethodNotAllowed, Allow: []string{http.MethodPost},
+			Message: r.Method + " " + r.URL.Path + " is not supported; allowed: POST (JSON-RPC messages; the server pushes nothing, so there is no event stream to GET)"})
+	})
 }
 
 func loopbackHost(host string) bool {

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -126,5 +127,30 @@ func TestToolCount(t *testing.T) {
 	}
 	if got := len(workspace.Catalog()); got != 47 {
 		t.Fatalf("%d resources, want the spec's 45 and 2 for webhooks", got)
+	}
+}
+
+// TestOnlyPOST: the endpoint pushes nothing and keeps no sessions, so GET (no event stream,
+// MCP Streamable HTTP) and DELETE (no session to end) are 405s, as is every other method
+// but POST: with Allow: POST and the service's JSON error envelope, on every view.
+func TestOnlyPOST(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	for _, method := range []string{http.MethodGet, http.MethodDelete, http.MethodPut, http.MethodHead} {
+		for _, path := range []string{mcp.Path, mcp.Path + "/readonly"} {
+			status, h, raw := e.post(t, method, path, "", "Authorization", "Bearer "+f.Agent.Key, "Accept", "text/event-stream")
+			if status != http.StatusMethodNotAllowed || h.Get("Allow") != "POST" {
+				t.Errorf("%s %s: %d, Allow %q, want 405 and Allow: POST", method, path, status, h.Get("Allow"))
+			}
+			if method == http.MethodHead {
+				continue // no body
+			}
+			var body map[string]any
+			if h.Get("Content-Type") != "application/json" || json.Unmarshal(raw, &body) != nil ||
+				body["error"] != "method_not_allowed" || body["request_id"] != h.Get("X-Request-Id") ||
+				!strings.Contains(body["message"].(string), method) {
+				t.Errorf("%s %s: %s %s, want the JSON error envelope", method, path, h.Get("Content-Type"), raw)
+			}
+		}
 	}
 }

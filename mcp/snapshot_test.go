@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the tool snapshots under testdata/tools")
+var update = flag.Bool("update", false, "rewrite the tool snapshots under testdata/tools and the tools/list table of docs/mcp.md")
 
 // TestToolSnapshots keeps every tool's name, description, schemas and annotations under
 // testdata/tools, so a changed tool shows up in review (github-mcp-server's toolsnaps).

@@ -3,8 +3,12 @@ package mcp_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,10 +50,11 @@ func (e *env) listTools(t testing.TB, path, bearer string, headers ...string) ([
 	return names, compact.Len()
 }
 
-// TestToolsetCounts asserts what each selection lists and how large its tools/list is
-// (the table in docs/mcp.md): the default stays within 32 tools and 24,000 bytes for a
-// full-scope agent key; every selection lists me, search, find_tools and call_tool. Byte ceilings
-// leave room for schema growth; the counts are exact.
+// TestToolsetCounts asserts what each selection lists and how large its tools/list is:
+// the default stays within 32 tools and 24,000 bytes for a full-scope agent key; every
+// selection lists me, search, find_tools and call_tool. Byte ceilings leave room for schema
+// growth; the counts are exact, and so is the table in docs/mcp.md, rewritten with
+// go test ./mcp/ -run TestToolsetCounts -update.
 func TestToolsetCounts(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
@@ -62,40 +67,42 @@ func TestToolsetCounts(t *testing.T) {
 		header    string // X-MCP-Toolsets
 		wantTools int
 		maxBytes  int
+		row       string // its row of the table in docs/mcp.md, if any
 	}{
-		{"/mcp", f.Agent.Key, "", 30, 24000},
-		{"/mcp/x/default", adminTok, "", 30, 24000},
-		{"/mcp", adminTok, "default", 30, 24000},
-		{"/mcp/x/all", adminTok, "", 165, 128000},
-		{"/mcp", adminTok, "all", 165, 128000},
-		{"/mcp/readonly", adminTok, "", 16, 13000},
-		{"/mcp/x/all/readonly", adminTok, "", 92, 74000},
-		{"/mcp/x/deals", adminTok, "", 14, 11000},
-		{"/mcp/x/files", adminTok, "", 8, 6500},
-		{"/mcp/x/people", adminTok, "", 8, 6000},
-		{"/mcp/x/companies", adminTok, "", 8, 6000},
-		{"/mcp/x/pipelines", adminTok, "", 12, 8000},
-		{"/mcp/x/tasks", adminTok, "", 12, 11000},
-		{"/mcp/x/spaces", adminTok, "", 23, 16000},
-		{"/mcp/x/labels", adminTok, "", 8, 5000},
-		{"/mcp/x/comments", adminTok, "", 8, 5500},
-		{"/mcp/x/activity", adminTok, "", 6, 5000},
-		{"/mcp/x/metrics", adminTok, "", 16, 13000},
-		{"/mcp/x/finance", adminTok, "", 24, 17000},
-		{"/mcp/x/hr", adminTok, "", 28, 22000},
-		{"/mcp/x/docs", adminTok, "", 16, 12000},
-		{"/mcp/x/automations", adminTok, "", 10, 8000},
-		{"/mcp/x/webhooks", adminTok, "", 10, 9000},
-		{"/mcp/x/competitors", adminTok, "", 8, 6500},
-		{"/mcp/x/agents", adminTok, "", 6, 4500},
-		{"/mcp/x/directory", adminTok, "", 10, 9000},
-		{"/mcp/x/credits", adminTok, "", 5, 3500},
-		{"/mcp/x/enrich", adminTok, "", 5, 4000},
-		{"/mcp", adminTok, "default,hr", 54, 44000},
-		{"/mcp/x/hr", adminTok, "deals", 38, 30000},
-		{"/mcp/x/all", e.token(f.Member), "", 62, 50000},
-		{"/mcp", e.token(f.Member), "", 8, 7000},
+		{"/mcp", f.Agent.Key, "", 30, 24000, "default (`/mcp`), full-scope agent key"},
+		{"/mcp/x/default", adminTok, "", 30, 24000, ""},
+		{"/mcp", adminTok, "default", 30, 24000, ""},
+		{"/mcp/x/all", adminTok, "", 165, 128000, "`all`"},
+		{"/mcp", adminTok, "all", 165, 128000, ""},
+		{"/mcp/readonly", adminTok, "", 16, 13000, "default, readonly (`/mcp/readonly`)"},
+		{"/mcp/x/all/readonly", adminTok, "", 92, 74000, "`all`, readonly"},
+		{"/mcp/x/deals", adminTok, "", 14, 11000, "`deals`"},
+		{"/mcp/x/files", adminTok, "", 8, 6500, "`files`"},
+		{"/mcp/x/people", adminTok, "", 8, 6000, "`people`"},
+		{"/mcp/x/companies", adminTok, "", 8, 6000, "`companies`"},
+		{"/mcp/x/pipelines", adminTok, "", 12, 8000, "`pipelines`"},
+		{"/mcp/x/tasks", adminTok, "", 12, 11000, "`tasks`"},
+		{"/mcp/x/spaces", adminTok, "", 23, 16000, "`spaces`"},
+		{"/mcp/x/labels", adminTok, "", 8, 5000, "`labels`"},
+		{"/mcp/x/comments", adminTok, "", 8, 5500, "`comments`"},
+		{"/mcp/x/activity", adminTok, "", 6, 5000, "`activity`"},
+		{"/mcp/x/metrics", adminTok, "", 16, 13000, "`metrics`"},
+		{"/mcp/x/finance", adminTok, "", 24, 17000, "`finance`"},
+		{"/mcp/x/hr", adminTok, "", 28, 22000, "`hr`"},
+		{"/mcp/x/docs", adminTok, "", 16, 12000, "`docs`"},
+		{"/mcp/x/automations", adminTok, "", 10, 8000, "`automations`"},
+		{"/mcp/x/webhooks", adminTok, "", 10, 9000, "`webhooks` (admins only)"},
+		{"/mcp/x/competitors", adminTok, "", 8, 6500, "`competitors`"},
+		{"/mcp/x/agents", adminTok, "", 6, 4500, "`agents`"},
+		{"/mcp/x/directory", adminTok, "", 10, 9000, "`directory`"},
+		{"/mcp/x/credits", adminTok, "", 5, 3500, "`credits`"},
+		{"/mcp/x/enrich", adminTok, "", 5, 4000, "`enrich`"},
+		{"/mcp", adminTok, "default,hr", 54, 44000, ""},
+		{"/mcp/x/hr", adminTok, "deals", 38, 30000, ""},
+		{"/mcp/x/all", e.token(f.Member), "", 62, 50000, "`all`, member without feature grants (all scopes)"},
+		{"/mcp", e.token(f.Member), "", 8, 7000, "default, member without feature grants"},
 	}
+	measured := map[string]string{} // the table's rows as measured
 	for _, c := range cases {
 		t.Run(c.path+" "+c.header, func(t *testing.T) {
 			var h []string
@@ -104,6 +111,9 @@ func TestToolsetCounts(t *testing.T) {
 			}
 			names, size := e.listTools(t, c.path, c.bearer, h...)
 			t.Logf("%d tools, %d bytes", len(names), size)
+			if c.row != "" {
+				measured[c.row] = fmt.Sprintf("| %s | %d | %s |", c.row, len(names), thousands(size))
+			}
 			if len(names) != c.wantTools || size > c.maxBytes {
 				t.Fatalf("%d tools in %d bytes, want %d tools within %d bytes", len(names), size, c.wantTools, c.maxBytes)
 			}
@@ -114,6 +124,8 @@ func TestToolsetCounts(t *testing.T) {
 			}
 		})
 	}
+	checkDocTable(t, filepath.Join("..", "docs", "mcp.md"), measured)
+
 }
 
 // TestToolsetNames: the toolsets are the catalogue's scope families, with the two file
@@ -208,4 +220,48 @@ func TestReadonly(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkDocTable checks that the table rows of doc whose first cell is a key of rows read as
+// rows says, and that each is there; with -update it rewrites them.
+func checkDocTable(t *testing.T, doc string, rows map[string]string) {
+	t.Helper()
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	seen := map[string]bool{}
+	for i, line := range lines {
+		cells := strings.Split(line, " | ")
+		want, ok := rows[strings.TrimPrefix(cells[0], "| ")]
+		if !strings.HasPrefix(line, "| ") || !ok {
+			continue
+		}
+		seen[want] = true
+		if *update {
+			lines[i] = want
+		} else if line != want {
+			t.Errorf("%s: %q, measured %q (go test ./mcp/ -run %s -update)", doc, line, want, t.Name())
+		}
+	}
+	for _, want := range rows {
+		if !seen[want] {
+			t.Errorf("%s has no row %q", doc, want)
+		}
+	}
+	if *update {
+		if err := os.WriteFile(doc, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// thousands writes n with commas between groups of three digits, as the docs do.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -89,6 +89,38 @@ func TestSearchFindsByPrefixWordAccentAndTypo(t *testing.T) {
 	wantMessage(t, c.get("/deal_people?q=x"), "q", "deal_people")
 }
 
+// TestTyposAsDocumented pins what docs/rest.md says of q's typos: forgiven from 5
+// characters, by word similarity of at least 0.6, which takes a letter missing, extra or
+// wrong near a word's end but not one inside the word, nor a swap; an email is one word to
+// the full-text search, its parts words to the trigrams.
+func TestTyposAsDocumented(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.as(t, f.Admin)
+	must(t, c.post("/companies", map[string]any{"name": "Globex"}), http.StatusCreated)
+	must(t, c.post("/people", map[string]any{"name": "Ada Lovelace", "email": "ada@acme.example"}), http.StatusCreated)
+	for query, want := range map[string][]string{
+		"/companies?q=globx":     {"Globex"}, // missing near the end
+		"/companies?q=globexx":   {"Globex"}, // extra at the end
+		"/companies?q=glbex":     nil,        // missing inside the word
+		"/companies?q=gloex":     nil,        // missing inside the word
+		"/companies?q=lgobex":    nil,        // swapped
+		"/companies?q=glox":      nil,        // under 5 characters: a prefix only
+		"/people?q=lovelaxe":     {"Ada Lovelace"},
+		"/people?q=lovlace":      nil,
+		"/people?q=ada":          {"Ada Lovelace"}, // the email's (and the name's) start
+		"/people?q=acme":         nil,              // inside the email, one word to the search
+		"/people?q=ada%40acme":   {"Ada Lovelace"},
+		"/people?q=acmee":        {"Ada Lovelace"}, // 5 characters: trigrams read the email's parts
+		"/people?q=acme.example": {"Ada Lovelace"},
+	} {
+		if got := recordNames(must(t, c.get(query), http.StatusOK).list()); !slices.Equal(got, want) {
+			t.Errorf("%s: got %q, want %q", query, got, want)
+		}
+	}
+}
+
 // TestSearchKeepsGatesAndRLS: q= shows exactly what the list shows. A member without the
 // crm grant gets 403 on deals, q or not; a private task and a comment on it never appear
 // to a member or an agent who may not see them; the admin sees both.
@@ -229,6 +261,90 @@ func TestOperatorFilters(t *testing.T) {
 		wantError(t, r, http.StatusBadRequest, "bad_request")
 		wantMessage(t, r, want...)
 	}
+}
+
+// TestYearsOutsidePostgreSQL sends dates and timestamps whose year PostgreSQL refuses (0000)
+// or renders as no RFC 3339 reads (a year past 9999, a BC one), in a query and in a body:
+// each is refused naming the field, never passed on for the database to reject.
+func TestYearsOutsidePostgreSQL(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.as(t, f.Admin)
+	for query, field := range map[string]string{
+		"/deals?created_at[gte]=0000-01-01T00:00:00Z":                                                "created_at",
+		"/deals?created_at[lt]=" + url.QueryEscape("0001-01-01T00:30:00+01:00"):                      "created_at",
+		"/deals?updated_at[in]=2026-01-01T00:00:00Z," + url.QueryEscape("9999-12-31T23:00:00-05:00"): "updated_at",
+		"/tasks?due_date[lt]=0000-01-01":                                                             "due_date",
+		"/tasks?due_date[eq]=10000-01-01":                                                            "due_date",
+		"/labels?updated_since=0000-01-01T00:00:00Z":                                                 "updated_since",
+	} {
+		t.Run(query, func(t *testing.T) {
+			r := e.as(t, f.Admin).get(query)
+			wantError(t, r, http.StatusBadRequest, "bad_request")
+			wantMessage(t, r, field, "0001 to 9999")
+		})
+	}
+	space := must(t, c.post("/spaces", map[string]any{"name": "S"}), http.StatusCreated).data()["id"]
+	r := c.post("/tasks", map[string]any{"name": "T", "space_id": space, "due_date": "0000-01-01"})
+	wantError(t, r, http.StatusUnprocessableEntity, "validation_error")
+	wantMessage(t, r, "due_date", "0001 to 9999")
+	must(t, c.post("/tasks", map[string]any{"name": "T", "space_id": space, "due_date": "0001-01-01"}), http.StatusCreated)
+	must(t, c.get("/tasks?due_date[gte]=0001-01-01&due_date[lte]=9999-12-31"), http.StatusOK)
+}
+
+// TestEmptyParameters: a query parameter given empty is a 400 naming it and what it takes
+// (docs/rest.md), as /v1/search's q= is; only cursor= is taken as absent, the first page,
+// since clients pass an empty next_cursor back as it came.
+func TestEmptyParameters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.as(t, f.Admin)
+	pipeline := must(t, c.post("/pipelines", map[string]any{"name": "Sales"}), http.StatusCreated).data()["id"].(string)
+	deal := must(t, c.post("/deals", map[string]any{"name": "Acme", "pipeline_id": pipeline}), http.StatusCreated).data()["id"].(string)
+	for query, want := range map[string][]string{
+		"/deals?q=":                   {"q", "letter or digit"},
+		"/deals?ids=":                 {"ids", "uuid"},
+		"/deals?fields=":              {"fields", "its fields are"},
+		"/deals/" + deal + "?fields=": {"fields", "its fields are"},
+		"/deals?sort=":                {"sort", "name, value"},
+		"/deals?pipeline_id=":         {"pipeline_id", "empty", "uuid"},
+		"/people?email=":              {"email", "empty", "string"},
+		"/deals?name[eq]=":            {"name[eq]", "empty"},
+		"/deals?name[prefix]=":        {"name[prefix]", "empty"},
+		"/deals?name[in]=Acme,":       {"name[in]", "empty"},
+		"/deals?value[gte]=":          {"value[gte]", "empty", "number"},
+		"/deals?limit=":               {"limit"},
+		"/deals?order=":               {"order"},
+		"/deals?updated_since=":       {"updated_since"},
+	} {
+		t.Run(query, func(t *testing.T) {
+			r := e.as(t, f.Admin).get(query)
+			wantError(t, r, http.StatusBadRequest, "bad_request")
+			wantMessage(t, r, want...)
+		})
+	}
+	if got := recordNames(must(t, c.get("/deals?cursor="), http.StatusOK).list()); !slices.Equal(got, []string{"Acme"}) {
+		t.Errorf("deals?cursor= is the first page: got %q", got)
+	}
+}
+
+// TestUnknownParameterNamesTheValidOnes: the 400 for an unknown query parameter names
+// every parameter the list takes, finding ones included, and only those.
+func TestUnknownParameterNamesTheValidOnes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	c := e.as(t, f.Admin)
+	r := c.get("/deals?colour=red")
+	wantError(t, r, http.StatusBadRequest, "bad_request")
+	wantMessage(t, r, `"colour"`, "pipeline_id, pipeline_stage_id, owner_id, company_id, limit, cursor, updated_since, order, q, sort, fields, ids",
+		"field[op]=value", "value, confidence", "created_at, updated_at")
+	// debt_payments has no text to search.
+	r = c.get("/debt_payments?colour=red")
+	wantError(t, r, http.StatusBadRequest, "bad_request")
+	wantMessage(t, r, "order, sort, fields, ids", "field[op]=value")
 }
 
 // TestSortsPageEveryRowOnce walks 500 deals seven at a time in every sort while deals are

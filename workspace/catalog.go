@@ -546,7 +546,8 @@ func Lookup(name string) *Resource {
 	return nil
 }
 
-// Scopes lists the 33 scopes of docs/contract.md section 5.5, in catalogue order.
+// Scopes lists the 35 scopes of docs/contract.md section 5.5 (its 33 and the 2 of
+// docs/webhooks.md), in catalogue order.
 func Scopes() []string {
 	var out []string
 	seen := map[string]bool{}

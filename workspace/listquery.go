@@ -178,7 +178,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		where = append(where, match)
 	}
 	st.walk = walkOf(params, c, rank)
-	if params.Order == OrderUpdated || params.Sort == "updated_at" {
+	if params.Order == OrderUpdated || c.sortBy == &updatedAtField && !c.desc {
 		// Incremental sync, by order or sort: never past a transaction still in flight
 		// (store.QuerySync), so each committed change comes in some walk.
 		st.sync = true
@@ -335,7 +335,7 @@ func walkOf(params ListParams, c *checkedList, rank string) walk {
 	case c.sortBy != nil:
 		f := c.sortBy
 		nullable := f != &createdAtField && f != &updatedAtField
-		spec := params.Sort
+		spec := *params.Sort
 		if c.query != nil {
 			spec = "q," + spec
 		}

@@ -45,69 +45,92 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			return params, store.BadRequest("give query parameter %s once", k)
 		}
 		v := vs[0]
-		switch k {
-		case "limit":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > MaxLimit {
-				return params, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %q", MaxLimit, DefaultLimit, clip(v))
-			}
-			params.Limit = n
-		case "cursor":
-			params.Cursor = v
-		case "updated_since":
-			t, err := ParseUpdatedSince(v)
-			if err != nil {
+		if i := slices.IndexFunc(listQueryParams, func(p listQueryParam) bool { return p.name == k }); i >= 0 {
+			if err := listQueryParams[i].read(&params, v); err != nil {
 				return params, err
 			}
-			params.UpdatedSince = t
-		case "order":
-			o, err := parseOrder(v)
-			if err != nil {
-				return params, err
-			}
-			params.Order = o
-		case "q":
-			params.Q = v
-		case "sort":
-			params.Sort = v
-		case "fields":
-			params.Fields = splitList(v)
-		case "ids":
-			params.IDs = splitList(v)
-		default:
-			if name, op, ok := strings.Cut(k, "["); ok && strings.HasSuffix(op, "]") {
-				params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
-				continue
-			}
-			if f := res.Field(k); f == nil || !f.Filter {
-				return params, unknownParam(res, k)
-			}
-			params.Filters[k] = v
+			continue
 		}
+		if name, op, ok := strings.Cut(k, "["); ok && strings.HasSuffix(op, "]") {
+			params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
+			continue
+		}
+		if f := res.Field(k); f == nil || !f.Filter {
+			return params, unknownParam(res, k)
+		}
+		params.Filters[k] = v
 	}
 	// Map order is random: keep the statement text, and so its plan, stable.
 	slices.SortFunc(params.Where, func(a, b Condition) int { return strings.Compare(a.Field+string(a.Op), b.Field+string(b.Op)) })
 	return params, nil
 }
 
-// ParseUpdatedSince reads updated_since, an RFC 3339 timestamp.
+// listQueryParam is one of a list's own query parameters: any other is an exact filter
+// (field=value) or an operator filter (field[op]=value).
+type listQueryParam struct {
+	name  string
+	takes func(r *Resource) bool // whether r's lists take it (for messages); nil: every list's
+	read  func(params *ListParams, v string) error
+}
+
+// listQueryParams are a list's own query parameters, in the order messages name them.
+var listQueryParams = []listQueryParam{
+	{name: "limit", read: func(params *ListParams, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxLimit {
+			return store.BadRequest("limit must be an integer from 1 to %d (default %d), got %q", MaxLimit, DefaultLimit, clip(v))
+		}
+		params.Limit = n
+		return nil
+	}},
+	{name: "cursor", read: func(params *ListParams, v string) error { params.Cursor = v; return nil }},
+	{name: "updated_since", read: func(params *ListParams, v string) (err error) {
+		params.UpdatedSince, err = ParseUpdatedSince(v)
+		return err
+	}},
+	{name: "order", read: func(params *ListParams, v string) (err error) {
+		params.Order, err = parseOrder(v)
+		return err
+	}},
+	{name: "q", takes: func(r *Resource) bool { return len(r.Searchable()) > 0 },
+		read: func(params *ListParams, v string) error { params.Q = &v; return nil }},
+	{name: "sort", takes: func(r *Resource) bool { return len(r.SortFields()) > 0 },
+		read: func(params *ListParams, v string) error { params.Sort = &v; return nil }},
+	{name: "fields", read: func(params *ListParams, v string) error { params.Fields = strings.Split(v, ","); return nil }},
+	{name: "ids", read: func(params *ListParams, v string) error { params.IDs = strings.Split(v, ","); return nil }},
+}
+
+// unknownParam refuses a query parameter r's lists do not take, naming the ones they do:
+// exact filters, listQueryParams and field[op]=value on OpFields.
+func unknownParam(r *Resource, name string) error {
+	valid := fieldNames(r.Filters())
+	for _, p := range listQueryParams {
+		if p.takes == nil || p.takes(r) {
+			valid = append(valid, p.name)
+		}
+	}
+	var ops []string
+	for _, f := range r.OpFields() {
+		ops = append(ops, f.Name)
+	}
+	msg := strings.Join(valid, ", ")
+	if len(ops) > 0 {
+		msg += ", and field[op]=value on " + strings.Join(ops, ", ")
+	}
+	return store.BadRequest("unknown query parameter %q for %s; valid parameters: %s", name, r.Name, msg)
+}
+
+// ParseUpdatedSince reads updated_since, an RFC 3339 timestamp (types.go, yearRange).
 func ParseUpdatedSince(v string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return t, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, got %q", clip(v))
+	t, ok := parseTime(v)
+	if !ok {
+		return t, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z%s, got %q", yearRange, clip(v))
 	}
 	return t, nil
 }
 
 // ParseOrder reads order: created_at or updated_at.
 func ParseOrder(v string) (Order, error) { return parseOrder(v) }
-
-func splitList(v string) []string {
-	if v == "" {
-		return []string{}
-	}
-	return strings.Split(v, ",")
-}
 
 // checkedList is a list's inputs after check: everything List's statement needs.
 type checkedList struct {
@@ -141,15 +164,15 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		}
 		c.conds = append(c.conds, cond)
 	}
-	if params.Sort != "" {
-		name := strings.TrimPrefix(params.Sort, "-")
-		c.desc = name != params.Sort
+	if params.Sort != nil {
+		name := strings.TrimPrefix(*params.Sort, "-")
+		c.desc = name != *params.Sort
 		if !slices.Contains(r.SortFields(), name) {
 			if len(r.SortFields()) == 0 {
 				return nil, store.BadRequest("sort: %s answers one page and takes no sort", r.Name)
 			}
 			return nil, store.BadRequest("sort: %s sorts on %s (prefix - for descending), got %q",
-				r.Name, strings.Join(r.SortFields(), ", "), clip(params.Sort))
+				r.Name, strings.Join(r.SortFields(), ", "), clip(*params.Sort))
 		}
 		if params.Order != OrderCreated {
 			return nil, store.BadRequest("sort and order cannot be given together; sort=updated_at is order=updated_at")
@@ -164,6 +187,9 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		c.fields = fields
 	}
 	if params.IDs != nil {
+		if len(params.IDs) == 0 {
+			return nil, store.BadRequest("ids must be comma-separated uuids, got none")
+		}
 		if len(params.IDs) > MaxIDs {
 			return nil, store.BadRequest("ids: at most %d ids per request, got %d", MaxIDs, len(params.IDs))
 		}
@@ -174,15 +200,15 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		}
 		c.ids = params.IDs
 	}
-	if params.Q != "" {
+	if params.Q != nil {
 		if len(r.Searchable()) == 0 {
 			return nil, store.BadRequest("q: %s has no text to search", r.Name)
 		}
-		q, err := parseSearch(params.Q)
+		q, err := parseSearch(*params.Q)
 		if err != nil {
 			return nil, err
 		}
-		if params.Order != OrderCreated && params.Sort == "" {
+		if params.Order != OrderCreated && params.Sort == nil {
 			return nil, store.BadRequest("q walks by relevance and cannot be given with order; give sort to walk otherwise")
 		}
 		c.query, c.names = q, r.NameFields()
@@ -194,6 +220,9 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 // to show: the named ones and id, in Columns order.
 func checkFields(r *Resource, fields []string) ([]string, error) {
 	cols := Columns(r)
+	if len(fields) == 0 {
+		return nil, store.BadRequest("fields: name at least one field of %s; its fields are %s", r.Name, strings.Join(cols, ", "))
+	}
 	for _, f := range fields {
 		if !slices.Contains(cols, f) {
 			return nil, store.BadRequest("fields: %s has no field %q; its fields are %s", r.Name, clip(f), strings.Join(cols, ", "))
@@ -218,7 +247,7 @@ func ParseFields(q url.Values) ([]string, error) {
 	if len(vs) != 1 {
 		return nil, store.BadRequest("give query parameter fields once")
 	}
-	return splitList(vs[0]), nil
+	return strings.Split(vs[0], ","), nil
 }
 
 // checkCondition checks one operator filter: a field that takes operators, an operator
@@ -253,14 +282,8 @@ func checkCondition(r *Resource, c Condition) error {
 		}
 	}
 	for _, v := range values {
-		if p := textProblem(f, v); p != "" {
+		if p := filterProblem(f, v, c.Op == OpPrefix); p != "" { // any text is a prefix
 			return store.BadRequest("%s[%s] %s", f.Name, c.Op, p)
-		}
-		if c.Op == OpPrefix {
-			continue // any text is a prefix
-		}
-		if parse := fieldTypes[f.Type].filter; parse == nil || !parse(f, v) {
-			return store.BadRequest("%s[%s] takes %s, got %q", f.Name, c.Op, describe(f), clip(v))
 		}
 	}
 	return nil

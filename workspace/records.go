@@ -43,10 +43,11 @@ type ListParams struct {
 	Order Order
 	// Where are operator filters, ?field[op]=value (listparams.go).
 	Where []Condition
-	// Q is a text search; the list walks by relevance, then newest first.
-	Q string
-	// Sort is a sortable field, prefixed with - for descending; "" walks in Order.
-	Sort string
+	// Q is a text search; the list walks by relevance, then newest first. nil searches
+	// nothing; an empty one is refused, as every empty input but Cursor is (docs/rest.md).
+	Q *string
+	// Sort is a sortable field, prefixed with - for descending; nil walks in Order.
+	Sort *string
 	// Fields are the fields to return (id always); nil returns all.
 	Fields []string
 	// IDs keeps only these records (a batch read); nil keeps all.

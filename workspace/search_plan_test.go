@@ -48,11 +48,11 @@ func TestFindPlansUseTheirIndexes(t *testing.T) {
 					sd.exec("ANALYZE " + c.table)
 				}
 				sortIndex := r.Table + "_" + strings.TrimPrefix(c.sort, "-") + "_sort"
-				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Sort: c.sort}, workspace.DefaultLimit+1, sortIndex, when, true)
-				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: c.q}, 3, r.Table+"_search", when, true)
+				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Sort: &c.sort}, workspace.DefaultLimit+1, sortIndex, when, true)
+				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: &c.q}, 3, r.Table+"_search", when, true)
 				// A typo's plan depends on ANALYZE's sample: people q=zetaa read 31 buffers in
 				// one run and 574 in another. Its rows are asserted, its plan logged.
-				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: c.typo}, 3, r.Table+"_name_trgm", when, false)
+				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: &c.typo}, 3, r.Table+"_name_trgm", when, false)
 				// A prefix of one name, in the list's own order and sorted by name, reads a range
 				// of the name's index: the test database's text is in code point order.
 				prefix := workspace.Condition{Field: "name", Op: workspace.OpPrefix, Value: operandsOf(t, sd, r, r.OpField("name"))[workspace.OpPrefix]}
@@ -81,7 +81,7 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 		switch {
 		case n.IndexName == index:
 			uses = true
-		case n.NodeType == "Sort" && params.Q == "":
+		case n.NodeType == "Sort" && params.Q == nil:
 			problems = append(problems, "sorts")
 		case n.RelationName == r.Table && n.NodeType == "Seq Scan":
 			problems = append(problems, "reads the table by Seq Scan")
@@ -98,14 +98,21 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 	if doc[0].JIT != nil {
 		problems = append(problems, fmt.Sprintf("compiled %d functions by JIT", doc[0].JIT.Functions))
 	}
+	var q, sort string
+	if params.Q != nil {
+		q = *params.Q
+	}
+	if params.Sort != nil {
+		sort = *params.Sort
+	}
 	switch {
 	case !strict && top.ActualRows == want:
-		t.Logf("%s q=%s, %s: %d buffers; %s", r.Name, params.Q, when, top.SharedHit+top.SharedRead, strings.Join(problems, "; "))
+		t.Logf("%s q=%s, %s: %d buffers; %s", r.Name, q, when, top.SharedHit+top.SharedRead, strings.Join(problems, "; "))
 	case len(problems) > 0:
 		pretty, _ := json.MarshalIndent(doc, "", " ")
-		t.Errorf("%s %+v, %s: %s\n%s\n%s", r.Name, params, when, strings.Join(problems, "; "), sql, pretty)
+		t.Errorf("%s q=%s sort=%s %+v, %s: %s\n%s\n%s", r.Name, q, sort, params, when, strings.Join(problems, "; "), sql, pretty)
 	case testing.Verbose():
-		t.Logf("%s q=%s sort=%s, %s: %d buffers", r.Name, params.Q, params.Sort, when, top.SharedHit+top.SharedRead)
+		t.Logf("%s q=%s sort=%s, %s: %d buffers", r.Name, q, sort, when, top.SharedHit+top.SharedRead)
 	}
 }
 

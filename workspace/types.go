@@ -69,7 +69,7 @@ var fieldTypes = [...]fieldType{
 		filter:  func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
 		example: `"Acme"`,
 	},
-	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, isUUID),
+	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, "", isUUID),
 	Bool: {sql: "boolean",
 		schema:   func(*Field, Dialect) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean"} },
 		describe: func(*Field) string { return "true or false" },
@@ -103,8 +103,8 @@ var fieldTypes = [...]fieldType{
 		filter:   isNumber,
 		example:  "12.5",
 	},
-	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, isDate),
-	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string", `"2026-01-31T09:00:00Z"`, isTime),
+	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, yearRange, isDate),
+	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string", `"2026-01-31T09:00:00Z"`, yearRange, isTime),
 	JSON: {sql: "jsonb",
 		schema:   anyJSON,
 		describe: func(*Field) string { return "any JSON value" },
@@ -258,10 +258,10 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 }
 
 // textType is a type whose values are JSON strings of a form valid accepts (a uuid, a
-// date), stored as sql, described by format in JSON Schema and in messages by what and an
-// example; a body's string and a filter's text are checked alike.
-func textType(sql, format, what, example string, valid func(string) bool) fieldType {
-	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return what + " such as " + example },
+// date), stored as sql, described by format in JSON Schema and in messages by what, an
+// example and a note; a body's string and a filter's text are checked alike.
+func textType(sql, format, what, example, note string, valid func(string) bool) fieldType {
+	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return what + " such as " + example + note },
 		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }, example: example}
 }
 
@@ -326,13 +326,26 @@ func checkFilter(r *Resource, name, v string) (*Field, error) {
 	if f == nil || !f.Filter {
 		return nil, unknownParam(r, name)
 	}
-	if p := textProblem(f, v); p != "" {
+	if p := filterProblem(f, v, false); p != "" {
 		return nil, store.BadRequest("filter %s %s", name, p)
 	}
-	if parse := fieldTypes[f.Type].filter; parse == nil || !parse(f, v) {
-		return nil, store.BadRequest("filter %s must be %s, got %q", name, describe(f), clip(v))
-	}
 	return f, nil
+}
+
+// filterProblem says what is wrong with a query string's value for the field, an exact or
+// an operator filter's, or "" when its column takes it: never empty (docs/rest.md), text
+// without NUL, and of the field's type unless anyText (prefix takes any text).
+func filterProblem(f *Field, v string, anyText bool) string {
+	if v == "" {
+		return fmt.Sprintf("is empty; give %s, or leave the filter out", describe(f))
+	}
+	if p := textProblem(f, v); p != "" {
+		return p
+	}
+	if parse := fieldTypes[f.Type].filter; !anyText && (parse == nil || !parse(f, v)) {
+		return fmt.Sprintf("must be %s, got %q", describe(f), clip(v))
+	}
+	return ""
 }
 
 var (
@@ -357,17 +370,30 @@ func isUUID(s string) bool {
 	return err == nil
 }
 
+// yearRange says which years dates and timestamps take: PostgreSQL refuses year 0000, and
+// writes a year past 9999 with five digits and one before 0001 as BC, which no RFC 3339
+// or ISO date reader takes back (a timestamp's year is its year in UTC, as records show it).
+const yearRange = ", years 0001 to 9999"
+
+func inYears(t time.Time) bool { return t.UTC().Year() >= 1 && t.UTC().Year() <= 9999 }
+
 func isDate(s string) bool {
 	if !dateRE.MatchString(s) {
 		return false
 	}
-	_, err := time.Parse(time.DateOnly, s)
-	return err == nil
+	t, err := time.Parse(time.DateOnly, s)
+	return err == nil && inYears(t)
 }
 
 func isTime(s string) bool {
-	_, err := time.Parse(time.RFC3339Nano, s)
-	return err == nil
+	_, ok := parseTime(s)
+	return ok
+}
+
+// parseTime reads an RFC 3339 timestamp of a year yearRange names.
+func parseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil && inYears(t)
 }
 
 func isBool(_ *Field, s string) bool { return s == "true" || s == "false" }

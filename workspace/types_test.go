@@ -18,7 +18,7 @@ func TestFilterValues(t *testing.T) {
 		field     Field
 		good, bad []string
 	}{
-		{Field{Name: "name", Type: String}, []string{"Acme", ""}, []string{"a\x00b"}},
+		{Field{Name: "name", Type: String}, []string{"Acme"}, []string{"a\x00b", ""}},
 		{Field{Name: "stage", Type: String, Enum: []string{"lead", "won"}}, []string{"won"}, []string{"lost"}},
 		{Field{Name: "owner_id", Type: UUID}, []string{"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"}, []string{"3f2b", "x"}},
 		{Field{Name: "done", Type: Bool}, []string{"true", "false"}, []string{"yes", "1"}},
@@ -26,8 +26,10 @@ func TestFilterValues(t *testing.T) {
 		{big, []string{"9223372036854775807"}, []string{"9223372036854775808"}},
 		{Field{Name: "priority", Type: Int, Min: new(0), Max: new(4)}, []string{"0", "4"}, []string{"5", "-1", "+1", "01"}},
 		{Field{Name: "amount", Type: Number}, []string{"0", "-1.25", "6.02e23"}, []string{"abc", "NaN", "Infinity", "1e400", " 1", "0x10", "1."}},
-		{Field{Name: "due", Type: Date}, []string{"2026-01-31"}, []string{"2026-02-30", "31/01/2026"}},
-		{Field{Name: "at", Type: Time}, []string{"2026-01-31T09:00:00Z", "2026-01-31T09:00:00.5+02:00"}, []string{"yesterday", "2026-01-31", "2026-01-31 09:00"}},
+		{Field{Name: "due", Type: Date}, []string{"2026-01-31", "0001-01-01", "9999-12-31"},
+			[]string{"2026-02-30", "31/01/2026", "0000-01-01", "10000-01-01"}},
+		{Field{Name: "at", Type: Time}, []string{"2026-01-31T09:00:00Z", "2026-01-31T09:00:00.5+02:00", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"},
+			[]string{"yesterday", "2026-01-31", "2026-01-31 09:00", "0000-01-01T00:00:00Z", "0001-01-01T00:30:00+01:00", "9999-12-31T23:00:00-05:00"}},
 	}
 	for _, c := range cases {
 		f := c.field

@@ -165,12 +165,3 @@ func fieldNames(fs []Field) []string {
 	}
 	return out
 }
-
-func unknownParam(r *Resource, name string) error {
-	filters := fieldNames(r.Filters())
-	valid := "limit, cursor, updated_since, order"
-	if len(filters) > 0 {
-		valid = strings.Join(filters, ", ") + ", " + valid
-	}
-	return store.BadRequest("unknown query parameter %q for %s; valid parameters: %s", name, r.Name, valid)
-}
