@@ -28,6 +28,7 @@ import (
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/console"
 	"github.com/agencyos/workspaced/internal/testclock"
+	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/restapi"
@@ -321,6 +322,7 @@ func chromiumPath(t testing.TB) string {
 // newBrowser starts headless Chromium with its own profile and returns a context for it.
 func newBrowser(t testing.TB) context.Context {
 	t.Helper()
+	tooltest.Require(t, "headless Chromium")
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.Flag("headless", true),

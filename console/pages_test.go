@@ -15,6 +15,7 @@ import (
 
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/internal/smtptest"
+	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
 )
@@ -38,6 +39,7 @@ type consolePage struct{ name, path, ready string }
 // sideways at 390 px, and a full-page screenshot of each is written to the test's artifact
 // directory (go test -artifacts keeps them under -outputdir).
 func TestPagesAccessibleAndNarrow(t *testing.T) {
+	tooltest.Require(t, "headless Chromium and axe-core (console/testdata/axe)")
 	axe, err := os.ReadFile(axeScript)
 	if err != nil {
 		t.Fatalf("axe-core is not installed; run: npm ci --prefix console/testdata/axe (%v)", err)
