@@ -141,6 +141,68 @@ func BenchmarkWriteCost(b *testing.B) {
 	b.ReportMetric(quantile(ratios, 0.9), "on/off-p90")
 }
 
+// BenchmarkWriteThroughput: REST creates as many as writeThroughputClients concurrent
+// clients get through, in a workspace without an endpoint (off) and in one with an
+// enabled endpoint taking * (on; delivery not running, as in BenchmarkWriteCost), in
+// rounds of writeThroughputBatch creates a side, the sides alternating which goes first.
+// Where BenchmarkWriteCost times one write at a time, whose commit's flush dominates, here
+// commits share their flushes and the CPU each write costs counts: the trigger's event
+// against the throughput of creates. Each round gives a ratio, off's creates per second
+// over on's (above 1, on is slower); the benchmark reports the median round with the 10th
+// and 90th percentiles, beside each side's median creates per second.
+func BenchmarkWriteThroughput(b *testing.B) {
+	e := newEnv(b, loopbackPolicy)
+	off := storetest.Workspace(b, e.store, workspace.Scopes())
+	on := storetest.Workspace(b, e.store, workspace.Scopes())
+	e.createEndpoint(on.Admin, "http://127.0.0.1:9/hook", "*")
+	batch := func(f storetest.Fixture, round int) float64 {
+		var clients sync.WaitGroup
+		work := make(chan int)
+		start := time.Now()
+		for range writeThroughputClients {
+			clients.Go(func() {
+				for i := range work {
+					if r := e.do(f.Admin, "POST", "/labels", map[string]any{"name": fmt.Sprint("L", round, "-", i)}); r.Status != http.StatusCreated {
+						b.Errorf("create: %d %s", r.Status, r.Raw)
+					}
+				}
+			})
+		}
+		for i := range writeThroughputBatch {
+			work <- i
+		}
+		close(work)
+		clients.Wait()
+		return writeThroughputBatch / time.Since(start).Seconds()
+	}
+	batch(off, -1) // warm both sides' connections, plans and caches
+	batch(on, -1)
+	rounds := max(b.N, 1) * 6
+	perOff, perOn, ratios := make([]float64, rounds), make([]float64, rounds), make([]float64, rounds)
+	b.ResetTimer()
+	for i := range rounds {
+		if i%2 == 0 {
+			perOff[i], perOn[i] = batch(off, i), batch(on, i)
+		} else {
+			perOn[i], perOff[i] = batch(on, i), batch(off, i)
+		}
+		ratios[i] = perOff[i] / perOn[i]
+	}
+	b.StopTimer()
+	b.ReportMetric(quantile(perOff, 0.5), "off-creates/s")
+	b.ReportMetric(quantile(perOn, 0.5), "on-creates/s")
+	b.ReportMetric(quantile(ratios, 0.5), "off/on")
+	b.ReportMetric(quantile(ratios, 0.1), "off/on-p10")
+	b.ReportMetric(quantile(ratios, 0.9), "off/on-p90")
+}
+
+// writeThroughputClients and writeThroughputBatch: BenchmarkWriteThroughput's concurrent
+// clients (the store's pool size, store.DefaultMaxConns) and creates per side and round.
+const (
+	writeThroughputClients = 16
+	writeThroughputBatch   = 800
+)
+
 // writeCostBlock is how many alternating pairs of writes make one ratio of BenchmarkWriteCost.
 const writeCostBlock = 25
 
