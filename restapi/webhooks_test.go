@@ -83,40 +83,33 @@ func TestWebhookActionsFollowTheDocument(t *testing.T) {
 	wantError(t, plain.as(t, f.Admin).post("/webhook_endpoints/"+endpoint+"/test", nil), http.StatusServiceUnavailable, "internal_error")
 }
 
-// TestWebhookActionsRefuseOtherMethods: the actions take only POST; any other method is a
-// 405 method_not_allowed in the error envelope with Allow: POST (docs/contract.md), not a
-// 404 about the path.
-func TestWebhookActionsRefuseOtherMethods(t *testing.T) {
+// TestRoutesRefuseOtherMethods: a method a route does not take is a 405 naming the ones
+// it does in Allow, not a 404 for a resource named as the path's first segment: the
+// webhook actions take POST; /me, /search and /openapi.json take GET.
+func TestRoutesRefuseOtherMethods(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	admin := e.as(t, f.Admin)
 	id := uuid.NewString()
-	for _, path := range []string{"/webhook_endpoints/" + id + "/test", "/webhook_endpoints/" + id + "/rotate_secret",
-		"/webhook_deliveries/" + id + "/retry"} {
-		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-			r := admin.req(method, path, nil)
-			wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
-			if allow := r.Header.Get("Allow"); allow != http.MethodPost {
-				t.Fatalf("%s %s: Allow %q, want POST", method, path, allow)
-			}
-		}
-	}
-}
-
-// TestFixedRoutesRefuseOtherMethods: /me, /search and /openapi.json answer GET only; any
-// other method is a 405 naming GET in Allow, not a 404 for a resource of that name.
-func TestFixedRoutesRefuseOtherMethods(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	f := storetest.Workspace(t, e.store, workspace.Scopes())
-	admin := e.as(t, f.Admin)
-	for _, path := range []string{"/me", "/search", "/openapi.json"} {
-		for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-			r := admin.req(method, path, map[string]any{})
-			wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
-			if allow := r.Header.Get("Allow"); allow != http.MethodGet {
-				t.Errorf("%s %s: Allow %q, want GET", method, path, allow)
+	for _, c := range []struct {
+		paths   []string
+		allow   string
+		methods []string
+	}{
+		{[]string{"/webhook_endpoints/" + id + "/test", "/webhook_endpoints/" + id + "/rotate_secret",
+			"/webhook_deliveries/" + id + "/retry"}, http.MethodPost,
+			[]string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete}},
+		{[]string{"/me", "/search", "/openapi.json"}, http.MethodGet,
+			[]string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}},
+	} {
+		for _, path := range c.paths {
+			for _, method := range c.methods {
+				r := admin.req(method, path, map[string]any{})
+				wantError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
+				if allow := r.Header.Get("Allow"); allow != c.allow {
+					t.Errorf("%s %s: Allow %q, want %s", method, path, allow, c.allow)
+				}
 			}
 		}
 	}
