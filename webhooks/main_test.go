@@ -146,6 +146,17 @@ func (e *env) do(p *store.Principal, method, path string, body any) response {
 	return r
 }
 
+// write makes a REST write as p that must succeed (200 or 201) and returns the record's id.
+func (e *env) write(p *store.Principal, method, path string, body any) string {
+	e.t.Helper()
+	r := e.do(p, method, path, body)
+	if r.Status != http.StatusCreated && r.Status != http.StatusOK {
+		e.t.Fatalf("%s %s: %d %s", method, path, r.Status, r.Raw)
+	}
+	id, _ := r.data()["id"].(string)
+	return id
+}
+
 // createEndpoint registers url for events as p and returns the endpoint's id and secret.
 func (e *env) createEndpoint(p *store.Principal, url string, events ...string) (id, secret string) {
 	e.t.Helper()

@@ -24,15 +24,6 @@ func TestOutboxHoldsOnlySubscribedEvents(t *testing.T) {
 			FROM webhook_events WHERE workspace_id = $1::text::uuid`, []any{f.WorkspaceID}, &types)
 		return types
 	}
-	write := func(method, path string, body map[string]any) string {
-		t.Helper()
-		r := e.do(f.Admin, method, path, body)
-		if r.Status != http.StatusCreated && r.Status != http.StatusOK {
-			t.Fatalf("%s %s: %d %s", method, path, r.Status, r.Raw)
-		}
-		id, _ := r.data()["id"].(string)
-		return id
-	}
 	check := func(step string, want ...string) {
 		t.Helper()
 		if got := outbox(); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -41,24 +32,24 @@ func TestOutboxHoldsOnlySubscribedEvents(t *testing.T) {
 	}
 
 	endpoint, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/hook", "labels.created")
-	label := write("POST", "/labels", map[string]any{"name": "Hot"})
-	write("PATCH", "/labels/"+label, map[string]any{"name": "Warm"})
-	write("POST", "/companies", map[string]any{"name": "Acme"})
+	label := e.write(f.Admin, "POST", "/labels", map[string]any{"name": "Hot"})
+	e.write(f.Admin, "PATCH", "/labels/"+label, map[string]any{"name": "Warm"})
+	e.write(f.Admin, "POST", "/companies", map[string]any{"name": "Acme"})
 	check("subscribed to labels.created", "labels.created")
 
-	write("PATCH", "/webhook_endpoints/"+endpoint, map[string]any{"events": []string{"labels.*", "companies.updated"}})
-	write("PATCH", "/labels/"+label, map[string]any{"name": "Cold"})
-	company := write("POST", "/companies", map[string]any{"name": "Initech", "industry": "software"})
-	write("PATCH", "/companies/"+company, map[string]any{"name": "Initech", "industry": "hardware", "size": "10"})
+	e.write(f.Admin, "PATCH", "/webhook_endpoints/"+endpoint, map[string]any{"events": []string{"labels.*", "companies.updated"}})
+	e.write(f.Admin, "PATCH", "/labels/"+label, map[string]any{"name": "Cold"})
+	company := e.write(f.Admin, "POST", "/companies", map[string]any{"name": "Initech", "industry": "software"})
+	e.write(f.Admin, "PATCH", "/companies/"+company, map[string]any{"name": "Initech", "industry": "hardware", "size": "10"})
 	check("after subscribing to labels.* and companies.updated",
 		"labels.created", "labels.updated:name", "companies.updated:industry,size")
 
-	write("PATCH", "/webhook_endpoints/"+endpoint, map[string]any{"enabled": false})
-	write("PATCH", "/labels/"+label, map[string]any{"name": "Off"})
+	e.write(f.Admin, "PATCH", "/webhook_endpoints/"+endpoint, map[string]any{"enabled": false})
+	e.write(f.Admin, "PATCH", "/labels/"+label, map[string]any{"name": "Off"})
 	check("after disabling the endpoint", "labels.created", "labels.updated:name", "companies.updated:industry,size")
 
 	e.createEndpoint(f.Admin, "http://127.0.0.1:9/other", "*")
-	write("POST", "/companies", map[string]any{"name": "Globex"})
+	e.write(f.Admin, "POST", "/companies", map[string]any{"name": "Globex"})
 	check("with a second endpoint taking everything (its own creation among them)",
 		"labels.created", "labels.updated:name", "companies.updated:industry,size", "webhook_endpoints.created", "companies.created")
 
@@ -125,27 +116,18 @@ func TestEndpointEventsNameEventsThatHappen(t *testing.T) {
 func TestEventsGoToTheEndpointsOfTheirWrite(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
-	write := func(method, path string, body map[string]any) string {
-		t.Helper()
-		r := e.do(f.Admin, method, path, body)
-		if r.Status != http.StatusCreated && r.Status != http.StatusOK {
-			t.Fatalf("%s %s: %d %s", method, path, r.Status, r.Raw)
-		}
-		id, _ := r.data()["id"].(string)
-		return id
-	}
 	a, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/a", "*")
 	widened, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/widened", "companies.*")
 	enabled, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/enabled", "*")
-	write("PATCH", "/webhook_endpoints/"+enabled, map[string]any{"enabled": false})
+	e.write(f.Admin, "PATCH", "/webhook_endpoints/"+enabled, map[string]any{"enabled": false})
 
-	label := write("POST", "/labels", map[string]any{"name": "Hot"})
-	write("PATCH", "/labels/"+label, map[string]any{"name": "Warm"})
-	write("POST", "/companies", map[string]any{"name": "Acme"})
+	label := e.write(f.Admin, "POST", "/labels", map[string]any{"name": "Hot"})
+	e.write(f.Admin, "PATCH", "/labels/"+label, map[string]any{"name": "Warm"})
+	e.write(f.Admin, "POST", "/companies", map[string]any{"name": "Acme"})
 
 	b, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/b", "*")
-	write("PATCH", "/webhook_endpoints/"+widened, map[string]any{"events": []string{"*"}})
-	write("PATCH", "/webhook_endpoints/"+enabled, map[string]any{"enabled": true})
+	e.write(f.Admin, "PATCH", "/webhook_endpoints/"+widened, map[string]any{"events": []string{"*"}})
+	e.write(f.Admin, "PATCH", "/webhook_endpoints/"+enabled, map[string]any{"enabled": true})
 
 	dispatch := func() {
 		t.Helper()
