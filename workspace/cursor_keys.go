@@ -35,7 +35,7 @@ func encodeKeyCursor(key []byte, resource string, p keyPosition) string {
 // decodeKeyCursor reads a cursor issued for resource's list walked by walk with n keys.
 func decodeKeyCursor(key []byte, resource, walk string, n int, s string) (keyPosition, error) {
 	bad := store.BadRequest("the cursor is not valid; pass next_cursor from the previous page of %s unchanged, or omit cursor for the first page", resource)
-	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	b, err := cursorBytes(s)
 	if err != nil || len(b) <= cursorTag || b[0] != '{' {
 		return keyPosition{}, bad
 	}
