@@ -3012,13 +3012,13 @@ CREATE INDEX agents_name_sort ON public.agents USING btree (workspace_id, name, 
 -- Name: agents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: agents_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX agents_search ON public.agents USING gin (workspace_id, search_doc);
+CREATE INDEX agents_search ON public.agents USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: agents_sync; Type: INDEX; Schema: public; Owner: -
@@ -3036,7 +3036,7 @@ CREATE INDEX automation_logs_keyset ON public.automation_logs USING btree (works
 -- Name: automation_logs_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automation_logs_search ON public.automation_logs USING gin (workspace_id, search_doc);
+CREATE INDEX automation_logs_search ON public.automation_logs USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: automation_logs_sync; Type: INDEX; Schema: public; Owner: -
@@ -3060,13 +3060,13 @@ CREATE INDEX automations_name_sort ON public.automations USING btree (workspace_
 -- Name: automations_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: automations_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automations_search ON public.automations USING gin (workspace_id, search_doc);
+CREATE INDEX automations_search ON public.automations USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: automations_sync; Type: INDEX; Schema: public; Owner: -
@@ -3090,13 +3090,13 @@ CREATE INDEX canvases_name_sort ON public.canvases USING btree (workspace_id, na
 -- Name: canvases_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: canvases_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX canvases_search ON public.canvases USING gin (workspace_id, search_doc);
+CREATE INDEX canvases_search ON public.canvases USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: canvases_sync; Type: INDEX; Schema: public; Owner: -
@@ -3120,7 +3120,7 @@ CREATE INDEX comments_keyset ON public.comments USING btree (workspace_id, creat
 -- Name: comments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX comments_search ON public.comments USING gin (workspace_id, search_doc);
+CREATE INDEX comments_search ON public.comments USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: comments_sync; Type: INDEX; Schema: public; Owner: -
@@ -3150,13 +3150,13 @@ CREATE INDEX companies_name_sort ON public.companies USING btree (workspace_id, 
 -- Name: companies_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: companies_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX companies_search ON public.companies USING gin (workspace_id, search_doc);
+CREATE INDEX companies_search ON public.companies USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: companies_sync; Type: INDEX; Schema: public; Owner: -
@@ -3174,7 +3174,7 @@ CREATE INDEX competitor_reports_keyset ON public.competitor_reports USING btree 
 -- Name: competitor_reports_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_reports_search ON public.competitor_reports USING gin (workspace_id, search_doc);
+CREATE INDEX competitor_reports_search ON public.competitor_reports USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_reports_sync; Type: INDEX; Schema: public; Owner: -
@@ -3192,7 +3192,7 @@ CREATE INDEX competitor_reports_title_sort ON public.competitor_reports USING bt
 -- Name: competitor_reports_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops);
+CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_workflows_keyset; Type: INDEX; Schema: public; Owner: -
@@ -3210,13 +3210,13 @@ CREATE INDEX competitor_workflows_name_sort ON public.competitor_workflows USING
 -- Name: competitor_workflows_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_workflows_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_workflows_search ON public.competitor_workflows USING gin (workspace_id, search_doc);
+CREATE INDEX competitor_workflows_search ON public.competitor_workflows USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_workflows_sync; Type: INDEX; Schema: public; Owner: -
@@ -3294,13 +3294,13 @@ CREATE INDEX crm_files_name_sort ON public.crm_files USING btree (workspace_id, 
 -- Name: crm_files_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: crm_files_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX crm_files_search ON public.crm_files USING gin (workspace_id, search_doc);
+CREATE INDEX crm_files_search ON public.crm_files USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: crm_files_sync; Type: INDEX; Schema: public; Owner: -
@@ -3378,7 +3378,7 @@ CREATE INDEX deal_tasks_name_sort ON public.deal_tasks USING btree (workspace_id
 -- Name: deal_tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deal_tasks_priority; Type: INDEX; Schema: public; Owner: -
@@ -3390,7 +3390,7 @@ CREATE INDEX deal_tasks_priority ON public.deal_tasks USING btree (workspace_id,
 -- Name: deal_tasks_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deal_tasks_search ON public.deal_tasks USING gin (workspace_id, search_doc);
+CREATE INDEX deal_tasks_search ON public.deal_tasks USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deal_tasks_sync; Type: INDEX; Schema: public; Owner: -
@@ -3426,7 +3426,7 @@ CREATE INDEX deals_name_sort ON public.deals USING btree (workspace_id, name, id
 -- Name: deals_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deals_name_trgm ON public.deals USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX deals_name_trgm ON public.deals USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deals_owner; Type: INDEX; Schema: public; Owner: -
@@ -3444,7 +3444,7 @@ CREATE INDEX deals_pipeline ON public.deals USING btree (workspace_id, pipeline_
 -- Name: deals_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deals_search ON public.deals USING gin (workspace_id, search_doc);
+CREATE INDEX deals_search ON public.deals USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deals_stage; Type: INDEX; Schema: public; Owner: -
@@ -3510,13 +3510,13 @@ CREATE INDEX debts_name_sort ON public.debts USING btree (workspace_id, name, id
 -- Name: debts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: debts_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX debts_search ON public.debts USING gin (workspace_id, search_doc);
+CREATE INDEX debts_search ON public.debts USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: debts_sync; Type: INDEX; Schema: public; Owner: -
@@ -3546,13 +3546,13 @@ CREATE INDEX departments_name_sort ON public.departments USING btree (workspace_
 -- Name: departments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: departments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX departments_search ON public.departments USING gin (workspace_id, search_doc);
+CREATE INDEX departments_search ON public.departments USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: departments_sync; Type: INDEX; Schema: public; Owner: -
@@ -3576,13 +3576,13 @@ CREATE INDEX documents_name_sort ON public.documents USING btree (workspace_id, 
 -- Name: documents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: documents_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX documents_search ON public.documents USING gin (workspace_id, search_doc);
+CREATE INDEX documents_search ON public.documents USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: documents_sync; Type: INDEX; Schema: public; Owner: -
@@ -3630,13 +3630,13 @@ CREATE INDEX expenses_name_sort ON public.expenses USING btree (workspace_id, na
 -- Name: expenses_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: expenses_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX expenses_search ON public.expenses USING gin (workspace_id, search_doc);
+CREATE INDEX expenses_search ON public.expenses USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: expenses_sync; Type: INDEX; Schema: public; Owner: -
@@ -3666,13 +3666,13 @@ CREATE INDEX finance_categories_label_sort ON public.finance_categories USING bt
 -- Name: finance_categories_label_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (workspace_id, public.ws_unaccent(label) public.gin_trgm_ops);
+CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (workspace_id, public.ws_unaccent(label) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: finance_categories_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX finance_categories_search ON public.finance_categories USING gin (workspace_id, search_doc);
+CREATE INDEX finance_categories_search ON public.finance_categories USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: finance_categories_sync; Type: INDEX; Schema: public; Owner: -
@@ -3696,7 +3696,7 @@ CREATE INDEX hr_change_requests_member ON public.hr_change_requests USING btree 
 -- Name: hr_change_requests_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_change_requests_search ON public.hr_change_requests USING gin (workspace_id, search_doc);
+CREATE INDEX hr_change_requests_search ON public.hr_change_requests USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: hr_change_requests_sync; Type: INDEX; Schema: public; Owner: -
@@ -3726,13 +3726,13 @@ CREATE INDEX hr_contracts_member ON public.hr_contracts USING btree (workspace_i
 -- Name: hr_contracts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: hr_contracts_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_contracts_search ON public.hr_contracts USING gin (workspace_id, search_doc);
+CREATE INDEX hr_contracts_search ON public.hr_contracts USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: hr_contracts_sync; Type: INDEX; Schema: public; Owner: -
@@ -3774,13 +3774,13 @@ CREATE INDEX income_name_sort ON public.income USING btree (workspace_id, name, 
 -- Name: income_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: income_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX income_search ON public.income USING gin (workspace_id, search_doc);
+CREATE INDEX income_search ON public.income USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: income_sync; Type: INDEX; Schema: public; Owner: -
@@ -3810,13 +3810,13 @@ CREATE INDEX knowledge_name_sort ON public.knowledge USING btree (workspace_id, 
 -- Name: knowledge_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: knowledge_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX knowledge_search ON public.knowledge USING gin (workspace_id, search_doc);
+CREATE INDEX knowledge_search ON public.knowledge USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: knowledge_sync; Type: INDEX; Schema: public; Owner: -
@@ -3840,13 +3840,13 @@ CREATE INDEX labels_name_sort ON public.labels USING btree (workspace_id, name, 
 -- Name: labels_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: labels_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX labels_search ON public.labels USING gin (workspace_id, search_doc);
+CREATE INDEX labels_search ON public.labels USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: labels_sync; Type: INDEX; Schema: public; Owner: -
@@ -3870,7 +3870,7 @@ CREATE INDEX leave_requests_leave_date_sort ON public.leave_requests USING btree
 -- Name: leave_requests_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX leave_requests_search ON public.leave_requests USING gin (workspace_id, search_doc);
+CREATE INDEX leave_requests_search ON public.leave_requests USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: leave_requests_sync; Type: INDEX; Schema: public; Owner: -
@@ -3912,7 +3912,7 @@ CREATE INDEX metric_entries_metric ON public.metric_entries USING btree (workspa
 -- Name: metric_entries_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_entries_search ON public.metric_entries USING gin (workspace_id, search_doc);
+CREATE INDEX metric_entries_search ON public.metric_entries USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metric_entries_sync; Type: INDEX; Schema: public; Owner: -
@@ -3936,13 +3936,13 @@ CREATE INDEX metric_pages_name_sort ON public.metric_pages USING btree (workspac
 -- Name: metric_pages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metric_pages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_pages_search ON public.metric_pages USING gin (workspace_id, search_doc);
+CREATE INDEX metric_pages_search ON public.metric_pages USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metric_pages_sync; Type: INDEX; Schema: public; Owner: -
@@ -3966,7 +3966,7 @@ CREATE INDEX metrics_name_sort ON public.metrics USING btree (workspace_id, name
 -- Name: metrics_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metrics_name_trgm ON public.metrics USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX metrics_name_trgm ON public.metrics USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metrics_page; Type: INDEX; Schema: public; Owner: -
@@ -3978,7 +3978,7 @@ CREATE INDEX metrics_page ON public.metrics USING btree (workspace_id, page_id, 
 -- Name: metrics_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metrics_search ON public.metrics USING gin (workspace_id, search_doc);
+CREATE INDEX metrics_search ON public.metrics USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metrics_sync; Type: INDEX; Schema: public; Owner: -
@@ -4062,7 +4062,7 @@ CREATE INDEX org_chart_parent ON public.org_chart USING btree (workspace_id, par
 -- Name: org_chart_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX org_chart_search ON public.org_chart USING gin (workspace_id, search_doc);
+CREATE INDEX org_chart_search ON public.org_chart USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: org_chart_sync; Type: INDEX; Schema: public; Owner: -
@@ -4080,7 +4080,7 @@ CREATE INDEX org_chart_title_sort ON public.org_chart USING btree (workspace_id,
 -- Name: org_chart_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops);
+CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_company; Type: INDEX; Schema: public; Owner: -
@@ -4104,7 +4104,7 @@ CREATE INDEX people_email_sort ON public.people USING btree (workspace_id, email
 -- Name: people_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_email_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops);
+CREATE INDEX people_email_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4122,13 +4122,13 @@ CREATE INDEX people_name_sort ON public.people USING btree (workspace_id, name, 
 -- Name: people_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_search ON public.people USING gin (workspace_id, search_doc);
+CREATE INDEX people_search ON public.people USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_sync; Type: INDEX; Schema: public; Owner: -
@@ -4152,7 +4152,7 @@ CREATE INDEX pipeline_stages_name_sort ON public.pipeline_stages USING btree (wo
 -- Name: pipeline_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipeline_stages_pipeline; Type: INDEX; Schema: public; Owner: -
@@ -4164,7 +4164,7 @@ CREATE INDEX pipeline_stages_pipeline ON public.pipeline_stages USING btree (wor
 -- Name: pipeline_stages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipeline_stages_search ON public.pipeline_stages USING gin (workspace_id, search_doc);
+CREATE INDEX pipeline_stages_search ON public.pipeline_stages USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipeline_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -4188,13 +4188,13 @@ CREATE INDEX pipelines_name_sort ON public.pipelines USING btree (workspace_id, 
 -- Name: pipelines_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipelines_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipelines_search ON public.pipelines USING gin (workspace_id, search_doc);
+CREATE INDEX pipelines_search ON public.pipelines USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipelines_sync; Type: INDEX; Schema: public; Owner: -
@@ -4218,7 +4218,7 @@ CREATE INDEX project_stages_name_sort ON public.project_stages USING btree (work
 -- Name: project_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: project_stages_project; Type: INDEX; Schema: public; Owner: -
@@ -4230,7 +4230,7 @@ CREATE INDEX project_stages_project ON public.project_stages USING btree (worksp
 -- Name: project_stages_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX project_stages_search ON public.project_stages USING gin (workspace_id, search_doc);
+CREATE INDEX project_stages_search ON public.project_stages USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: project_stages_sync; Type: INDEX; Schema: public; Owner: -
@@ -4254,13 +4254,13 @@ CREATE INDEX projects_name_sort ON public.projects USING btree (workspace_id, na
 -- Name: projects_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: projects_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX projects_search ON public.projects USING gin (workspace_id, search_doc);
+CREATE INDEX projects_search ON public.projects USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: projects_space; Type: INDEX; Schema: public; Owner: -
@@ -4350,7 +4350,7 @@ CREATE INDEX space_updates_keyset ON public.space_updates USING btree (workspace
 -- Name: space_updates_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX space_updates_search ON public.space_updates USING gin (workspace_id, search_doc);
+CREATE INDEX space_updates_search ON public.space_updates USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: space_updates_space; Type: INDEX; Schema: public; Owner: -
@@ -4386,13 +4386,13 @@ CREATE INDEX spaces_name_sort ON public.spaces USING btree (workspace_id, name, 
 -- Name: spaces_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: spaces_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX spaces_search ON public.spaces USING gin (workspace_id, search_doc);
+CREATE INDEX spaces_search ON public.spaces USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: spaces_sync; Type: INDEX; Schema: public; Owner: -
@@ -4422,13 +4422,13 @@ CREATE INDEX task_attachments_name_sort ON public.task_attachments USING btree (
 -- Name: task_attachments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: task_attachments_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX task_attachments_search ON public.task_attachments USING gin (workspace_id, search_doc);
+CREATE INDEX task_attachments_search ON public.task_attachments USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: task_attachments_sync; Type: INDEX; Schema: public; Owner: -
@@ -4470,7 +4470,7 @@ CREATE INDEX tasks_name_sort ON public.tasks USING btree (workspace_id, name, id
 -- Name: tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops);
+CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: tasks_priority; Type: INDEX; Schema: public; Owner: -
@@ -4488,7 +4488,7 @@ CREATE INDEX tasks_project ON public.tasks USING btree (workspace_id, project_id
 -- Name: tasks_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX tasks_search ON public.tasks USING gin (workspace_id, search_doc);
+CREATE INDEX tasks_search ON public.tasks USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: tasks_space; Type: INDEX; Schema: public; Owner: -
@@ -4530,13 +4530,13 @@ CREATE INDEX team_members_display_name_sort ON public.team_members USING btree (
 -- Name: team_members_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops);
+CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: team_members_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_email_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops);
+CREATE INDEX team_members_email_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: team_members_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4548,7 +4548,7 @@ CREATE INDEX team_members_keyset ON public.team_members USING btree (workspace_i
 -- Name: team_members_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_search ON public.team_members USING gin (workspace_id, search_doc);
+CREATE INDEX team_members_search ON public.team_members USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: team_members_sync; Type: INDEX; Schema: public; Owner: -
@@ -4572,7 +4572,7 @@ CREATE INDEX users_display_name_sort ON public.users USING btree (workspace_id, 
 -- Name: users_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops);
+CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: users_email; Type: INDEX; Schema: public; Owner: -
@@ -4590,7 +4590,7 @@ CREATE INDEX users_email_sort ON public.users USING btree (workspace_id, email, 
 -- Name: users_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_email_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops);
+CREATE INDEX users_email_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: users_filters; Type: INDEX; Schema: public; Owner: -
@@ -4608,7 +4608,7 @@ CREATE INDEX users_keyset ON public.users USING btree (workspace_id, created_at 
 -- Name: users_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_search ON public.users USING gin (workspace_id, search_doc);
+CREATE INDEX users_search ON public.users USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: users_sync; Type: INDEX; Schema: public; Owner: -

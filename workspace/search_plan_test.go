@@ -56,9 +56,9 @@ func TestFindPlansUseTheirIndexes(t *testing.T) {
 				// A prefix of one name, in the list's own order and sorted by name, reads a range
 				// of the name's index: the test database's text is in code point order.
 				prefix := workspace.Condition{Field: "name", Op: workspace.OpPrefix, Value: operandsOf(t, sd, r, r.OpField("name"))[workspace.OpPrefix]}
-				t.Logf("%s name[prefix], %s: %s", r.Name, when, checkOperatorPlan(t, s, ops, reader, r, prefix, "", when, sd)[0])
-				checkOperatorPlan(t, s, ops, reader, r, prefix, "name", when, sd)
-				checkOperatorPlan(t, s, ops, reader, r, prefix, "-name", when, sd)
+				t.Logf("%s name[prefix], %s: %s", r.Name, when, checkOperatorPlan(t, s, ops, reader, r, prefix, "", when, sd, maxListBuffers)[0])
+				checkOperatorPlan(t, s, ops, reader, r, prefix, "name", when, sd, maxListBuffers)
+				checkOperatorPlan(t, s, ops, reader, r, prefix, "-name", when, sd, maxListBuffers)
 			}
 		})
 	}
@@ -120,9 +120,10 @@ func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 // the migrated database: each searchable resource's table stores its search document,
 // the column search_doc generated from exactly its searchable fields in order (migration
 // 00029; List's q= reads the column), with a search index on it; each name has a trigram
-// index, each declared sort a (workspace_id, field, id) index, each field declared for
-// operator filters alone a (workspace_id, field, created_at DESC, id DESC) index
-// (migration 00030). No other table has the column.
+// index; both keep a pending list of at most 64 kB (migration 00033); each declared sort
+// a (workspace_id, field, id) index, each field declared for operator filters alone a
+// (workspace_id, field, created_at DESC, id DESC) index (migration 00030). No other table
+// has the column.
 func TestFindIndexes(t *testing.T) {
 	storetest.New(t)
 	ctx := context.Background()
@@ -172,10 +173,10 @@ func TestFindIndexes(t *testing.T) {
 				t.Errorf("%s.search_doc: generated as %q, want %q", r.Table, doc, expr)
 			}
 			delete(docs, r.Table)
-			want(r.Table+"_search", "USING gin (workspace_id, search_doc)")
+			want(r.Table+"_search", "USING gin (workspace_id, search_doc) WITH (gin_pending_list_limit='64')")
 		}
 		for _, n := range r.NameFields() {
-			want(r.Table+"_"+n+"_trgm", "USING gin (workspace_id, ws_unaccent("+n+") gin_trgm_ops)")
+			want(r.Table+"_"+n+"_trgm", "USING gin (workspace_id, ws_unaccent("+n+") gin_trgm_ops) WITH (gin_pending_list_limit='64')")
 		}
 		for _, f := range r.SortFields() {
 			if f != "created_at" && f != "updated_at" {
