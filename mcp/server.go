@@ -430,7 +430,7 @@ func cors(next http.Handler) http.Handler {
 		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id, X-Request-Id")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Methods", "POST, OPTIONS") // as postOnly answers
 			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, "+
 				"Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id, "+HeaderToolsets+", "+HeaderReadonly)
 			h.Set("Access-Control-Max-Age", "86400")

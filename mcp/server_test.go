@@ -153,4 +153,9 @@ func TestOnlyPOST(t *testing.T) {
 			}
 		}
 	}
+	// A browser's preflight is told the same: POST (and the preflight's OPTIONS) only.
+	status, h, _ := e.post(t, http.MethodOptions, mcp.Path, "", "Origin", "http://localhost:6274", "Access-Control-Request-Method", "POST")
+	if status != http.StatusNoContent || h.Get("Access-Control-Allow-Methods") != "POST, OPTIONS" {
+		t.Errorf("preflight: %d, Access-Control-Allow-Methods %q, want 204 and POST, OPTIONS", status, h.Get("Access-Control-Allow-Methods"))
+	}
 }
