@@ -182,12 +182,20 @@ func openStore(t *testing.T, dsn string) *store.Store {
 // call makes one REST request with the drill apikey and bearer; it returns the status,
 // the headers and the body, or status 0 when the request failed at the transport.
 func call(client *http.Client, method, url, bearer string, body any) (int, http.Header, []byte) {
+	return callWith(client, method, url, bearer, nil, body)
+}
+
+// callWith is call with more request headers.
+func callWith(client *http.Client, method, url, bearer string, header http.Header, body any) (int, http.Header, []byte) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, url, rd)
+	for name, values := range header {
+		req.Header[name] = values
+	}
 	req.Header.Set("apikey", drillAPIKey)
 	req.Header.Set("Authorization", "Bearer "+bearer)
 	if body != nil {
