@@ -187,7 +187,8 @@ func TestWebhooksPage(t *testing.T) {
 	if enabled, _, _, s := e.endpointState(otherID); !enabled || s != otherSecret {
 		t.Fatal("another workspace's endpoint changed")
 	}
-	if n := e.count(`SELECT count(*) FROM webhook_events WHERE endpoint_id = $1::text::uuid`, otherID); n != 0 {
+	if n := e.count(`SELECT (SELECT count(*) FROM webhook_outbox WHERE endpoint_id = $1::text::uuid)
+		+ (SELECT count(*) FROM webhook_events WHERE endpoint_id = $1::text::uuid)`, otherID); n != 0 {
 		t.Fatalf("%d pings queued to another workspace's endpoint", n)
 	}
 }

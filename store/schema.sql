@@ -350,6 +350,21 @@ END
 $$;
 
 --
+-- Name: ws_event_to_outbox(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_event_to_outbox() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  INSERT INTO webhook_outbox (seq, id, workspace_id, type, object, object_id, record, changed, endpoint_id, endpoint_ids, created_at)
+  VALUES (NEW.seq, NEW.id, NEW.workspace_id, NEW.type, NEW.object, NEW.object_id, NEW.record, NEW.changed,
+          NEW.endpoint_id, NEW.endpoint_ids, NEW.created_at);
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: ws_protect(text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -477,7 +492,7 @@ BEGIN
       FROM jsonb_each(rec) n
      WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
   END IF;
-  INSERT INTO webhook_events (workspace_id, type, object, object_id, record, changed, endpoint_ids)
+  INSERT INTO webhook_outbox (workspace_id, type, object, object_id, record, changed, endpoint_ids)
   VALUES (ws, typ, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff, targets);
   RETURN NULL;
 END
@@ -1977,6 +1992,24 @@ ALTER TABLE public.webhook_events ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENT
 );
 
 --
+-- Name: webhook_outbox; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_outbox (
+    seq bigint DEFAULT nextval('public.webhook_events_seq_seq'::regclass) NOT NULL,
+    id uuid,
+    workspace_id uuid NOT NULL,
+    type text NOT NULL,
+    object text NOT NULL,
+    object_id uuid,
+    record jsonb,
+    changed text[],
+    endpoint_id uuid,
+    endpoint_ids uuid[],
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+);
+
+--
 -- Name: webhook_secrets; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2937,6 +2970,13 @@ ALTER TABLE ONLY public.webhook_endpoints
 
 ALTER TABLE ONLY public.webhook_events
     ADD CONSTRAINT webhook_events_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhook_outbox webhook_outbox_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_outbox
+    ADD CONSTRAINT webhook_outbox_pkey PRIMARY KEY (seq);
 
 --
 -- Name: webhook_secrets webhook_secrets_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -4671,12 +4711,6 @@ CREATE INDEX webhook_endpoints_sync ON public.webhook_endpoints USING btree (wor
 CREATE INDEX webhook_events_created_at ON public.webhook_events USING brin (created_at);
 
 --
--- Name: webhook_events_pending; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX webhook_events_pending ON public.webhook_events USING btree (seq) WHERE (dispatched_at IS NULL);
-
---
 -- Name: automations activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -4957,6 +4991,12 @@ CREATE TRIGGER review BEFORE INSERT OR UPDATE ON public.leave_requests FOR EACH 
 --
 
 CREATE TRIGGER space_ids_check BEFORE INSERT OR UPDATE OF space_ids ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_check_id_array('space_ids', 'spaces');
+
+--
+-- Name: webhook_events to_outbox; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER to_outbox BEFORE INSERT ON public.webhook_events FOR EACH ROW WHEN ((new.dispatched_at IS NULL)) EXECUTE FUNCTION public.ws_event_to_outbox();
 
 --
 -- Name: activity touch; Type: TRIGGER; Schema: public; Owner: -

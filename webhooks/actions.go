@@ -37,8 +37,8 @@ func (s *Service) Ping(ctx context.Context, p *store.Principal, id string) (stri
 	}
 	var eventID string
 	err := s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO webhook_events (workspace_id, type, object, object_id, endpoint_id)
-			VALUES ($1::text::uuid, $2, 'webhook_endpoints', $3::text::uuid, $3::text::uuid) RETURNING id::text`,
+		return tx.QueryRow(ctx, `INSERT INTO webhook_outbox (id, workspace_id, type, object, object_id, endpoint_id)
+			VALUES (gen_random_uuid(), $1::text::uuid, $2, 'webhook_endpoints', $3::text::uuid, $3::text::uuid) RETURNING id::text`,
 			p.WorkspaceID, PingType, id).Scan(&eventID)
 	})
 	return eventID, err

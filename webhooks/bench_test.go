@@ -24,11 +24,11 @@ func BenchmarkDeliveries(b *testing.B) {
 	e := newEnv(b, loopbackPolicy)
 	rc := newReceiver(b)
 	f := storetest.Workspace(b, e.store, workspace.Scopes())
-	e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
+	endpoint, _ := e.createEndpoint(f.Admin, rc.URL+"/hook", "labels.*")
 	events := max(b.N, 1) * 500
-	e.serviceRow(f.WorkspaceID, `WITH x AS (INSERT INTO webhook_events (workspace_id, type, object, object_id, record)
-		SELECT $1::text::uuid, 'labels.created', 'labels', gen_random_uuid(), jsonb_build_object('name', 'L' || g)
-		FROM generate_series(1, $2::int) g RETURNING 1) SELECT count(*) FROM x`, []any{f.WorkspaceID, events}, new(int))
+	e.serviceRow(f.WorkspaceID, `WITH x AS (INSERT INTO webhook_outbox (workspace_id, type, object, object_id, record, endpoint_ids)
+		SELECT $1::text::uuid, 'labels.created', 'labels', gen_random_uuid(), jsonb_build_object('name', 'L' || g), ARRAY[$3::text::uuid]
+		FROM generate_series(1, $2::int) g RETURNING 1) SELECT count(*) FROM x`, []any{f.WorkspaceID, events, endpoint}, new(int))
 	b.ResetTimer()
 	start := time.Now()
 	e.start(e.svc)
@@ -121,7 +121,7 @@ func BenchmarkWriteCost(b *testing.B) {
 	}
 	b.StopTimer()
 	var outbox int
-	e.serviceRow(on.WorkspaceID, `SELECT count(*) FROM webhook_events WHERE workspace_id = $1::text::uuid`,
+	e.serviceRow(on.WorkspaceID, `SELECT count(*) FROM webhook_outbox WHERE workspace_id = $1::text::uuid`,
 		[]any{on.WorkspaceID}, &outbox)
 	if outbox < pairs {
 		b.Fatalf("%d outbox rows for %d writes with webhooks on", outbox, pairs)

@@ -240,7 +240,8 @@ func TestRetryScheduleThenDisable(t *testing.T) {
 		t.Errorf("a disabled endpoint received a delivery")
 	}
 	var events int
-	e.serviceRow("", `SELECT count(*) FROM webhook_events WHERE workspace_id = $1 AND record->>'name' = 'Unheard'`,
+	e.serviceRow("", `SELECT (SELECT count(*) FROM webhook_outbox WHERE workspace_id = $1 AND record->>'name' = 'Unheard')
+		+ (SELECT count(*) FROM webhook_events WHERE workspace_id = $1 AND record->>'name' = 'Unheard')`,
 		[]any{f.WorkspaceID}, &events)
 	if events != 0 {
 		t.Errorf("%d events written for a workspace with no enabled endpoint", events)

@@ -7,7 +7,10 @@ import (
 )
 
 // Event actions: a create, an update and a detach made through the API leave an event of
-// type <resource>.<action> (ws_record_event, store/migrations/00027_webhooks_cost_slots.sql).
+// type <resource>.<action> (ws_record_event, store/migrations/00034_webhook_outbox.sql). It
+// goes to the endpoints whose events take it, as the trigger matches them at the write: "*"
+// takes everything, "deals.*" every action on deals, "deals.created" exactly that. A ping
+// goes only to the endpoint it was sent to, whatever its events.
 const (
 	Created  = "created"
 	Updated  = "updated"
@@ -18,21 +21,6 @@ var actions = []string{Created, Updated, Detached}
 
 // PingType is the type of the event POST /v1/webhook_endpoints/{id}/test sends.
 const PingType = "ping"
-
-// Matches reports whether an event of type typ goes to an endpoint subscribed to patterns:
-// "*" takes everything, "deals.*" every action on deals, "deals.created" exactly that. A
-// ping goes only to the endpoint it was sent to, whatever its patterns. The outbox trigger
-// matches so at each write (ws_record_event, store/migrations/00032_webhook_event_endpoints.sql);
-// the dispatcher, only for events written before it recorded the endpoints it found.
-func Matches(patterns []string, typ string) bool {
-	object, _, _ := strings.Cut(typ, ".")
-	for _, p := range patterns {
-		if p == "*" || p == typ || p == object+".*" {
-			return true
-		}
-	}
-	return false
-}
 
 // takes says what an endpoint's events may hold, for CheckPatterns' problems.
 const takes = "use *, <resource>.*, <resource>.created, <resource>.updated or, for a join resource, <resource>.detached"

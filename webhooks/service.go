@@ -224,26 +224,32 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// outboxEvent is an outbox row as the dispatcher reads it: endpoint names a ping's one
-// endpoint, endpoints those subscribed to the event at its write (nil for an event written
-// before store/migrations/00032_webhook_event_endpoints.sql).
+// outboxEvent is an event as the dispatcher moves it out of the outbox: endpoint names a
+// ping's one endpoint, endpoints those subscribed to the event at its write.
 type outboxEvent struct {
 	id, ws, typ, endpoint string
 	endpoints             []string
 }
 
-// endpointPatterns is an enabled endpoint and the event types it takes.
-type endpointPatterns struct {
-	id       string
-	patterns []string
-}
+// moveSQL takes up to $1 events from the outbox, the oldest first, skipping those another
+// process holds, and moves them to the event log (webhook_events) as dispatched, each with
+// its id (a ping brings its own): store/migrations/00034_webhook_outbox.sql.
+const moveSQL = `WITH taken AS (
+	DELETE FROM webhook_outbox WHERE seq IN (SELECT seq FROM webhook_outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+	RETURNING *)
+INSERT INTO webhook_events (seq, id, workspace_id, type, object, object_id, record, changed, endpoint_id, endpoint_ids,
+	created_at, dispatched_at)
+OVERRIDING SYSTEM VALUE
+SELECT seq, coalesce(id, gen_random_uuid()), workspace_id, type, object, object_id, record, changed, endpoint_id,
+	endpoint_ids, created_at, now()
+  FROM taken ORDER BY seq
+RETURNING id::text, workspace_id::text, type, coalesce(endpoint_id::text, ''), coalesce(endpoint_ids::text[], '{}')`
 
 func (s *Service) dispatch(ctx context.Context, isolate bool) (int, error) {
 	n := 0
 	err := s.cfg.Store.ServiceTx(ctx, "", func(tx pgx.Tx) error {
 		var events []outboxEvent
-		rows, err := tx.Query(ctx, `SELECT id::text, workspace_id::text, type, coalesce(endpoint_id::text, ''), endpoint_ids::text[]
-			FROM webhook_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, dispatchBatch)
+		rows, err := tx.Query(ctx, moveSQL, dispatchBatch)
 		if err != nil {
 			return err
 		}
@@ -263,24 +269,22 @@ func (s *Service) dispatch(ctx context.Context, isolate bool) (int, error) {
 		if n == 0 {
 			return nil
 		}
-		endpoints := map[string][]endpointPatterns{}
+		enabled := map[string][]string{}
 		var jobs []river.InsertManyParams
-		ids := make([]string, 0, n)
 		for _, e := range events {
 			if !isolate {
-				made, err := s.deliveries(ctx, tx, e, endpoints)
+				made, err := s.deliveries(ctx, tx, e, enabled)
 				if err != nil {
 					return err
 				}
 				jobs = append(jobs, made...)
-				ids = append(ids, e.id)
 				continue
 			}
 			sp, err := tx.Begin(ctx) // a savepoint
 			if err != nil {
 				return err
 			}
-			made, err := s.deliveries(ctx, sp, e, endpoints)
+			made, err := s.deliveries(ctx, sp, e, enabled)
 			if err == nil && len(made) > 0 {
 				_, err = s.river.InsertManyTx(ctx, sp, made)
 			}
@@ -301,60 +305,42 @@ func (s *Service) dispatch(ctx context.Context, isolate bool) (int, error) {
 				continue
 			}
 			s.m.dispatched.Add(float64(len(made)))
-			ids = append(ids, e.id)
 		}
 		if len(jobs) > 0 {
 			if _, err := s.river.InsertManyTx(ctx, tx, jobs); err != nil {
 				return err
 			}
 		}
-		_, err = tx.Exec(ctx, `UPDATE webhook_events SET dispatched_at = now() WHERE id = ANY($1::text[]::uuid[])`, ids)
 		s.m.dispatched.Add(float64(len(jobs)))
-		return err
+		return nil
 	})
 	return n, err
 }
 
 // deliveries makes the delivery rows of event e in tx and returns their River jobs;
-// endpoints caches each workspace's enabled endpoints for the batch.
-func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endpoints map[string][]endpointPatterns) ([]river.InsertManyParams, error) {
+// enabled caches each workspace's enabled endpoints for the batch.
+func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, enabled map[string][]string) ([]river.InsertManyParams, error) {
 	if _, err := tx.Exec(ctx, `SELECT set_config('app.workspace_id', $1, true)`, e.ws); err != nil {
 		return nil, err
 	}
-	eps, ok := endpoints[e.ws]
+	ids, ok := enabled[e.ws]
 	if !ok {
 		// Filtered by workspace in the statement: the service's role may bypass RLS.
-		rows, err := tx.Query(ctx, `SELECT id::text, events FROM webhook_endpoints
-			WHERE workspace_id = $1::text::uuid AND enabled`, e.ws)
+		rows, err := tx.Query(ctx, `SELECT id::text FROM webhook_endpoints WHERE workspace_id = $1::text::uuid AND enabled`, e.ws)
 		if err != nil {
 			return nil, err
 		}
-		if err := store.Scan(rows, func(rows pgx.Rows) error {
-			for rows.Next() {
-				var ep endpointPatterns
-				if err := rows.Scan(&ep.id, &ep.patterns); err != nil {
-					return err
-				}
-				eps = append(eps, ep)
-			}
-			return nil
-		}); err != nil {
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return nil, err
 		}
-		endpoints[e.ws] = eps
+		enabled[e.ws] = ids
 	}
-	// An event goes to the endpoints the outbox trigger found subscribed to it at the write,
-	// so one created, widened or enabled since gets none of it (docs/webhooks.md); an event
-	// written before they were recorded goes to the endpoints subscribed now.
-	var targets []string
-	if e.endpoint != "" {
-		targets = []string{e.endpoint}
-	} else {
-		for _, ep := range eps {
-			if slices.Contains(e.endpoints, ep.id) || e.endpoints == nil && Matches(ep.patterns, e.typ) {
-				targets = append(targets, ep.id)
-			}
-		}
+	// An event goes to the endpoints the outbox trigger found subscribed to it at the write
+	// that are still enabled, so one created, widened or enabled since gets none of it
+	// (docs/webhooks.md); a ping to its one endpoint.
+	targets := []string{e.endpoint}
+	if e.endpoint == "" {
+		targets = slices.DeleteFunc(e.endpoints, func(id string) bool { return !slices.Contains(ids, id) })
 	}
 	var jobs []river.InsertManyParams
 	for _, t := range targets {
@@ -373,15 +359,15 @@ func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, endp
 	return jobs, nil
 }
 
-// setAside marks event e dispatched with the reason it could not be, and logs and counts
-// it. The reason and the log name the SQLSTATE and the constraint, never a value of the
+// setAside records on event e, moved to the log as dispatched, the reason it could not be,
+// and logs and counts it. The reason and the log name the SQLSTATE and the constraint, never a value of the
 // event (a driver error's message or detail may quote one).
 func (s *Service) setAside(ctx context.Context, tx pgx.Tx, e outboxEvent, sqlstate, constraint string) error {
 	reason := "SQLSTATE " + sqlstate
 	if constraint != "" {
 		reason += " (constraint " + constraint + ")"
 	}
-	if _, err := tx.Exec(ctx, `UPDATE webhook_events SET dispatched_at = now(), dispatch_error = $2 WHERE id = $1::text::uuid`,
+	if _, err := tx.Exec(ctx, `UPDATE webhook_events SET dispatch_error = $2 WHERE id = $1::text::uuid`,
 		e.id, reason); err != nil {
 		return err
 	}

@@ -63,8 +63,8 @@ func TestABadEventDoesNotHoldBackTheOthers(t *testing.T) {
 	foreign, foreignSecret := e.createEndpoint(other.Admin, rc.URL+"/other", "deals.*")
 
 	var bad string
-	e.serviceRow(f.WorkspaceID, `INSERT INTO webhook_events (workspace_id, type, object, object_id, endpoint_id)
-		VALUES ($1::text::uuid, 'ping', 'webhook_endpoints', $2::text::uuid, $2::text::uuid) RETURNING id::text`,
+	e.serviceRow(f.WorkspaceID, `INSERT INTO webhook_outbox (id, workspace_id, type, object, object_id, endpoint_id)
+		VALUES (gen_random_uuid(), $1::text::uuid, 'ping', 'webhook_endpoints', $2::text::uuid, $2::text::uuid) RETURNING id::text`,
 		[]any{f.WorkspaceID, foreign}, &bad)
 	for _, name := range []string{"After the bad one", "Also after it"} {
 		if r := e.do(f.Admin, "POST", "/labels", map[string]any{"name": name}); r.Status != http.StatusCreated {
@@ -183,7 +183,7 @@ func TestRetentionDeletesOldDeliveriesAndEvents(t *testing.T) {
 	if n := count(`SELECT count(*) FROM webhook_events WHERE id = $1::text::uuid`, kept); n != 1 {
 		t.Error("the event of a pending delivery was deleted")
 	}
-	if n := count(`SELECT count(*) FROM webhook_events WHERE workspace_id = $1::text::uuid AND dispatched_at IS NULL
+	if n := count(`SELECT count(*) FROM webhook_outbox WHERE workspace_id = $1::text::uuid
 		AND record->>'name' = 'Undispatched'`, f.WorkspaceID); n != 1 {
 		t.Error("an event not yet dispatched was deleted")
 	}
