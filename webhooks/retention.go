@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Retention (docs/webhooks.md, "Retention"): deliveries and outbox events older than
+// Retention (docs/webhooks.md, "Retention"): deliveries and dispatched events older than
 // Config.Retention are deleted by Prune, which cmd/workspaced runs as a periodic task
 // (store.ClaimRun: one process per RetentionEvery, whatever the number of replicas), as it
 // does the other sweeps.

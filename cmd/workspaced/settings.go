@@ -161,7 +161,7 @@ var settings = []setting{
 		bind: func(c *config) flag.Value { return text(&c.MetricsToken) }},
 	{env: "WEBHOOK_RETENTION_DAYS", flag: "webhook-retention-days", def: "30",
 		help: "days webhook deliveries and events are kept",
-		doc:  "days webhook deliveries (the delivery log) and outbox events are kept; older ones are deleted hourly, in batches, except deliveries still pending and the events they need (docs/webhooks.md, \"Retention\")",
+		doc:  "days webhook deliveries (the delivery log) and dispatched events (the event log) are kept; older ones are deleted hourly, in batches, except deliveries still pending and the events they need (docs/webhooks.md, \"Retention\")",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.WebhookRetentionDays, min: 1} }},
 	{env: "WEBHOOK_RETRY_SPEEDUP", flag: "webhook-retry-speedup", def: "1",
 		help: "divide every webhook retry wait by this (drills and tests; 1 in production)",
