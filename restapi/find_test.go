@@ -557,7 +557,7 @@ func TestSearchAcrossResources(t *testing.T) {
 		hits[0]["title"] != "Zoe Zephyr" || hits[0]["snippet"] != "zoe@zephyr.test" {
 		t.Errorf("people hit: %v", hits)
 	}
-	for _, bad := range []string{"", "?q=", "?q=zephyr&types=nope", "?q=zephyr&limit=101", "?q=zephyr&sort=name", "?q=zephyr&cursor=abc"} {
+	for _, bad := range []string{"", "?q=", "?q=zephyr&types=", "?q=zephyr&types=nope", "?q=zephyr&limit=101", "?q=zephyr&sort=name", "?q=zephyr&cursor=abc"} {
 		wantError(t, admin.get("/search"+bad), http.StatusBadRequest, "bad_request")
 	}
 }

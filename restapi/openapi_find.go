@@ -16,7 +16,7 @@ func findParams(r *workspace.Resource) []any {
 		params = append(params, obj{"name": "q", "in": "query", "required": false,
 			"description": "text search in " + strings.Join(r.Searchable(), ", ") + ": word prefixes, case and accents ignored" +
 				typoNote(r) + "; best match first, then newest",
-			"schema": obj{"type": "string", "maxLength": workspace.MaxQLen}, "example": "acme"})
+			"schema": obj{"type": "string", "minLength": 1, "maxLength": workspace.MaxQLen}, "example": "acme"})
 	}
 	if sorts := r.SortFields(); len(sorts) > 0 {
 		var values []any
@@ -30,7 +30,7 @@ func findParams(r *workspace.Resource) []any {
 	params = append(params, fieldsParam(r),
 		obj{"name": "ids", "in": "query", "required": false,
 			"description": "comma-separated ids (at most 100): the ones you may see, in one request; others are absent",
-			"schema":      obj{"type": "string"}})
+			"schema":      obj{"type": "string", "minLength": 1}})
 	for _, f := range r.OpFields() {
 		for _, op := range f.Operators() {
 			s := f.Schema(workspace.OpenAPIDialect, false)
@@ -66,7 +66,7 @@ var opDoc = map[workspace.Operator]string{
 func fieldsParam(r *workspace.Resource) obj {
 	return obj{"name": "fields", "in": "query", "required": false,
 		"description": "comma-separated fields to return (id always): " + strings.Join(workspace.Columns(r), ", "),
-		"schema":      obj{"type": "string"}, "example": "id,updated_at"}
+		"schema":      obj{"type": "string", "minLength": 1}, "example": "id,updated_at"}
 }
 
 // fieldsSchema is a list's or get's record: the fields asked for with fields=, all by default.
@@ -89,7 +89,7 @@ func searchPath() (path, hit obj) {
 			"schema": obj{"type": "string", "minLength": 1, "maxLength": workspace.MaxQLen}, "example": "acme"},
 		obj{"name": "types", "in": "query", "required": false,
 			"description": "comma-separated resources to search (default: every one you may read): " + strings.Join(workspace.SearchableTypes(), ", "),
-			"schema":      obj{"type": "string"}, "example": "deals,people"},
+			"schema":      obj{"type": "string", "minLength": 1}, "example": "deals,people"},
 		obj{"name": "limit", "in": "query", "required": false, "description": "page size",
 			"schema": obj{"type": "integer", "minimum": 1, "maximum": workspace.MaxSearchLimit, "default": workspace.DefaultSearchLimit}},
 		obj{"name": "cursor", "in": "query", "required": false, "description": "next_cursor of the previous page, with the same q and types",
