@@ -138,6 +138,30 @@ func TestEmptyListArguments(t *testing.T) {
 	}
 }
 
+// TestUnknownListArgument: an argument a list tool does not take is a bad_request naming
+// it and the arguments the tool lists, in the tool's words rather than REST's query
+// parameters; an exact filter, accepted though not listed, still filters.
+func TestUnknownListArgument(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	key := f.Agent.Key
+	pipeline := e.mustCreate(t, key, "pipelines", `{"name":"Sales"}`)["id"].(string)
+	e.mustCreate(t, key, "deals", `{"name":"Acme","pipeline_id":"`+pipeline+`"}`)
+	c := e.client(t, key, "")
+	msg := wantToolError(t, call(t, c, "list_deals", map[string]any{"colour": "red"}), "bad_request")["message"].(string)
+	for _, w := range []string{`"colour"`, "list_deals", "cursor, fields, limit, q, sort, where"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("message %q does not mention %q", msg, w)
+		}
+	}
+	if strings.Contains(msg, "query parameter") || strings.Contains(msg, "[op]") {
+		t.Errorf("message %q speaks of REST's query parameters", msg)
+	}
+	if data := wantOK(t, call(t, c, "list_deals", map[string]any{"pipeline_id": pipeline}))["data"].([]any); len(data) != 1 {
+		t.Errorf("list_deals pipeline_id: %v, want the one deal", data)
+	}
+}
+
 // TestSearchArgumentsOfTheWrongType: search's arguments of the wrong JSON type are a
 // bad_request naming the argument and what it takes, as a list tool's are, never Go's
 // decoding error.

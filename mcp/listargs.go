@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,8 +25,8 @@ type condition struct {
 }
 
 // listParams reads a list tool's arguments: limit, cursor, updated_since, order, q, sort,
-// fields, ids, where (on id, a batch read as ids), and any other name as an exact filter (List refuses unknown ones,
-// naming the valid filters). Without fields, a resource with a summary lists its summary.
+// fields, ids, where (on id, a batch read as ids), and a field's name as an exact filter;
+// any other name is refused, naming the arguments the tool lists. Without fields, a resource with a summary lists its summary.
 func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspace.ListParams, error) {
 	params := workspace.ListParams{Filters: map[string]string{}}
 	var err error
@@ -80,6 +82,9 @@ func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspa
 				}
 			}
 		default:
+			if f := r.Field(k); f == nil || !f.Filter {
+				return params, unknownArg(r, k)
+			}
 			params.Filters[k] = queryValue(v)
 		}
 		if err != nil {
@@ -90,6 +95,20 @@ func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspa
 		params.Fields = r.Summary()
 	}
 	return params, nil
+}
+
+// unknownArg refuses an argument name a list tool does not take, naming those its input
+// schema lists (the operation layer's message names REST's query parameters).
+func unknownArg(r *workspace.Resource, name string) error {
+	msg := strings.Join(slices.Sorted(maps.Keys(listProperties(r))), ", ")
+	var filters []string
+	for _, f := range r.Filters() {
+		filters = append(filters, f.Name)
+	}
+	if len(filters) > 0 {
+		msg += " (and, as exact filters, " + strings.Join(filters, ", ") + ")"
+	}
+	return store.BadRequest("unknown argument %.60q for list_%s; it takes %s", name, r.Name, msg)
 }
 
 // decodeArg reads one argument into its Go type, or says what it must be.

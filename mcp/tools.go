@@ -145,17 +145,24 @@ func meTool() toolSpec {
 		input(nil), output, hints(true, true, false))}
 }
 
-func listTool(r *workspace.Resource) toolSpec {
-	// Exact filters, order and updated_since are accepted as before (listargs.go) but not
-	// listed: where, sort and q say all of it once, within the default's 24 KB.
+// listProperties are the arguments a list tool lists. Exact filters, order and
+// updated_since are accepted as before (listargs.go) but not listed: where, sort and q say
+// all of it once, within the default's 24 KB.
+func listProperties(r *workspace.Resource) map[string]*jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{}
 	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(workspace.MaxLimit))}
 	findProperties(r, props)
-	var b strings.Builder
-	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
 	if r.Paged {
 		props["cursor"] = typed("string")
-	} else {
+	}
+	return props
+}
+
+func listTool(r *workspace.Resource) toolSpec {
+	props := listProperties(r)
+	var b strings.Builder
+	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
+	if !r.Paged {
 		b.WriteString("One page, next_cursor null. ")
 	}
 	b.WriteString(needs(r, false))
