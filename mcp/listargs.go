@@ -26,7 +26,8 @@ type condition struct {
 
 // listParams reads a list tool's arguments: limit, cursor, updated_since, order, q, sort,
 // fields, ids, where (on id, a batch read as ids), and a field's name as an exact filter;
-// any other name is refused, naming the arguments the tool lists. Without fields, a resource with a summary lists its summary.
+// any other name is refused, naming the arguments the tool lists. Without fields, a
+// resource with a summary lists its summary.
 func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspace.ListParams, error) {
 	params := workspace.ListParams{Filters: map[string]string{}}
 	var err error
@@ -82,7 +83,7 @@ func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspa
 				}
 			}
 		default:
-			if f := r.Field(k); f == nil || !f.Filter {
+			if r.FilterField(k) == nil {
 				return params, unknownArg(r, k)
 			}
 			params.Filters[k] = queryValue(v)

@@ -360,8 +360,8 @@ func (s *Service) deliveries(ctx context.Context, tx pgx.Tx, e outboxEvent, enab
 }
 
 // setAside records on event e, moved to the log as dispatched, the reason it could not be,
-// and logs and counts it. The reason and the log name the SQLSTATE and the constraint, never a value of the
-// event (a driver error's message or detail may quote one).
+// and logs and counts it. The reason and the log name the SQLSTATE and the constraint,
+// never a value of the event (a driver error's message or detail may quote one).
 func (s *Service) setAside(ctx context.Context, tx pgx.Tx, e outboxEvent, sqlstate, constraint string) error {
 	reason := "SQLSTATE " + sqlstate
 	if constraint != "" {

@@ -141,6 +141,15 @@ func (r *Resource) Writable() []Field { return r.fieldsWhere(func(f Field) bool 
 // Filters lists the fields usable as list filters.
 func (r *Resource) Filters() []Field { return r.fieldsWhere(func(f Field) bool { return f.Filter }) }
 
+// FilterField returns the named field if lists take it as an exact filter (?name=value),
+// or nil.
+func (r *Resource) FilterField(name string) *Field {
+	if f := r.Field(name); f != nil && f.Filter {
+		return f
+	}
+	return nil
+}
+
 // Required lists the fields a create must carry.
 func (r *Resource) Required() []Field { return r.fieldsWhere(func(f Field) bool { return f.Required }) }
 

@@ -149,7 +149,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		where = append(where, ident(f.Name)+" = "+param(add(v), f.Type))
 	}
 	for name := range params.Filters {
-		if f := r.Field(name); f == nil || !f.Filter {
+		if r.FilterField(name) == nil {
 			return nil, unknownParam(r, name)
 		}
 	}

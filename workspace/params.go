@@ -55,7 +55,7 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
 			continue
 		}
-		if f := res.Field(k); f == nil || !f.Filter {
+		if res.FilterField(k) == nil {
 			return params, unknownParam(res, k)
 		}
 		params.Filters[k] = v

@@ -322,8 +322,8 @@ func checkList(elem Type) func(f *Field, raw json.RawMessage, want string) (valu
 // checkFilter validates one list filter value (docs/decisions.md 4: wrong types are a 400),
 // so no value reaches PostgreSQL that its column's type would refuse.
 func checkFilter(r *Resource, name, v string) (*Field, error) {
-	f := r.Field(name)
-	if f == nil || !f.Filter {
+	f := r.FilterField(name)
+	if f == nil {
 		return nil, unknownParam(r, name)
 	}
 	if p := filterProblem(f, v, false); p != "" {
