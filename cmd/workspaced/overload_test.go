@@ -309,6 +309,7 @@ func TestDrillOutcomeUnknown(t *testing.T) {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
+	waitForSyncRep(t, admin, pg.DSN)
 	released := false
 	release := func() {
 		if released {
@@ -377,6 +378,59 @@ func TestDrillOutcomeUnknown(t *testing.T) {
 	if n != 1 || storedID != id {
 		t.Errorf("%d tasks named 'commit held' (first %s); the retry answered %s: want the one committed record", n, storedID, id)
 	}
+}
+
+// waitForSyncRep returns once a commit asking for synchronous replication waits for the
+// standby synchronous_standby_names names. pg_reload_conf only signals: commits learn that
+// a standby is named from the checkpointer, which rereads the configuration when it gets
+// to it, and on a busy machine the held write once committed before it had (a CI run, 27
+// November). The probe writes a row with synchronous_commit on until its commit is seen
+// waiting (wait_event SyncRep), then cancels the wait, which commits it locally.
+func waitForSyncRep(t *testing.T, admin *pgx.Conn, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	probe, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close(ctx)
+	// Two statements, not one string: in one, the table's commit would already ask for the
+	// standby.
+	for _, sql := range []string{`CREATE TABLE drill_sync_probe (n int)`, `SET synchronous_commit = on`} {
+		if _, err := probe.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pid := probe.PgConn().PID()
+	waitFor(t, 15*time.Second, func() bool {
+		done := make(chan error, 1)
+		go func() {
+			_, err := probe.Exec(ctx, `INSERT INTO drill_sync_probe VALUES (1)`)
+			done <- err
+		}()
+		for {
+			select {
+			case err := <-done: // committed without waiting: not in effect yet
+				if err != nil {
+					t.Fatal(err)
+				}
+				return false
+			case <-time.After(20 * time.Millisecond):
+			}
+			var waiting bool
+			if err := admin.QueryRow(ctx, `SELECT coalesce(wait_event = 'SyncRep', false) FROM pg_stat_activity WHERE pid = $1`,
+				pid).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+			if waiting {
+				if _, err := admin.Exec(ctx, `SELECT pg_cancel_backend($1)`, pid); err != nil {
+					t.Fatal(err)
+				}
+				<-done // committed locally, with a warning, or canceled: either way the probe is done
+				return true
+			}
+		}
+	}, "commits to wait for the synchronous standby")
 }
 
 // TestMetricsPortTakenInZeroConfig: a metrics listener whose default port is taken is
