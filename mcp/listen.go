@@ -8,7 +8,6 @@ import (
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // subscriptions/listen (2026-07-28) must open with notifications/subscriptions/acknowledged.
@@ -80,11 +79,4 @@ func awaitAck(ctx context.Context, _ any, _ *mcpgo.SubscriptionsListenRequest, _
 	case <-t.C:
 	case <-ctx.Done():
 	}
-}
-
-// listenHooks installs awaitAck.
-func listenHooks() server.ServerOption {
-	h := &server.Hooks{}
-	h.AddAfterSubscriptionsListen(awaitAck)
-	return server.WithHooks(h)
 }

@@ -116,7 +116,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	specs = append(specs, s.searchTool(), s.findTool(), s.callTool())
-	m := server.NewMCPServer("workspaced", "1.0.0",
+	m := server.NewMCPServer("workspaced", "1.0.0", append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
 		server.WithRecovery(),
@@ -126,8 +126,7 @@ func New(cfg Config) (*Server, error) {
 		// another credential sees other tools (docs/mcp.md).
 		server.WithMethodCacheHints(mcpgo.MethodToolsList, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
 		server.WithMethodCacheHints(mcpgo.MethodServerDiscover, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
-		listenHooks(),
-	)
+	}, s.featureOptions()...)...) // prompts, resources, completions and the hooks: features.go
 	for _, sp := range specs {
 		s.specs[sp.tool.Name] = sp
 		s.tools = append(s.tools, sp.tool)
@@ -137,7 +136,8 @@ func New(cfg Config) (*Server, error) {
 		}
 		m.AddTool(sp.tool, h)
 	}
-	s.http = s.postOnly(ackFirst(server.NewStreamableHTTPServer(m,
+	s.addFeatures(m)
+	s.http = s.postOnly(ackFirst(s.rpcFaults(server.NewStreamableHTTPServer(m,
 		// Stateless: no session is kept, so any process can answer any request and no
 		// sticky sessions are needed behind a load balancer.
 		server.WithStateLess(true),
@@ -153,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 		// on every request, so it stays on only while PUBLIC_URL is itself loopback.
 		server.WithDisableLocalhostProtection(!loopbackHost(origin.Hostname())),
 		server.WithStreamableHTTPLogger(s.log),
-	)))
+	))))
 	return s, nil
 }
 
