@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -521,5 +523,33 @@ func TestCompletions(t *testing.T) {
 			status, a = complete(t, version, tok, prompt, "colour", "r")
 			wantRPCError(t, version, status, a, mcpgo.INVALID_PARAMS)
 		})
+	}
+}
+
+// TestFeatureReadsShareTheBudget: a record read, a prompt that names a record and a record
+// completion are each charged as one tool call; listings are not. Over budget, the
+// answer is invalid params saying how long to wait.
+func TestFeatureReadsShareTheBudget(t *testing.T) {
+	lim, err := ratelimit.New(ratelimit.Config{PerCredential: 3, PerWorkspace: 100, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lim.Close() })
+	e := newEnv(t, func(c *envConfig) { c.limiter = lim })
+	f := storetest.Workspace(t, e.store, nil)
+	space := e.mustCreate(t, f.Agent.Key, "spaces", `{"name": "Globex"}`) // REST: 1
+	v := mcpgo.ProtocolVersion20251125
+	_, a := e.rpc(t, mcp.Path, f.Agent.Key, v, "resources/read", map[string]any{"uri": "workspaced://spaces/" + space["id"].(string)}) // 2
+	a.ok(t, &readResult{})
+	_, a = e.rpc(t, mcp.Path, f.Agent.Key, v, "prompts/list", nil) // not charged
+	a.ok(t, &promptList{})
+	_, a = e.rpc(t, mcp.Path, f.Agent.Key, v, "completion/complete", map[string]any{ // 3
+		"ref": map[string]any{"type": "ref/prompt", "name": "weekly_client_update"}, "argument": map[string]any{"name": "space", "value": "glo"}})
+	a.ok(t, &completion{})
+	status, a := e.rpc(t, mcp.Path, f.Agent.Key, v, "prompts/get",
+		map[string]any{"name": "weekly_client_update", "arguments": map[string]any{"space": "Globex"}})
+	wantRPCError(t, v, status, a, mcpgo.INVALID_PARAMS)
+	if a.Error.Data["error"] != "rate_limited" || a.Error.Data["retry_after"] == nil || !strings.Contains(a.Error.Message, "retry in") {
+		t.Fatalf("over budget: %s %v", a.Error.Message, a.Error.Data)
 	}
 }
