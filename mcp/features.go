@@ -5,7 +5,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// featureOptions are the mcp-go options of everything beside tools: prompts (listed
+// featureOptions are the mcp-go options of everything beside the tools themselves:
+// progress notifications on slow tool calls (progress.go), prompts (listed
 // through visiblePrompts), resources and their templates (listings narrowed by the
 // hooks), completions, and the cache hints of their listings, which change, as
 // tools/list does, only with a deploy or the credential.
@@ -18,6 +19,7 @@ func (s *Server) featureOptions() []server.ServerOption {
 		server.WithPromptFilter(s.visiblePrompts),
 		server.WithPromptCompletionProvider(c),
 		server.WithResourceCompletionProvider(c),
+		server.WithToolHandlerMiddleware(s.progress),
 		s.hooks(),
 	}
 	for _, m := range []mcpgo.MCPMethod{mcpgo.MethodPromptsList, mcpgo.MethodResourcesList, mcpgo.MethodResourcesTemplatesList} {

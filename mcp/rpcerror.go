@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -166,15 +167,17 @@ func (s *Server) rpcFaults(next http.Handler) http.Handler {
 	})
 }
 
-// faultCandidate reports whether body may be one of faultMethods' requests: a cheap scan,
-// so tools/call bodies are never decoded here.
+// faultCandidate reports whether body is one of faultMethods' requests: a cheap scan
+// first, so a tools/call body is decoded here only when its text names one of them.
 func faultCandidate(body []byte) bool {
-	for _, m := range faultMethods {
-		if bytes.Contains(body, m) {
-			return true
-		}
+	if !slices.ContainsFunc(faultMethods, func(m []byte) bool { return bytes.Contains(body, m) }) {
+		return false
 	}
-	return false
+	var env struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &env) == nil &&
+		slices.ContainsFunc(faultMethods, func(m []byte) bool { return bytes.Equal([]byte(`"`+env.Method+`"`), m) })
 }
 
 // bufferedWriter holds a response until rpcFaults has looked at it. It is not an
