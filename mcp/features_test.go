@@ -243,6 +243,14 @@ func TestPromptGet(t *testing.T) {
 				!strings.Contains(text, "`list_tasks`") || !strings.Contains(text, "create_space_updates") {
 				t.Fatalf("weekly_client_update:\n%s", text)
 			}
+			// A member by email, a space by id: the text filters list_tasks by both.
+			_, a = e.rpc(t, mcp.Path, tok, version, "prompts/get", map[string]any{"name": "overdue_triage",
+				"arguments": map[string]any{"assignee": f.Admin.Email, "space": space["id"]}})
+			a.ok(t, &pr)
+			if text := pr.text(t); !strings.Contains(text, `{field: assignee_id, op: eq, value: "`+f.Admin.UserID+`"}`) ||
+				!strings.Contains(text, `{field: space_id, op: eq, value: "`+space["id"].(string)+`"}`) || !strings.Contains(text, "`update_tasks`") {
+				t.Fatalf("overdue_triage:\n%s", text)
+			}
 			// Read-only: the prompt offers no write.
 			_, a = e.rpc(t, mcp.Path+"/readonly", tok, version, "prompts/get",
 				map[string]any{"name": "weekly_client_update", "arguments": map[string]any{"space": space["id"]}})
@@ -324,6 +332,8 @@ func TestRecordResources(t *testing.T) {
 				"workspaced://companies/" + hidden["id"].(string),             // RLS: another workspace's record
 				"workspaced://companies/00000000-0000-4000-8000-000000000000", // no such record
 				"workspaced://companies/not-an-id",
+				"workspaced://companies/" + acme["id"].(string) + "/people", // no template matches
+				"workspaced://nothing/" + acme["id"].(string),
 			}
 			for _, u := range missing {
 				status, a := e.rpc(t, mcp.Path, tok, version, "resources/read", map[string]any{"uri": u})

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,7 +123,8 @@ func (s *Server) rpcFaults(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if err != nil || !faultCandidate(body) {
+		req, ok := faultCandidate(body)
+		if err != nil || !ok {
 			if err != nil {
 				r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 			}
@@ -136,13 +138,19 @@ func (s *Server) rpcFaults(next http.Handler) http.Handler {
 		meant := box.err
 		box.mu.Unlock()
 		out := buf.body.Bytes()
-		if meant != nil {
-			var answer struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Error   json.RawMessage `json:"error"`
+		var answer struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   *rpcError       `json:"error"`
+		}
+		if (meant != nil || req.Method == string(mcpgo.MethodResourcesRead)) && json.Unmarshal(out, &answer) == nil && answer.Error != nil {
+			// A URI no template matches is answered by mcp-go itself, with the right code
+			// but without data.uri (server/resource_errors.go): add it.
+			if e := answer.Error; meant == nil && e.Data == nil && (e.Code == mcpgo.RESOURCE_NOT_FOUND || e.Code == mcpgo.INVALID_PARAMS) &&
+				strings.Contains(e.Message, server.ErrResourceNotFound.Error()) {
+				meant = &rpcError{Code: e.Code, Message: e.Message, Data: map[string]any{"uri": req.Params.URI}}
 			}
-			if json.Unmarshal(out, &answer) == nil && answer.Error != nil {
+			if meant != nil {
 				rewritten, err := json.Marshal(struct {
 					JSONRPC string          `json:"jsonrpc"`
 					ID      json.RawMessage `json:"id"`
@@ -167,17 +175,25 @@ func (s *Server) rpcFaults(next http.Handler) http.Handler {
 	})
 }
 
+// faultRequest is what rpcFaults reads of a request: its method and, for resources/read,
+// the URI.
+type faultRequest struct {
+	Method string `json:"method"`
+	Params struct {
+		URI string `json:"uri"`
+	} `json:"params"`
+}
+
 // faultCandidate reports whether body is one of faultMethods' requests: a cheap scan
 // first, so a tools/call body is decoded here only when its text names one of them.
-func faultCandidate(body []byte) bool {
+func faultCandidate(body []byte) (faultRequest, bool) {
+	var req faultRequest
 	if !slices.ContainsFunc(faultMethods, func(m []byte) bool { return bytes.Contains(body, m) }) {
-		return false
+		return req, false
 	}
-	var env struct {
-		Method string `json:"method"`
-	}
-	return json.Unmarshal(body, &env) == nil &&
-		slices.ContainsFunc(faultMethods, func(m []byte) bool { return bytes.Equal([]byte(`"`+env.Method+`"`), m) })
+	ok := json.Unmarshal(body, &req) == nil &&
+		slices.ContainsFunc(faultMethods, func(m []byte) bool { return bytes.Equal([]byte(`"`+req.Method+`"`), m) })
+	return req, ok
 }
 
 // bufferedWriter holds a response until rpcFaults has looked at it. It is not an
