@@ -19,8 +19,8 @@ import (
 )
 
 // versions are the protocol versions the feature tests run on: the stateless 2026-07-28
-// core and the 2025-11-25 handshake era.
-var versions = []string{mcpgo.ProtocolVersion20260728, mcpgo.ProtocolVersion20251125}
+// core and the two versions of the handshake era the server serves.
+var versions = []string{mcpgo.ProtocolVersion20260728, mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618}
 
 // rpcReply is one JSON-RPC answer.
 type rpcReply struct {

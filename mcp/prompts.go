@@ -286,11 +286,8 @@ func (s *Server) toolRef(ctx context.Context, name string) string {
 	if viewFrom(ctx).shows(s.specs[name]) {
 		return "`" + name + "`"
 	}
-	return "`" + findCallTool + "` with name `" + name + "`"
+	return "`" + toolCall + "` with name `" + name + "`"
 }
-
-// findCallTool is the tool that runs tools outside the listed toolsets.
-const findCallTool = "call_tool"
 
 // getPrompt answers prompts/get: arguments checked (unknown, missing, or naming no record
 // the caller can read: invalid params), records resolved by name or id through the
