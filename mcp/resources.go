@@ -185,6 +185,9 @@ func (s *Server) readOverview(ctx context.Context, req mcpgo.ReadResourceRequest
 	if p == nil {
 		return nil, notFound(ctx, uri)
 	}
+	if err := s.takeRate(ctx, p); err != nil { // as the me tool is
+		return nil, s.failure(ctx, err, uri)
+	}
 	me, err := s.cfg.Ops.Me(ctx, p)
 	if err != nil {
 		return nil, s.failure(ctx, err, uri)
