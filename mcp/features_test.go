@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -163,6 +164,15 @@ func TestInitializeAdvertisesFeatures(t *testing.T) {
 		if _, ok := res.Result.Capabilities[c]; !ok {
 			t.Errorf("initialize capabilities lack %s: %s", c, raw)
 		}
+	}
+	// A 2026-07-28 client reads them from server/discover.
+	c := e.client(t, f.Agent.Key, "")
+	disc, err := c.Discover(context.Background(), mcpgo.DiscoverRequest{})
+	if err != nil {
+		t.Fatalf("server/discover: %v", err)
+	}
+	if caps := disc.Capabilities; caps.Prompts == nil || caps.Resources == nil || caps.Completions == nil || caps.Tools == nil {
+		t.Fatalf("server/discover capabilities: %+v", caps)
 	}
 }
 
