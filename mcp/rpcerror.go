@@ -24,7 +24,7 @@ import (
 // an unknown prompt or a missing argument is invalid params (-32602), a record the caller
 // cannot see is the spec's "resource not found" with data.uri. mcp-go v1.2.1 turns every
 // error a prompt, resource or completion handler returns into an internal error (-32603,
-// server/handler_errors.go) and has no way for a handler to choose the code or data.
+// mcp-go's handlerError) and has no way for a handler to choose the code or data.
 // rpcFaults fills that gap from outside: the handler records the error it means in a box
 // the request's context carries (fail), and rpcFaults rewrites mcp-go's -32603 answer into
 // that error, with the HTTP status 2026-07-28 gives its code.
@@ -72,7 +72,7 @@ func invalidParams(ctx context.Context, format string, args ...any) error {
 
 // notFound is the spec's "resource not found" for uri: -32602 on 2026-07-28 (which took it
 // from JSON-RPC), -32002 before, as mcp-go answers a URI no template matches
-// (server/resource_errors.go); data.uri names the resource either way.
+// (its resourceNotFoundCode); data.uri names the resource either way.
 func notFound(ctx context.Context, uri string) error {
 	code := mcpgo.RESOURCE_NOT_FOUND
 	if mcpgo.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
@@ -145,7 +145,7 @@ func (s *Server) rpcFaults(next http.Handler) http.Handler {
 		}
 		if (meant != nil || req.Method == string(mcpgo.MethodResourcesRead)) && json.Unmarshal(out, &answer) == nil && answer.Error != nil {
 			// A URI no template matches is answered by mcp-go itself, with the right code
-			// but without data.uri (server/resource_errors.go): add it.
+			// but without data.uri: add it.
 			if e := answer.Error; meant == nil && e.Data == nil && (e.Code == mcpgo.RESOURCE_NOT_FOUND || e.Code == mcpgo.INVALID_PARAMS) &&
 				strings.Contains(e.Message, server.ErrResourceNotFound.Error()) {
 				meant = &rpcError{Code: e.Code, Message: e.Message, Data: map[string]any{"uri": req.Params.URI}}
