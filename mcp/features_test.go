@@ -535,6 +535,12 @@ func TestCompletions(t *testing.T) {
 			if !slices.Equal(c.Completion.Values, []string{"month"}) {
 				t.Fatalf("period m: %v", c.Completion.Values)
 			}
+			// Members complete by name or email.
+			_, a = complete(t, version, tok, map[string]any{"type": "ref/prompt", "name": "overdue_triage"}, "assignee", strings.Split(f.Member.Email, "@")[0])
+			a.ok(t, &c)
+			if !slices.Contains(c.Completion.Values, f.Member.Email) {
+				t.Fatalf("assignee %s: %v", f.Member.Email, c.Completion.Values)
+			}
 			// A member without the crm grant has neither the prompt nor the template.
 			status, a := complete(t, version, e.token(f.Member), prompt, "company", "acm")
 			wantRPCError(t, version, status, a, mcpgo.INVALID_PARAMS)
