@@ -82,7 +82,8 @@ func (s *Server) loginGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // loginPost checks an email and password. Invited and suspended members cannot sign in,
-// nor can agents' users (they have keys, not passwords).
+// nor can agents' users (they have keys, not passwords); all are answered as a wrong
+// password is.
 func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
@@ -128,16 +129,16 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.loginPage(w, r, http.StatusTooManyRequests, ret, email, "Too many people are signing in right now. Try again in a few seconds.")
 		return
 	}
-	if !match {
+	// A right password of a member who may not sign in (suspended, invited) is answered
+	// and counted as a wrong one: a different answer would tell whoever tries passwords
+	// for that account which one is right.
+	if !match || m.Status != "active" {
 		if err := s.logins.SignInFailed(r.Context(), ip, account); err != nil {
 			s.serverErrorPage(w, r, limiterFailed(err))
 			return
 		}
-		s.loginPage(w, r, http.StatusUnauthorized, ret, email, "The email or password is not right.")
-		return
-	}
-	if m.Status != "active" {
-		s.loginPage(w, r, http.StatusForbidden, ret, email, "Your account is "+m.Status+" and cannot sign in; ask a workspace admin.")
+		s.loginPage(w, r, http.StatusUnauthorized, ret, email,
+			"The email or password is not right, or the account cannot sign in (a workspace admin can tell you why).")
 		return
 	}
 	if err := s.startSession(w, r, m.UserID, "password"); err != nil {
