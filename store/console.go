@@ -324,7 +324,8 @@ func (s *Store) WorkspaceApps(ctx context.Context, workspaceID string) ([]AppRow
 }
 
 // BlockOAuthClient blocks a client for a workspace: every family its members gave it is
-// revoked, their consents forgotten, and every process told to drop cached tokens. It
+// revoked, their consents and its codes not yet exchanged forgotten, and every process
+// told to drop cached tokens. It
 // returns not_found when the client is not used in the workspace.
 func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID string, by By) error {
 	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -349,6 +350,12 @@ func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID stri
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM oauth_consents WHERE client_id = $2
 			AND user_id IN (SELECT id FROM users WHERE workspace_id = $1)`, workspaceID, clientID); err != nil {
+			return err
+		}
+		// A code issued just before the block and not exchanged yet would otherwise still
+		// yield a token family the block never saw.
+		if _, err := tx.Exec(ctx, `DELETE FROM oauth_codes WHERE workspace_id = $1 AND client_id = $2 AND used_at IS NULL`,
+			workspaceID, clientID); err != nil {
 			return err
 		}
 		if _, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "oauth_client:"+clientID); err != nil {
