@@ -27,6 +27,7 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, userID, me
 		return err
 	}
 	s.setCookie(w, "ws_session", plain, int(SessionTTL.Seconds()))
+	s.setDevice(w, userID)
 	return nil
 }
 
@@ -118,9 +119,9 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.serverErrorPage(w, r, limiterFailed(err))
 		return
 	case known:
-		match, busy = s.checks.check(r.Context(), m.PasswordHash, r.PostFormValue("password"))
+		match, busy = s.checks.check(r.Context(), m.PasswordHash, r.PostFormValue("password"), s.knownDevice(r, m.UserID))
 	case hashed:
-		_, busy = s.checks.check(r.Context(), dummyHash, r.PostFormValue("password"))
+		_, busy = s.checks.check(r.Context(), dummyHash, r.PostFormValue("password"), false)
 	default:
 		s.checks.pause(r.Context())
 	}
