@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // MemberRow is one line of the console's member list (admin.Ops.Members).
@@ -105,6 +106,12 @@ func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, pass
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE users SET status = 'active' WHERE id = $1 AND status = 'invited'`, userID); err != nil {
+			// users_email: the address has an account in another workspace, and an address
+			// has one account (docs/console.md, "Invitations").
+			if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "23505" {
+				return Errorf(CodeForbidden, "this address already has an account here, in another workspace, and an address has one account; "+
+					"sign in with it there, or ask the admin who invited you to invite another address of yours")
+			}
 			return err
 		}
 		// A new password ends every session signed in with the old one and revokes what
