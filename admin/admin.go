@@ -56,9 +56,13 @@ type Store interface {
 	CreateMemberLink(ctx context.Context, workspaceID string, l store.MemberLink) error
 	// PeekMemberLink returns the member of a live unused link, or nil.
 	PeekMemberLink(ctx context.Context, hash []byte, purpose string, now time.Time) (*store.OAuthMember, error)
-	// OAuthMemberByEmail returns the user with email (case-insensitive), or nil.
+	// OAuthMemberByEmail returns the user with email (case-insensitive), or nil: the
+	// address's account when it has one, else an invitation.
 	OAuthMemberByEmail(ctx context.Context, email string) (*store.OAuthMember, error)
-	// RedeemMemberLink uses a live link once and sets the password; nil when it cannot.
+	// WorkspaceName returns a workspace's name.
+	WorkspaceName(ctx context.Context, id string) (string, error)
+	// RedeemMemberLink uses a live link once and sets the password; nil when it cannot,
+	// a 403 store.Error when the address of an invitation has an account elsewhere.
 	RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*store.OAuthMember, error)
 }
 
@@ -219,6 +223,17 @@ func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 	if err := checkGrants(in.Grants); err != nil {
 		return Invitation{}, err
 	}
+	// An address with an account in another workspace is invited as any other (the admin's
+	// answer must not tell who has an account elsewhere); its owner is told by mail
+	// instead of being sent a link that could not make a second account.
+	var elsewhere bool
+	if email, err := checkEmail(in.Email); err == nil {
+		m, err := o.cfg.Store.OAuthMemberByEmail(ctx, email)
+		if err != nil {
+			return Invitation{}, err
+		}
+		elsewhere = m != nil && m.WorkspaceID != in.WorkspaceID && m.Status != "invited"
+	}
 	userID, err := o.AddMember(ctx, store.Member{WorkspaceID: in.WorkspaceID, Email: in.Email, Name: strings.TrimSpace(in.Name),
 		Role: in.Role, Status: "invited", Grants: in.Grants, By: in.By})
 	if err != nil {
@@ -229,8 +244,28 @@ func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 		return Invitation{}, err
 	}
 	out := Invitation{UserID: userID, Link: link, Expires: expires}
-	out.Emailed = o.send(ctx, strings.TrimSpace(in.Email), inviteMessage(o.cfg.ServiceName, link, expires))
+	msg := inviteMessage(o.cfg.ServiceName, link, expires)
+	if elsewhere {
+		name, err := o.cfg.Store.WorkspaceName(ctx, in.WorkspaceID)
+		if err != nil {
+			return Invitation{}, err
+		}
+		msg = elsewhereMessage(o.cfg.ServiceName, name)
+	}
+	out.Emailed = o.send(ctx, strings.TrimSpace(in.Email), msg)
 	return out, nil
+}
+
+// elsewhereMessage tells the owner of an account that a workspace invited their address,
+// which already has an account in another one. It carries no link: there is nothing to
+// accept, and nothing in it acts on the account.
+func elsewhereMessage(service, workspace string) Message {
+	return Message{Subject: "An invitation to " + workspace + " on " + service,
+		Body: fmt.Sprintf("An admin of the workspace %q on %s invited this address.\n\n"+
+			"This address already has an account on %s, in another workspace, and an address has one account, "+
+			"so the invitation cannot be accepted with it. Your account is unchanged: keep signing in as before.\n\n"+
+			"To join %q, ask the admin who invited you to invite another address of yours. "+
+			"If you do not know this workspace, ignore this email.\n", workspace, service, service, workspace)}
 }
 
 // link makes and stores a link of purpose for a member and returns its URL.

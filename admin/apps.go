@@ -23,6 +23,9 @@ type AppStore interface {
 	OAuthConnections(ctx context.Context, userID string) ([]store.OAuthConnection, error)
 	// RevokeOAuthConnections revokes every family the member gave each client.
 	RevokeOAuthConnections(ctx context.Context, userID string, clientIDs []string, now time.Time, by store.By) error
+	// SignOutEverywhere ends every session of the member and revokes every token and
+	// pending code they gave apps.
+	SignOutEverywhere(ctx context.Context, userID string, now time.Time, by store.By) error
 	// NotifyRevoked tells every process to drop cached credentials.
 	NotifyRevoked(ctx context.Context, payload string) error
 }
@@ -89,6 +92,14 @@ func (o *Ops) RevokeConnections(ctx context.Context, userID string, clientIDs []
 		return err
 	}
 	return o.cfg.Store.NotifyRevoked(ctx, "oauth_user_client:"+userID)
+}
+
+// SignOutEverywhere ends every sign-in session of the member, this browser's included,
+// and revokes every token and pending authorization code they gave apps, for by (the
+// member on their own page); the tokens stop at once. Agent keys are not the member's and
+// keep working.
+func (o *Ops) SignOutEverywhere(ctx context.Context, userID string, by store.By) error {
+	return o.cfg.Store.SignOutEverywhere(ctx, userID, o.cfg.Now(), by)
 }
 
 // storableID reports whether a client id can name a stored row (valid UTF-8, no NUL,

@@ -90,6 +90,20 @@ func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, me *store.O
 		Data: conns})
 }
 
+// accountSignOut is "Sign out everywhere": every session of the member ends, this one
+// included, and every token they gave apps stops; the browser goes to the sign-in page.
+func (s *Server) accountSignOut(w http.ResponseWriter, r *http.Request) {
+	me := s.member(w, r)
+	if me == nil {
+		return
+	}
+	if err := s.cfg.Admin.SignOutEverywhere(r.Context(), me.UserID, me.By(store.ViaConsole)); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/oauth/login?"+url.Values{"return": {Path}}.Encode(), http.StatusSeeOther)
+}
+
 // accountRevoke revokes one connected app (client_id) or all of them (all=1).
 func (s *Server) accountRevoke(w http.ResponseWriter, r *http.Request) {
 	me := s.member(w, r)

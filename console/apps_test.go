@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -164,4 +165,92 @@ func TestAppsInPlainWords(t *testing.T) {
 // visibleText is a page's text as read: tags dropped, runs of white space made one space.
 func visibleText(html string) string {
 	return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")), " ")
+}
+
+// TestBlockedAppRefusedBeforeConsent: once an admin blocks a self-registered app, no member
+// of the workspace is shown its consent page or gets a code: not after a fresh sign-in,
+// not with a session, not a member who never used it, not by a consent form opened
+// before the block.
+func TestBlockedAppRefusedBeforeConsent(t *testing.T) {
+	e := newEnv(t)
+	clientID := e.registerClient("Blocked Later")
+	token := e.agent().signIn(e.Member).authorize(clientID, "companies:read")
+	e.waitStatus(token, 200)
+
+	// A second member opens the consent page before the block and answers it after.
+	second := e.addUser(e.WorkspaceID, "member", "active", map[string]string{"crm": "full"})
+	early := e.agent().signIn(second)
+	q := url.Values{"client_id": {clientID}, "redirect_uri": {loopbackRedirect}, "response_type": {"code"},
+		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"s"},
+		"scope": {"companies:read"}}
+	consent := early.get("/oauth/authorize?" + q.Encode())
+	if consent.Status != 200 || !strings.Contains(consent.Body, `id="consent"`) {
+		t.Fatalf("consent page before the block: %d", consent.Status)
+	}
+	approve := url.Values{"action": {"approve"}, "scope": {"companies:read"}}
+	for _, m := range hiddenRE.FindAllStringSubmatch(consent.Body, -1) {
+		approve.Set(m[1], html.UnescapeString(m[2]))
+	}
+
+	// The first member authorizes again just before the block (the consent is remembered,
+	// so the code comes at once); the code is not exchanged yet.
+	verifier := "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk" // RFC 7636 appendix B: its challenge is q's
+	pending := e.agent().signIn(e.Member)
+	res := pending.get("/oauth/authorize?" + q.Encode())
+	loc, _ := url.Parse(res.Location)
+	if res.Status != http.StatusFound || loc == nil || loc.Query().Get("code") == "" {
+		t.Fatalf("authorize before the block: %d %q %.800s", res.Status, res.Location, res.Body)
+	}
+	code := loc.Query().Get("code")
+
+	a := e.agent().signIn(e.Admin)
+	if res := a.form("/console/apps", "/console/apps/block", url.Values{"client_id": {clientID}}); res.Status != 200 {
+		t.Fatalf("block: %d", res.Status)
+	}
+	e.waitStatus(token, http.StatusUnauthorized)
+
+	t.Run("a code issued before the block", func(t *testing.T) {
+		res := pending.post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code},
+			"code_verifier": {verifier}, "client_id": {clientID}, "redirect_uri": {loopbackRedirect}}, "apikey", testAPIKey)
+		if res.Status != http.StatusBadRequest || !strings.Contains(res.Body, `"invalid_grant"`) {
+			t.Fatalf("exchange after the block: %d %s", res.Status, res.Body)
+		}
+	})
+
+	blocked := func(t *testing.T, res page) {
+		t.Helper()
+		if res.Status != http.StatusForbidden || !strings.Contains(res.Body, "This app is blocked") ||
+			strings.Contains(res.Body, `id="consent"`) || strings.Contains(res.Location, "code=") {
+			t.Fatalf("want the blocked page, got %d %q %.600s", res.Status, res.Location, res.Body)
+		}
+	}
+	t.Run("fresh browser signing in", func(t *testing.T) {
+		for _, u := range []user{e.Member, second} {
+			b := e.agent()
+			res := b.get("/oauth/authorize?" + q.Encode())
+			if res.Status != http.StatusFound || !strings.HasPrefix(res.Location, "/oauth/login") {
+				t.Fatalf("anonymous: %d %q", res.Status, res.Location)
+			}
+			login := b.get(res.Location)
+			form := url.Values{"email": {u.Email}, "password": {u.Password}}
+			for _, m := range hiddenRE.FindAllStringSubmatch(login.Body, -1) {
+				form.Set(m[1], html.UnescapeString(m[2]))
+			}
+			res = b.post("/oauth/login", form)
+			if res.Status == http.StatusSeeOther {
+				res = b.get(res.Location)
+			}
+			blocked(t, res)
+		}
+	})
+	t.Run("existing session", func(t *testing.T) {
+		blocked(t, e.agent().signIn(e.Member).get("/oauth/authorize?"+q.Encode()))
+		blocked(t, early.get("/oauth/authorize?"+q.Encode()))
+	})
+	t.Run("consent form opened before the block", func(t *testing.T) {
+		blocked(t, early.post("/oauth/authorize", approve))
+	})
+	if n := e.count(`SELECT count(*) FROM oauth_codes WHERE client_id = $1 AND user_id = $2`, clientID, second.ID); n != 0 {
+		t.Fatalf("%d codes issued to a blocked app", n)
+	}
 }

@@ -130,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 //	GET  /console/credits           balance, ledger, writes per credential per day (admins)
 //	GET  /console/webhooks          webhook endpoints and their deliveries (admins)
 //	POST /console/webhooks/create, /update, /test, /rotate, /retry
-//	GET  /console/account, POST /console/account/revoke   the member's own page
+//	GET  /console/account, POST /console/account/revoke, /sign-out-everywhere   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
 //	GET  /console/reset, POST /console/reset     a reset link: choose a new password
@@ -170,6 +170,7 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/webhooks/retry", s.adminForm(s.webhookAction(deliveriesResource, "retry", "Delivery queued again.")))
 		r.Get("/account", s.account)
 		forms.Post("/account/revoke", s.form(s.accountRevoke))
+		forms.Post("/account/sign-out-everywhere", s.form(s.accountSignOut))
 		r.Get("/activity", s.admin(s.activity))
 		r.Get("/activity/{id}", s.admin(s.activityRecord))
 		r.Get("/invite", s.linkGet(admin.PurposeInvite))

@@ -228,7 +228,7 @@ func TestSuspendAndReactivate(t *testing.T) {
 	login := b.get("/oauth/login?return=/console")
 	res := b.post("/oauth/login", url.Values{"csrf": {csrf(t, login)}, "return": {"/console"}, "email": {e.Member.Email},
 		"password": {e.Member.Password}})
-	if res.Status != http.StatusForbidden {
+	if res.Status != http.StatusUnauthorized {
 		t.Fatalf("suspended member signs in: %d", res.Status)
 	}
 	if res := a.form("/console/members", "/console/members/reactivate", url.Values{"user_id": {e.Member.ID}}); res.Status != 200 {

@@ -110,6 +110,66 @@ func (c *Client) redirectAllowed(requested string) (string, bool) {
 var desktopSchemes = map[string]bool{"cursor": true, "vscode": true, "vscode-insiders": true, "vscodium": true,
 	"claude": true, "windsurf": true, "zed": true}
 
+// platformSchemes are the scheme namespaces of operating systems and desktops: their
+// settings panes, file managers and system apps (x-apple.systempreferences:,
+// microsoft.windows.camera:, ms-settings:, com.android.settings:, org.gnome.Settings,
+// org.kde.dolphin ...). A client cannot control a domain of theirs, so RFC 8252 section 7.1
+// gives it no scheme here, and a redirect there opens a program of the system. This is the
+// one list: every path that accepts a redirect URI (dynamic registration, Client ID
+// Metadata Documents, admin-registered apps, the redirect itself) goes through
+// checkRedirectURI. An entry names a scheme, its dotted subspace (com.apple.*) and, for a
+// single label, its hyphenated family (ms-*, x-apple-*).
+var platformSchemes = []string{
+	"apple", "com.apple", "x-apple", // macOS and iOS
+	"microsoft", "com.microsoft", "ms", "windows", // Windows
+	"android", "com.android", "com.google.android", // Android
+	"gnome", "org.gnome", "kde", "org.kde", "freedesktop", "org.freedesktop", // Linux desktops
+}
+
+// platformScheme returns the entry of platformSchemes scheme falls under, or "".
+func platformScheme(scheme string) string {
+	for _, p := range platformSchemes {
+		if scheme == p || strings.HasPrefix(scheme, p+".") || !strings.Contains(p, ".") && strings.HasPrefix(scheme, p+"-") {
+			return p
+		}
+	}
+	return ""
+}
+
+// reverseDomain reports whether scheme is a domain name written in reverse (RFC 8252
+// section 7.1: com.example.app for app.example.com): at least two labels of letters,
+// digits and inner hyphens, the first a top-level domain (letters, or an xn-- IDN label).
+// Experimental x- names and other words with a dot are not domains anyone owns.
+func reverseDomain(scheme string) bool {
+	labels := strings.Split(scheme, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, c := range l {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	tld := labels[0]
+	if strings.HasPrefix(tld, "xn--") {
+		return true
+	}
+	if len(tld) < 2 {
+		return false
+	}
+	for _, c := range tld {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // checkRedirectURI validates one redirect URI for registration (docs/contract.md section 4.3 rule 7,
 // RFC 8252 sections 7.1 and 7.3, RFC 9700 2.1): an https URL, a loopback http URL, or a
 // private-use scheme; never a fragment or user info.
@@ -159,10 +219,12 @@ func checkRedirectURI(raw string) *Error {
 		}
 	}
 	if !desktopSchemes[scheme] {
-		labels := strings.Split(scheme, ".")
-		if len(labels) < 2 || slices.Contains(labels, "") {
+		if !reverseDomain(scheme) {
 			return ErrInvalidRedirectURI.WithHint("%q: a private-use scheme must be reverse-domain, like com.example.app (RFC 8252 7.1), "+
 				"or one of the desktop clients' schemes: %s", raw, strings.Join(slices.Sorted(maps.Keys(desktopSchemes)), ", "))
+		}
+		if p := platformScheme(scheme); p != "" {
+			return ErrInvalidRedirectURI.WithHint("%q: %s schemes belong to an operating system or desktop, not to a client (RFC 8252 7.1)", raw, p)
 		}
 	}
 	// A redirect URI names a place to return to, scheme:/path or scheme://authority/path

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -310,26 +311,35 @@ func TestConsentPage(t *testing.T) {
 		}
 	})
 
-	t.Run("suspended and invited members cannot sign in", func(t *testing.T) {
-		for _, status := range []string{"suspended", "invited"} {
-			u := e.addUser("member", status, nil)
+	t.Run("suspended and invited members cannot sign in, and learn nothing of their password", func(t *testing.T) {
+		// A right password of an account that cannot sign in answers exactly as a wrong
+		// one, or the sign-in page tells whoever guesses which password is right.
+		loginError := regexp.MustCompile(`id="login-error">([^<]*)<`)
+		answer := func(email, password string) (int, string) {
+			t.Helper()
 			b := e.browser()
 			b.get("/oauth/login")
 			form := b.hidden()
-			form.Set("email", u.Email)
-			form.Set("password", u.Password)
+			form.Set("email", email)
+			form.Set("password", password)
 			r := b.postForm("/oauth/login", form)
-			if r.Status != http.StatusForbidden || !strings.Contains(r.Raw, status) {
-				t.Fatalf("%s: %d %s", status, r.Status, r.Raw)
+			m := loginError.FindStringSubmatch(r.Raw)
+			if m == nil {
+				t.Fatalf("%s: no message on the login page: %d %s", email, r.Status, r.Raw)
 			}
+			return r.Status, m[1]
 		}
-		b := e.browser()
-		b.get("/oauth/login")
-		form := b.hidden()
-		form.Set("email", e.Member.Email)
-		form.Set("password", "wrong password")
-		if r := b.postForm("/oauth/login", form); r.Status != http.StatusUnauthorized {
-			t.Fatalf("wrong password: %d", r.Status)
+		wrongStatus, wrongMsg := answer(e.Member.Email, "wrong password")
+		if wrongStatus != http.StatusUnauthorized {
+			t.Fatalf("wrong password: %d", wrongStatus)
+		}
+		for _, status := range []string{"suspended", "invited"} {
+			u := e.addUser("member", status, nil)
+			for _, pw := range []string{u.Password, "wrong password"} {
+				if st, msg := answer(u.Email, pw); st != wrongStatus || msg != wrongMsg {
+					t.Fatalf("%s member, password %q: %d %q; an active member's wrong password: %d %q", status, pw, st, msg, wrongStatus, wrongMsg)
+				}
+			}
 		}
 	})
 

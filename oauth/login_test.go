@@ -225,3 +225,91 @@ func TestCrossSiteFormPostsRefused(t *testing.T) {
 		t.Fatalf("register refused a cross-origin client: %s", r.Raw)
 	}
 }
+
+// TestKnownDeviceNotQueued: 120 wrong passwords from 30 addresses, each inside its
+// budgets, keep the shared password-hash slot busy; a member signing in from a browser
+// that signed in as them before (its device cookie) is not queued behind them and signs
+// in at once, while the strangers are told the service is busy.
+func TestKnownDeviceNotQueued(t *testing.T) {
+	const wait = 500 * time.Millisecond
+	e := newEnv(t, fromHeader, func(c *oauth.Config) { c.PasswordChecks = 1; c.PasswordWait = wait })
+	// Production-cost hashes, so the strangers' checks overlap.
+	hash, err := oauth.HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(local string) string {
+		email := fmt.Sprintf("%s-%d@example.test", local, time.Now().UnixNano())
+		if _, err := e.store.AddMember(context.Background(), store.Member{WorkspaceID: e.WorkspaceID, Email: email, Name: local,
+			Role: "member", Status: "active", PasswordHash: hash}); err != nil {
+			t.Fatal(err)
+		}
+		return email
+	}
+	member := add("member")
+	targets := make([]string, 30)
+	for i := range targets {
+		targets[i] = add(fmt.Sprint("target-", i))
+	}
+	// The member's browser signs in once, then out.
+	b := e.browser()
+	b.get("/oauth/login")
+	form := b.hidden()
+	form.Set("email", member)
+	form.Set("password", "correct horse battery")
+	post := func(ip string) (response, time.Duration) {
+		req, _ := http.NewRequest("POST", e.srv.URL+"/oauth/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Test-IP", ip)
+		start := time.Now()
+		res, err := b.c.Do(req)
+		return decode(t, res, err), time.Since(start)
+	}
+	if r, _ := post("198.51.100.1"); r.Status != http.StatusSeeOther {
+		t.Fatalf("first sign-in: %d %s", r.Status, r.Raw)
+	}
+	b.get("/oauth/apps")
+	out := b.hidden()
+	if r := b.postForm("/oauth/logout", out); r.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", r.Status)
+	}
+	b.get("/oauth/login")
+	form.Set("csrf", b.hidden().Get("csrf"))
+
+	// 30 addresses, 4 wrong passwords each (inside the 20 per address and the 5 per
+	// account and address), all at once.
+	strangers := make([]*browser, 120)
+	forms := make([]url.Values, 120)
+	for i := range strangers {
+		strangers[i] = e.browser()
+		strangers[i].get("/oauth/login")
+		forms[i] = strangers[i].hidden()
+		forms[i].Set("email", targets[i%30])
+		forms[i].Set("password", fmt.Sprint("wrong password ", i))
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for i := range strangers {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", e.srv.URL+"/oauth/login", strings.NewReader(forms[i].Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("X-Test-IP", fmt.Sprintf("203.0.113.%d", i%30+1))
+			res, err := strangers[i].c.Do(req)
+			r := decode(t, res, err)
+			mu.Lock()
+			statuses[r.Status]++
+			mu.Unlock()
+		})
+	}
+	time.Sleep(wait / 5) // the strangers hold the slot and queue for it
+	r, took := post("198.51.100.1")
+	wg.Wait()
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("the member from their known browser during the flood: %d after %v %s", r.Status, took, r.Raw)
+	}
+	if statuses[http.StatusTooManyRequests] == 0 {
+		t.Fatalf("no stranger found the slot busy (%v): the flood did not contend, so the test proves nothing", statuses)
+	}
+	t.Logf("member signed in in %v; strangers: %v", took, statuses)
+}

@@ -131,6 +131,7 @@ type Server struct {
 	limiter   RegisterLimiter
 	logins    LoginLimiter
 	checks    *passwordChecks
+	devices   *window[string] // known-device sign-ins per member (device.go)
 	csrfKey   []byte
 	pages     *pages
 
@@ -173,7 +174,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, db: cfg.Store, now: cfg.Now, grace: cfg.RefreshGrace,
 		secure: strings.HasPrefix(cfg.Issuer, "https://"), resources: map[string]string{}, catalogue: map[string]bool{},
-		limiter: cfg.RegisterLimiter, logins: cfg.LoginLimiter, checks: newPasswordChecks(cfg.PasswordChecks, cfg.PasswordWait)}
+		limiter: cfg.RegisterLimiter, logins: cfg.LoginLimiter, checks: newPasswordChecks(cfg.PasswordChecks, cfg.PasswordWait),
+		devices: newWindow[string](deviceBudget, deviceWindow, cfg.Now)}
 	for _, r := range cfg.Resources {
 		n, err := wellknown.NormalResource(r)
 		if err != nil {

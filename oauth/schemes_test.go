@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -80,6 +81,68 @@ func TestDesktopSchemesAccepted(t *testing.T) {
 		"vscode-insiders://x/cb", "claude://oauth/callback", "windsurf://codeium.windsurf/cb", "com.example.app:/oauth2redirect"} {
 		if r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{uri}}); r.Status != http.StatusCreated {
 			t.Errorf("%s: %d %s", uri, r.Status, r.Raw)
+		}
+	}
+}
+
+// platformRedirects are private-use schemes with a dot that belong to an operating system
+// or desktop (settings panes, file managers, system apps), or that are not a reversed
+// domain at all; RFC 8252 section 7.1 lets a client use only a scheme from a domain it
+// controls, so each is refused by registration and by an admin's app.
+var platformRedirects = []string{
+	"x-apple.systempreferences:/com.apple.preference.security",
+	"x-apple.systempreferences:com.apple.preference.security?Privacy",
+	"com.apple.systempreferences:/x",
+	"com.apple.finder:/x",
+	"apple.settings:/x",
+	"microsoft.windows.camera:/x",
+	"com.microsoft.teams:/cb",
+	"ms-settings.privacy:/x",
+	"windows.immersivecontrolpanel:/x",
+	"android.settings:/x",
+	"android-app.com.example:/x",
+	"com.android.settings:/x",
+	"com.google.android.gms:/x",
+	"org.gnome.settings:/x",
+	"org.gnome.nautilus:/x",
+	"gnome-control-center.panel:/x",
+	"org.kde.systemsettings:/x",
+	"org.kde.dolphin:/x",
+	"kde.kcm:/x",
+	"org.freedesktop.filemanager1:/x",
+	// Not reverse-domain: the first label of a domain name is a top-level domain, letters
+	// (or an xn-- IDN label); labels are letters, digits and inner hyphens.
+	"x-foo.bar:/cb",
+	"1com.example:/cb",
+	"com.-example:/cb",
+	"com.example-.app:/cb",
+	"com+x.example:/cb",
+	"c.example:/cb",
+}
+
+// TestPlatformSchemesRefused: every URI of platformRedirects is refused by dynamic
+// registration and by CreateApp (the admin page's and `workspaced admin create-app`'s),
+// while reverse-domain schemes of a client's own domain still register.
+func TestPlatformSchemesRefused(t *testing.T) {
+	e := newEnv(t, func(c *oauth.Config) { c.RegisterLimiter = oauth.NewMemoryLimiter(1_000_000, time.Hour, nil) })
+	for _, uri := range platformRedirects {
+		t.Run(uri, func(t *testing.T) {
+			r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{uri}})
+			wantOAuthError(t, r, http.StatusBadRequest, "invalid_redirect_uri")
+			_, err := oauthCreateApp(e, false, uri)
+			var se *store.Error
+			if !errors.As(err, &se) || se.Code != store.CodeInvalidRedirectURI {
+				t.Fatalf("create-app: %v", err)
+			}
+		})
+	}
+	for _, uri := range []string{"com.example.app:/oauth2redirect", "io.github.someone.tool:/cb", "xn--bcher-kva.example.app:/cb",
+		"com.applesauce.app:/cb", "org.gnomes-r-us.app:/cb", "dev.msft-fan.app:/cb"} {
+		if r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{uri}}); r.Status != http.StatusCreated {
+			t.Errorf("%s: %d %s", uri, r.Status, r.Raw)
+		}
+		if _, err := oauthCreateApp(e, false, uri); err != nil {
+			t.Errorf("create-app %s: %v", uri, err)
 		}
 	}
 }

@@ -27,6 +27,7 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, userID, me
 		return err
 	}
 	s.setCookie(w, "ws_session", plain, int(SessionTTL.Seconds()))
+	s.setDevice(w, userID)
 	return nil
 }
 
@@ -82,7 +83,8 @@ func (s *Server) loginGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // loginPost checks an email and password. Invited and suspended members cannot sign in,
-// nor can agents' users (they have keys, not passwords).
+// nor can agents' users (they have keys, not passwords); all are answered as a wrong
+// password is.
 func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
@@ -117,9 +119,9 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.serverErrorPage(w, r, limiterFailed(err))
 		return
 	case known:
-		match, busy = s.checks.check(r.Context(), m.PasswordHash, r.PostFormValue("password"))
+		match, busy = s.checks.check(r.Context(), m.PasswordHash, r.PostFormValue("password"), s.knownDevice(r, m.UserID))
 	case hashed:
-		_, busy = s.checks.check(r.Context(), dummyHash, r.PostFormValue("password"))
+		_, busy = s.checks.check(r.Context(), dummyHash, r.PostFormValue("password"), false)
 	default:
 		s.checks.pause(r.Context())
 	}
@@ -128,16 +130,16 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 		s.loginPage(w, r, http.StatusTooManyRequests, ret, email, "Too many people are signing in right now. Try again in a few seconds.")
 		return
 	}
-	if !match {
+	// A right password of a member who may not sign in (suspended, invited) is answered
+	// and counted as a wrong one: a different answer would tell whoever tries passwords
+	// for that account which one is right.
+	if !match || m.Status != "active" {
 		if err := s.logins.SignInFailed(r.Context(), ip, account); err != nil {
 			s.serverErrorPage(w, r, limiterFailed(err))
 			return
 		}
-		s.loginPage(w, r, http.StatusUnauthorized, ret, email, "The email or password is not right.")
-		return
-	}
-	if m.Status != "active" {
-		s.loginPage(w, r, http.StatusForbidden, ret, email, "Your account is "+m.Status+" and cannot sign in; ask a workspace admin.")
+		s.loginPage(w, r, http.StatusUnauthorized, ret, email,
+			"The email or password is not right, or the account cannot sign in (a workspace admin can tell you why).")
 		return
 	}
 	if err := s.startSession(w, r, m.UserID, "password"); err != nil {

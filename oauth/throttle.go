@@ -14,6 +14,9 @@ const (
 	defaultPasswordChecks = 2
 	defaultPasswordWait   = 3 * time.Second
 	loginRetryAfter       = "60"
+	// deviceChecks is how many hashes sign-ins from known devices may compute at once
+	// beside the shared ones.
+	deviceChecks = 1
 )
 
 // LoginLimiter holds the password sign-in budgets (OWASP ASVS V2.2.1: slow brute force
@@ -84,10 +87,13 @@ func (w *window[K]) allow(key K) bool {
 
 // passwordChecks bounds the argon2id checks running at once: each holds the hash's memory
 // (64 MiB), so an unbounded flood of sign-ins grows the process by that much per request.
+// One more slot is kept for sign-ins from a browser that signed in as that member before
+// (a device cookie, deviceSignIn), so strangers' attempts never queue a member behind them.
 type passwordChecks struct {
-	slots chan struct{}
-	wait  time.Duration
-	last  atomic.Int64 // how long the latest check took, in nanoseconds
+	slots  chan struct{}
+	device chan struct{} // the known devices' slot
+	wait   time.Duration
+	last   atomic.Int64 // how long the latest check took, in nanoseconds
 }
 
 func newPasswordChecks(n int, wait time.Duration) *passwordChecks {
@@ -97,26 +103,41 @@ func newPasswordChecks(n int, wait time.Duration) *passwordChecks {
 	if wait <= 0 {
 		wait = defaultPasswordWait
 	}
-	return &passwordChecks{slots: make(chan struct{}, n), wait: wait}
+	return &passwordChecks{slots: make(chan struct{}, n), device: make(chan struct{}, deviceChecks), wait: wait}
 }
 
 // check runs CheckPassword when a slot frees up within the wait; busy reports that none
-// did (the caller answers 429).
-func (p *passwordChecks) check(ctx context.Context, hash, password string) (ok, busy bool) {
-	select {
-	case p.slots <- struct{}{}: // a free slot is always taken, however short the wait
+// did (the caller answers 429). A sign-in from a known device takes the known devices'
+// slot when it is free, else a shared one.
+func (p *passwordChecks) check(ctx context.Context, hash, password string, knownDevice bool) (ok, busy bool) {
+	var device chan struct{} // nil: never ready
+	if knownDevice {
+		device = p.device
+	}
+	var held chan struct{}
+	select { // a free slot is always taken, however short the wait
+	case device <- struct{}{}:
+		held = device
 	default:
-		t := time.NewTimer(p.wait)
-		defer t.Stop()
 		select {
 		case p.slots <- struct{}{}:
-		case <-t.C:
-			return false, true
-		case <-ctx.Done():
-			return false, true
+			held = p.slots
+		default:
+			t := time.NewTimer(p.wait)
+			defer t.Stop()
+			select {
+			case device <- struct{}{}:
+				held = device
+			case p.slots <- struct{}{}:
+				held = p.slots
+			case <-t.C:
+				return false, true
+			case <-ctx.Done():
+				return false, true
+			}
 		}
 	}
-	defer func() { <-p.slots }()
+	defer func() { <-held }()
 	start := time.Now()
 	ok = checkPassword(hash, password)
 	p.last.Store(int64(time.Since(start)))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // MemberRow is one line of the console's member list (admin.Ops.Members).
@@ -86,7 +87,8 @@ func (s *Store) PeekMemberLink(ctx context.Context, hash []byte, purpose string,
 // RedeemMemberLink uses a live link of purpose once: it sets the member's password to
 // passwordHash, activates an invited member (an invitation only; a suspended member stays
 // suspended), retires every other link of the member for the same purpose, and returns the
-// member. Every session of the member ends. It returns nil when the link is unknown, used, expired or of another purpose.
+// member. Every session of the member ends, and every token and pending code the member
+// gave apps is revoked (signOutEverywhere). It returns nil when the link is unknown, used, expired or of another purpose.
 // The use is recorded in activity as the member's own change through the console, its
 // credential the link (linkCredential), in the same transaction.
 func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*OAuthMember, error) {
@@ -104,11 +106,18 @@ func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, pass
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE users SET status = 'active' WHERE id = $1 AND status = 'invited'`, userID); err != nil {
+			// users_email: the address has an account in another workspace, and an address
+			// has one account (docs/console.md, "Invitations").
+			if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "23505" {
+				return Errorf(CodeForbidden, "this address already has an account here, in another workspace, and an address has one account; "+
+					"sign in with it there, or ask the admin who invited you to invite another address of yours")
+			}
 			return err
 		}
-		// A new password ends every session signed in with the old one (someone who knew
-		// it may hold one); the caller signs this browser in afresh.
-		if _, err := tx.Exec(ctx, `DELETE FROM oauth_sessions WHERE user_id = $1`, userID); err != nil {
+		// A new password ends every session signed in with the old one and revokes what
+		// those sessions gave apps (someone who knew it may hold either); the caller signs
+		// this browser in afresh.
+		if err := signOutEverywhere(ctx, tx, userID, now); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO user_passwords (user_id, hash) VALUES ($1, $2)
@@ -127,6 +136,42 @@ func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, pass
 	}
 	return scanMember(s.pool.QueryRow(ctx, `SELECT `+memberColumns+`
 		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE u.id = $1`, userID))
+}
+
+// signOutEverywhere ends every sign-in session of userID, revokes every token family the
+// member gave apps (each family's access and refresh tokens with it) and drops the codes
+// they have not exchanged yet, then tells every process to drop cached credentials, so an
+// access token stops at once. Agent keys belong to agents, not to the member, and stay.
+// Consents stay too: an app asks again only for what was never approved.
+func signOutEverywhere(ctx context.Context, tx pgx.Tx, userID string, now time.Time) error {
+	_, err := tx.Exec(ctx, `WITH s AS (DELETE FROM oauth_sessions WHERE user_id = $1),
+			c AS (DELETE FROM oauth_codes WHERE user_id = $1 AND used_at IS NULL),
+			f AS (UPDATE oauth_families SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id),
+			r AS (UPDATE oauth_refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL),
+			a AS (UPDATE oauth_access_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM f) AND revoked_at IS NULL)
+		SELECT pg_notify('workspaced_revoked', 'user:' || $1::text)`, userID, now)
+	return err
+}
+
+// SignOutEverywhere is "Sign out everywhere": signOutEverywhere for userID, recorded for
+// by (the member on their own page) as their connected apps' revocation, with
+// signed_out_everywhere. It returns not_found when there is no such user.
+func (s *Store) SignOutEverywhere(ctx context.Context, userID string, now time.Time, by By) error {
+	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var workspaceID string
+		err := tx.QueryRow(ctx, `SELECT workspace_id::text FROM users WHERE id = $1`, userID).Scan(&workspaceID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return NotFound("no user %s", userID)
+		}
+		if err != nil {
+			return err
+		}
+		if err := signOutEverywhere(ctx, tx, userID, now); err != nil {
+			return err
+		}
+		return record(ctx, tx, workspaceID, by, audit{entityType: EntityOAuthConnected, entityID: userID, action: "detached",
+			changes: map[string]any{"signed_out_everywhere": true}})
+	}))
 }
 
 // AgentRow is one agent of the console's agents page, with its keys.
@@ -324,7 +369,8 @@ func (s *Store) WorkspaceApps(ctx context.Context, workspaceID string) ([]AppRow
 }
 
 // BlockOAuthClient blocks a client for a workspace: every family its members gave it is
-// revoked, their consents forgotten, and every process told to drop cached tokens. It
+// revoked, their consents and its codes not yet exchanged forgotten, and every process
+// told to drop cached tokens. It
 // returns not_found when the client is not used in the workspace.
 func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID string, by By) error {
 	return mapAdminError(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -349,6 +395,12 @@ func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID stri
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM oauth_consents WHERE client_id = $2
 			AND user_id IN (SELECT id FROM users WHERE workspace_id = $1)`, workspaceID, clientID); err != nil {
+			return err
+		}
+		// A code issued just before the block and not exchanged yet would otherwise still
+		// yield a token family the block never saw.
+		if _, err := tx.Exec(ctx, `DELETE FROM oauth_codes WHERE workspace_id = $1 AND client_id = $2 AND used_at IS NULL`,
+			workspaceID, clientID); err != nil {
 			return err
 		}
 		if _, err = tx.Exec(ctx, `SELECT pg_notify('workspaced_revoked', $1)`, "oauth_client:"+clientID); err != nil {

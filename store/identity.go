@@ -142,6 +142,10 @@ func (s *Store) SetMember(ctx context.Context, userID string, m Member) error {
 				ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, updated_at = now()`, userID, m.PasswordHash); err != nil {
 				return err
 			}
+			// A password set for the member is a reset: as a reset link's (RedeemMemberLink).
+			if err := signOutEverywhere(ctx, tx, userID, time.Now()); err != nil {
+				return err
+			}
 		}
 		changes := map[string]any{}
 		for k, v := range map[string]string{"role": m.Role, "status": m.Status} {

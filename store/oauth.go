@@ -252,10 +252,13 @@ func scanMember(row pgx.Row) (*OAuthMember, error) {
 	return m, nil
 }
 
-// OAuthMemberByEmail returns the user with email (case-insensitive), or nil.
+// OAuthMemberByEmail returns the user with email (case-insensitive), or nil: the
+// address's account when it has one (active or suspended, at most one: users_email), else
+// its oldest invitation (an address may be invited by several workspaces).
 func (s *Store) OAuthMemberByEmail(ctx context.Context, email string) (*OAuthMember, error) {
 	return scanMember(s.pool.QueryRow(ctx, `SELECT `+memberColumns+`
-		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE lower(u.email) = lower($1)`, email))
+		FROM users u LEFT JOIN user_passwords p ON p.user_id = u.id WHERE lower(u.email) = lower($1)
+		ORDER BY u.status = 'invited', u.created_at, u.id LIMIT 1`, email))
 }
 
 // LinkUpstream records the upstream identity of a user not linked yet.

@@ -4618,7 +4618,7 @@ CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, pu
 -- Name: users_email; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email));
+CREATE UNIQUE INDEX users_email ON public.users USING btree (lower(email)) WHERE (status <> 'invited'::text);
 
 --
 -- Name: users_email_sort; Type: INDEX; Schema: public; Owner: -
@@ -4655,6 +4655,12 @@ CREATE INDEX users_search ON public.users USING gin (workspace_id, search_doc) W
 --
 
 CREATE INDEX users_sync ON public.users USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: users_workspace_email; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX users_workspace_email ON public.users USING btree (workspace_id, lower(email));
 
 --
 -- Name: webhook_deliveries_created_at; Type: INDEX; Schema: public; Owner: -

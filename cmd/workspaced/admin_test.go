@@ -188,6 +188,7 @@ func TestAdminBadInput(t *testing.T) {
 		{"grant-credits", "--workspace", ws, "--amount", "lots"},
 		{"create-app", "--workspace", ws, "--name", "X", "--redirect-uri", "http://a.example/cb"},
 		{"create-app", "--workspace", ws, "--name", "X", "--redirect-uri", "https://a.example/cb", "--logo-uri", "http://a.example/l.png"},
+		{"create-app", "--workspace", ws, "--name", "X", "--redirect-uri", "x-apple.systempreferences:/com.apple.preference.security"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
