@@ -71,7 +71,7 @@ func (o *Ops) admitClass(ctx context.Context, p *store.Principal, class Class) (
 	if c == nil || p == nil {
 		return func() {}, nil
 	}
-	release, err := c.Acquire(ctx, "workspace:"+p.WorkspaceID, "credential:"+credentialKey(p))
+	release, err := c.Acquire(ctx, CapacityKeys(p)...)
 	if err == nil {
 		return release, nil
 	}
@@ -102,6 +102,12 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// CapacityKeys are the holders of p's operations' places: its workspace, then its
+// credential.
+func CapacityKeys(p *store.Principal) []string {
+	return []string{"workspace:" + p.WorkspaceID, "credential:" + credentialKey(p)}
 }
 
 // searchContext bounds a search's statements by the search timeout.
