@@ -1,7 +1,9 @@
 // Package overload keeps a replica answering on a bad day: bounds on the requests in flight
-// that refuse the excess at once instead of queueing it (Bound), and a circuit breaker that
-// answers at once while the database does not (Breaker). It holds the mechanisms; which
-// requests they guard, and how a refusal is written, is the caller's (cmd/workspaced).
+// that refuse the excess at once instead of queueing it (Bound), bounds that also keep each
+// holder (a workspace, a credential) within its share and serve the quietest waiting
+// holder first (Shares), and a circuit breaker that answers at once while the database
+// does not (Breaker). It holds the mechanisms; which requests they guard, and how a
+// refusal is written, is the caller's (workspace/capacity.go, cmd/workspaced).
 // docs/operations.md ("Overload and a frozen database") says what an operator sees.
 package overload
 

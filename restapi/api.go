@@ -42,6 +42,9 @@ type Config struct {
 	WebhookURLs webhooks.URLPolicy
 	// Webhooks serves the endpoint and delivery actions; nil answers them 503.
 	Webhooks WebhookActions
+	// Capacities bound the operations in flight and each workspace's and credential's
+	// share of them (workspace/capacity.go); the zero value bounds nothing.
+	Capacities workspace.Capacities
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
@@ -57,7 +60,7 @@ func New(cfg Config) *API {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ops := workspace.NewOps(workspace.Config{Store: cfg.Store, Enricher: cfg.Enricher, CursorKey: cfg.CursorKey,
-		WebhookURLs: cfg.WebhookURLs})
+		WebhookURLs: cfg.WebhookURLs, Capacities: cfg.Capacities})
 	return &API{cfg: cfg, ops: ops, openapi: OpenAPI()}
 }
 

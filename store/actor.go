@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -156,7 +157,32 @@ func (s *Store) query(ctx context.Context, p *Principal, before []string, sql st
 	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
 		return errors.New("store: Query needs a principal")
 	}
+	if d, ok := ctx.Value(statementTimeoutKey{}).(time.Duration); ok {
+		before = append([]string{statementTimeoutSQL(d)}, before...)
+	}
 	return s.settingsThen(ctx, "actor", actorSQL, p.settings(), before, sql, args, scan)
+}
+
+type statementTimeoutKey struct{}
+
+// WithStatementTimeout bounds the statements Query, QuerySync and QueryGeneric run with
+// ctx to d at the server (its statement_timeout, for the transaction only), below the
+// pool's own statement timeout: a search gets its own shorter bound this way
+// (workspace/capacity.go). A statement past it fails with SQLSTATE 57014, answered as a
+// database timeout, and the connection stays usable; it is not counted as the database
+// failing to answer (Options.Observe is not told), since the statement's cost, not the
+// database, ran out the time.
+func WithStatementTimeout(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, statementTimeoutKey{}, d)
+}
+
+// statementTimeoutSQL sets statement_timeout for the transaction to d, in whole
+// milliseconds (at least 1).
+func statementTimeoutSQL(d time.Duration) string {
+	return "SELECT set_config('statement_timeout', '" + strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "', true)"
 }
 
 // settingsThen sends the transaction-local settings statement set, the statements before

@@ -75,9 +75,17 @@ func (d deadlines) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 func (d deadlines) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (d deadlines) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchEndData) {
 	release(ctx)
-	if d.observe != nil {
+	if d.observe != nil && !ownTimeout(ctx, data.Err) {
 		d.observe(data.Err)
 	}
+}
+
+// ownTimeout reports whether err is the shorter statement_timeout ctx asked for
+// (WithStatementTimeout) running out: the statement's cost, not a database that does not answer.
+func ownTimeout(ctx context.Context, err error) bool {
+	var pg *pgconn.PgError
+	_, own := ctx.Value(statementTimeoutKey{}).(time.Duration)
+	return own && errors.As(err, &pg) && pg.Code == "57014"
 }
 func (d deadlines) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
 	return bounded(ctx, d.acquire)

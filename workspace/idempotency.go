@@ -44,6 +44,11 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 	if err := admit(p, r, op); err != nil {
 		return nil, err
 	}
+	done, err := o.admitClass(ctx, p, ClassWrite)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	// Which operation runs, and its status, decided once: nothing is created at a URL by
 	// a detach or an enrichment.
 	run, status, inTx := o.create, http.StatusCreated, true

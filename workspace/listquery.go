@@ -29,6 +29,15 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params 
 	if err := checkMember(p, r, OpList); err != nil {
 		return nil, err
 	}
+	class := ClassRead
+	if params.Q != nil {
+		class, ctx = ClassSearch, o.searchContext(ctx)
+	}
+	done, err := o.admitClass(ctx, p, class)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	q, err := o.listQuery(ctx, p, r, params)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ type Ops struct {
 	enricher Enricher
 	// webhookURLs judges webhook endpoint URLs (workspace/webhooks.go).
 	webhookURLs webhooks.URLPolicy
+	capacities  Capacities
 
 	keyMu     sync.Mutex
 	cursorKey []byte // nil until first needed (see cursor.go)
@@ -45,11 +46,14 @@ type Config struct {
 	// WebhookURLs judges webhook endpoint URLs on create and update; the zero value is the
 	// production policy (https to public addresses).
 	WebhookURLs webhooks.URLPolicy
+	// Capacities bound the operations in flight of each class and each workspace's and
+	// credential's share of them (capacity.go); the zero value bounds nothing.
+	Capacities Capacities
 }
 
 // NewOps builds the operation layer.
 func NewOps(cfg Config) *Ops {
-	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, webhookURLs: cfg.WebhookURLs,
+	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, webhookURLs: cfg.WebhookURLs, capacities: cfg.Capacities,
 		statements: make(map[*Resource]statements, len(catalog))}
 	if len(cfg.CursorKey) > 0 {
 		o.cursorKey = cfg.CursorKey
@@ -103,6 +107,11 @@ type MeCredential struct {
 
 // Me returns what the credential resolves to; it touches no resource.
 func (o *Ops) Me(ctx context.Context, p *store.Principal) (*MeResult, error) {
+	done, err := o.admitClass(ctx, p, ClassRead)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	name, err := o.store.WorkspaceName(ctx, p.WorkspaceID)
 	if err != nil {
 		return nil, err

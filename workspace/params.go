@@ -29,6 +29,10 @@ const (
 	MaxIDs     = 100 // ids= per request
 	MaxInItems = 100 // values of one [in] filter
 	MaxQLen    = 200 // characters of q
+	// MaxQTerms bounds q's distinct words: each is a prefix term the match must test, so
+	// a q of many one-letter words costs the database many times a q of one
+	// (docs/performance.md, "Fair shares of capacity").
+	MaxQTerms = 32
 )
 
 // ParseListParams reads a list's query (docs/decisions.md 4, docs/rest.md): exact filters
@@ -311,6 +315,16 @@ func parseSearch(q string) (*searchQuery, error) {
 	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if len(words) == 0 {
 		return nil, store.BadRequest("q must contain a letter or digit, got %q", clip(q))
+	}
+	// A word given twice is one term, kept where it first appears.
+	seen := make(map[string]bool, len(words))
+	words = slices.DeleteFunc(words, func(w string) bool {
+		dup := seen[w]
+		seen[w] = true
+		return dup
+	})
+	if len(words) > MaxQTerms {
+		return nil, store.BadRequest("q takes at most %d distinct words, got %d", MaxQTerms, len(words))
 	}
 	parts := make([]string, len(words))
 	for i, w := range words {

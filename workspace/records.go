@@ -170,6 +170,11 @@ func (o *Ops) GetFields(ctx context.Context, p *store.Principal, r *Resource, id
 	if err := checkMember(p, r, OpGet); err != nil {
 		return nil, err
 	}
+	done, err := o.admitClass(ctx, p, ClassRead)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	sql := o.statements[r].get
 	if fields != nil {
 		shown, err := checkFields(r, fields)
@@ -254,6 +259,11 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	if err := admit(p, r, OpUpdate); err != nil {
 		return nil, err
 	}
+	done, err := o.admitClass(ctx, p, ClassWrite)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if r.Access == Singleton && id == "" {
 		id = p.WorkspaceID
 	}

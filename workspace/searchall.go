@@ -61,6 +61,12 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 	if len(types) == 0 {
 		return page, nil
 	}
+	ctx = o.searchContext(ctx)
+	done, err := o.admitClass(ctx, p, ClassSearch)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	key, err := o.key(ctx)
 	if err != nil {
 		return nil, err

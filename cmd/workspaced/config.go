@@ -58,12 +58,16 @@ type config struct {
 	Shed             shedConfig
 }
 
-// shedConfig bounds the requests in flight of each class, so the excess is refused at once
-// with 503 overloaded instead of queueing for a database connection (docs/operations.md,
-// "Overload and a frozen database"); 0 derives the bound from DB_MAX_CONNS (shedBounds).
+// shedConfig bounds the requests in flight of each class, and each workspace's and
+// credential's share of them, so the excess is refused instead of queueing for a database
+// connection (docs/operations.md, "Overload and a frozen database" and "Fair shares of
+// capacity"); 0 derives the bound from DB_MAX_CONNS (shedBounds).
 type shedConfig struct {
-	Reads, Writes, Token int
-	BreakerTimeouts      int // database timeouts in a row that open the circuit breaker; 0: never
+	Reads, Searches, Writes, Token  int
+	WorkspaceShare, CredentialShare int           // percent of each class's bound one workspace, one credential may hold
+	ShareWait                       time.Duration // the longest an operation waits for a place
+	SearchTimeout                   time.Duration // each statement of a search
+	BreakerTimeouts                 int           // database timeouts in a row that open the circuit breaker; 0: never
 }
 
 // dbConfig bounds every wait on PostgreSQL, so a database that stops answering turns into

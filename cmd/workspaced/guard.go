@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,15 +18,19 @@ import (
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/overload"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // guard is what stands between the router and the surfaces on a bad day
 // (docs/operations.md, "Drain on restart" and "Overload and a frozen database"):
 //   - while draining after SIGTERM, every HTTP/1 response says Connection: close, so
 //     clients move to another replica while this one still serves what reaches it;
-//   - a bound on the requests in flight for each of reads, writes and the token endpoint
-//     refuses the excess at once with 503 overloaded and Retry-After: 1, instead of letting
-//     it queue for a database connection until its deadline;
+//   - a bound on the token endpoint's requests in flight refuses the excess at once with
+//     503 temporarily_unavailable and Retry-After: 1, instead of letting it queue for a
+//     database connection until its deadline; the API's and MCP's operations are bounded
+//     after authentication instead, by the fair shares of capacities (workspace/capacity.go,
+//     built here from the settings), since a bound shared by every workspace before
+//     authentication lets one workspace's flood refuse the others;
 //   - while the circuit breaker is open (the database timed out repeatedly and has not
 //     answered since), requests that need the database are refused at once with the same
 //     503 a database timeout gives.
@@ -33,43 +38,74 @@ import (
 // Routes that need no database (/healthz, /metrics, discovery documents, static pages) are
 // not bounded, so liveness checks keep answering under any load.
 type guard struct {
-	draining             atomic.Bool
-	reads, writes, token *overload.Bound
-	breaker              *overload.Breaker
-	refused              *prometheus.CounterVec
+	draining   atomic.Bool
+	token      *overload.Bound
+	capacities workspace.Capacities
+	classes    map[workspace.Class]*overload.Shares
+	breaker    *overload.Breaker
+	refused    *prometheus.CounterVec
 }
 
-// Request classes, each with its own bound.
+// Request classes as the guard sees them before authentication: the API's and MCP's
+// requests (the breaker guards them; their operations take the capacities' places) and
+// the token endpoint's (bounded here).
 const (
 	classRead  = "read"
 	classWrite = "write"
 	classToken = "token"
 )
 
-// shedBounds are the bounds of c, with 0 taken from the pool size for each class: a
-// request holds at most one connection at a time, and the pool's size is the concurrency
-// at which the service peaks (docs/performance.md, "Overload and a frozen database": at 512
-// clients, reads bounded at 1x the pool kept 1.00 of the peak throughput, 2x 0.80, 4x 0.51,
-// since every request beyond the pool waits in its queue and the waits grow with them).
-// Each class has its own bound, so a flood of reads leaves writes and the token endpoint
-// (sign-ins and refreshes) their own room.
+// shedBounds are the bounds of c, with 0 taken from the pool size for reads, writes and
+// the token endpoint, and a quarter of it for searches: a request holds at most one
+// connection at a time, and the pool's size is the concurrency at which the service peaks
+// (docs/performance.md, "Overload and a frozen database": at 512 clients, reads bounded at
+// 1x the pool kept 1.00 of the peak throughput, 2x 0.80, 4x 0.51, since every request
+// beyond the pool waits in its queue and the waits grow with them). Each class has its own
+// bound, so a flood of reads leaves writes and the token endpoint (sign-ins and refreshes)
+// their own room, and a flood of searches, which cost many reads each, leaves reads theirs.
 func shedBounds(c shedConfig, maxConns int) shedConfig {
 	for _, b := range []*int{&c.Reads, &c.Writes, &c.Token} {
 		if *b == 0 {
 			*b = maxConns
 		}
 	}
+	if c.Searches == 0 {
+		c.Searches = max(1, maxConns/4)
+	}
+	// A config built without the settings (tests) gets their defaults.
+	c.WorkspaceShare = cmp.Or(c.WorkspaceShare, 50)
+	c.CredentialShare = cmp.Or(c.CredentialShare, 25)
+	c.ShareWait = cmp.Or(c.ShareWait, time.Second)
 	return c
+}
+
+// shares is a class's Shares: capacity, and each workspace's and credential's share of it
+// as the percentages of c say (at least one place each).
+func shares(c shedConfig, capacity int) *overload.Shares {
+	pct := func(p int) int { return max(1, capacity*p/100) }
+	return overload.NewShares(overload.SharesConfig{Capacity: capacity, Wait: c.ShareWait,
+		Shares: []int{pct(c.WorkspaceShare), pct(c.CredentialShare)}})
 }
 
 // newGuard builds the guard; probe asks the database whether it answers (the breaker's
 // probe while it is open).
 func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Registerer, probe func(context.Context) error) *guard {
 	b := shedBounds(c, maxConns)
-	g := &guard{reads: overload.NewBound(b.Reads), writes: overload.NewBound(b.Writes), token: overload.NewBound(b.Token),
+	g := &guard{token: overload.NewBound(b.Token),
+		classes: map[workspace.Class]*overload.Shares{workspace.ClassRead: shares(b, b.Reads),
+			workspace.ClassSearch: shares(b, b.Searches), workspace.ClassWrite: shares(b, b.Writes)},
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workspaced_requests_refused_total",
-			Help: "Requests refused at once: reason overloaded (over the class's bound) or breaker_open (database not answering)."},
+			Help: "Requests refused: reason overloaded (the class full of others' requests), share (the workspace's or credential's share taken: 429) or breaker_open (database not answering)."},
 			[]string{"class", "reason"})}
+	g.capacities = workspace.Capacities{Read: g.classes[workspace.ClassRead], Search: g.classes[workspace.ClassSearch],
+		Write: g.classes[workspace.ClassWrite], SearchTimeout: c.SearchTimeout,
+		Refused: func(class workspace.Class, own bool) {
+			reason := "overloaded"
+			if own {
+				reason = "share"
+			}
+			g.refused.WithLabelValues(string(class), reason).Inc()
+		}}
 	open := prometheus.NewGauge(prometheus.GaugeOpts{Name: "workspaced_db_breaker_open",
 		Help: "1 while the database circuit breaker is open (requests needing the database are refused at once)."})
 	g.breaker = overload.NewBreaker(overload.BreakerConfig{Threshold: c.BreakerTimeouts, ProbeEvery: 250 * time.Millisecond,
@@ -83,11 +119,15 @@ func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Regis
 			log.Warn("database answers again: serving")
 		}})
 	reg.MustRegister(g.refused, open)
-	for class, b := range map[string]*overload.Bound{classRead: g.reads, classWrite: g.writes, classToken: g.token} {
+	inFlight := func(class string, n func() int) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "workspaced_requests_in_flight",
 			Help: "Requests admitted and not yet answered, by class (bounded by MAX_IN_FLIGHT_*).", ConstLabels: prometheus.Labels{"class": class}},
-			func() float64 { return float64(b.InFlight()) }))
+			func() float64 { return float64(n()) }))
 	}
+	for class, s := range g.classes {
+		inFlight(string(class), s.InFlight)
+	}
+	inFlight(classToken, g.token.InFlight)
 	return g
 }
 
@@ -114,16 +154,6 @@ func classOf(r *http.Request) string {
 	return ""
 }
 
-func (g *guard) bound(class string) *overload.Bound {
-	switch class {
-	case classRead:
-		return g.reads
-	case classWrite:
-		return g.writes
-	}
-	return g.token
-}
-
 // closeWhileDraining asks HTTP/1 clients to close their connection after each response
 // once the drain has begun; HTTP/2 has GOAWAY for this, which Shutdown sends.
 func (g *guard) closeWhileDraining(next http.Handler) http.Handler {
@@ -135,7 +165,8 @@ func (g *guard) closeWhileDraining(next http.Handler) http.Handler {
 	})
 }
 
-// shed refuses at once what the breaker or the class's bound does not admit.
+// shed refuses at once what the breaker does not admit, and token endpoint requests over
+// their bound.
 func (g *guard) shed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		class := classOf(r)
@@ -148,23 +179,21 @@ func (g *guard) shed(next http.Handler) http.Handler {
 			refuse(w, r, class, store.Unavailable(errBreakerOpen))
 			return
 		}
-		b := g.bound(class)
-		if !b.Enter() {
-			g.refused.WithLabelValues(class, "overloaded").Inc()
-			refuse(w, r, class, errOverloaded)
+		if class != classToken {
+			next.ServeHTTP(w, r)
 			return
 		}
-		defer b.Leave()
+		if !g.token.Enter() {
+			g.refused.WithLabelValues(class, "overloaded").Inc()
+			refuse(w, r, class, workspace.ErrOverloaded)
+			return
+		}
+		defer g.token.Leave()
 		next.ServeHTTP(w, r)
 	})
 }
 
 var errBreakerOpen = errors.New("database circuit breaker open: refused without asking the database")
-
-// errOverloaded is the 503 of a request over its class's bound: nothing was done, so the
-// same request may be sent again, here a second later or at once to another replica.
-var errOverloaded = &store.Error{Code: store.CodeOverloaded, RetryAfter: time.Second,
-	Message: "this server has as many requests in flight as it takes; nothing was done: retry after the Retry-After seconds"}
 
 // refuse writes e in the envelope of the request's surface: OAuth's for the token endpoint
 // (RFC 6749 section 5.2, temporarily_unavailable as its endpoints answer an outage), the

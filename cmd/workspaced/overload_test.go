@@ -114,18 +114,22 @@ func TestDrillDrainKeepsKeepAliveClients(t *testing.T) {
 	t.Logf("%d requests, %d failed; %d answered by A after its SIGTERM", total, len(failures), drainedAtA)
 }
 
-// TestDrillShedBeyondTheBound: with at most 4 reads in flight, 4 reads held up by a lock
-// are admitted and complete once it is released, while 20 more are refused at once (before
-// the lock is released) with 503 overloaded and Retry-After: 1; the token endpoint, bounded
-// apart, still answers meanwhile.
+// TestDrillShedBeyondTheBound: with at most 4 reads in flight, all of them one workspace's
+// to take, 4 reads held up by a lock are admitted and complete once it is released, while
+// (before the lock is released) 10 more of the same workspace are refused after waiting
+// SHARE_WAIT with 429 rate_limited, and 10 of another workspace with 503 overloaded, both
+// with Retry-After: 1; the token endpoint, bounded apart, still answers meanwhile.
 func TestDrillShedBeyondTheBound(t *testing.T) {
 	dsn := storetest.DSN(t)
 	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+dsn, roomyLimits, "MAX_IN_FLIGHT_READS=4",
-		"DB_STATEMENT_TIMEOUT=60s")
+		"WORKSPACE_SHARE=100", "CREDENTIAL_SHARE=100", "SHARE_WAIT=100ms", "DB_STATEMENT_TIMEOUT=60s")
 	_, key := agentKey(t, dsn)
-	// A first read caches the credential, whose lookup would wait on the lock too.
-	if code, _, body := call(http.DefaultClient, "GET", d.url+"/v1/tasks", key, nil); code != 200 {
-		t.Fatalf("first read: %d %s", code, body)
+	_, other := agentKey(t, dsn)
+	// A first read caches each credential, whose lookup would wait on the lock too.
+	for _, k := range []string{key, other} {
+		if code, _, body := call(http.DefaultClient, "GET", d.url+"/v1/tasks", k, nil); code != 200 {
+			t.Fatalf("first read: %d %s", code, body)
+		}
 	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -168,11 +172,15 @@ func TestDrillShedBeyondTheBound(t *testing.T) {
 	}, "four reads waiting on the lock at the database")
 
 	for i := range 20 {
-		code, h, body := call(http.DefaultClient, "GET", d.url+"/v1/tasks", key, nil)
+		k, wantCode, wantError := key, 429, "rate_limited"
+		if i%2 == 1 {
+			k, wantCode, wantError = other, 503, "overloaded"
+		}
+		code, h, body := call(http.DefaultClient, "GET", d.url+"/v1/tasks", k, nil)
 		var e struct{ Error, Message string }
 		json.Unmarshal(body, &e)
-		if code != 503 || e.Error != "overloaded" || h.Get("Retry-After") != "1" {
-			t.Fatalf("read %d beyond the bound: %d Retry-After=%q %s", i, code, h.Get("Retry-After"), body)
+		if code != wantCode || e.Error != wantError || h.Get("Retry-After") != "1" {
+			t.Fatalf("read %d beyond the bound: %d Retry-After=%q %s, want %d %s", i, code, h.Get("Retry-After"), body, wantCode, wantError)
 		}
 	}
 	// The token endpoint has its own bound: an unknown grant is its own 400, not a 503.
@@ -193,8 +201,10 @@ func TestDrillShedBeyondTheBound(t *testing.T) {
 			t.Errorf("admitted read: %d, want 200", c)
 		}
 	}
-	if n := metric(t, d, `workspaced_requests_refused_total{class="read",reason="overloaded"}`); n != 20 {
-		t.Errorf("refused reads in /metrics: %v, want 20", n)
+	for _, reason := range []string{"overloaded", "share"} {
+		if n := metric(t, d, `workspaced_requests_refused_total{class="read",reason="`+reason+`"}`); n != 10 {
+			t.Errorf("reads refused as %s in /metrics: %v, want 10", reason, n)
+		}
 	}
 	// Once they finished, reads are admitted again.
 	if code, _, body := call(http.DefaultClient, "GET", d.url+"/v1/tasks", key, nil); code != 200 {

@@ -3,22 +3,26 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
-// BenchmarkRefusal compares what a read refused by its class's bound (503 overloaded)
-// costs with the same read served (200), through the whole stack: net/http, the router,
-// the access log, the guard, and a keep-alive client in the same process
+// BenchmarkRefusal compares what a read refused by its class's bound (503 overloaded, with
+// SHARE_WAIT at 1ns: refused as soon as it finds no place) costs with the same read served
+// (200), through the whole stack: net/http, the router, the access log, the guard,
+// authentication, the capacities, and a keep-alive client in the same process
 // (docs/performance.md, "Overload and a frozen database"). Re-run with:
 //
 //	go test ./cmd/workspaced/ -run '^$' -bench Refusal -benchtime 2s
 func BenchmarkRefusal(b *testing.B) {
-	ts, s, srv := newTestServer(b, func(c *config) { c.RateLimitsOff = true }) // as the load runs serve
+	ts, s, srv := newTestServer(b, func(c *config) { c.RateLimitsOff = true; c.Shed.ShareWait = time.Nanosecond }) // as the load runs serve
 	ctx := context.Background()
 	ws, err := s.CreateWorkspace(ctx, "Refusal bench", store.By{})
 	if err != nil {
@@ -57,17 +61,14 @@ func BenchmarkRefusal(b *testing.B) {
 		}
 	})
 	b.Run("refused", func(b *testing.B) {
-		reads := srv.guard.reads
-		for range reads.Limit() { // every read slot taken, as under a flood
-			if !reads.Enter() {
-				b.Fatal("the bound refused before its limit")
+		reads := srv.guard.classes[workspace.ClassRead]
+		for i := range reads.Capacity() { // every read place taken by other workspaces, as under a flood
+			release, err := reads.Acquire(ctx, fmt.Sprint("workspace:other", i))
+			if err != nil {
+				b.Fatal(err)
 			}
+			defer release()
 		}
-		defer func() {
-			for range reads.Limit() {
-				reads.Leave()
-			}
-		}()
 		b.ReportAllocs()
 		for b.Loop() {
 			do(b, "GET", "/v1/tasks/"+task.Data.ID, "", 503)

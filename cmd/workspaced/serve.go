@@ -338,7 +338,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	background = append(background, loop{"usage flush", func(ctx context.Context) { usage.Run(ctx, 10*time.Second) }})
 	apiCfg := restapi.Config{Store: srv.store, Auth: auth, APIKey: srv.apiKey, Logger: srv.log,
 		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL,
-		WebhookURLs: hookURLs, Webhooks: hooks}
+		WebhookURLs: hookURLs, Webhooks: hooks, Capacities: srv.guard.capacities}
 	if srv.cfg.RateLimitsOff {
 		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
 		apiCfg.Limiter = nil

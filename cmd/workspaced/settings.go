@@ -82,12 +82,32 @@ var settings = []setting{
 		doc:  "longest time one database statement may take; past it the request answers `503 internal_error` with `Retry-After`",
 		bind: func(c *config) flag.Value { return &durationValue{p: &c.DB.StatementTimeout} }},
 	{env: "MAX_IN_FLIGHT_READS", flag: "max-in-flight-reads", def: "0", defDoc: "`0`: `DB_MAX_CONNS`",
-		help: "REST GETs in flight before the next is refused with 503 overloaded (0: DB_MAX_CONNS)",
-		doc:  "REST `GET`s in flight beyond which the next is answered `503 overloaded` with `Retry-After: 1` at once, instead of queueing for a database connection (docs/operations.md, \"Overload and a frozen database\")",
+		help: "reads (REST GETs, MCP get and list tools) in flight; beyond, the next waits SHARE_WAIT for a place, then 503 overloaded (0: DB_MAX_CONNS)",
+		doc:  "reads (REST `GET`s, MCP get and list tools) in flight; beyond it the next waits up to `SHARE_WAIT` for a place, the quietest workspace served first, then is answered `503 overloaded` with `Retry-After: 1`, instead of queueing for a database connection (docs/operations.md, \"Overload and a frozen database\")",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.Reads} }},
+	{env: "MAX_IN_FLIGHT_SEARCHES", flag: "max-in-flight-searches", def: "0", defDoc: "`0`: a quarter of `DB_MAX_CONNS`",
+		help: "searches (/v1/search, lists with q, their MCP tools) in flight, bounded apart from reads (0: a quarter of DB_MAX_CONNS)",
+		doc:  "searches (`/v1/search`, lists with `q`, their MCP tools) in flight, bounded apart from reads since each costs the database many reads; beyond it as for reads (docs/operations.md, \"Fair shares of capacity\")",
+		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.Searches} }},
 	{env: "MAX_IN_FLIGHT_WRITES", flag: "max-in-flight-writes", def: "0", defDoc: "`0`: `DB_MAX_CONNS`",
-		help: "REST writes and MCP requests in flight before the next is refused with 503 overloaded (0: DB_MAX_CONNS)",
+		help: "writes (REST and MCP) in flight; beyond it as for reads (0: DB_MAX_CONNS)",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.Writes} }},
+	{env: "WORKSPACE_SHARE", flag: "workspace-share", def: "50",
+		help: "percent of each class's bound (reads, searches, writes) one workspace may hold; beyond, its next waits on its own, then 429",
+		doc:  "percent of each bound (`MAX_IN_FLIGHT_READS`, `_SEARCHES`, `_WRITES`; at least one place) one workspace's operations may hold at once, whoever else waits: beyond it the next waits up to `SHARE_WAIT` behind the workspace's own, then is answered `429 rate_limited` with `Retry-After: 1` (docs/operations.md, \"Fair shares of capacity\")",
+		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.WorkspaceShare, min: 1, max: 100} }},
+	{env: "CREDENTIAL_SHARE", flag: "credential-share", def: "25",
+		help: "percent of each class's bound one credential (token, agent key) may hold; beyond, as WORKSPACE_SHARE",
+		doc:  "percent of each bound one credential (access token, agent key) may hold at once, so one member's flood leaves the workspace's others room; beyond it as `WORKSPACE_SHARE`",
+		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.CredentialShare, min: 1, max: 100} }},
+	{env: "SHARE_WAIT", flag: "share-wait", def: "1s",
+		help: "longest an operation waits for a place in its class before 429 (its share taken) or 503 overloaded",
+		doc:  "longest an operation waits for a place: behind its own workspace's or credential's when its share is taken (then `429 rate_limited`), or for the class to have room (then `503 overloaded`); a workspace or credential has at most its share waiting, and the next is refused at once",
+		bind: func(c *config) flag.Value { return &durationValue{p: &c.Shed.ShareWait, max: time.Minute} }},
+	{env: "SEARCH_STATEMENT_TIMEOUT", flag: "search-statement-timeout", def: "2s",
+		help: "longest time one statement of a search may take (below DB_STATEMENT_TIMEOUT); past it the search answers 503",
+		doc:  "longest time one statement of a search (`/v1/search`, a list with `q`, their MCP tools) may take, at the server, below `DB_STATEMENT_TIMEOUT`; past it the search answers `503 internal_error` with `Retry-After`, and the breaker does not count it",
+		bind: func(c *config) flag.Value { return &durationValue{p: &c.Shed.SearchTimeout} }},
 	{env: "MAX_IN_FLIGHT_TOKEN", flag: "max-in-flight-token", def: "0", defDoc: "`0`: `DB_MAX_CONNS`",
 		help: "token endpoint requests in flight before the next is refused with 503 temporarily_unavailable (0: DB_MAX_CONNS)",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.Token} }},
@@ -224,8 +244,8 @@ type (
 		negate bool // the field says the opposite of the setting (RATE_LIMITS, RateLimitsOff)
 	}
 	intValue struct {
-		p   *int
-		min int
+		p        *int
+		min, max int // max 0: no maximum
 	}
 	durationValue struct {
 		p   *time.Duration
@@ -319,7 +339,10 @@ func (v *boolValue) IsBoolFlag() bool { return true }
 
 func (v *intValue) Set(s string) error {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < v.min {
+	if err != nil || n < v.min || (v.max > 0 && n > v.max) {
+		if v.max > 0 {
+			return fmt.Errorf("want a whole number from %d to %d", v.min, v.max)
+		}
 		return fmt.Errorf("want a whole number of at least %d", v.min)
 	}
 	*v.p = n

@@ -67,7 +67,7 @@ func TestConfigDefaults(t *testing.T) {
 		MetricsAddr: "127.0.0.1:9090", WebhookRetentionDays: 30, WebhookRetrySpeedup: 1, ACMEDirectoryURL: "https://acme-v02.api.letsencrypt.org/directory",
 		ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, ShutdownGrace: 15 * time.Second, ShutdownDrain: 5 * time.Second,
 		DB:   dbConfig{ConnectTimeout: 5 * time.Second, AcquireTimeout: 3 * time.Second, StatementTimeout: 5 * time.Second, MaxConns: 16},
-		Shed: shedConfig{BreakerTimeouts: 5}}
+		Shed: shedConfig{BreakerTimeouts: 5, WorkspaceShare: 50, CredentialShare: 25, ShareWait: time.Second, SearchTimeout: 2 * time.Second}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

@@ -1,0 +1,116 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agencyos/workspaced/overload"
+	"github.com/agencyos/workspaced/store"
+)
+
+// Fair shares of capacity (docs/operations.md, "Fair shares of capacity"): every operation
+// that runs statements takes a place in its class (reads, searches, writes) for as long
+// as it runs, held by its workspace and its credential; no workspace and no credential
+// holds more than its share of a class, so one that floods the service waits on its own
+// requests and is answered 429, while the others keep being served.
+
+// Class names the capacity an operation takes.
+type Class string
+
+// The classes: a search (Search, or a list with q) costs the database many times a read
+// by id or a plain list, so it has its own, smaller capacity and shares.
+const (
+	ClassRead   Class = "read"
+	ClassSearch Class = "search"
+	ClassWrite  Class = "write"
+)
+
+// Capacity is one class's bound on operations in flight. Acquire admits an operation held
+// by keys (its workspace, then its credential), waiting for a place if need be, and
+// returns the function that ends it, or an *overload.Refusal, or ctx's error.
+// overload.Shares implements it.
+type Capacity interface {
+	Acquire(ctx context.Context, keys ...string) (release func(), err error)
+}
+
+var _ Capacity = (*overload.Shares)(nil)
+
+// Capacities are the bounds of the classes; a nil one admits everything.
+type Capacities struct {
+	Read, Search, Write Capacity
+	// SearchTimeout bounds each statement of a search, at the server, below the pool's
+	// statement timeout; 0 leaves the pool's.
+	SearchTimeout time.Duration
+	// Refused, when set, is told of each refusal: the class, and whether the holder's own
+	// share was full (429) or the class was full of others' operations (503 overloaded).
+	Refused func(class Class, own bool)
+}
+
+// RetryAfterShare is the Retry-After of a refusal: operations in flight end within the
+// statement timeouts, and most within milliseconds.
+const RetryAfterShare = time.Second
+
+func (c *Capacities) of(class Class) Capacity {
+	switch class {
+	case ClassSearch:
+		return c.Search
+	case ClassWrite:
+		return c.Write
+	}
+	return c.Read
+}
+
+// admitClass takes a place in class for p's workspace and credential until the returned
+// function is called. A refusal is a 429 rate_limited when p's workspace or credential
+// already holds its share (it waited behind its own operations), a 503 overloaded when
+// the class is full of others'.
+func (o *Ops) admitClass(ctx context.Context, p *store.Principal, class Class) (func(), error) {
+	c := o.capacities.of(class)
+	if c == nil || p == nil {
+		return func() {}, nil
+	}
+	release, err := c.Acquire(ctx, CapacityKeys(p)...)
+	if err == nil {
+		return release, nil
+	}
+	var r *overload.Refusal
+	if !errors.As(err, &r) {
+		return nil, store.AsError(err) // the client went away, or its deadline passed
+	}
+	if o.capacities.Refused != nil {
+		o.capacities.Refused(class, r.Own)
+	}
+	if r.Own {
+		return nil, &store.Error{Code: store.CodeRateLimited, RetryAfter: RetryAfterShare, Err: err,
+			Message: fmt.Sprintf("this workspace or this credential already has its share of %d %s operations in flight, "+
+				"and the one sent waited for it in vain; nothing was done: retry after %d second%s, or send fewer at once",
+				r.Share, class, int(RetryAfterShare/time.Second), plural(int(RetryAfterShare/time.Second)))}
+	}
+	return nil, ErrOverloaded
+}
+
+// ErrOverloaded is the 503 of an operation refused because its class is full of others'
+// operations: nothing was done, so the same request may be sent again, here a second
+// later or at once to another replica.
+var ErrOverloaded = &store.Error{Code: store.CodeOverloaded, RetryAfter: time.Second,
+	Message: "this server has as many requests in flight as it takes; nothing was done: retry after the Retry-After seconds"}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// CapacityKeys are the holders of p's operations' places: its workspace, then its
+// credential.
+func CapacityKeys(p *store.Principal) []string {
+	return []string{"workspace:" + p.WorkspaceID, "credential:" + credentialKey(p)}
+}
+
+// searchContext bounds a search's statements by the search timeout.
+func (o *Ops) searchContext(ctx context.Context) context.Context {
+	return store.WithStatementTimeout(ctx, o.capacities.SearchTimeout)
+}
