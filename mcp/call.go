@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -229,12 +230,18 @@ func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult
 	}
 	// MCP clients never see Retry-After (issue 19 item 9): say the wait in the message, and
 	// as retry_after seconds in the text and the structured content.
+	// Raw, as the direct answer (direct.go) writes only raw structured content.
 	secs := int(e.RetryAfter / time.Second)
-	env.Message += fmt.Sprintf(" (retry in %d seconds)", secs)
+	wait := fmt.Sprintf("retry in %d seconds", secs)
+	if msg := strings.Replace(env.Message, "retry after the Retry-After seconds", wait, 1); msg != env.Message {
+		env.Message = msg
+	} else {
+		env.Message += " (" + wait + ")"
+	}
 	text, _ := json.Marshal(struct {
 		httpx.Envelope
 		RetryAfter int `json:"retry_after"`
 	}{env, secs})
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		StructuredContent: json.RawMessage(text), IsError: true}
+		RawStructuredContent: text, IsError: true}
 }
