@@ -127,6 +127,14 @@ func New(cfg Config) (*Server, error) {
 		// another credential sees other tools (docs/mcp.md).
 		server.WithMethodCacheHints(mcpgo.MethodToolsList, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
 		server.WithMethodCacheHints(mcpgo.MethodServerDiscover, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
+		// Every other list and read result says it too (MCP 2026-07-28, "Caching"): the
+		// prompts and resource templates a server offers change with a deploy, like its
+		// tools; resources and what they read are workspace data another call may change at
+		// any moment, so immediately stale. A handler that knows better sets its own.
+		server.WithMethodCacheHints(mcpgo.MethodPromptsList, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
+		server.WithMethodCacheHints(mcpgo.MethodResourcesTemplatesList, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate),
+		server.WithMethodCacheHints(mcpgo.MethodResourcesList, 0, mcpgo.CacheScopePrivate),
+		server.WithMethodCacheHints(mcpgo.MethodResourcesRead, 0, mcpgo.CacheScopePrivate),
 		listenHooks(),
 	)
 	for _, sp := range specs {
