@@ -200,10 +200,10 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 	return id, nil
 }
 
-// toolResult returns REST's data as structured content and the same JSON as text
-// (docs/decisions.md 8). Lists keep next_cursor beside data, since structured content is an
-// object and paging needs it. Records arrive as JSON PostgreSQL wrote: they are embedded
-// as they are, not decoded or re-encoded here.
+// toolResult returns REST's data as structured content and a compact rendering of it as
+// text (render.go; docs/decisions.md 8). Lists keep next_cursor beside data, since
+// structured content is an object and paging needs it. Records arrive as JSON PostgreSQL
+// wrote: they are embedded as they are, not decoded or re-encoded here.
 func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 	data, ok := res.data.(json.RawMessage)
 	if !ok {
@@ -212,12 +212,15 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 			return nil, fmt.Errorf("mcp: encode result: %w", err)
 		}
 	}
-	text := data
+	structured, text := data, []byte(nil)
 	if list {
-		text = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
+		structured = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
+		text = renderPage(data, res.nextCursor)
+	} else {
+		text = renderValue(data)
 	}
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		RawStructuredContent: text}, nil
+		RawStructuredContent: structured}, nil
 }
 
 // toolError renders err as a tool error (isError true) whose text is the spec's REST error

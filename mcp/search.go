@@ -133,8 +133,8 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	if err != nil {
 		return nil, err
 	}
-	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		StructuredContent: json.RawMessage(text)}, nil
+	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(renderValue(text)))},
+		RawStructuredContent: text}, nil
 }
 
 // runCall runs the named tool through its own handler, so the gates, rate limit, readonly

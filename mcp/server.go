@@ -61,6 +61,7 @@ const instructions = `Tools read and write one agency workspace (CRM, tasks, spa
 	`Names are verb_resource: list_ (newest first), get_ (one record by id), create_, update_ (partial: ` +
 	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
+	`Result text is compact: a list a tab-separated table under a header of field names (null an empty cell) and a next_cursor: line when there is more; a record field: value lines, nulls left out. ` +
 	`For what changed since a time, list with where [{field: updated_at, op: gte, value: an RFC 3339 time}] and sort updated_at (least recently updated first, ` +
 	`each change once across the pages; a page never passes a write still in flight, so every committed change comes in some run); keep the last record's updated_at for next time. ` +
 	`To find records, call search {q, types} ({type, id, title, snippet, score} across everything), or list with q (words or their beginnings, accents and case ignored, a typo forgiven in names; best match first), ` +

@@ -1,0 +1,186 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// A result's text is a compact rendering of its structured content, not the same JSON
+// again (docs/mcp.md, "Results"): clients that read only text still get every value, and a
+// client that reads both does not pay for the data twice. A list is a table: a header of
+// its field names, then one tab-separated row per record, a null an empty cell; a record is
+// "field: value" lines, nulls left out, a nested object's fields as "field.name: value".
+// Text is bare unless it would be misread (empty, with a tab or line break, or starting
+// with a quote or bracket), then JSON-quoted; a list of bare text without commas is
+// comma-separated; other arrays are compact JSON.
+
+// renderPage renders a list's data and next_cursor.
+func renderPage(data json.RawMessage, nextCursor *string) []byte {
+	out := renderTable(make([]byte, 0, len(data)*2/3+32), data)
+	if nextCursor != nil {
+		out = append(out, "next_cursor: "...)
+		out = append(out, *nextCursor...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// renderValue renders any structured content: an object as field lines (an array of
+// objects among them as a table under its name), an array of objects as a table.
+func renderValue(v json.RawMessage) []byte {
+	v = bytes.TrimSpace(v)
+	out := make([]byte, 0, len(v)*2/3+32)
+	switch {
+	case len(v) > 0 && v[0] == '{':
+		if out, ok := appendFields(out, "", v); ok {
+			return out
+		}
+	case len(v) > 0 && v[0] == '[':
+		if _, ok := objects(v); ok {
+			return renderTable(out, v)
+		}
+	}
+	return appendCell(out, v)
+}
+
+// appendFields appends an object's fields as "name: value" lines, a nested object's as
+// "name.field: value", an array of objects as a table under "name:".
+func appendFields(out []byte, prefix string, obj json.RawMessage) ([]byte, bool) {
+	keys, values, ok := members(obj)
+	if !ok {
+		return out, false
+	}
+	for i, k := range keys {
+		v := bytes.TrimSpace(values[i])
+		switch rows, table := objects(v); {
+		case isNull(v):
+		case len(v) > 0 && v[0] == '{':
+			if o, ok := appendFields(out, prefix+k+".", v); ok {
+				out = o
+				continue
+			}
+			out = appendLine(out, prefix+k, v)
+		case table && len(rows) > 0:
+			out = append(out, prefix+k+":\n"...)
+			out = renderTable(out, v)
+		default:
+			out = appendLine(out, prefix+k, v)
+		}
+	}
+	return out, true
+}
+
+func appendLine(out []byte, name string, v json.RawMessage) []byte {
+	out = append(out, name+": "...)
+	return append(appendCell(out, v), '\n')
+}
+
+// renderTable appends an array of objects as a header line and one row per object; the
+// columns are every field in the order first met. An empty array is "(none)".
+func renderTable(out []byte, arr json.RawMessage) []byte {
+	rows, ok := objects(arr)
+	if !ok {
+		return append(appendCell(out, arr), '\n')
+	}
+	if len(rows) == 0 {
+		return append(out, "(none)\n"...)
+	}
+	var cols []string
+	index := map[string]int{}
+	cells := make([]map[string]json.RawMessage, len(rows))
+	for i, row := range rows {
+		keys, values, _ := members(row)
+		cells[i] = make(map[string]json.RawMessage, len(keys))
+		for j, k := range keys {
+			if _, seen := index[k]; !seen {
+				index[k] = len(cols)
+				cols = append(cols, k)
+			}
+			cells[i][k] = values[j]
+		}
+	}
+	out = append(out, strings.Join(cols, "\t")...)
+	out = append(out, '\n')
+	for _, row := range cells {
+		for j, c := range cols {
+			if j > 0 {
+				out = append(out, '\t')
+			}
+			if v, ok := row[c]; ok && !isNull(v) {
+				out = appendCell(out, v)
+			}
+		}
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// appendCell appends one value: text bare where it cannot be misread, an array of such
+// text comma-separated, anything else as compact JSON.
+func appendCell(out []byte, v json.RawMessage) []byte {
+	v = bytes.TrimSpace(v)
+	var list []string
+	if len(v) > 0 && v[0] == '[' && json.Unmarshal(v, &list) == nil && len(list) > 0 &&
+		!slices.ContainsFunc(list, func(s string) bool { return !bare(s) || strings.Contains(s, ",") }) {
+		return append(out, strings.Join(list, ", ")...)
+	}
+	if len(v) > 0 && v[0] == '"' {
+		var s string
+		if json.Unmarshal(v, &s) == nil && bare(s) {
+			return append(out, s...)
+		}
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return append(out, v...)
+	}
+	return append(out, b.Bytes()...)
+}
+
+// members splits a JSON object into its keys and raw values, in order.
+func members(obj json.RawMessage) (keys []string, values []json.RawMessage, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, false
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, false
+		}
+		keys, values = append(keys, k), append(values, v)
+	}
+	return keys, values, true
+}
+
+// objects splits a JSON array whose items are all objects; ok is false for anything else.
+func objects(arr json.RawMessage) ([]json.RawMessage, bool) {
+	arr = bytes.TrimSpace(arr)
+	if len(arr) == 0 || arr[0] != '[' {
+		return nil, false
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(arr, &items) != nil {
+		return nil, false
+	}
+	for _, it := range items {
+		if it = bytes.TrimSpace(it); len(it) == 0 || it[0] != '{' {
+			return nil, false
+		}
+	}
+	return items, true
+}
+
+// bare reports whether text can be shown without quotes and not be misread.
+func bare(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "\t\n\r") && s[0] != '"' && s[0] != '[' && s[0] != '{'
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
