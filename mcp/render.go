@@ -148,7 +148,10 @@ func appendCell(out []byte, v json.RawMessage) []byte {
 
 // unquote reads a JSON string; one without escapes is its own bytes.
 func unquote(v []byte) (string, bool) {
-	if len(v) >= 2 && bytes.IndexByte(v, '\\') < 0 {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
 		return string(v[1 : len(v)-1]), true
 	}
 	var s string
