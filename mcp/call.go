@@ -65,8 +65,8 @@ func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
 	return workspace.TakeCall(ctx, s.cfg.Limiter, p, nil)
 }
 
-// getID reads a get tool's id from the arguments mcp-go has already decoded, so the most
-// common call decodes its arguments once; anything unusual (no id, not a string) goes
+// getID reads a get tool's id from the arguments mcp-go has already decoded (or, raw, as
+// the direct path leaves them), so the most common call decodes its arguments once; anything unusual (no id, not a string) goes
 // through run, which words the error.
 func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	if !sp.is(workspace.OpGet) {
@@ -74,6 +74,14 @@ func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	}
 	args, ok := req.Params.Arguments.(map[string]any)
 	if !ok {
+		// The direct path (direct.go) leaves the arguments raw: the last id, as decoding
+		// them into a map would keep.
+		keys, values, ok := members(req.Params.RawArguments)
+		for i := len(keys) - 1; ok && i >= 0; i-- {
+			if keys[i] == "id" {
+				return unquote(bytes.TrimSpace(values[i]))
+			}
+		}
 		return "", false
 	}
 	id, ok := args["id"].(string)
