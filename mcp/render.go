@@ -73,7 +73,7 @@ func appendFields(out []byte, prefix string, obj json.RawMessage) ([]byte, bool)
 }
 
 func appendLine(out []byte, name string, v json.RawMessage) []byte {
-	out = append(out, name+": "...)
+	out = append(append(out, name...), ": "...)
 	return append(appendCell(out, v), '\n')
 }
 
@@ -126,7 +126,11 @@ func appendCell(out []byte, v json.RawMessage) []byte {
 	}
 	switch v[0] {
 	case '"':
-		if s, ok := unquote(v); ok && bare(s) {
+		if len(v) >= 2 && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 { // no escapes: its own bytes
+			if raw := v[1 : len(v)-1]; bare(string(raw)) {
+				return append(out, raw...)
+			}
+		} else if s, ok := unquote(v); ok && bare(s) {
 			return append(out, s...)
 		}
 	case '[':
@@ -171,6 +175,7 @@ func members(obj []byte) (keys []string, values []json.RawMessage, ok bool) {
 	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
 		return nil, nil, true
 	}
+	keys, values = make([]string, 0, 16), make([]json.RawMessage, 0, 16) // a record's columns, mostly
 	for i < len(obj) && obj[i] == '"' {
 		end := skipValue(obj, i)
 		if end < 0 {
