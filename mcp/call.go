@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -64,8 +65,8 @@ func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
 	return workspace.TakeCall(ctx, s.cfg.Limiter, p, nil)
 }
 
-// getID reads a get tool's id from the arguments mcp-go has already decoded, so the most
-// common call decodes its arguments once; anything unusual (no id, not a string) goes
+// getID reads a get tool's id from the arguments mcp-go has already decoded (or, raw, as
+// the direct path leaves them), so the most common call decodes its arguments once; anything unusual (no id, not a string) goes
 // through run, which words the error.
 func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	if !sp.is(workspace.OpGet) {
@@ -73,6 +74,14 @@ func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	}
 	args, ok := req.Params.Arguments.(map[string]any)
 	if !ok {
+		// The direct path (direct.go) leaves the arguments raw: the last id, as decoding
+		// them into a map would keep.
+		keys, values, ok := members(req.Params.RawArguments)
+		for i := len(keys) - 1; ok && i >= 0; i-- {
+			if keys[i] == "id" {
+				return unquote(bytes.TrimSpace(values[i]))
+			}
+		}
 		return "", false
 	}
 	id, ok := args["id"].(string)
@@ -199,10 +208,10 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 	return id, nil
 }
 
-// toolResult returns REST's data as structured content and the same JSON as text
-// (docs/decisions.md 8). Lists keep next_cursor beside data, since structured content is an
-// object and paging needs it. Records arrive as JSON PostgreSQL wrote: they are embedded
-// as they are, not decoded or re-encoded here.
+// toolResult returns REST's data as structured content and a compact rendering of it as
+// text (render.go; docs/decisions.md 8). Lists keep next_cursor beside data, since
+// structured content is an object and paging needs it. Records arrive as JSON PostgreSQL
+// wrote: they are embedded as they are, not decoded or re-encoded here.
 func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 	data, ok := res.data.(json.RawMessage)
 	if !ok {
@@ -211,12 +220,15 @@ func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
 			return nil, fmt.Errorf("mcp: encode result: %w", err)
 		}
 	}
-	text := data
+	structured, text := data, []byte(nil)
 	if list {
-		text = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
+		structured = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
+		text = renderPage(data, res.nextCursor)
+	} else {
+		text = renderValue(data)
 	}
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		RawStructuredContent: text}, nil
+		RawStructuredContent: structured}, nil
 }
 
 // toolError renders err as a tool error (isError true) whose text is the spec's REST error
@@ -229,12 +241,18 @@ func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult
 	}
 	// MCP clients never see Retry-After (issue 19 item 9): say the wait in the message, and
 	// as retry_after seconds in the text and the structured content.
+	// Raw, as the direct answer (direct.go) writes only raw structured content.
 	secs := int(e.RetryAfter / time.Second)
-	env.Message += fmt.Sprintf(" (retry in %d seconds)", secs)
+	wait := fmt.Sprintf("retry in %d seconds", secs)
+	if msg := strings.Replace(env.Message, "retry after the Retry-After seconds", wait, 1); msg != env.Message {
+		env.Message = msg
+	} else {
+		env.Message += " (" + wait + ")"
+	}
 	text, _ := json.Marshal(struct {
 		httpx.Envelope
 		RetryAfter int `json:"retry_after"`
 	}{env, secs})
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		StructuredContent: json.RawMessage(text), IsError: true}
+		RawStructuredContent: text, IsError: true}
 }

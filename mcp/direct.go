@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -206,10 +207,51 @@ func writeCallResult(w http.ResponseWriter, id json.RawMessage, res *mcpgo.CallT
 	_, _ = w.Write(append(out, '\n'))
 }
 
-// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it.
+// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it
+// (HTML-safe, U+2028 and U+2029 escaped), without its reflection and copies; text that is
+// not valid UTF-8 goes through encoding/json, which replaces what is invalid.
 func appendJSONString(out []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(out, b...)
+	if !utf8.ValidString(s) {
+		b, _ := json.Marshal(s)
+		return append(out, b...)
+	}
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			out = append(out, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				out = append(out, '\\', c)
+			case '\n':
+				out = append(out, '\\', 'n')
+			case '\r':
+				out = append(out, '\\', 'r')
+			case '\t':
+				out = append(out, '\\', 't')
+			default:
+				out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\u2028' || r == '\u2029' {
+			out = append(out, s[start:i]...)
+			out = append(out, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			start = i + size
+		}
+		i += size
+	}
+	out = append(out, s[start:]...)
+	return append(out, '"')
 }
 
 // errReader hands mcp-go the error reading the body met (the body limit).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func serve(t *testing.T, h http.Handler, body, bearer, version string) answer {
 }
 
 // blankUpdatedAt removes updated_at from every object, including the JSON held in
-// content text.
+// content text, and its line from the text's compact rendering (render.go).
 func blankUpdatedAt(v any) {
 	switch v := v.(type) {
 	case map[string]any:
@@ -113,6 +114,12 @@ func blankUpdatedAt(v any) {
 					blankUpdatedAt(inner)
 					v[k] = inner
 				}
+				continue
+			}
+			if s, ok := x.(string); ok && k == "text" {
+				lines := strings.Split(s, "\n")
+				lines = slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, "updated_at: ") })
+				v[k] = strings.Join(lines, "\n")
 				continue
 			}
 			blankUpdatedAt(x)

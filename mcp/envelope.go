@@ -45,35 +45,46 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		msgs := []json.RawMessage{body}
 		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-			if json.Unmarshal(body, &msgs) != nil {
-				msgs = nil
+			var msgs []json.RawMessage
+			_ = json.Unmarshal(body, &msgs)
+			for _, m := range msgs {
+				if err := canonicalMembers(m, envelopeKeys); err != nil {
+					writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, err.Error())
+					return
+				}
 			}
-		}
-		for _, m := range msgs {
-			if err := canonicalMembers(m, envelopeKeys); err != nil {
-				writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, err.Error())
-				return
-			}
-		}
-		if len(msgs) != 1 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var env struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if json.Unmarshal(body, &env) != nil || env.Method != string(mcpgo.MethodToolsCall) {
+		// One message: its members are split once (render.go's scanner; the transport
+		// still decodes and so validates the body) and read from there.
+		keys, values, ok := members(body)
+		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if err := canonicalMembers(env.Params, callKeys); err != nil {
+		if err := canonicalKeys(keys, envelopeKeys); err != nil {
+			writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, err.Error())
+			return
+		}
+		var params json.RawMessage
+		if i := slices.Index(keys, "params"); i >= 0 {
+			params = values[i]
+		}
+		method := ""
+		if i := slices.Index(keys, "method"); i >= 0 {
+			method, _ = unquote(bytes.TrimSpace(values[i]))
+		}
+		if method != string(mcpgo.MethodToolsCall) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err := canonicalMembers(params, callKeys); err != nil {
 			writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "params: "+err.Error())
 			return
 		}
-		if s.stepUp(w, r, env.Params) {
+		if s.stepUp(w, r, params) {
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -83,27 +94,23 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 // canonicalMembers checks the members of a JSON object (anything else passes: the
 // transport answers it): no name twice, and none that equals one of names but for case.
 func canonicalMembers(raw json.RawMessage, names []string) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	keys, _, ok := members(raw)
+	if !ok {
 		return nil
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		key, _ := t.(string)
+	return canonicalKeys(keys, names)
+}
+
+// canonicalKeys checks an object's member names, in order, as canonicalMembers does.
+func canonicalKeys(keys, names []string) error {
+	seen := make(map[string]bool, len(keys))
+	for _, key := range keys {
 		if seen[key] {
 			return fmt.Errorf("the member %q appears twice", key)
 		}
 		seen[key] = true
 		if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) }); i >= 0 && names[i] != key {
 			return fmt.Errorf("the member %q must be written %q (JSON-RPC names are case-sensitive)", key, names[i])
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil
 		}
 	}
 	return nil

@@ -25,6 +25,9 @@ func (s *Server) featureOptions() []server.ServerOption {
 	for _, m := range []mcpgo.MCPMethod{mcpgo.MethodPromptsList, mcpgo.MethodResourcesList, mcpgo.MethodResourcesTemplatesList} {
 		opts = append(opts, server.WithMethodCacheHints(m, listingTTL.Milliseconds(), mcpgo.CacheScopePrivate))
 	}
+	// What a read returns is workspace data another call may change at any moment: stale
+	// at once (MCP 2026-07-28, "Caching"); the listings above change only with a deploy.
+	opts = append(opts, server.WithMethodCacheHints(mcpgo.MethodResourcesRead, 0, mcpgo.CacheScopePrivate))
 	return opts
 }
 

@@ -124,10 +124,10 @@ func TestBoundTokenGetsExactlyItsView(t *testing.T) {
 	for _, args := range []string{`{"q":"fenceline"}`, `{"q":"fenceline","types":["deals","companies"]}`} {
 		got := e.callOn(t, "/mcp/x/companies", companies, "search", args)
 		text := got.Result.Content[0].Text
-		if got.Result.IsError || strings.Contains(text, `"deals"`) || !strings.Contains(text, `"companies"`) {
+		if got.Result.IsError || strings.Contains(text, "\ndeals\t") || !strings.Contains(text, "\ncompanies\t") {
 			t.Errorf("search %s on a companies-bound token: %s", args, text)
 		}
-		if got := e.callOn(t, "/mcp/x/companies", unbound, "search", args); !strings.Contains(got.Result.Content[0].Text, `"deals"`) {
+		if got := e.callOn(t, "/mcp/x/companies", unbound, "search", args); !strings.Contains(got.Result.Content[0].Text, "\ndeals\t") {
 			t.Errorf("search %s unbound: %s", args, got.Result.Content[0].Text)
 		}
 	}

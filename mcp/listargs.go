@@ -24,6 +24,29 @@ type condition struct {
 	Value json.RawMessage `json:"value"`
 }
 
+// typed is the condition as the list takes it, its values as sent: in's array items each a
+// value (a comma in one stays in it), a string given to in comma-separated as REST's query
+// carries it, and any other operator's one value as text.
+func (c condition) typed() (workspace.Condition, error) {
+	cond := workspace.Condition{Field: c.Field, Op: workspace.Operator(c.Op)}
+	var list []json.RawMessage
+	if json.Unmarshal(c.Value, &list) != nil {
+		cond.Value = queryValue(c.Value)
+		if cond.Op == workspace.OpIn {
+			cond.Values = strings.Split(cond.Value, ",")
+		}
+		return cond, nil
+	}
+	if cond.Op != workspace.OpIn {
+		return cond, store.BadRequest("where %.40s %.10s takes one value; only in takes an array, got %s", c.Field, c.Op, clipArg(c.Value))
+	}
+	cond.Values = make([]string, len(list))
+	for i, item := range list {
+		cond.Values[i] = queryValue(item)
+	}
+	return cond, nil
+}
+
 // listParams reads a list tool's arguments: limit, cursor, updated_since, order, q, sort,
 // fields, ids, where (on id, a batch read as ids), and a field's name as an exact filter;
 // any other name is refused, naming the arguments the tool lists. Without fields, a
@@ -63,23 +86,24 @@ func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspa
 			var where []condition
 			if err = decodeArg(k, v, &where); err == nil {
 				for _, c := range where {
-					value := queryValue(c.Value)
-					var list []json.RawMessage
-					if json.Unmarshal(c.Value, &list) == nil { // [in] as an array
-						items := make([]string, len(list))
-						for i, item := range list {
-							items[i] = queryValue(item)
-						}
-						value = strings.Join(items, ",")
+					cond, cerr := c.typed()
+					if cerr != nil {
+						return params, cerr
 					}
 					if c.Field == "id" { // a batch read: REST's ids=
-						if c.Op != string(workspace.OpIn) && c.Op != string(workspace.OpEq) {
+						if cond.Op != workspace.OpIn && cond.Op != workspace.OpEq {
 							return params, store.BadRequest("where on id takes the operators in (up to %d ids) and eq, got %q", workspace.MaxIDs, c.Op)
 						}
-						params.IDs = append(params.IDs, strings.Split(value, ",")...)
+						if cond.Op == workspace.OpEq {
+							cond.Values = []string{cond.Value}
+						}
+						params.IDs = append(slices.Clip(params.IDs), cond.Values...)
+						if params.IDs == nil {
+							params.IDs = []string{} // asked for none: refused as ids= is
+						}
 						continue
 					}
-					params.Where = append(params.Where, workspace.Condition{Field: c.Field, Op: workspace.Operator(c.Op), Value: value})
+					params.Where = append(params.Where, cond)
 				}
 			}
 		default:
@@ -148,6 +172,9 @@ func clipArg(v json.RawMessage) string {
 	return string(v)
 }
 
+// whereOps are the operators a where item's op names, in the order messages name them.
+var whereOps = []any{"eq", "ne", "lt", "lte", "gt", "gte", "in", "prefix", "null"}
+
 // findProperties are a list tool's finding arguments: q where the resource has text, sort
 // on its sortable fields, fields and ids where get_ describes its records, and where over
 // its fields taking operators. Field names are patterns rather than enums, and operators
@@ -169,7 +196,10 @@ func findProperties(r *workspace.Resource, props map[string]*jsonschema.Schema) 
 		fields = append(fields, f.Name)
 	}
 	if len(fields) > 0 {
-		props["where"] = &jsonschema.Schema{Type: "array", Items: object(map[string]*jsonschema.Schema{
-			"field": {Type: "string", Pattern: "^(" + strings.Join(fields, "|") + ")$"}})}
+		props["where"] = &jsonschema.Schema{Type: "array", MaxItems: jsonschema.Ptr(workspace.MaxWhere), Items: object(map[string]*jsonschema.Schema{
+			"field": {Type: "string", Pattern: "^(" + strings.Join(fields, "|") + ")$"},
+			"op":    {Enum: whereOps},
+			"value": {AnyOf: []*jsonschema.Schema{typed("string"), {Type: "array", Items: typed("string")}}},
+		}, "field", "op", "value")}
 	}
 }

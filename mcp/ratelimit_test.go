@@ -43,6 +43,13 @@ func TestToolCallsShareTheCredentialBudget(t *testing.T) {
 		!strings.Contains(string(structured), `"retry_after":60`) {
 		t.Fatalf("rate_limited tool error does not say how long to wait: %v, structured %s", body, structured)
 	}
+	// The same answered directly, as a 2025-11-25 client's call is (direct.go).
+	res = call(t, e.client(t, f.Agent.Key, "2025-11-25"), "me", nil)
+	body = wantToolError(t, res, "rate_limited")
+	structured, _ = json.Marshal(res.StructuredContent)
+	if secs, _ := body["retry_after"].(float64); secs != 60 || !strings.Contains(string(structured), `"retry_after":60`) {
+		t.Fatalf("me, rate limited: %v, structured %s", body, structured)
+	}
 	if got := rest(); got != http.StatusTooManyRequests {
 		t.Fatalf("REST after the budget was spent by tool calls: %d, want 429", got)
 	}

@@ -66,10 +66,10 @@ func (s *Server) callTool() toolSpec {
 		"name":      {Type: "string", MaxLength: jsonschema.Ptr(callMaxName), Description: "a tool name, as find_tools returns it"},
 		"arguments": {Type: "object", Description: "the tool's arguments, per its inputSchema"},
 	}, "name")
-	// No output schema: the result is the called tool's, whatever it is.
+	// The result is the called tool's, whose structured content is always an object.
 	return toolSpec{run: s.runCall, tool: newTool(toolCall, "Run any tool you may use by name, listed here or not, with the same checks, limits, errors and "+
 		"result as calling it directly.",
-		args, nil, hints(false, false, true))}
+		args, typed("object"), hints(false, false, true))}
 }
 
 // foundTool is one find_tools answer.
@@ -133,8 +133,8 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	if err != nil {
 		return nil, err
 	}
-	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		StructuredContent: json.RawMessage(text)}, nil
+	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(renderValue(text)))},
+		RawStructuredContent: text}, nil
 }
 
 // runCall runs the named tool through its own handler, so the gates, rate limit, readonly

@@ -23,10 +23,7 @@ func (s *Server) searchTool() toolSpec {
 		"limit":  typed("integer"),
 		"cursor": typed("string"),
 	}, "q")
-	output := object(map[string]*jsonschema.Schema{
-		"data":        {Type: "array", Items: typed("object")},
-		"next_cursor": nullable("string"),
-	}, "data", "next_cursor")
+	output := pageSchema(nil) // items {type, id, title, snippet, score}: the instructions
 	// find_tools sends "find / look up / search ... by name" here (and to the list tools).
 	terms := map[string]int{}
 	for _, w := range words("search find look lookup name named called") {

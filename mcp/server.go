@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -60,6 +61,7 @@ const instructions = `Tools read and write one agency workspace (CRM, tasks, spa
 	`Names are verb_resource: list_ (newest first), get_ (one record by id), create_, update_ (partial: ` +
 	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
+	`Result text is compact: a list a tab-separated table under a header of field names (null an empty cell) and a next_cursor: line when there is more; a record field: value lines, nulls left out. ` +
 	`For what changed since a time, list with where [{field: updated_at, op: gte, value: an RFC 3339 time}] and sort updated_at (least recently updated first, ` +
 	`each change once across the pages; a page never passes a write still in flight, so every committed change comes in some run); keep the last record's updated_at for next time. ` +
 	`To find records, call search {q, types} ({type, id, title, snippet, score} across everything), or list with q (words or their beginnings, accents and case ignored, a typo forgiven in names; best match first), ` +
@@ -204,7 +206,7 @@ func (s *Server) selectView(next http.Handler) http.Handler {
 		v, err := parseView(r)
 		if err != nil {
 			e := store.AsError(err)
-			writeRPCError(w, httpx.Status(e), mcpgo.INVALID_PARAMS, e.Message)
+			writeRPCErrorID(w, httpx.Status(e), mcpgo.INVALID_PARAMS, requestID(r), e.Message)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(withView(r.Context(), v)))
@@ -264,11 +266,43 @@ func normalOrigin(o string) (string, error) {
 
 // writeRPCError answers a request the transport never dispatched with a JSON-RPC error.
 func writeRPCError(w http.ResponseWriter, status, code int, message string) {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+	writeRPCErrorID(w, status, code, nil, message)
+}
+
+// writeRPCErrorID is writeRPCError answering the request's id (null when nil).
+func writeRPCErrorID(w http.ResponseWriter, status, code int, id json.RawMessage, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
 		"error": map[string]any{"code": code, "message": message}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// requestID reads the id of the JSON-RPC request in r's body (within the 1 MiB limitBody
+// sets), so an error answered before the transport reads it answers the request it is
+// about; nil where there is none (a notification, a batch, a body that is not JSON, an
+// id that is neither a string nor a number).
+func requestID(r *http.Request) json.RawMessage {
+	if r.Body == nil {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil
+	}
+	var env struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &env) != nil || len(env.ID) == 0 {
+		return nil
+	}
+	if c := env.ID[0]; c != '"' && c != '-' && (c < '0' || c > '9') {
+		return nil
+	}
+	return env.ID
 }
 
 // authenticate resolves the bearer credential (docs/decisions.md 3 step 1, 8).

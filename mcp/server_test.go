@@ -74,21 +74,26 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 		t.Run(tl.Name, func(t *testing.T) {
 			a := tl.Annotations
 			// MCP ToolAnnotations defaults: destructiveHint and openWorldHint true, so they
-			// must be spelled; readOnlyHint and idempotentHint false when absent.
-			if a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			// must be spelled (destructiveHint only where it means something, on tools
+			// that are not read-only); readOnlyHint and idempotentHint false when absent,
+			// idempotentHint meaningless on a read-only tool.
+			readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
+			if a.OpenWorldHint == nil || (!readOnly && a.DestructiveHint == nil) {
 				t.Fatalf("destructiveHint and openWorldHint must be explicit: %+v", a)
 			}
-			readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
 			idempotent := a.IdempotentHint != nil && *a.IdempotentHint
-			if *a.DestructiveHint {
+			if a.DestructiveHint != nil && *a.DestructiveHint {
 				t.Fatal("no tool is destructive")
+			}
+			if readOnly && (a.DestructiveHint != nil || a.IdempotentHint != nil) {
+				t.Fatalf("a read-only tool spells hints that mean nothing for it: %+v", a)
 			}
 			read := strings.HasPrefix(tl.Name, "list_") || strings.HasPrefix(tl.Name, "get_") || tl.Name == "me" || tl.Name == "find_tools" || tl.Name == "search"
 			if readOnly != read {
 				t.Fatalf("readOnlyHint %v", readOnly)
 			}
-			if (strings.HasPrefix(tl.Name, "update_") || read) && !idempotent {
-				t.Fatal("reads and updates are idempotent")
+			if strings.HasPrefix(tl.Name, "update_") && !idempotent {
+				t.Fatal("updates are idempotent")
 			}
 			if *a.OpenWorldHint != (tl.Name == "enrich_company" || tl.Name == "call_tool") {
 				t.Fatalf("openWorldHint %v", *a.OpenWorldHint)
@@ -97,9 +102,6 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 				t.Fatalf("description too thin for a model: %q", tl.Description)
 			}
 			schemas := map[string]json.RawMessage{"input": tl.RawInputSchema, "output": tl.RawOutputSchema}
-			if tl.Name == "call_tool" {
-				delete(schemas, "output") // its result is the called tool's
-			}
 			for what, raw := range schemas {
 				var schema map[string]any
 				if err := json.Unmarshal(raw, &schema); err != nil {

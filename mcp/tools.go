@@ -81,15 +81,19 @@ func buildTools(catalog []*workspace.Resource) ([]toolSpec, error) {
 	return specs, nil
 }
 
-// hints builds the annotations every tool carries. destructiveHint and openWorldHint
-// default to true (MCP schema, ToolAnnotations), so they are always spelled; readOnlyHint
-// and idempotentHint default to false and are spelled only when true. The title is the
-// tool's own title member, not repeated here.
+// hints builds the annotations every tool carries. openWorldHint defaults to true (MCP
+// schema, ToolAnnotations), so it is always spelled; so is destructiveHint, also true by
+// default, on tools that write. destructiveHint and idempotentHint mean something only
+// when readOnlyHint is false (the same schema), so a read-only tool spells neither: every
+// byte of tools/list is paid on every turn. idempotentHint defaults to false and is
+// spelled only when true. The title is the tool's own title member, not repeated here.
 func hints(readOnly, idempotent, openWorld bool) mcpgo.ToolAnnotation {
-	a := mcpgo.ToolAnnotation{DestructiveHint: new(false), OpenWorldHint: &openWorld}
+	a := mcpgo.ToolAnnotation{OpenWorldHint: &openWorld}
 	if readOnly {
 		a.ReadOnlyHint = &readOnly
+		return a
 	}
+	a.DestructiveHint = new(false)
 	if idempotent {
 		a.IdempotentHint = &idempotent
 	}
@@ -142,15 +146,17 @@ func meTool() toolSpec {
 	output := outline(workspace.MeSchema())
 	return toolSpec{tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants (none, read or full) "+
 		"and scopes. Reads no workspace data; call it first to learn which tools will succeed.",
-		input(nil), output, hints(true, true, false))}
+		typed("object"), output, hints(true, true, false))}
 }
 
 // listProperties are the arguments a list tool lists. Exact filters, order and
 // updated_since are accepted as before (listargs.go) but not listed: where, sort and q say
-// all of it once, within the default's 24 KB.
+// all of it once, within the default's 24 KB. So its input does not close the object as
+// input does: a name it does not list may still be one it takes, and any other is
+// refused naming those it lists (unknownArg).
 func listProperties(r *workspace.Resource) map[string]*jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{}
-	props["limit"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(workspace.MaxLimit))}
+	props["limit"] = &jsonschema.Schema{Type: "integer", Maximum: jsonschema.Ptr(float64(workspace.MaxLimit))} // 1 to: instructions
 	findProperties(r, props)
 	if r.Paged {
 		props["cursor"] = typed("string")
@@ -166,12 +172,8 @@ func listTool(r *workspace.Resource) toolSpec {
 		b.WriteString("One page, next_cursor null. ")
 	}
 	b.WriteString(needs(r, false))
-	output := object(map[string]*jsonschema.Schema{
-		"data":        {Type: "array", Items: listItem(r)},
-		"next_cursor": nullable("string"),
-	}, "data", "next_cursor")
 	return toolSpec{op: workspace.OpList, resource: r, scope: r.ReadScope(),
-		tool: newTool("list_"+r.Name, b.String(), input(props), output, hints(true, true, false))}
+		tool: newTool("list_"+r.Name, b.String(), object(props), pageSchema(listItem(r)), hints(true, true, false))}
 }
 
 func getTool(r *workspace.Resource) toolSpec {
@@ -325,14 +327,21 @@ func inputProperty(f workspace.Field) *jsonschema.Schema {
 	return f.Schema(workspace.ToolDialect, false)
 }
 
-// listItem is a list's record: an object where get_ describes it in full, so a resource's
-// columns are spelled once in tools/list (in get_, or here for resources without get_)
-// rather than in each of its tools; create_ and update_ return the same record.
+// pageSchema is a list's result, {data, next_cursor}: the instructions say both are always
+// there and what the records are; items, where not nil, describes them.
+func pageSchema(items *jsonschema.Schema) *jsonschema.Schema {
+	return object(map[string]*jsonschema.Schema{"data": {Type: "array", Items: items}, "next_cursor": nullable("string")})
+}
+
+// listItem is a list's record where no get_ describes it in full (nil where get_ does), so a
+// resource's columns are spelled once in tools/list (in get_, or here for resources
+// without get_) rather than in each of its tools; create_ and update_ return the same
+// record.
 func listItem(r *workspace.Resource) *jsonschema.Schema {
 	if !r.CanGet() {
 		return recordSchema(r)
 	}
-	return typed("object")
+	return nil
 }
 
 // recordSchema describes a record as the API returns it: every column (each present, any

@@ -72,8 +72,8 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp", f.Agent.Key, "", 30, 24000, "default (`/mcp`), full-scope agent key"},
 		{"/mcp/x/default", adminTok, "", 30, 24000, ""},
 		{"/mcp", adminTok, "default", 30, 24000, ""},
-		{"/mcp/x/all", adminTok, "", 165, 128000, "`all`"},
-		{"/mcp", adminTok, "all", 165, 128000, ""},
+		{"/mcp/x/all", adminTok, "", 165, 130000, "`all`"},
+		{"/mcp", adminTok, "all", 165, 130000, ""},
 		{"/mcp/readonly", adminTok, "", 16, 13000, "default, readonly (`/mcp/readonly`)"},
 		{"/mcp/x/all/readonly", adminTok, "", 92, 74000, "`all`, readonly"},
 		{"/mcp/x/deals", adminTok, "", 14, 11000, "`deals`"},
@@ -168,11 +168,11 @@ func TestDefaultAndFilteredNames(t *testing.T) {
 }
 
 // TestSelectionErrors: an unknown toolset is a 400 JSON-RPC error naming the valid ones,
-// never fewer tools; a path that names no view is 404.
+// never fewer tools; a path that names no view is 404. Each answers the request's id.
 func TestSelectionErrors(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
-	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	list := `{"jsonrpc":"2.0","id":"sel-7","method":"tools/list"}`
 	cases := []struct {
 		path       string
 		headers    []string
@@ -189,7 +189,8 @@ func TestSelectionErrors(t *testing.T) {
 		t.Run(c.path, func(t *testing.T) {
 			status, _, body := e.post(t, "POST", c.path, list, append(mcpHeaders(f.Agent.Key), c.headers...)...)
 			var rpc struct {
-				JSONRPC string `json:"jsonrpc"`
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
 				Error   struct {
 					Code    int    `json:"code"`
 					Message string `json:"message"`
@@ -198,6 +199,9 @@ func TestSelectionErrors(t *testing.T) {
 			if status != c.wantStatus || json.Unmarshal(body, &rpc) != nil || rpc.JSONRPC != "2.0" || rpc.Error.Code == 0 ||
 				!strings.Contains(string(body), c.wantText) {
 				t.Fatalf("%d %s, want %d with a JSON-RPC error containing %s", status, body, c.wantStatus, c.wantText)
+			}
+			if string(rpc.ID) != `"sel-7"` {
+				t.Fatalf("error answers id %s, want the request's \"sel-7\": %s", rpc.ID, body)
 			}
 		})
 	}

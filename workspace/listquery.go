@@ -164,7 +164,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	}
 	for _, cond := range c.conds {
 		if cond.Op == OpEq || cond.Op == OpIn {
-			for _, v := range strings.Split(cond.Value, ",") {
+			for _, v := range cond.values() {
 				if err := checkEntityFilter(p, r, cond.Field, v); err != nil {
 					return nil, err
 				}
@@ -427,7 +427,7 @@ func conditionSQL(f *Field, c Condition, codePoint bool, add func(any) int) (sql
 		}
 		return col + " IS NOT NULL", probeForm{col: col}
 	case OpIn:
-		values := strings.Split(c.Value, ",")
+		values := c.values()
 		sql = fmt.Sprintf("%s = ANY($%d::text[]::%s[])", col, add(values), f.Type.SQLType())
 		// An array cast from text[] to a type whose input is only stable (timestamptz) is
 		// no constant, and the planner filtered the keyset index with it instead of

@@ -16,18 +16,33 @@ import (
 // (ParseListParams), MCP fills them from its tool arguments, and List checks them all in
 // one place (check) before building its statement.
 
-// Condition is one operator filter, ?field[op]=value; Value is the text a query string
-// carries (a comma-separated list for in, true or false for null).
+// Condition is one operator filter, ?field[op]=value: Value is the text of one value (true
+// or false for null), Values the values of in, each as sent (REST splits its query text on
+// commas; MCP passes an array's items as they are). An in without Values reads Value as a
+// query string carries it, comma-separated.
 type Condition struct {
-	Field string
-	Op    Operator
-	Value string
+	Field  string
+	Op     Operator
+	Value  string
+	Values []string
+}
+
+// values are the values the condition compares with: in's Values, or Value.
+func (c Condition) values() []string {
+	if c.Op == OpIn {
+		if c.Values == nil {
+			return strings.Split(c.Value, ",")
+		}
+		return c.Values
+	}
+	return []string{c.Value}
 }
 
 // Bounds of the finding inputs.
 const (
 	MaxIDs     = 100 // ids= per request
 	MaxInItems = 100 // values of one [in] filter
+	MaxWhere   = 20  // operator filters per list: with MaxInItems, well within PostgreSQL's parameters
 	MaxQLen    = 200 // characters of q
 	// MaxQTerms bounds q's distinct words: each is a prefix term the match must test, so
 	// a q of many one-letter words costs the database many times a q of one
@@ -56,7 +71,11 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			continue
 		}
 		if name, op, ok := strings.Cut(k, "["); ok && strings.HasSuffix(op, "]") {
-			params.Where = append(params.Where, Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v})
+			cond := Condition{Field: name, Op: Operator(strings.TrimSuffix(op, "]")), Value: v}
+			if cond.Op == OpIn {
+				cond.Values = strings.Split(v, ",")
+			}
+			params.Where = append(params.Where, cond)
 			continue
 		}
 		if res.FilterField(k) == nil {
@@ -161,6 +180,9 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 	}
 	if c.limit < 1 || c.limit > MaxLimit {
 		return nil, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %d", MaxLimit, DefaultLimit, c.limit)
+	}
+	if len(params.Where) > MaxWhere {
+		return nil, store.BadRequest("where: at most %d operator filters per list, got %d", MaxWhere, len(params.Where))
 	}
 	for _, cond := range params.Where {
 		if err := checkCondition(r, cond); err != nil {
@@ -272,7 +294,7 @@ func checkCondition(r *Resource, c Condition) error {
 	if !slices.Contains(ops(f), c.Op) {
 		return store.BadRequest("%s[%s]: %s takes the operators %s", f.Name, clip(string(c.Op)), f.Name, operatorList(ops(f)))
 	}
-	values := []string{c.Value}
+	values := c.values()
 	switch c.Op {
 	case OpNull:
 		if c.Value != "true" && c.Value != "false" {
@@ -280,9 +302,11 @@ func checkCondition(r *Resource, c Condition) error {
 		}
 		return nil
 	case OpIn:
-		values = strings.Split(c.Value, ",")
 		if len(values) > MaxInItems {
-			return store.BadRequest("%s[in] takes at most %d comma-separated values, got %d", f.Name, MaxInItems, len(values))
+			return store.BadRequest("%s[in] takes at most %d values, got %d", f.Name, MaxInItems, len(values))
+		}
+		if len(values) == 0 {
+			values = []string{""} // words the empty value's problem
 		}
 	}
 	for _, v := range values {
