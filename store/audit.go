@@ -36,8 +36,8 @@ func (p *Principal) By(via string) By {
 }
 
 // Entity types of the administration records in activity, beside the catalogue's
-// resources (users is one of those). The admin-only ones are visible to admins only
-// (migration 00025, policy ws_admin_records); agents follow the agents feature.
+// resources (users is one of those). The admin-only ones (AdminOnlyEntities) are visible
+// to admins only (policy ws_admin_records); agents follow the agents feature.
 const (
 	EntityUsers          = "users"
 	EntityWorkspaces     = "workspaces" // entity_id is the workspace's
@@ -49,6 +49,14 @@ const (
 	EntityCredits        = "credits"                  // admin only
 	EntityOAuthConnected = "oauth_connections"        // admin only; entity_id is the member's
 )
+
+// AdminOnlyEntities are the entity types above whose records only admins may read. The
+// policy ws_admin_records (migration 00035) lists them beside the catalogue's admin-only
+// resources; workspace's TestAdminRecordsFollowCatalogue compares the two.
+func AdminOnlyEntities() []string {
+	return []string{EntityAgentKeys, EntityMemberLinks, EntityOAuthClients, EntityOAuthSettings, EntityCredits,
+		EntityOAuthConnected}
+}
 
 // audit is one administration record: what changed. entityID is "" when the record has no
 // uuid (an OAuth client, a credit grant).
