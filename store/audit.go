@@ -26,13 +26,31 @@ type By struct {
 	// session cookie's SHA-256), "link:<link>" (the same of an invitation or reset link, for
 	// the member who used it) or "cli:<operating-system user>".
 	Credential string
-	// Via is ViaConsole or ViaCLI.
+	// Via is ViaConsole or ViaCLI (or a request's channel, for RecordAction).
 	Via string
+	// Client is the OAuth client as activity.client stores it ({"id", "name"}), "" for none.
+	Client string
 }
 
 // By returns the By of p's administration changes through channel via (ViaConsole).
 func (p *Principal) By(via string) By {
 	return By{UserID: p.UserID, Credential: p.credentialLabel(), Via: via}
+}
+
+// RecordAction writes, in tx (which may run as the service), the activity record of an
+// action p made through its channel on a record that is not a write of it (a webhook
+// endpoint's secret rotation or test ping, a delivery's retry: docs/console.md, "Audit
+// log"), with the provenance the activity trigger gives a write: actor, credential, client
+// and channel. changes says what was done, never a secret.
+func RecordAction(ctx context.Context, tx pgx.Tx, p *Principal, entityType, entityID, action string,
+	changes map[string]any) error {
+	via := p.Via
+	if via == "" {
+		via = ViaREST // a principal no adapter stamped still made the action
+	}
+	by := By{UserID: p.UserID, Credential: p.credentialLabel(), Via: via, Client: p.clientJSON()}
+	return record(ctx, tx, p.WorkspaceID, by, audit{entityType: entityType, entityID: entityID, action: action,
+		changes: changes})
 }
 
 // Entity types of the administration records in activity, beside the catalogue's
@@ -79,9 +97,9 @@ func record(ctx context.Context, tx pgx.Tx, workspaceID string, by By, a audit) 
 		return err
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO activity (workspace_id, created_by, actor_id, entity_type, entity_id, action, changes,
-			feature, credential, via)
+			feature, credential, via, client)
 		VALUES ($1, nullif($2, '')::uuid, nullif($2, '')::uuid, $3, nullif($4, '')::uuid, $5, $6, nullif($7, ''),
-			nullif($8, ''), $9)`,
-		workspaceID, by.UserID, a.entityType, a.entityID, a.action, changes, a.feature, by.Credential, by.Via)
+			nullif($8, ''), $9, nullif($10, '')::jsonb)`,
+		workspaceID, by.UserID, a.entityType, a.entityID, a.action, changes, a.feature, by.Credential, by.Via, by.Client)
 	return err
 }
