@@ -46,7 +46,7 @@ type webhookAction struct {
 }
 
 var webhookActions = []webhookAction{
-	{resource: "webhook_endpoints", name: "test", status: http.StatusAccepted,
+	{resource: "webhook_endpoints", name: webhooks.ActionTest, status: http.StatusAccepted,
 		summary: "Send a ping event to a webhook endpoint", result: "The ping is queued: its event id.",
 		doc: "Queues a ping event to this endpoint alone, whatever its events; the delivery log shows its attempts. Admin only.",
 		data: func() obj {
@@ -59,7 +59,7 @@ var webhookActions = []webhookAction{
 			data, _ := json.Marshal(map[string]string{"event_id": eventID, "type": webhooks.PingType})
 			return data, err
 		}},
-	{resource: "webhook_endpoints", name: "rotate_secret", status: http.StatusOK, answers: "webhook_endpoints",
+	{resource: "webhook_endpoints", name: webhooks.ActionRotateSecret, status: http.StatusOK, answers: "webhook_endpoints",
 		summary: "Rotate a webhook endpoint's signing secret", result: "The endpoint, with its new secret.",
 		doc: "Makes a new whsec_ secret and answers the endpoint with it (the only response that shows it); " +
 			"for 24 hours deliveries are signed with the new and the previous secret. Admin only.",
@@ -71,7 +71,7 @@ var webhookActions = []webhookAction{
 			rec, err := a.ops.Get(ctx, p, workspace.Lookup("webhook_endpoints"), id)
 			return workspace.WithSecret(rec, secret), err
 		}},
-	{resource: "webhook_deliveries", name: "retry", status: http.StatusAccepted, answers: "webhook_deliveries",
+	{resource: "webhook_deliveries", name: webhooks.ActionRetry, status: http.StatusAccepted, answers: "webhook_deliveries",
 		summary: "Retry a webhook delivery now", result: "The delivery, pending again.",
 		doc: "Queues another attempt of this delivery now, whatever its status; its attempt count goes on. Admin only.",
 		act: func(a *API, ctx context.Context, p *store.Principal, id string) (json.RawMessage, error) {

@@ -26,8 +26,10 @@ type By struct {
 	// session cookie's SHA-256), "link:<link>" (the same of an invitation or reset link, for
 	// the member who used it) or "cli:<operating-system user>".
 	Credential string
-	// Via is ViaConsole or ViaCLI.
+	// Via is ViaConsole or ViaCLI (or a request's channel, for RecordAction).
 	Via string
+	// Client is the OAuth client as activity.client stores it ({"id", "name"}), "" for none.
+	Client string
 }
 
 // By returns the By of p's administration changes through channel via (ViaConsole).
@@ -35,9 +37,25 @@ func (p *Principal) By(via string) By {
 	return By{UserID: p.UserID, Credential: p.credentialLabel(), Via: via}
 }
 
+// RecordAction writes, in tx (which may run as the service), the activity record of an
+// action p made through its channel on a record that is not a write of it (a webhook
+// endpoint's secret rotation or test ping, a delivery's retry: docs/console.md, "Audit
+// log"), with the provenance the activity trigger gives a write: actor, credential, client
+// and channel. changes says what was done, never a secret.
+func RecordAction(ctx context.Context, tx pgx.Tx, p *Principal, entityType, entityID, action string,
+	changes map[string]any) error {
+	via := p.Via
+	if via == "" {
+		via = ViaREST // a principal no adapter stamped still made the action
+	}
+	by := By{UserID: p.UserID, Credential: p.credentialLabel(), Via: via, Client: p.clientJSON()}
+	return record(ctx, tx, p.WorkspaceID, by, audit{entityType: entityType, entityID: entityID, action: action,
+		changes: changes})
+}
+
 // Entity types of the administration records in activity, beside the catalogue's
-// resources (users is one of those). The admin-only ones are visible to admins only
-// (migration 00025, policy ws_admin_records); agents follow the agents feature.
+// resources (users is one of those). The admin-only ones (AdminOnlyEntities) are visible
+// to admins only (policy ws_admin_records); agents follow the agents feature.
 const (
 	EntityUsers          = "users"
 	EntityWorkspaces     = "workspaces" // entity_id is the workspace's
@@ -49,6 +67,14 @@ const (
 	EntityCredits        = "credits"                  // admin only
 	EntityOAuthConnected = "oauth_connections"        // admin only; entity_id is the member's
 )
+
+// AdminOnlyEntities are the entity types above whose records only admins may read. The
+// policy ws_admin_records (migration 00035) lists them beside the catalogue's admin-only
+// resources; workspace's TestAdminRecordsFollowCatalogue compares the two.
+func AdminOnlyEntities() []string {
+	return []string{EntityAgentKeys, EntityMemberLinks, EntityOAuthClients, EntityOAuthSettings, EntityCredits,
+		EntityOAuthConnected}
+}
 
 // audit is one administration record: what changed. entityID is "" when the record has no
 // uuid (an OAuth client, a credit grant).
@@ -71,9 +97,9 @@ func record(ctx context.Context, tx pgx.Tx, workspaceID string, by By, a audit) 
 		return err
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO activity (workspace_id, created_by, actor_id, entity_type, entity_id, action, changes,
-			feature, credential, via)
+			feature, credential, via, client)
 		VALUES ($1, nullif($2, '')::uuid, nullif($2, '')::uuid, $3, nullif($4, '')::uuid, $5, $6, nullif($7, ''),
-			nullif($8, ''), $9)`,
-		workspaceID, by.UserID, a.entityType, a.entityID, a.action, changes, a.feature, by.Credential, by.Via)
+			nullif($8, ''), $9, nullif($10, '')::jsonb)`,
+		workspaceID, by.UserID, a.entityType, a.entityID, a.action, changes, a.feature, by.Credential, by.Via, by.Client)
 	return err
 }

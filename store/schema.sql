@@ -288,6 +288,20 @@ CREATE FUNCTION public.river_job_state_in_bitmask(bitmask bit, state public.rive
 $$;
 
 --
+-- Name: ws_activity_redact(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_activity_redact() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  IF NEW.entity_type = 'webhook_endpoints' AND jsonb_typeof(NEW.changes -> 'url') = 'string' THEN
+    NEW.changes := jsonb_set(NEW.changes, '{url}', to_jsonb(ws_redact_url(NEW.changes ->> 'url')));
+  END IF;
+  RETURN NEW;
+END $$;
+
+--
 -- Name: ws_activity_source(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -497,6 +511,19 @@ BEGIN
   RETURN NULL;
 END
 $$;
+
+--
+-- Name: ws_redact_url(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_redact_url(u text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+  SELECT CASE WHEN m IS NULL THEN '[redacted]'
+    ELSE m[1] || regexp_replace(m[2], '^.*@', '') || CASE WHEN m[3] IN ('', '/') THEN m[3] ELSE '/[redacted]' END
+  END
+  FROM regexp_match(u, '^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)$') AS m
+$_$;
 
 --
 -- Name: ws_resource_table(text, text); Type: FUNCTION; Schema: public; Owner: -
@@ -4939,6 +4966,12 @@ CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpo
 CREATE TRIGGER activity AFTER UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('workspace', '');
 
 --
+-- Name: activity activity_redact; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_redact BEFORE INSERT ON public.activity FOR EACH ROW EXECUTE FUNCTION public.ws_activity_redact();
+
+--
 -- Name: activity activity_source; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -7059,7 +7092,7 @@ CREATE POLICY ws_admin_only ON public.webhook_endpoints AS RESTRICTIVE USING (((
 -- Name: activity ws_admin_records; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY ws_admin_records ON public.activity AS RESTRICTIVE FOR SELECT USING (((entity_type <> ALL (ARRAY['agent_keys'::text, 'member_links'::text, 'oauth_clients'::text, 'workspace_oauth_settings'::text, 'credits'::text, 'oauth_connections'::text])) OR ( SELECT public.app_is_admin() AS app_is_admin)));
+CREATE POLICY ws_admin_records ON public.activity AS RESTRICTIVE FOR SELECT USING (((entity_type <> ALL (ARRAY['agent_keys'::text, 'member_links'::text, 'oauth_clients'::text, 'workspace_oauth_settings'::text, 'credits'::text, 'oauth_connections'::text, 'webhook_endpoints'::text, 'webhook_deliveries'::text])) OR ( SELECT public.app_is_admin() AS app_is_admin)));
 
 --
 -- Name: automations ws_admin_update; Type: POLICY; Schema: public; Owner: -

@@ -11,7 +11,17 @@ import (
 
 // The admin actions of docs/webhooks.md. Each first reads the record as the actor p (RLS
 // and the admin-only policy decide what p sees: another workspace's id is not_found), then
-// acts as the service. The caller (restapi) has checked the scope and the admin role.
+// acts as the service and, in the same transaction, records the action in activity as
+// p's (store.RecordAction; docs/console.md, "Audit log"), its action named as the route
+// names it. The caller (restapi) has checked the scope and the admin role.
+
+// The actions' names: POST /webhook_endpoints/{id}/<name> (restapi/webhooks.go) and the
+// action of their activity records.
+const (
+	ActionTest         = "test"
+	ActionRotateSecret = "rotate_secret"
+	ActionRetry        = "retry"
+)
 
 // visible reports whether p sees the row id of table (webhook_endpoints or webhook_deliveries).
 func (s *Service) visible(ctx context.Context, p *store.Principal, table, id string) error {
@@ -37,9 +47,12 @@ func (s *Service) Ping(ctx context.Context, p *store.Principal, id string) (stri
 	}
 	var eventID string
 	err := s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO webhook_outbox (id, workspace_id, type, object, object_id, endpoint_id)
+		if err := tx.QueryRow(ctx, `INSERT INTO webhook_outbox (id, workspace_id, type, object, object_id, endpoint_id)
 			VALUES (gen_random_uuid(), $1::text::uuid, $2, 'webhook_endpoints', $3::text::uuid, $3::text::uuid) RETURNING id::text`,
-			p.WorkspaceID, PingType, id).Scan(&eventID)
+			p.WorkspaceID, PingType, id).Scan(&eventID); err != nil {
+			return err
+		}
+		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, ActionTest, map[string]any{"event_id": eventID, "type": PingType})
 	})
 	return eventID, err
 }
@@ -54,8 +67,10 @@ func (s *Service) Retry(ctx context.Context, p *store.Principal, id string) erro
 			WHERE id = $1::text::uuid`, id, s.cfg.Now()); err != nil {
 			return err
 		}
-		_, err := s.river.InsertTx(ctx, tx, deliveryArgs{DeliveryID: id, WorkspaceID: p.WorkspaceID}, nil)
-		return err
+		if _, err := s.river.InsertTx(ctx, tx, deliveryArgs{DeliveryID: id, WorkspaceID: p.WorkspaceID}, nil); err != nil {
+			return err
+		}
+		return store.RecordAction(ctx, tx, p, "webhook_deliveries", id, ActionRetry, map[string]any{"status": "pending"})
 	})
 }
 
@@ -72,7 +87,11 @@ func (s *Service) Rotate(ctx context.Context, p *store.Principal, id string) (st
 		if err == nil && tag.RowsAffected() == 0 {
 			err = errors.New("webhooks: endpoint has no secret row")
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		// What was done, never the secret.
+		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, ActionRotateSecret, map[string]any{"secret": "rotated"})
 	})
 	return secret, err
 }

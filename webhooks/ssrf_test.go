@@ -93,6 +93,44 @@ func TestEndpointURLsAtCreation(t *testing.T) {
 	}
 }
 
+// TestRefusalNamesNoAddress: refusing a name that resolves to a private address says that
+// it is not public and nothing of what it resolves to, when registered over REST and when
+// a delivery checks it again (the delivery log's error), so a refusal maps no internal name.
+func TestRefusalNamesNoAddress(t *testing.T) {
+	dns := &resolver{names: map[string]string{"internal.example.test": "10.20.30.40", "rebind.example.test": "93.184.216.34"}}
+	e := newEnv(t, webhooks.URLPolicy{Guard: enrich.Guard{Resolver: dns}})
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	for _, u := range []string{"https://internal.example.test/hook", "https://10.20.30.40/hook"} {
+		r := e.do(f.Admin, "POST", "/webhook_endpoints", map[string]any{"url": u})
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Raw), "is not a public address") {
+			t.Errorf("%s: %d %s, want 422 saying that it is not a public address", u, r.Status, r.Raw)
+		}
+	}
+	if r := e.do(f.Admin, "POST", "/webhook_endpoints", map[string]any{"url": "https://internal.example.test/hook"}); strings.Contains(string(r.Raw), "10.20.30.40") {
+		t.Errorf("the refusal names the address the host resolves to: %s", r.Raw)
+	}
+
+	// The same check at delivery: the name now resolves to a private address.
+	rc := newReceiver(t)
+	id, _ := e.createEndpoint(f.Admin, "https://rebind.example.test:"+mustURL(t, rc.URL).Port()+"/hook", "labels.*")
+	dns.set("rebind.example.test", "10.20.30.40")
+	e.start(e.svc)
+	r := e.do(f.Admin, "POST", "/webhook_endpoints/"+id+"/test", nil)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("test: %d %s", r.Status, r.Raw)
+	}
+	eventID := r.data()["event_id"].(string)
+	var problem string
+	eventually(t, "the attempt to be refused", func() bool {
+		e.serviceRow(f.WorkspaceID, `SELECT coalesce(max(error), '') FROM webhook_deliveries WHERE event_id = $1::text::uuid`,
+			[]any{eventID}, &problem)
+		return problem != ""
+	})
+	if !strings.Contains(problem, "is not a public address") || strings.Contains(problem, "10.20.30.40") {
+		t.Errorf("delivery error %q, want it to say only that the host is not a public address", problem)
+	}
+}
+
 // TestRefusedSchemeSaysWhatIsAccepted: the refusal of a scheme names what the policy
 // takes: https, and while the service runs locally http on a loopback address as well.
 func TestRefusedSchemeSaysWhatIsAccepted(t *testing.T) {

@@ -64,7 +64,9 @@ func (p *URLPolicy) Check(ctx context.Context, raw string) error {
 	allLoopback := true
 	for _, a := range addrs {
 		if !g.Allowed(a) {
-			return fmt.Errorf("%w: %s resolves to %s, which is not a public address", ErrRefusedURL, host, a)
+			// Only that: what a name resolves to inside the service's network is not the
+			// caller's to learn (a refusal would map internal names to addresses).
+			return fmt.Errorf("%w: %s is not a public address", ErrRefusedURL, host)
 		}
 		allLoopback = allLoopback && a.Unmap().IsLoopback()
 	}

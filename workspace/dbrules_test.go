@@ -42,9 +42,10 @@ var dbExtras = map[string][]string{
 	// Entities and AuthorEdits, checked below.)
 	"comments": {"trigger entity_check"},
 	// ws_record_activity inserts activity as the actor, and activity_source stamps the
-	// credential, client and channel; the console's and the CLI's records about admin-only
-	// things are for admins (docs/console.md, "Audit log"; console/audit_test.go).
-	"activity": {"grant INSERT", "trigger activity_source", "policy ws_admin_records"},
+	// credential, client and channel; activity_redact keeps endpoint URLs' secrets out;
+	// records about admin-only things are for admins (docs/console.md, "Audit log";
+	// TestAdminRecordsFollowCatalogue, mcp's TestAdminOnlyActivityHiddenFromMembers).
+	"activity": {"grant INSERT", "trigger activity_source", "trigger activity_redact", "policy ws_admin_records"},
 	// The catalogue's secret field is filled only in the responses of create and rotation
 	// (workspace/webhooks.go); the column itself stays empty.
 	"webhook_endpoints": {"check secret: CHECK ((secret IS NULL))"},
@@ -152,6 +153,79 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 			`pipeline_stages: missing check metric_tag: CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text`,
 			`space_members: request role may not DELETE, catalogue says read, write, detach`)
 	})
+}
+
+// TestAdminRecordsFollowCatalogue: the activity records only admins may read (policy
+// ws_admin_records) are exactly those about the catalogue's admin-only resources and the
+// administration entities of store.AdminOnlyEntities, so a resource made admin-only in the
+// catalogue cannot keep a log members read.
+func TestAdminRecordsFollowCatalogue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := adminConn(t)
+	diffs, err := adminRecordDiffs(ctx, conn, workspace.Catalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+
+	// The comparison fails on a catalogue that makes one more resource admin-only.
+	wrong := make([]*workspace.Resource, len(workspace.Catalog()))
+	for i, r := range workspace.Catalog() {
+		c := *r
+		if r.Name == "automations" {
+			c.AdminOnly = true
+		}
+		wrong[i] = &c
+	}
+	diffs, err = adminRecordDiffs(ctx, conn, wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDiffs(t, diffs, `activity of automations is admin-only in the catalogue, but ws_admin_records does not list it`)
+}
+
+// adminRecordDiffs compares the entity types policy ws_admin_records hides from members
+// with the catalogue's admin-only resources and store.AdminOnlyEntities.
+func adminRecordDiffs(ctx context.Context, conn *pgx.Conn, catalog []*workspace.Resource) ([]string, error) {
+	var qual string
+	if err := conn.QueryRow(ctx, `SELECT qual FROM pg_policies WHERE schemaname = 'public' AND tablename = 'activity'
+		AND policyname = 'ws_admin_records' AND permissive = 'RESTRICTIVE' AND cmd = 'SELECT'`).Scan(&qual); err != nil {
+		return nil, fmt.Errorf("policy ws_admin_records: %w", err)
+	}
+	// (entity_type <> ALL (ARRAY['agent_keys'::text, ...])) OR ( SELECT app_is_admin() AS app_is_admin)
+	m := regexp.MustCompile(`^\(\(entity_type <> ALL \(ARRAY\[(.*)\]\)\) OR \( SELECT app_is_admin\(\) AS app_is_admin\)\)$`).
+		FindStringSubmatch(fold(qual))
+	if m == nil {
+		return []string{"ws_admin_records is not (entity_type NOT IN (...) OR app_is_admin()): " + fold(qual)}, nil
+	}
+	listed := map[string]bool{}
+	for _, q := range strings.Split(m[1], ", ") {
+		listed[strings.TrimSuffix(strings.TrimPrefix(q, "'"), "'::text")] = true
+	}
+	var diffs []string
+	want := map[string]string{}
+	for _, r := range catalog {
+		if r.AdminOnly {
+			want[r.Name] = "admin-only in the catalogue"
+		}
+	}
+	for _, et := range store.AdminOnlyEntities() {
+		want[et] = "in store.AdminOnlyEntities"
+	}
+	for _, et := range sortedKeys(want) {
+		if !listed[et] {
+			diffs = append(diffs, fmt.Sprintf("activity of %s is %s, but ws_admin_records does not list it", et, want[et]))
+		}
+	}
+	for _, et := range sortedKeys(listed) {
+		if want[et] == "" {
+			diffs = append(diffs, fmt.Sprintf("ws_admin_records lists %s, neither admin-only in the catalogue nor in store.AdminOnlyEntities", et))
+		}
+	}
+	return diffs, nil
 }
 
 // wantDiffs fails unless each prefix begins some difference, and every difference is wanted.

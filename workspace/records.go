@@ -267,19 +267,22 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	if r.Access == Singleton && id == "" {
 		id = p.WorkspaceID
 	}
+	if !isUUID(id) {
+		return nil, notFound(r, id)
+	}
+	// The record is found before its new values are judged: a body refused for a record
+	// the actor cannot see (another workspace's id) is not_found, as a valid one is, and
+	// says nothing about the record or the values (refuseBody).
 	m, err := DecodeObject(body)
 	if err != nil {
-		return nil, err
+		return nil, o.refuseBody(ctx, p, r, id, err)
 	}
 	if err := o.permitWrite(p, r, OpUpdate, id, m); err != nil {
 		return nil, err
 	}
 	set, err := checkBody(r, m, false)
 	if err != nil {
-		return nil, err
-	}
-	if !isUUID(id) {
-		return nil, notFound(r, id)
+		return nil, o.refuseBody(ctx, p, r, id, err)
 	}
 	if r.AuthorEdits {
 		if err := o.permitAuthorEdit(ctx, p, r, id); err != nil {
@@ -287,6 +290,10 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 		}
 	}
 	if r.Name == webhookEndpoints {
+		// The URL check resolves the host: only for a record the actor sees.
+		if err := o.refuseBody(ctx, p, r, id, nil); err != nil {
+			return nil, err
+		}
 		if err := o.checkEndpoint(ctx, r, set); err != nil {
 			return nil, err
 		}
@@ -315,6 +322,26 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 		return nil, notFound(r, id)
 	}
 	return rec, nil
+}
+
+// refuseBody returns not_found when record id of r does not exist for p (RLS hides it),
+// else bodyErr: an update's body is judged only for a record the actor sees, so another
+// workspace's id is a 404 whatever the body. The lookup runs only on the way to a
+// refusal, or before a check that costs more than it (a webhook URL's resolution).
+func (o *Ops) refuseBody(ctx context.Context, p *store.Principal, r *Resource, id string, bodyErr error) error {
+	found := false
+	err := o.store.Query(ctx, p, `SELECT 1 FROM `+ident(r.Table)+` WHERE id = $1::text::uuid`, []any{id},
+		func(rows pgx.Rows) error {
+			found = rows.Next()
+			return nil
+		})
+	switch {
+	case err != nil:
+		return readError(err)
+	case !found:
+		return notFound(r, id)
+	}
+	return bodyErr
 }
 
 // detach unlinks a join record named by its two ids in a JSON object body (deal_id and
