@@ -374,8 +374,12 @@ func s256(verifier string) string {
 //   - a retired token replayed after the window is treated as stolen: the whole family
 //     is revoked.
 //
-// The rules run in one statement, oauth_refresh_grant (store/migrations/00017), which
-// serialises concurrent refreshes of one family on the family row.
+// A refresh of an unbound authorization may name a resource: the new access token is bound
+// to it, the family stays unbound (RFC 8707 section 2.2).
+//
+// The rules run in one statement, oauth_refresh_grant (store/migrations/00017, 00038),
+// which serialises concurrent refreshes of one family on the family row and binds the
+// access token it issues in the same statement.
 func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair, error) {
 	plain := v.Get("refresh_token")
 	if plain == "" {
@@ -405,13 +409,6 @@ func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair,
 	}
 	if err := a.refusal(g.Outcome); err != nil {
 		return pair{}, err
-	}
-	if (g.Outcome == store.RefreshRotated || g.Outcome == store.RefreshSuperseded) && wantResource != "" && g.Bound == "" {
-		// RFC 8707 section 2.2: the refresh of an unbound authorization asked for a
-		// resource, so the new access token is bound to it (the family stays unbound).
-		if err := s.db.BindOAuthAccessToken(ctx, issue.AccessHash, wantResource); err != nil {
-			return pair{}, err
-		}
 	}
 	switch g.Outcome {
 	case store.RefreshRotated:
