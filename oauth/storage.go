@@ -95,10 +95,9 @@ type ConsentStore interface {
 // is in GrantResult.Outcome, never an error.
 type GrantStore interface {
 	GrantCode(ctx context.Context, g store.CodeGrant) (store.GrantResult, error)
+	// GrantRefresh binds the access token it issues to g.Resource when the authorization
+	// is unbound (RFC 8707 section 2.2), in the same statement.
 	GrantRefresh(ctx context.Context, g store.RefreshGrant) (store.GrantResult, error)
-	// BindOAuthAccessToken binds the access token with hash to resource, for a refresh
-	// that narrowed an unbound authorization's resource (RFC 8707 section 2.2).
-	BindOAuthAccessToken(ctx context.Context, hash []byte, resource string) error
 	// CheckOAuthClient makes the grants' client check alone, for revocation and for token
 	// requests refused before their grant: the outcome as a grant names it,
 	// store.ClientAuthenticated when the client is authenticated.

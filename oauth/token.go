@@ -227,19 +227,55 @@ func (s *Server) endpointParams(w http.ResponseWriter, r *http.Request) (url.Val
 	return v, true
 }
 
+// grantHandler answers one grant type of the token endpoint: the pair it issued, or the
+// error to render. Each handler reads its own parameters and makes its own client check
+// (through its grant statement, or refuse).
+type grantHandler func(s *Server, ctx context.Context, a clientAuth, v url.Values) (pair, error)
+
+// grantType is one row of the token endpoint's table of grant types.
+type grantType struct {
+	name   string // the grant_type value (RFC 6749 section 4)
+	handle grantHandler
+}
+
+// grantTypes is the token endpoint's table: a grant_type is dispatched to its handler, and
+// the unsupported_grant_type error lists the names here (RFC 6749 section 5.2). A grant
+// type is added by adding a row.
+func grantTypes() []grantType {
+	return []grantType{
+		{"authorization_code", (*Server).exchangeCode}, // RFC 6749 4.1.3, RFC 7636 4.5
+		{"refresh_token", (*Server).refresh},           // RFC 6749 6
+	}
+}
+
+// grantHandlerFor is the handler of the grant type named name, or an unsupported_grant_type
+// error naming the supported ones.
+func grantHandlerFor(name string) (grantHandler, error) {
+	table := grantTypes()
+	names := make([]string, len(table))
+	for i, g := range table {
+		if g.name == name {
+			return g.handle, nil
+		}
+		names[i] = g.name
+	}
+	return nil, ErrUnsupportedGrantType.WithHint("grant_type %q is not supported; use %s", name, strings.Join(names, " or "))
+}
+
 // token is the token endpoint (RFC 6749 3.2).
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	v, ok := s.endpointParams(w, r)
 	if !ok {
 		return
 	}
-	grant := v.Get("grant_type")
-	if grant == "" {
+	name := v.Get("grant_type")
+	if name == "" {
 		s.fail(w, r, ErrInvalidRequest.WithHint("grant_type is required"))
 		return
 	}
-	if grant != "authorization_code" && grant != "refresh_token" {
-		s.fail(w, r, ErrUnsupportedGrantType.WithHint("grant_type %q is not supported; use authorization_code or refresh_token", grant))
+	handle, err := grantHandlerFor(name)
+	if err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	a, err := readClientAuth(r, v)
@@ -247,12 +283,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	var p pair
-	if grant == "authorization_code" {
-		p, err = s.exchangeCode(r.Context(), a, v)
-	} else {
-		p, err = s.refresh(r.Context(), a, v)
-	}
+	p, err := handle(s, r.Context(), a, v)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -343,8 +374,12 @@ func s256(verifier string) string {
 //   - a retired token replayed after the window is treated as stolen: the whole family
 //     is revoked.
 //
-// The rules run in one statement, oauth_refresh_grant (store/migrations/00017), which
-// serialises concurrent refreshes of one family on the family row.
+// A refresh of an unbound authorization may name a resource: the new access token is bound
+// to it, the family stays unbound (RFC 8707 section 2.2).
+//
+// The rules run in one statement, oauth_refresh_grant (store/migrations/00017, 00038),
+// which serialises concurrent refreshes of one family on the family row and binds the
+// access token it issues in the same statement.
 func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair, error) {
 	plain := v.Get("refresh_token")
 	if plain == "" {
@@ -374,13 +409,6 @@ func (s *Server) refresh(ctx context.Context, a clientAuth, v url.Values) (pair,
 	}
 	if err := a.refusal(g.Outcome); err != nil {
 		return pair{}, err
-	}
-	if (g.Outcome == "rotated" || g.Outcome == "superseded") && wantResource != "" && g.Bound == "" {
-		// RFC 8707 section 2.2: the refresh of an unbound authorization asked for a
-		// resource, so the new access token is bound to it (the family stays unbound).
-		if err := s.db.BindOAuthAccessToken(ctx, issue.AccessHash, wantResource); err != nil {
-			return pair{}, err
-		}
 	}
 	switch g.Outcome {
 	case store.RefreshRotated:

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -14,6 +13,7 @@ import (
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/webhooks"
+	"github.com/agencyos/workspaced/wellknown"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -158,17 +158,16 @@ func (a *API) principal(r *http.Request) (*store.Principal, error) {
 }
 
 // audience reports whether resource names the REST API: the origin or the origin's /v1,
-// compared after lowercasing scheme and host and dropping a trailing slash (docs/decisions.md 7).
+// compared in wellknown.NormalResource's form, the one the OAuth provider binds tokens with
+// (docs/decisions.md 7); a value it refuses names nothing.
 func (a *API) audience(resource string) bool {
-	norm := func(s string) string {
-		u, err := url.Parse(s)
-		if err != nil || u.Scheme == "" || u.Host == "" || a.cfg.PublicURL == "" {
-			return "\x00" + s // never equal to a valid URL
-		}
-		return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/")
+	n, err := wellknown.NormalResource(resource)
+	if err != nil || a.cfg.PublicURL == "" {
+		return false
 	}
-	n, origin := norm(resource), norm(a.cfg.PublicURL)
-	return n == origin || n == origin+"/v1"
+	origin, err1 := wellknown.NormalResource(a.cfg.PublicURL)
+	base, err2 := wellknown.NormalResource(a.cfg.PublicURL + "/v1")
+	return err1 == nil && err2 == nil && (n == origin || n == base)
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {

@@ -426,7 +426,8 @@ func (s *Store) GrantCode(ctx context.Context, g CodeGrant) (GrantResult, error)
 }
 
 // GrantRefresh authenticates the client and runs the refresh grant in one statement: it
-// stores the pair only if it issues it.
+// stores the pair only if it issues it, its access token bound to g.Resource when the
+// family is unbound (RFC 8707 section 2.2; the family stays unbound), per migration 00038.
 func (s *Store) GrantRefresh(ctx context.Context, g RefreshGrant) (GrantResult, error) {
 	return scanGrant(s.pool.QueryRow(ctx, grantColumns+`oauth_refresh_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		g.Client.ID, g.Client.SecretHash, g.TokenHash, g.Now, g.GraceStart, g.Scopes, g.Resource,
@@ -503,14 +504,6 @@ func (s *Store) OAuthAccessToken(ctx context.Context, hash []byte) (*OAuthAccess
 	}
 	p.Credential.ExpiresAt = &expires
 	return a, json.Unmarshal(grants, &p.Grants)
-}
-
-// BindOAuthAccessToken binds the access token with hash to resource (RFC 8707 section
-// 2.2), for a refresh of an unbound authorization that asked for one. It runs before the
-// token is handed out, so no one holds it unbound.
-func (s *Store) BindOAuthAccessToken(ctx context.Context, hash []byte, resource string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE oauth_access_tokens SET resource = $2 WHERE token_hash = $1`, hash, resource)
-	return err
 }
 
 // TouchOAuthFamily records that a family's token was used at now.

@@ -251,8 +251,13 @@ BEGIN
     FROM oauth_refresh_tokens r WHERE r.family_id = family
     RETURNING id
   )
-  INSERT INTO oauth_access_tokens (family_id, refresh_id, token_hash, scopes, created_at, expires_at)
-  SELECT family, refresh.id, access_hash, granted, at, access_expires FROM refresh;
+  -- RFC 8707 2.2: a refresh of an unbound authorization that names a resource gets an
+  -- access token bound to it, in this statement; the family (and the refresh token) stays
+  -- unbound. A bound family's tokens take the family's resource.
+  INSERT INTO oauth_access_tokens (family_id, refresh_id, token_hash, scopes, resource, created_at, expires_at)
+  SELECT family, refresh.id, access_hash, granted,
+    CASE WHEN oauth_refresh_grant.resource <> '' AND coalesce(f.resource, '') = '' THEN oauth_refresh_grant.resource END,
+    at, access_expires FROM refresh;
 END $$;
 
 --

@@ -20,6 +20,10 @@ func TestNormalResource(t *testing.T) {
 		{name: "only one trailing slash dropped", in: "https://ws.example.com/v1//", want: "https://ws.example.com/v1/"},
 		{name: "origin with slash is the origin", in: "https://ws.example.com/", want: "https://ws.example.com"},
 		{name: "port kept", in: "http://127.0.0.1:8080/mcp", want: "http://127.0.0.1:8080/mcp"},
+		// docs/decisions.md 7 normalises case and a trailing slash only: a default port
+		// (RFC 3986 6.2.3) is kept, so :443 names another value than the bare host.
+		{name: "default https port kept", in: "https://ws.example.com:443/mcp", want: "https://ws.example.com:443/mcp"},
+		{name: "default http port kept", in: "HTTP://WS.example.com:80/v1/", want: "http://ws.example.com:80/v1"},
 		{name: "percent-encoding kept", in: "https://ws.example.com/a%2Fb/", want: "https://ws.example.com/a%2Fb"},
 		{name: "query kept", in: "https://ws.example.com/mcp?x=1", want: "https://ws.example.com/mcp?x=1"},
 		{name: "fails because it has a fragment (RFC 8707 section 2)", in: "https://ws.example.com/mcp#top", wantErr: true},
