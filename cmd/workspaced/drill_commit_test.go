@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -300,4 +301,127 @@ func readFrontendMessage(r *bufio.Reader, startup bool) ([]byte, error) {
 		return nil, err
 	}
 	return append(msg, body...), nil
+}
+
+// TestDrillBackendEndedDuringCommit: the backend of a write ends while its commit waits
+// (held for a synchronous standby that does not exist, as in TestDrillOutcomeUnknown,
+// after the commit was written locally): ended by pg_terminate_backend, which answers a
+// FATAL error instead of the commit's answer, or by SIGKILL, which restarts the whole
+// cluster. The write committed; the answer says its outcome is unknown, keyed or not, at
+// once rather than at a deadline; a keyed retry replays the record, and each record
+// exists once.
+func TestDrillBackendEndedDuringCommit(t *testing.T) {
+	pg := privatePG(t)
+	ctx := context.Background()
+	// exec runs sql on a connection of its own: a SIGKILL ends every connection.
+	exec := func(sql string, args ...any) pgx.Row {
+		t.Helper()
+		var conn *pgx.Conn
+		waitFor(t, 30*time.Second, func() bool {
+			var err error
+			conn, err = pgx.Connect(ctx, pg.DSN)
+			return err == nil
+		}, "a connection to the private cluster")
+		t.Cleanup(func() { conn.Close(ctx) })
+		return conn.QueryRow(ctx, sql, args...)
+	}
+	admin, err := pgx.Connect(ctx, pg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	// Commits do not wait for a standby unless a transaction asks (TestDrillOutcomeUnknown).
+	for _, sql := range []string{`ALTER SYSTEM SET synchronous_commit = 'local'`, `SELECT pg_reload_conf()`} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	// The statement deadline is far: an answer at it would prove nothing.
+	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+pg.DSN, "DB_STATEMENT_TIMEOUT=30s",
+		"DB_BREAKER_TIMEOUTS=0", roomyLimits)
+	_, key := agentKey(t, pg.DSN)
+	for _, sql := range []string{
+		`CREATE FUNCTION drill_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		 BEGIN
+		   IF NEW.name LIKE 'commit held%' THEN PERFORM set_config('synchronous_commit', 'on', true); END IF;
+		   RETURN NEW;
+		 END $$`,
+		`CREATE TRIGGER drill_slow_commit BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION drill_slow_commit()`,
+		`ALTER SYSTEM SET synchronous_standby_names = 'drill_standby_that_does_not_exist'`,
+		`SELECT pg_reload_conf()`,
+	} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	waitForSyncRep(t, admin, pg.DSN)
+
+	post := func(name, idemKey string) (int, http.Header, map[string]any) {
+		h := http.Header{}
+		if idemKey != "" {
+			h.Set("Idempotency-Key", idemKey)
+		}
+		code, header, raw := callWith(http.DefaultClient, "POST", d.url+"/v1/tasks", key, h, map[string]string{"name": name})
+		var body map[string]any
+		_ = json.Unmarshal(raw, &body)
+		return code, header, body
+	}
+	count := func(name string) int {
+		var n int
+		if err := exec(`SELECT count(*) FROM tasks WHERE name = $1`, name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	end := map[string]func(pid int){
+		"pg_terminate_backend": func(pid int) {
+			var ok bool
+			if err := exec(`SELECT pg_terminate_backend($1)`, pid).Scan(&ok); err != nil || !ok {
+				t.Fatalf("pg_terminate_backend(%d): %v %v", pid, ok, err)
+			}
+		},
+		"SIGKILL": func(pid int) {
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for _, how := range []string{"pg_terminate_backend", "SIGKILL"} {
+		for _, keyed := range []bool{true, false} {
+			name, idem := "commit held, "+how, ""
+			if keyed {
+				name, idem = name+", keyed", "drill-ended-"+how
+			}
+			type answer struct {
+				code int
+				h    http.Header
+				body map[string]any
+			}
+			answered := make(chan answer, 1)
+			go func() {
+				code, h, body := post(name, idem)
+				answered <- answer{code, h, body}
+			}()
+			var pid int
+			waitFor(t, 15*time.Second, func() bool {
+				return exec(`SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'`).Scan(&pid) == nil
+			}, "the write's commit to wait for the standby")
+			ended := time.Now()
+			end[how](pid)
+			a := <-answered
+			if took := time.Since(ended); a.code != 503 || a.body["error"] != "outcome_unknown" || a.h.Get("Retry-After") == "" || took > 10*time.Second {
+				t.Errorf("%s, keyed %v: %d Retry-After=%q %v %v after the end; want 503 outcome_unknown at once",
+					how, keyed, a.code, a.h.Get("Retry-After"), a.body, took)
+			}
+			if keyed {
+				waitFor(t, 30*time.Second, func() bool {
+					code, h, _ := post(name, idem)
+					return code == 201 && h.Get("Idempotent-Replayed") == "true"
+				}, how+": the keyed retry to replay the committed write")
+			}
+			if n := count(name); n != 1 {
+				t.Errorf("%s, keyed %v: %d records named %q, want the one committed", how, keyed, n, name)
+			}
+		}
+	}
 }
