@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/netip"
+	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -426,4 +430,129 @@ func newLimiter(tb testing.TB, cfg Config) *Limiter {
 
 func slogJSON(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, nil))
+}
+
+// hungRedis is a listener that accepts connections and never answers, as a Redis that
+// hangs does (stopped, or stuck behind a full network path): unlike a refused connection,
+// only a deadline ends the wait.
+func hungRedis(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, unread
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "redis://" + ln.Addr().String() + "/0"
+}
+
+// With Redis hung, every take, the first ones included, fails within about the reply
+// timeout (500 ms, README's REDIS_URL) into the failure policy, alone or many at once.
+func TestRedisHung(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		stopped  bool // a redis-server that answered, then stopped; else a listener that never answers
+		failOpen bool
+	}{
+		{"listener, fail closed", false, false},
+		{"listener, fail open", false, true},
+		{"stopped redis-server, fail closed", true, false},
+		{"stopped redis-server, fail open", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			failOpen := tc.failOpen
+			url, stop := "", func() {}
+			if tc.stopped {
+				url, stop = stoppedRedis(t)
+			} else {
+				url = hungRedis(t)
+			}
+			l := newLimiter(t, Config{RedisURL: url, FailOpen: failOpen, Registerer: prometheus.NewRegistry()})
+			if tc.stopped { // connected and answering first
+				if d, err := l.Take(context.Background(), "before", "w"); err != nil || d.Degraded || !d.Allowed {
+					t.Fatalf("take before the stop: %+v, %v", d, err)
+				}
+			}
+			stop()
+			const bound = 1500 * time.Millisecond // the 500 ms timeout, with generous slack
+			take := func(i int) {
+				start := time.Now()
+				d, err := l.Take(context.Background(), fmt.Sprint("cred", i), "w")
+				took := time.Since(start)
+				if err != nil || d.Allowed != failOpen || !d.Degraded {
+					t.Errorf("take %d: %+v, %v; want the failure policy (allowed=%v) to decide", i, d, err, failOpen)
+				}
+				if took > bound {
+					t.Errorf("take %d took %v with Redis hung; want under %v", i, took, bound)
+				}
+			}
+			var wg sync.WaitGroup
+			for i := range 8 { // the first requests, at once
+				wg.Go(func() { take(i) })
+			}
+			wg.Wait()
+			for i := range 3 { // and one after another
+				take(8 + i)
+			}
+			start := time.Now()
+			d, err := l.TakeIP(context.Background(), BucketRegister, netip.MustParseAddr("192.0.2.1"))
+			if err != nil || d.Allowed != failOpen || !d.Degraded || time.Since(start) > bound {
+				t.Errorf("TakeIP with Redis hung: %+v, %v after %v", d, err, time.Since(start))
+			}
+		})
+	}
+}
+
+// stoppedRedis starts a redis-server of the test's own and returns its URL and a function
+// that stops it with SIGSTOP (SIGCONT at the end of the test): connections it had stay
+// open, new ones are accepted by the kernel, and nothing answers.
+func stoppedRedis(t *testing.T) (string, func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command("redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("redis-server: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGCONT); cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server never listened on %s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "redis://" + addr + "/0", func() {
+		if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

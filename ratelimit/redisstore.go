@@ -64,6 +64,12 @@ return out
 type redisCounter struct {
 	client rueidis.Client
 	script *rueidis.Lua
+	// reply bounds each take: rueidis applies ConnWriteTimeout to a connection's reads
+	// through a periodic PING, so the first requests sent to a Redis that hung (stopped,
+	// or unreachable without a reset) waited 1.8-2.4 s in the service before that PING
+	// gave up on the connection; a deadline on the take itself fails them in time
+	// (TestDrillRedisHung in cmd/workspaced).
+	reply time.Duration
 }
 
 // newRedisCounter builds a client for url and does not need Redis up: a service whose
@@ -103,7 +109,7 @@ func newRedisCounter(rawURL string) (*redisCounter, error) {
 		return nil, fmt.Errorf("ratelimit: redis client: %w", err)
 	}
 	// A non-nil err here is the failed first dial: Redis is down, which take reports.
-	return &redisCounter{client: client, script: rueidis.NewLuaScript(takeScript)}, nil
+	return &redisCounter{client: client, script: rueidis.NewLuaScript(takeScript), reply: opt.ConnWriteTimeout}, nil
 }
 
 // redisURLParameters are the query parameters REDIS_URL takes (README): those
@@ -136,6 +142,8 @@ func (r *redisCounter) take(ctx context.Context, cs []charge) ([]usage, bool, er
 		keys[i] = c.key
 		args = append(args, strconv.FormatUint(c.budget.Tokens, 10), strconv.FormatInt(c.budget.Interval.Milliseconds(), 10))
 	}
+	ctx, cancel := context.WithTimeout(ctx, r.reply)
+	defer cancel()
 	vals, err := r.script.Exec(ctx, r.client, keys, args).AsIntSlice()
 	if err != nil {
 		return nil, false, fmt.Errorf("ratelimit: redis take: %w", err)

@@ -24,3 +24,6 @@ func MigrateTo(ctx context.Context, s *Store, version int64) error {
 	_, err = provider.UpTo(ctx, version)
 	return err
 }
+
+// SentButUnanswered is sentButUnanswered, for TestSentButUnanswered.
+var SentButUnanswered = sentButUnanswered

@@ -30,18 +30,34 @@ type unacknowledged struct{ err error }
 func (e unacknowledged) Error() string { return e.err.Error() }
 func (e unacknowledged) Unwrap() error { return e.err }
 
-// sentButUnanswered reports whether err means the database may have received what was
-// sent and the answer was lost: an outage (IsUnavailable), unless pgx says nothing was
-// sent (pgconn.SafeToRetry: the context was done first, or the connection failed before
-// writing).
+// sentButUnanswered reports whether err, from a commit (an explicit COMMIT, or the end of
+// Query's batch) on a connection that was open, leaves the commit's outcome unknown: every
+// failure to read its answer does, and only an answer of the database (a serialization
+// failure, a constraint checked at commit, a cancel before the commit began, ROLLBACK for
+// a failed transaction) says it did not commit. pgx says nothing was sent
+// (pgconn.SafeToRetry) when the context was done before sending, and also, wrongly for this
+// purpose, when the connection died while it waited for the answer: its reader drops the
+// read's error and reports the connection it closed, pgconn.ErrConnClosed
+// (TestDrillConnectionCutAfterCommit in cmd/workspaced). A connection the server ends
+// (terminated by an administrator or a killed backend, a crash, class 08) may end after
+// the commit.
 func sentButUnanswered(err error) bool {
-	return err != nil && IsUnavailable(err) && !pgconn.SafeToRetry(err) && !errors.As(err, new(*pgconn.PgError))
+	if err == nil {
+		return false
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code[:2] == "08" || pg.Code == "57P01" || pg.Code == "57P02"
+	}
+	lost := IsUnavailable(err) || errors.Is(err, context.Canceled)
+	return lost && (!pgconn.SafeToRetry(err) || errors.Is(err, pgconn.ErrConnClosed))
 }
 
 // commit commits tx, returning OutcomeUnknown when the commit was sent and not answered.
 func commit(ctx context.Context, tx pgx.Tx) error {
+	sent := !tx.Conn().PgConn().IsClosed() // on a closed connection it fails without sending
 	err := tx.Commit(ctx)
-	if sentButUnanswered(err) {
+	if sent && sentButUnanswered(err) {
 		return OutcomeUnknown(err)
 	}
 	return err

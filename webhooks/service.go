@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -85,6 +86,9 @@ type Service struct {
 	slots    sync.Map            // endpoints whose shared slots (webhook_slots) exist
 	stop     context.CancelFunc
 	done     chan struct{}
+	// hook, when set (export_test.go), runs at the start of each round of dispatch,
+	// upkeep and delivery, named by where, inside the recovery of survive.
+	hook func(where string)
 }
 
 type metrics struct {
@@ -94,6 +98,7 @@ type metrics struct {
 	dispatchFailed prometheus.Counter
 	disabled       prometheus.Counter
 	lag            prometheus.Gauge
+	panics         *prometheus.CounterVec
 }
 
 // New builds the service; Start runs it.
@@ -126,9 +131,11 @@ func New(cfg Config) (*Service, error) {
 			Help: "Endpoints disabled after failing for 3 days."}),
 		lag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "workspaced_webhook_lag_seconds",
 			Help: "Seconds from an event's commit to its latest successful delivery."}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workspaced_webhook_panics_total",
+			Help: "Panics recovered in webhook work, by where (dispatch, delivery, upkeep); the work went on."}, []string{"in"}),
 	}
 	if cfg.Registerer != nil {
-		for _, c := range []prometheus.Collector{s.m.attempts, s.m.dispatched, s.m.dispatchFailed, s.m.disabled, s.m.lag} {
+		for _, c := range []prometheus.Collector{s.m.attempts, s.m.dispatched, s.m.dispatchFailed, s.m.disabled, s.m.lag, s.m.panics} {
 			if err := cfg.Registerer.Register(c); err != nil {
 				return nil, err
 			}
@@ -189,8 +196,12 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 	defer t.Stop()
 	for {
 		for {
-			n, err := s.Dispatch(ctx)
-			if err != nil && ctx.Err() == nil {
+			var n int
+			err := s.survive("dispatch", func() (err error) {
+				n, err = s.Dispatch(ctx)
+				return err
+			})
+			if err != nil && ctx.Err() == nil && !errors.Is(err, errPanic) {
 				s.cfg.Logger.Warn("webhook dispatch failed", "err", err)
 			}
 			if n < dispatchBatch || err != nil {
@@ -409,8 +420,32 @@ func (s *Service) retryDelay(attempt int) time.Duration {
 	return Schedule[min(max(attempt, 1), len(Schedule))-1] / time.Duration(s.cfg.RetrySpeedup)
 }
 
+// Work makes one attempt. A panic in it is a failed attempt (survive): River retries the
+// delivery on the schedule.
 func (w *worker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
-	return w.s.deliver(ctx, job.Args, job.Attempt, job.MaxAttempts)
+	return w.s.survive("delivery", func() error { return w.s.deliver(ctx, job.Args, job.Attempt, job.MaxAttempts) })
+}
+
+// errPanic is wrapped by the error survive returns for a panic, already logged.
+var errPanic = errors.New("webhooks: panic")
+
+// survive runs f, one round of background work (a dispatch, an attempt, an upkeep), and
+// turns a panic in it into an error wrapping errPanic, logged once with its stack and
+// counted in workspaced_webhook_panics_total: one bad event or delivery neither takes the
+// process down nor stops the loops, which go on with their next round.
+func (s *Service) survive(where string, f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.m.panics.WithLabelValues(where).Inc()
+			s.cfg.Logger.Error("webhook work panicked; going on", "in", where, "panic", fmt.Sprint(v),
+				"stack", string(debug.Stack()))
+			err = fmt.Errorf("%w in %s: %v", errPanic, where, v)
+		}
+	}()
+	if s.hook != nil {
+		s.hook(where)
+	}
+	return f()
 }
 
 // ErrAttemptFailed is wrapped by the error a failed attempt returns to River, which then

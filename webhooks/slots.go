@@ -203,17 +203,20 @@ func (s *Service) upkeepLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.mu.Lock()
-		holdings := make([]*holding, 0, len(s.holdings))
-		for _, h := range s.holdings {
-			holdings = append(holdings, h)
-		}
-		s.mu.Unlock()
-		for _, h := range holdings {
-			if err := s.keepUp(ctx, h); err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Warn("webhook slots not renewed", "endpoint_id", h.endpoint, "err", err)
+		_ = s.survive("upkeep", func() error {
+			s.mu.Lock()
+			holdings := make([]*holding, 0, len(s.holdings))
+			for _, h := range s.holdings {
+				holdings = append(holdings, h)
 			}
-		}
+			s.mu.Unlock()
+			for _, h := range holdings {
+				if err := s.keepUp(ctx, h); err != nil && ctx.Err() == nil {
+					s.cfg.Logger.Warn("webhook slots not renewed", "endpoint_id", h.endpoint, "err", err)
+				}
+			}
+			return nil
+		})
 	}
 }
 

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // loops owns the process's background loops (credit-hold and idempotency sweeps, the
@@ -15,11 +19,20 @@ import (
 // for every loop to return, so none is still using the database pool when it closes
 // (docs/operations.md, "Bad days"). A loop that does not return within the wait is named in
 // the log and left to the process's exit.
+//
+// A loop that panics does not take the process down: the panic is logged once with its
+// stack, counted in workspaced_background_panics_total{loop}, and the loop is started
+// again after restartDelay, doubled for each panic in a row up to maxRestartDelay (a
+// periodic task then waits for its next interval, store.ClaimRun having given this one
+// away already).
 type loops struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	log    *slog.Logger
 	wg     sync.WaitGroup
+	panics *prometheus.CounterVec
+	// restartDelay is the wait before the first restart of a loop that panicked.
+	restartDelay time.Duration
 
 	mu      sync.Mutex
 	running map[string]int
@@ -35,8 +48,16 @@ type loop struct {
 // cancellation, since loops outlive the signal that starts the shutdown.
 func newLoops(ctx context.Context, log *slog.Logger) *loops {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	return &loops{ctx: ctx, cancel: cancel, log: log, running: map[string]int{}}
+	return &loops{ctx: ctx, cancel: cancel, log: log, running: map[string]int{}, restartDelay: time.Second,
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workspaced_background_panics_total",
+			Help: "Panics recovered in background loops, by loop; each loop was started again."}, []string{"loop"})}
 }
+
+// maxRestartDelay bounds the wait before restarting a loop that keeps panicking.
+const maxRestartDelay = time.Minute
+
+// register adds the loops' metrics to reg.
+func (ls *loops) register(reg prometheus.Registerer) { reg.MustRegister(ls.panics) }
 
 // Go starts l.
 func (ls *loops) Go(l loop) {
@@ -53,8 +74,37 @@ func (ls *loops) Go(l loop) {
 			}
 			ls.mu.Unlock()
 		}()
-		l.run(ls.ctx)
+		delay := ls.restartDelay
+		for {
+			began := time.Now()
+			if !ls.runRecovered(l) || ls.ctx.Err() != nil {
+				return
+			}
+			if time.Since(began) > maxRestartDelay {
+				delay = ls.restartDelay // ran a good while: not a panic in a row
+			}
+			select {
+			case <-ls.ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, maxRestartDelay)
+		}
 	}()
+}
+
+// runRecovered runs l until it returns and reports whether it panicked.
+func (ls *loops) runRecovered(l loop) (panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked = true
+			ls.panics.WithLabelValues(l.name).Inc()
+			ls.log.Error("background loop panicked; starting it again", "loop", l.name,
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	l.run(ls.ctx)
+	return false
 }
 
 // Stop cancels every loop and waits up to wait for them to return. It reports whether

@@ -191,6 +191,7 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	}
 	defer closeDB()
 	bg := newLoops(ctx, log)
+	bg.register(reg)
 	// Deferred after closeDB, so it runs first: every loop has stopped before the pool closes.
 	defer bg.Stop(3 * time.Second)
 	apiKey := cfg.APIKey
