@@ -37,8 +37,8 @@ func TestListingsCarryACacheTTL(t *testing.T) {
 
 // TestEveryListAndReadCarriesCacheHints: on 2026-07-28 every list and read result says how
 // long it stays fresh (MCP 2026-07-28, "Caching"): listings of what the server offers an
-// hour, private; resources, workspace data, immediately stale (ttlMs 0), private. Methods
-// this server does not offer answer an error and carry nothing to check.
+// hour, private (resources/list names fixed documents, not records); what a resource read
+// returns, workspace data, immediately stale (ttlMs 0), private.
 func TestEveryListAndReadCarriesCacheHints(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -51,39 +51,34 @@ func TestEveryListAndReadCarriesCacheHints(t *testing.T) {
 	hour := int64(3600000)
 	results := map[string]struct {
 		answer
-		ttl      int64
-		required bool
+		ttl int64
 	}{}
-	add := func(name string, ttl int64, required bool, r mcpgo.CacheableResult, err error) {
+	add := func(name string, ttl int64, r mcpgo.CacheableResult, err error) {
 		results[name] = struct {
 			answer
-			ttl      int64
-			required bool
-		}{answer{r, err}, ttl, required}
+			ttl int64
+		}{answer{r, err}, ttl}
 	}
 	tools, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
-	add("tools/list", hour, true, cacheable(tools, func() mcpgo.CacheableResult { return tools.CacheableResult }), err)
+	add("tools/list", hour, cacheable(tools, func() mcpgo.CacheableResult { return tools.CacheableResult }), err)
 	disc, err := c.Discover(ctx, mcpgo.DiscoverRequest{})
-	add("server/discover", hour, true, cacheable(disc, func() mcpgo.CacheableResult { return disc.CacheableResult }), err)
+	add("server/discover", hour, cacheable(disc, func() mcpgo.CacheableResult { return disc.CacheableResult }), err)
 	prompts, err := c.ListPrompts(ctx, mcpgo.ListPromptsRequest{})
-	add("prompts/list", hour, false, cacheable(prompts, func() mcpgo.CacheableResult { return prompts.CacheableResult }), err)
+	add("prompts/list", hour, cacheable(prompts, func() mcpgo.CacheableResult { return prompts.CacheableResult }), err)
 	templates, err := c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{})
-	add("resources/templates/list", hour, false, cacheable(templates, func() mcpgo.CacheableResult { return templates.CacheableResult }), err)
+	add("resources/templates/list", hour, cacheable(templates, func() mcpgo.CacheableResult { return templates.CacheableResult }), err)
 	resources, err := c.ListResources(ctx, mcpgo.ListResourcesRequest{})
-	add("resources/list", 0, false, cacheable(resources, func() mcpgo.CacheableResult { return resources.CacheableResult }), err)
-	if err == nil && len(resources.Resources) > 0 {
-		read := mcpgo.ReadResourceRequest{}
-		read.Params.URI = resources.Resources[0].URI
-		res, err := c.ReadResource(ctx, read)
-		add("resources/read", 0, true, cacheable(res, func() mcpgo.CacheableResult { return res.CacheableResult }), err)
+	add("resources/list", hour, cacheable(resources, func() mcpgo.CacheableResult { return resources.CacheableResult }), err)
+	if err != nil || len(resources.Resources) == 0 {
+		t.Fatalf("resources/list: %v %v; want the workspace's documents", resources, err)
 	}
+	read := mcpgo.ReadResourceRequest{}
+	read.Params.URI = resources.Resources[0].URI
+	res, err := c.ReadResource(ctx, read)
+	add("resources/read", 0, cacheable(res, func() mcpgo.CacheableResult { return res.CacheableResult }), err)
 	for name, r := range results {
 		if r.err != nil {
-			if r.required {
-				t.Errorf("%s: %v", name, r.err)
-			} else {
-				t.Logf("%s: not offered (%v)", name, r.err)
-			}
+			t.Errorf("%s: %v", name, r.err)
 			continue
 		}
 		if r.hints.TTLMs == nil || *r.hints.TTLMs != r.ttl || r.hints.CacheScope != mcpgo.CacheScopePrivate {
