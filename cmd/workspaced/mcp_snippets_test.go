@@ -23,13 +23,12 @@ var inspectorDir = filepath.Join("..", "..", "mcp", "testdata", "inspector")
 // TestBannerSnippets runs the start banner's MCP client snippets as printed: the
 // Inspector's npx command line on the mcpServers JSON saved as mcp.json, on the Node the
 // banner names (22, from internal/tooltest), offline, so npx takes the pinned install and
-// nothing else; the mcp-remote command line over stdio; and checks the VS Code JSON and
-// the claude command line are well-formed.
+// nothing else; the mcp-remote command line over stdio through npx the same way, on this
+// machine's Node; and checks the VS Code JSON and the claude command line are well-formed.
 func TestBannerSnippets(t *testing.T) {
 	tooltest.Require(t, "node, the MCP Inspector and mcp-remote (mcp/testdata)")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is required: %v", err)
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Fatalf("node and npx are required: %v", err)
 	}
 	path22 := tooltest.Node22Path(t)
 	for _, p := range []string{filepath.Join(inspectorDir, "node_modules", "@modelcontextprotocol", "inspector", "package.json"),
@@ -64,17 +63,7 @@ func TestBannerSnippets(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), []byte(snippet(`{"mcpServers"`)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pkg := `{"private": true, "dependencies": {"@modelcontextprotocol/inspector": "` + pin + `"}}`
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	modules, err := filepath.Abs(filepath.Join(inspectorDir, "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	writeNPMFolder(t, dir, "@modelcontextprotocol/inspector", pin, filepath.Join(inspectorDir, "node_modules"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	args := strings.Fields(line)
@@ -117,8 +106,14 @@ func TestBannerSnippets(t *testing.T) {
 	if pin := pinned(t, mcpRemoteDir, "mcp-remote"); fields[2] != "mcp-remote@"+pin {
 		t.Fatalf("the banner names %s, the tests pin mcp-remote %s", fields[2], pin)
 	}
-	args = strings.SplitN(strings.TrimPrefix(line, "npx -y "+fields[2]+" "), " --header ", 2)
-	remote := startMCPRemoteArgs(t, node, filepath.Join(dir, "mcp-auth"), nil, args[0], "--header", strings.Trim(args[1], `"`))
+	// As printed, through npx, in a folder whose only dependency is the pinned mcp-remote,
+	// offline: npx takes that install. The shell would unquote the header's value.
+	remoteDir := t.TempDir()
+	writeNPMFolder(t, remoteDir, "mcp-remote", fields[2][len("mcp-remote@"):], filepath.Join(mcpRemoteDir, "node_modules"))
+	command, header, _ := strings.Cut(line, " --header ")
+	argv := append(strings.Fields(command), "--header", strings.Trim(header, `"`))
+	remote := startMCPRemoteCommand(t, remoteDir, filepath.Join(dir, "mcp-auth"),
+		[]string{"npm_config_offline=true", "npm_config_update_notifier=false"}, argv...)
 	remote.finish(remote.initialize())
 	tools := toolList(remote.request("tools/list", map[string]any{}))
 	if !slices.Contains(tools, "find_tools") || len(tools) != len(listed.Tools) {
@@ -179,5 +174,22 @@ func TestDocsClientCommands(t *testing.T) {
 	}
 	if !strings.Contains(mcpSnippets("http://127.0.0.1:8080/mcp", "kagt_x"), "npx -y mcp-remote@"+pins["mcp-remote"]+" ") {
 		t.Errorf("the banner does not name mcp-remote@%s", pins["mcp-remote"])
+	}
+}
+
+// writeNPMFolder makes dir an npm project whose one dependency is name@version, installed
+// in modules (a pinned testdata folder's node_modules, linked), so npx finds it there.
+func writeNPMFolder(t *testing.T, dir, name, version, modules string) {
+	t.Helper()
+	pkg, _ := json.Marshal(map[string]any{"private": true, "dependencies": map[string]string{name: version}})
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(modules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
 	}
 }
