@@ -2,12 +2,16 @@ package restapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -90,5 +94,68 @@ func TestOpenAPIDocument(t *testing.T) {
 		if doc.Components.SecuritySchemes[name] == nil {
 			t.Errorf("no %s security scheme", name)
 		}
+	}
+}
+
+// TestOpenAPINoBooleanSubschemas: no schema in the document is the boolean true or false
+// except additionalProperties. JSON Schema 2020-12 allows "items": true, but the OpenAPI
+// readers that released generators build on do not: oapi-codegen v2.8.2 stops with
+// "cannot unmarshal bool into field Schema.items" (TestStockGenerators runs it). A value
+// under example, examples, const, enum or default is data, not a schema, and is not looked at.
+func TestOpenAPINoBooleanSubschemas(t *testing.T) {
+	t.Parallel()
+	var doc any
+	if err := json.Unmarshal(restapi.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	one := map[string]bool{"schema": true, "items": true, "not": true, "contains": true, "if": true, "then": true,
+		"else": true, "propertyNames": true, "unevaluatedItems": true, "unevaluatedProperties": true,
+		"additionalItems": true, "contentSchema": true}
+	each := map[string]bool{"anyOf": true, "oneOf": true, "allOf": true, "prefixItems": true}
+	named := map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "dependentSchemas": true}
+	data := map[string]bool{"example": true, "examples": true, "const": true, "enum": true, "default": true}
+	var found []string
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				p := path + "/" + k
+				if data[k] {
+					continue
+				}
+				switch c := c.(type) {
+				case bool:
+					if one[k] {
+						found = append(found, p)
+					}
+				case []any:
+					for i, e := range c {
+						if _, ok := e.(bool); ok && each[k] {
+							found = append(found, p+"/"+strconv.Itoa(i))
+						}
+					}
+				case map[string]any:
+					if named[k] {
+						for name, s := range c {
+							if _, ok := s.(bool); ok {
+								found = append(found, p+"/"+name)
+							}
+						}
+					}
+				}
+				walk(p, c)
+			}
+		case []any:
+			for i, e := range v {
+				walk(path+"/"+strconv.Itoa(i), e)
+			}
+		}
+	}
+	walk("#", doc)
+	sort.Strings(found)
+	if len(found) > 0 {
+		t.Fatalf("%d boolean subschemas, want none (give an any-value schema a description, so it is written as an object): %s",
+			len(found), strings.Join(found, ", "))
 	}
 }

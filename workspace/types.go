@@ -222,11 +222,14 @@ func numberSchema(_ *Field, d Dialect) *jsonschema.Schema {
 // anyJSON is a jsonb field: any JSON value (docs/decisions.md 4), spelled out as a union of
 // typed branches so generated clients get a usable type (an object is Record<string,
 // unknown>, not never), linters find items on the array branch, and the MCP portability
-// check finds no untyped schema.
+// check finds no untyped schema. The array's items accept anything but carry a
+// description: an empty schema is written as the boolean true, which released OpenAPI
+// readers refuse under items (restapi's TestOpenAPINoBooleanSubschemas).
 func anyJSON(_ *Field, d Dialect) *jsonschema.Schema {
 	object, array := &jsonschema.Schema{Type: "object"}, &jsonschema.Schema{Type: "array"}
 	if d == OpenAPIDialect {
-		object.AdditionalProperties, array.Items = &jsonschema.Schema{}, &jsonschema.Schema{}
+		object.AdditionalProperties = &jsonschema.Schema{}
+		array.Items = &jsonschema.Schema{Description: "any JSON value"}
 	}
 	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{object, array, {Type: "string"},
 		numberSchema(nil, d), {Type: "boolean"}, {Type: "null"}}}

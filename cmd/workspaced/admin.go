@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os/user"
+	"slices"
 	"strings"
 
 	adminops "github.com/agencyos/workspaced/admin"
@@ -239,8 +241,8 @@ func hashIfSet(password string) (string, error) {
 func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || adminCommands[args[0]].flags == nil {
 		fmt.Fprintln(stderr, "usage: workspaced admin <command> [flags]; commands:")
-		for name, c := range adminCommands {
-			fmt.Fprintf(stderr, "  %s %s\n", name, c.usage)
+		for _, name := range slices.Sorted(maps.Keys(adminCommands)) { // a map's own order changes every run
+			fmt.Fprintf(stderr, "  %s %s\n", name, adminCommands[name].usage)
 		}
 		return 2
 	}

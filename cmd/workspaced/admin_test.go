@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	osuser "os/user"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -233,4 +235,33 @@ func cliRecords(t *testing.T, ws string) string {
 		t.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestAdminListsCommandsInOneOrder: `workspaced admin` with no command lists every command
+// once, in alphabetical order, the same on every run (a map's order changes between runs).
+func TestAdminListsCommandsInOneOrder(t *testing.T) {
+	var first string
+	for range 20 {
+		var stdout, stderr bytes.Buffer
+		if code := admin(context.Background(), nil, &stdout, &stderr); code != 2 || stdout.Len() != 0 {
+			t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, stdout.String())
+		}
+		if first == "" {
+			first = stderr.String()
+		} else if stderr.String() != first {
+			t.Fatalf("the listing changed between runs:\n%s\nthen\n%s", first, stderr.String())
+		}
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(first), "\n")[1:] {
+		names = append(names, strings.Fields(line)[0])
+	}
+	if !sort.StringsAreSorted(names) || len(names) != len(adminCommands) {
+		t.Fatalf("listed %v, want all %d commands in alphabetical order", names, len(adminCommands))
+	}
+	for _, want := range []string{"add-member", "create-app", "create-workspace", "grant-credits", "seed-demo"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s is not listed: %v", want, names)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,10 +46,23 @@ func startMCPRemote(t *testing.T, node, serverURL, port, browser, configDir stri
 // variables of env.
 func startMCPRemoteArgs(t *testing.T, node, configDir string, env []string, args ...string) *mcpRemote {
 	t.Helper()
+	return startMCPRemoteCommand(t, "", configDir, env,
+		append([]string{node, filepath.Join(mcpRemoteDir, "node_modules", "mcp-remote", "dist", "proxy.js")}, args...)...)
+}
+
+// startMCPRemoteCommand starts argv (mcp-remote, however it is invoked) in dir ("" for
+// the test's own) over stdio, with configDir as its config and home directory.
+func startMCPRemoteCommand(t *testing.T, dir, configDir string, env []string, argv ...string) *mcpRemote {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	env = append(env, "MCP_REMOTE_CONFIG_DIR="+configDir, "HOME="+configDir)
-	cmd := exec.CommandContext(ctx, node,
-		append([]string{filepath.Join(mcpRemoteDir, "node_modules", "mcp-remote", "dist", "proxy.js")}, args...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	// Its own process group, killed whole: through npx, mcp-remote is a child that would
+	// outlive npx and hold the pipes open.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); k == "PATH" || k == "TMPDIR" {
 			env = append(env, kv) // nothing else: no DISPLAY or desktop for xdg-open to prefer
@@ -82,7 +96,7 @@ func startMCPRemoteArgs(t *testing.T, node, configDir string, env []string, args
 
 func (r *mcpRemote) stop() {
 	if r.cmd.ProcessState == nil {
-		_ = r.cmd.Process.Kill()
+		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
 		_ = r.cmd.Wait()
 	}
 }

@@ -517,18 +517,27 @@ workspaced is running (ready in %s) with a private PostgreSQL in %s
 	return nil
 }
 
-// mcpSnippets are client configurations that work as printed (docs/mcp.md repeats them;
-// TestBannerSnippets runs the first with the MCP Inspector and the last with mcp-remote).
-// Without the Authorization header a client signs in with OAuth instead.
+// mcpSnippets are client configurations and commands that work as printed (README.md and
+// docs/mcp.md repeat them; TestBannerSnippets runs the Inspector's command on the first,
+// on the Node it names, and mcp-remote's). Without the Authorization header a client
+// signs in with OAuth instead.
 func mcpSnippets(mcpURL, agentKey string) string {
 	return fmt.Sprintf(`  MCP clients (agent key; drop the Authorization header to sign in with OAuth instead):
   MCP Inspector --config, Claude Code .mcp.json, Cursor mcp.json:
   {"mcpServers": {"workspaced": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
+  MCP Inspector (Node 22.19 or later), with the line above saved as mcp.json:
+  %[3]s
   VS Code .vscode/mcp.json:
   {"servers": {"workspaced": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
   Claude Code:
   claude mcp add --transport http workspaced %[1]s --header "Authorization: Bearer %[2]s"
   stdio-only clients, through mcp-remote:
   npx -y mcp-remote@0.15.1 %[1]s --header "Authorization: Bearer %[2]s"
-`, mcpURL, agentKey)
+`, mcpURL, agentKey, inspectorCommand)
 }
+
+// inspectorCommand lists the tools with the MCP Inspector's CLI, pinned: npx without a
+// version picks, on Node 20, the newest Inspector whose declared engines allow it (0.15.0),
+// which cannot send the Authorization header and fails with "spawn undefined ENOENT".
+// Inspector 2.x declares Node 22.19 or later, and the banner and docs say so.
+const inspectorCommand = "npx -y @modelcontextprotocol/inspector@2.12.0 --cli --config mcp.json --server workspaced --method tools/list"
