@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -64,7 +65,7 @@ var (
 	ErrUnauthorizedClient = &Error{Code: "unauthorized_client", Status: http.StatusBadRequest,
 		Description: "the client may not use this grant type"}
 	ErrUnsupportedGrantType = &Error{Code: "unsupported_grant_type", Status: http.StatusBadRequest,
-		Description: "grant_type must be authorization_code or refresh_token"}
+		Description: "grant_type must be " + strings.Join(GrantTypes(), " or ")}
 	ErrUnsupportedResponseType = &Error{Code: "unsupported_response_type", Status: http.StatusBadRequest,
 		Description: "response_type must be code"}
 	ErrInvalidScope = &Error{Code: "invalid_scope", Status: http.StatusBadRequest,

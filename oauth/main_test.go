@@ -129,7 +129,8 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 		t.Fatal("revocation listener did not start")
 	}
 	api := restapi.New(restapi.Config{Store: s, Auth: cache, APIKey: testAPIKey, PublicURL: e.issuer})
-	wk, err := wellknown.Handler(wellknown.NewAuthorizationServer(wellknown.ASConfig{Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes}))
+	wk, err := wellknown.Handler(wellknown.NewAuthorizationServer(wellknown.ASConfig{Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
+		GrantTypes: oauth.GrantTypes()}))
 	if err != nil {
 		t.Fatal(err)
 	}

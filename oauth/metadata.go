@@ -74,7 +74,8 @@ func (r metadataRules) check(m clientMetadata) (checked, *Error) {
 	if m.AuthMethod != nil && *m.AuthMethod != "none" && *m.AuthMethod != "" {
 		return checked{}, ErrInvalidClientMetadata.WithHint("token_endpoint_auth_method must be none: only public clients, which use PKCE, are supported; got %q", *m.AuthMethod)
 	}
-	if e := r.checkTypes("grant_types", m.GrantTypes, "authorization_code", "refresh_token"); e != nil {
+	// The table's first grant type, authorization_code, is the one a client must be able to use.
+	if e := r.checkTypes("grant_types", m.GrantTypes, GrantTypes()...); e != nil {
 		return checked{}, e
 	}
 	if e := r.checkTypes("response_types", m.ResponseTypes, "code"); e != nil {

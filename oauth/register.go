@@ -78,7 +78,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusCreated, registrationResponse{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(),
 		ClientName: c.Name, RedirectURIs: c.RedirectURIs, TokenEndpointAuthMethod: "none",
-		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
+		GrantTypes: GrantTypes(), ResponseTypes: []string{"code"},
 		Scope: strings.Join(scope, " "), ApplicationType: applicationType(m.ApplicationType)})
 }
 

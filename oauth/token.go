@@ -248,18 +248,27 @@ func grantTypes() []grantType {
 	}
 }
 
-// grantHandlerFor is the handler of the grant type named name, or an unsupported_grant_type
-// error naming the supported ones.
-func grantHandlerFor(name string) (grantHandler, error) {
+// GrantTypes names the grant types of the token endpoint's table, in its order: the
+// authorization server metadata's grant_types_supported (RFC 8414 section 2), and what a
+// registered client may use.
+func GrantTypes() []string {
 	table := grantTypes()
 	names := make([]string, len(table))
 	for i, g := range table {
+		names[i] = g.name
+	}
+	return names
+}
+
+// grantHandlerFor is the handler of the grant type named name, or an unsupported_grant_type
+// error naming the supported ones.
+func grantHandlerFor(name string) (grantHandler, error) {
+	for _, g := range grantTypes() {
 		if g.name == name {
 			return g.handle, nil
 		}
-		names[i] = g.name
 	}
-	return nil, ErrUnsupportedGrantType.WithHint("grant_type %q is not supported; use %s", name, strings.Join(names, " or "))
+	return nil, ErrUnsupportedGrantType.WithHint("grant_type %q is not supported; use %s", name, strings.Join(GrantTypes(), " or "))
 }
 
 // token is the token endpoint (RFC 6749 3.2).

@@ -511,6 +511,9 @@ BEGIN
       FROM jsonb_each(rec) n
      WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
   END IF;
+  IF TG_ARGV[0] = 'webhook_endpoints' AND jsonb_typeof(rec -> 'url') = 'string' THEN
+    rec := jsonb_set(rec, '{url}', to_jsonb(ws_redact_url(rec ->> 'url')));
+  END IF;
   INSERT INTO webhook_outbox (workspace_id, type, object, object_id, record, changed, endpoint_ids)
   VALUES (ws, typ, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff, targets);
   RETURN NULL;

@@ -83,11 +83,13 @@ type AuthorizationServer struct {
 }
 
 // ASConfig is what cmd knows: the issuer (PUBLIC_URL, no trailing slash), the apikey the
-// token and revocation endpoints require, the scope catalogue, and where the docs live.
+// token and revocation endpoints require, the scope catalogue, the token endpoint's grant
+// types, and where the docs live.
 type ASConfig struct {
 	Issuer               string
 	APIKey               string
 	Scopes               []string
+	GrantTypes           []string
 	ServiceDocumentation string
 	// ClientIDMetadataDocuments advertises client_id_metadata_document_supported once the
 	// provider fetches Client ID Metadata Documents.
@@ -119,7 +121,7 @@ func NewAuthorizationServer(c ASConfig) Document {
 		ScopesSupported:                            c.Scopes,
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},
-		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+		GrantTypesSupported:                        c.GrantTypes,
 		CodeChallengeMethodsSupported:              []string{"S256"},
 		TokenEndpointAuthMethodsSupported:          auth,
 		RevocationEndpointAuthMethodsSupported:     auth,

@@ -13,7 +13,8 @@ import (
 
 func TestAuthorizationServer(t *testing.T) {
 	h, err := wellknown.Handler(wellknown.NewAuthorizationServer(wellknown.ASConfig{Issuer: "https://ws.example.com/",
-		APIKey: "pk_key+/=", Scopes: []string{"deals:read", "deals:write"}, ServiceDocumentation: "https://docs.example.com/oauth"}))
+		APIKey: "pk_key+/=", Scopes: []string{"deals:read", "deals:write"},
+		GrantTypes: []string{"authorization_code", "refresh_token"}, ServiceDocumentation: "https://docs.example.com/oauth"}))
 	if err != nil {
 		t.Fatal(err)
 	}

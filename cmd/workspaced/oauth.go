@@ -101,6 +101,7 @@ func (srv *server) wellKnown(scopes []string, others ...wellknown.Document) (htt
 		Issuer:               srv.cfg.PublicURL,
 		APIKey:               srv.apiKey,
 		Scopes:               scopes,
+		GrantTypes:           oauth.GrantTypes(),
 		ServiceDocumentation: srv.cfg.PublicURL + "/v1/openapi.json",
 		// newOAuth resolves https client_ids as metadata documents.
 		ClientIDMetadataDocuments: true,

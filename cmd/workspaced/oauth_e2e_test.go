@@ -184,7 +184,8 @@ func TestOAuthEndToEnd(t *testing.T) {
 	meta.TokenEndpoint, _ = raw["token_endpoint"].(string)
 	meta.RevocationEndpoint, _ = raw["revocation_endpoint"].(string)
 	meta.RegistrationEndpoint, _ = raw["registration_endpoint"].(string)
-	if meta.Issuer != ts.URL || !strings.HasSuffix(meta.TokenEndpoint, "/oauth/token?apikey="+e2eAPIKey) || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+	if meta.Issuer != ts.URL || !strings.HasSuffix(meta.TokenEndpoint, "/oauth/token?apikey="+e2eAPIKey) || res.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		fmt.Sprint(raw["grant_types_supported"]) != "[authorization_code refresh_token]" {
 		t.Fatalf("metadata: %v", raw)
 	}
 
