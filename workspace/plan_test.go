@@ -147,8 +147,9 @@ func checkFinding(t *testing.T, s *store.Store, ops *workspace.Ops, reader *stor
 
 // TestDealListPlansAtEverySize checks deals at 100, 10,000 and 100,000 rows, each in a
 // workspace of its own, with statistics taken while the workspace was empty (stale) and
-// after it was seeded; and a list filtered by a column every deal shares (the filter's own
-// index would mean reading the whole workspace).
+// after it was seeded; and lists filtered by a column every deal shares (the filter's own
+// index would mean reading the whole workspace): the pipeline, and status=open, the
+// status every deal of an open stage has (migration 00037).
 func TestDealListPlansAtEverySize(t *testing.T) {
 	s := storetest.New(t)
 	ops := workspace.NewOps(workspace.Config{Store: s})
@@ -163,11 +164,14 @@ func TestDealListPlansAtEverySize(t *testing.T) {
 			pipeline := sd.parent("pipelines")
 			sd.seed("deals", n)
 			byPipeline := workspace.ListParams{Filters: map[string]string{"pipeline_id": pipeline}}
+			open := workspace.ListParams{Filters: map[string]string{"status": "open"}}
 			checkListPlan(t, s, ops, reader, deals, workspace.ListParams{}, "stale statistics")
 			checkListPlan(t, s, ops, reader, deals, byPipeline, "stale statistics, filtered")
+			checkListPlan(t, s, ops, reader, deals, open, "stale statistics, status=open")
 			sd.exec("ANALYZE deals")
 			checkListPlan(t, s, ops, reader, deals, workspace.ListParams{}, "analysed")
 			checkListPlan(t, s, ops, reader, deals, byPipeline, "analysed, filtered")
+			checkListPlan(t, s, ops, reader, deals, open, "analysed, status=open")
 		})
 	}
 }
