@@ -44,7 +44,7 @@ func TestEveryToolKind(t *testing.T) {
 		// A list tool answers a summary of each deal by default (issue 19): REST's list with
 		// those fields.
 		first := wantOK(t, call(t, c, "list_deals", map[string]any{"pipeline_id": pipeline, "limit": 2}))
-		_, rest := e.rest(t, "GET", "/deals?limit=2&fields=name,pipeline_stage_id,value,updated_at&pipeline_id="+pipeline, key, "")
+		_, rest := e.rest(t, "GET", "/deals?limit=2&fields=name,pipeline_stage_id,status,value,updated_at&pipeline_id="+pipeline, key, "")
 		if diff := cmp.Diff(rest["data"], first["data"]); diff != "" {
 			t.Fatalf("first page: tool and REST disagree (-rest +tool):\n%s", diff)
 		}

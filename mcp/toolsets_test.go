@@ -80,7 +80,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/files", adminTok, "", 8, 6500, "`files`"},
 		{"/mcp/x/people", adminTok, "", 8, 6000, "`people`"},
 		{"/mcp/x/companies", adminTok, "", 8, 6000, "`companies`"},
-		{"/mcp/x/pipelines", adminTok, "", 12, 8000, "`pipelines`"},
+		{"/mcp/x/pipelines", adminTok, "", 12, 8500, "`pipelines`"},
 		{"/mcp/x/tasks", adminTok, "", 12, 11000, "`tasks`"},
 		{"/mcp/x/spaces", adminTok, "", 23, 16000, "`spaces`"},
 		{"/mcp/x/labels", adminTok, "", 8, 5000, "`labels`"},

@@ -339,7 +339,7 @@ func TestUnknownParameterNamesTheValidOnes(t *testing.T) {
 	c := e.as(t, f.Admin)
 	r := c.get("/deals?colour=red")
 	wantError(t, r, http.StatusBadRequest, "bad_request")
-	wantMessage(t, r, `"colour"`, "pipeline_id, pipeline_stage_id, owner_id, company_id, limit, cursor, updated_since, order, q, sort, fields, ids",
+	wantMessage(t, r, `"colour"`, "pipeline_id, pipeline_stage_id, owner_id, company_id, status, limit, cursor, updated_since, order, q, sort, fields, ids",
 		"field[op]=value", "value, confidence", "created_at, updated_at")
 	// debt_payments has no text to search.
 	r = c.get("/debt_payments?colour=red")

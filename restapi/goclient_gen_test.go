@@ -18,6 +18,54 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for DealsStatus.
+const (
+	DealsStatusLessThannil DealsStatus = "<nil>"
+	DealsStatusLost        DealsStatus = "lost"
+	DealsStatusOpen        DealsStatus = "open"
+	DealsStatusWon         DealsStatus = "won"
+)
+
+// Valid indicates whether the value is a known member of the DealsStatus enum.
+func (e DealsStatus) Valid() bool {
+	switch e {
+	case DealsStatusLessThannil:
+		return true
+	case DealsStatusLost:
+		return true
+	case DealsStatusOpen:
+		return true
+	case DealsStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DealsFieldsStatus.
+const (
+	DealsFieldsStatusLessThannil DealsFieldsStatus = "<nil>"
+	DealsFieldsStatusLost        DealsFieldsStatus = "lost"
+	DealsFieldsStatusOpen        DealsFieldsStatus = "open"
+	DealsFieldsStatusWon         DealsFieldsStatus = "won"
+)
+
+// Valid indicates whether the value is a known member of the DealsFieldsStatus enum.
+func (e DealsFieldsStatus) Valid() bool {
+	switch e {
+	case DealsFieldsStatusLessThannil:
+		return true
+	case DealsFieldsStatusLost:
+		return true
+	case DealsFieldsStatusOpen:
+		return true
+	case DealsFieldsStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MeCredentialType.
 const (
 	AgentKey MeCredentialType = "agent_key"
@@ -198,6 +246,27 @@ func (e Order) Valid() bool {
 	}
 }
 
+// Defines values for ListDealsParamsStatus.
+const (
+	ListDealsParamsStatusLost ListDealsParamsStatus = "lost"
+	ListDealsParamsStatusOpen ListDealsParamsStatus = "open"
+	ListDealsParamsStatusWon  ListDealsParamsStatus = "won"
+)
+
+// Valid indicates whether the value is a known member of the ListDealsParamsStatus enum.
+func (e ListDealsParamsStatus) Valid() bool {
+	switch e {
+	case ListDealsParamsStatusLost:
+		return true
+	case ListDealsParamsStatusOpen:
+		return true
+	case ListDealsParamsStatusWon:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListDealsParamsSort.
 const (
 	ListDealsParamsSortCreatedAt      ListDealsParamsSort = "created_at"
@@ -228,6 +297,48 @@ func (e ListDealsParamsSort) Valid() bool {
 	case ListDealsParamsSortUpdatedAt:
 		return true
 	case ListDealsParamsSortValue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListDealsParamsStatusEq.
+const (
+	ListDealsParamsStatusEqLost ListDealsParamsStatusEq = "lost"
+	ListDealsParamsStatusEqOpen ListDealsParamsStatusEq = "open"
+	ListDealsParamsStatusEqWon  ListDealsParamsStatusEq = "won"
+)
+
+// Valid indicates whether the value is a known member of the ListDealsParamsStatusEq enum.
+func (e ListDealsParamsStatusEq) Valid() bool {
+	switch e {
+	case ListDealsParamsStatusEqLost:
+		return true
+	case ListDealsParamsStatusEqOpen:
+		return true
+	case ListDealsParamsStatusEqWon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListDealsParamsStatusNe.
+const (
+	ListDealsParamsStatusNeLost ListDealsParamsStatusNe = "lost"
+	ListDealsParamsStatusNeOpen ListDealsParamsStatusNe = "open"
+	ListDealsParamsStatusNeWon  ListDealsParamsStatusNe = "won"
+)
+
+// Valid indicates whether the value is a known member of the ListDealsParamsStatusNe enum.
+func (e ListDealsParamsStatusNe) Valid() bool {
+	switch e {
+	case ListDealsParamsStatusNeLost:
+		return true
+	case ListDealsParamsStatusNeOpen:
+		return true
+	case ListDealsParamsStatusNeWon:
 		return true
 	default:
 		return false
@@ -497,7 +608,7 @@ type AutomationsFields_Trigger struct {
 	union json.RawMessage
 }
 
-// Deals Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 type Deals struct {
 	CompanyId  *openapi_types.UUID `json:"company_id"`
 	Confidence *float64            `json:"confidence"`
@@ -512,12 +623,18 @@ type Deals struct {
 	OwnerId         *openapi_types.UUID `json:"owner_id"`
 	PipelineId      openapi_types.UUID  `json:"pipeline_id"`
 	PipelineStageId *openapi_types.UUID `json:"pipeline_stage_id"`
-	Twitter         *string             `json:"twitter"`
-	UpdatedAt       time.Time           `json:"updated_at"`
-	Value           *float64            `json:"value"`
-	Website         *string             `json:"website"`
-	WorkspaceId     openapi_types.UUID  `json:"workspace_id"`
+
+	// Status the outcome of the deal's stage (pipeline_stages.outcome); open when it has no stage. Open deals: status=open
+	Status      *DealsStatus       `json:"status"`
+	Twitter     *string            `json:"twitter"`
+	UpdatedAt   time.Time          `json:"updated_at"`
+	Value       *float64           `json:"value"`
+	Website     *string            `json:"website"`
+	WorkspaceId openapi_types.UUID `json:"workspace_id"`
 }
+
+// DealsStatus the outcome of the deal's stage (pipeline_stages.outcome); open when it has no stage. Open deals: status=open
+type DealsStatus string
 
 // DealsCreate Writable fields of deals; other keys are ignored.
 type DealsCreate struct {
@@ -534,7 +651,7 @@ type DealsCreate struct {
 	Website         *string             `json:"website,omitempty"`
 }
 
-// DealsFields Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
+// DealsFields Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
 type DealsFields struct {
 	CompanyId  *openapi_types.UUID `json:"company_id,omitempty"`
 	Confidence *float64            `json:"confidence,omitempty"`
@@ -549,12 +666,18 @@ type DealsFields struct {
 	OwnerId         *openapi_types.UUID `json:"owner_id,omitempty"`
 	PipelineId      *openapi_types.UUID `json:"pipeline_id,omitempty"`
 	PipelineStageId *openapi_types.UUID `json:"pipeline_stage_id,omitempty"`
-	Twitter         *string             `json:"twitter,omitempty"`
-	UpdatedAt       *time.Time          `json:"updated_at,omitempty"`
-	Value           *float64            `json:"value,omitempty"`
-	Website         *string             `json:"website,omitempty"`
-	WorkspaceId     *openapi_types.UUID `json:"workspace_id,omitempty"`
+
+	// Status the outcome of the deal's stage (pipeline_stages.outcome); open when it has no stage. Open deals: status=open
+	Status      *DealsFieldsStatus  `json:"status,omitempty"`
+	Twitter     *string             `json:"twitter,omitempty"`
+	UpdatedAt   *time.Time          `json:"updated_at,omitempty"`
+	Value       *float64            `json:"value,omitempty"`
+	Website     *string             `json:"website,omitempty"`
+	WorkspaceId *openapi_types.UUID `json:"workspace_id,omitempty"`
 }
+
+// DealsFieldsStatus the outcome of the deal's stage (pipeline_stages.outcome); open when it has no stage. Open deals: status=open
+type DealsFieldsStatus string
 
 // DealsUpdate Writable fields of deals; other keys are ignored.
 type DealsUpdate struct {
@@ -696,13 +819,16 @@ type ListDealsParams struct {
 	// CompanyId exact match
 	CompanyId *openapi_types.UUID `form:"company_id,omitempty" json:"company_id,omitempty"`
 
+	// Status exact match
+	Status *ListDealsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
 	// Q text search in name, notes: word prefixes, case and accents ignored, a typo forgiven in name; best match first, then newest
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Sort sort by a field, ascending, or descending with -; ties by id; empty values last ascending, first descending
 	Sort *ListDealsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, created_by, created_at, updated_at
+	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, status, created_by, created_at, updated_at
 	Fields *string `form:"fields,omitempty" json:"fields,omitempty"`
 
 	// Ids comma-separated ids (at most 100): the ones you may see, in one request; others are absent
@@ -819,6 +945,18 @@ type ListDealsParams struct {
 	// CompanyIdNull true: empty; false: set
 	CompanyIdNull *bool `form:"company_id[null],omitempty" json:"company_id[null],omitempty"`
 
+	// StatusEq equal to
+	StatusEq *ListDealsParamsStatusEq `form:"status[eq],omitempty" json:"status[eq],omitempty"`
+
+	// StatusNe not equal to (empty values excluded)
+	StatusNe *ListDealsParamsStatusNe `form:"status[ne],omitempty" json:"status[ne],omitempty"`
+
+	// StatusIn one of these comma-separated values (at most 100)
+	StatusIn *string `form:"status[in],omitempty" json:"status[in],omitempty"`
+
+	// StatusNull true: empty; false: set
+	StatusNull *bool `form:"status[null],omitempty" json:"status[null],omitempty"`
+
 	// CreatedAtEq equal to
 	CreatedAtEq *time.Time `form:"created_at[eq],omitempty" json:"created_at[eq],omitempty"`
 
@@ -880,8 +1018,17 @@ type ListDealsParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListDealsParamsStatus defines parameters for ListDeals.
+type ListDealsParamsStatus string
+
 // ListDealsParamsSort defines parameters for ListDeals.
 type ListDealsParamsSort string
+
+// ListDealsParamsStatusEq defines parameters for ListDeals.
+type ListDealsParamsStatusEq string
+
+// ListDealsParamsStatusNe defines parameters for ListDeals.
+type ListDealsParamsStatusNe string
 
 // ListDealsParamsOrder defines parameters for ListDeals.
 type ListDealsParamsOrder string
@@ -894,7 +1041,7 @@ type CreateDealsParams struct {
 
 // GetDealsParams defines parameters for GetDeals.
 type GetDealsParams struct {
-	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, created_by, created_at, updated_at
+	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, status, created_by, created_at, updated_at
 	Fields *string `form:"fields,omitempty" json:"fields,omitempty"`
 
 	// IfNoneMatch answer 304 with no body if the record's ETag is one of these
@@ -2286,14 +2433,14 @@ type ClientInterface interface {
 
 	// ListDeals List deals
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Corresponds with GET /deals (the `ListDeals` operationId).
 	ListDeals(ctx context.Context, params *ListDealsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDealsWithBody Create a deals record
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2302,7 +2449,7 @@ type ClientInterface interface {
 
 	// CreateDeals Create a deals record
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2311,14 +2458,14 @@ type ClientInterface interface {
 
 	// GetDeals Get a deals record
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Corresponds with GET /deals/{id} (the `GetDeals` operationId).
 	GetDeals(ctx context.Context, id openapi_types.UUID, params *GetDealsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateDealsWithBody Update a deals record (partial)
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2327,7 +2474,7 @@ type ClientInterface interface {
 
 	// UpdateDeals Update a deals record (partial)
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2417,7 +2564,7 @@ func (c *Client) GetAutomations(ctx context.Context, id openapi_types.UUID, para
 
 // ListDeals List deals
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Corresponds with GET /deals (the `ListDeals` operationId).
 func (c *Client) ListDeals(ctx context.Context, params *ListDealsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2434,7 +2581,7 @@ func (c *Client) ListDeals(ctx context.Context, params *ListDealsParams, reqEdit
 
 // CreateDealsWithBody Create a deals record
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2453,7 +2600,7 @@ func (c *Client) CreateDealsWithBody(ctx context.Context, params *CreateDealsPar
 
 // CreateDeals Create a deals record
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2472,7 +2619,7 @@ func (c *Client) CreateDeals(ctx context.Context, params *CreateDealsParams, bod
 
 // GetDeals Get a deals record
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Corresponds with GET /deals/{id} (the `GetDeals` operationId).
 func (c *Client) GetDeals(ctx context.Context, id openapi_types.UUID, params *GetDealsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2489,7 +2636,7 @@ func (c *Client) GetDeals(ctx context.Context, id openapi_types.UUID, params *Ge
 
 // UpdateDealsWithBody Update a deals record (partial)
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2508,7 +2655,7 @@ func (c *Client) UpdateDealsWithBody(ctx context.Context, id openapi_types.UUID,
 
 // UpdateDeals Update a deals record (partial)
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2778,6 +2925,18 @@ func NewListDealsRequest(server string, params *ListDealsParams) (*http.Request,
 		if params.CompanyId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "company_id", *params.CompanyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3270,6 +3429,54 @@ func NewListDealsRequest(server string, params *ListDealsParams) (*http.Request,
 		if params.CompanyIdNull != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "company_id[null]", *params.CompanyIdNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StatusEq != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status[eq]", *params.StatusEq, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StatusNe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status[ne]", *params.StatusNe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StatusIn != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status[in]", *params.StatusIn, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StatusNull != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status[null]", *params.StatusNull, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3881,7 +4088,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListDealsWithResponse List deals
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3890,7 +4097,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDealsWithBodyWithResponse Create a deals record
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3899,7 +4106,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDealsWithResponse Create a deals record
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3908,7 +4115,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetDealsWithResponse Get a deals record
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3917,7 +4124,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateDealsWithBodyWithResponse Update a deals record (partial)
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3926,7 +4133,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateDealsWithResponse Update a deals record (partial)
 	//
-	// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4716,7 +4923,7 @@ type CreateDealsResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *struct {
-		// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+		// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 		Data Deals `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -4765,7 +4972,7 @@ type CreateDealsResponse struct {
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r CreateDealsResponse) GetJSON201() *struct {
-	// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	Data Deals `json:"data"`
 } {
 	return r.JSON201
@@ -4942,7 +5149,7 @@ type GetDealsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
+		// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
 		Data DealsFields `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -4985,7 +5192,7 @@ type GetDealsResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetDealsResponse) GetJSON200() *struct {
-	// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
+	// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
 	Data DealsFields `json:"data"`
 } {
 	return r.JSON200
@@ -5164,7 +5371,7 @@ type UpdateDealsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+		// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 		Data Deals `json:"data"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -5213,7 +5420,7 @@ type UpdateDealsResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r UpdateDealsResponse) GetJSON200() *struct {
-	// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+	// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 	Data Deals `json:"data"`
 } {
 	return r.JSON200
@@ -5713,7 +5920,7 @@ func (c *ClientWithResponses) GetAutomationsWithResponse(ctx context.Context, id
 
 // ListDealsWithResponse List deals
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5728,7 +5935,7 @@ func (c *ClientWithResponses) ListDealsWithResponse(ctx context.Context, params 
 
 // CreateDealsWithBodyWithResponse Create a deals record
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5743,7 +5950,7 @@ func (c *ClientWithResponses) CreateDealsWithBodyWithResponse(ctx context.Contex
 
 // CreateDealsWithResponse Create a deals record
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5758,7 +5965,7 @@ func (c *ClientWithResponses) CreateDealsWithResponse(ctx context.Context, param
 
 // GetDealsWithResponse Get a deals record
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5773,7 +5980,7 @@ func (c *ClientWithResponses) GetDealsWithResponse(ctx context.Context, id opena
 
 // UpdateDealsWithBodyWithResponse Update a deals record (partial)
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5788,7 +5995,7 @@ func (c *ClientWithResponses) UpdateDealsWithBodyWithResponse(ctx context.Contex
 
 // UpdateDealsWithResponse Update a deals record (partial)
 //
-// Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+// Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7262,7 +7469,7 @@ func ParseCreateDealsResponse(rsp *http.Response) (*CreateDealsResponse, error) 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
 		var dest struct {
-			// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+			// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 			Data Deals `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7789,7 +7996,7 @@ func ParseGetDealsResponse(rsp *http.Response) (*GetDealsResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
+			// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
 			Data DealsFields `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8239,7 +8446,7 @@ func ParseUpdateDealsResponse(rsp *http.Response) (*UpdateDealsResponse, error) 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.
+			// Data Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.
 			Data Deals `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

@@ -105,7 +105,7 @@ func TestListQueryErrors(t *testing.T) {
 		{"tampered cursor", "/labels?cursor=" + base64.RawURLEncoding.EncodeToString(tampered), "cursor"},
 		{"cursor of another resource", "/companies?cursor=" + cursor, "cursor"},
 		{"cursor on an unpaged resource", "/project_stages?cursor=" + cursor, "cursor"},
-		{"unknown parameter", "/deals?colour=red", "pipeline_id, pipeline_stage_id, owner_id, company_id, limit, cursor"},
+		{"unknown parameter", "/deals?colour=red", "pipeline_id, pipeline_stage_id, owner_id, company_id, status, limit, cursor"},
 		{"filter on a non-filter column", "/deals?name=x", "valid parameters"},
 		{"bad uuid filter", "/deals?pipeline_id=nope", "uuid"},
 		{"bad boolean filter", "/tasks?completed=yes", "true or false"},

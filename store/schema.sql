@@ -369,6 +369,21 @@ END
 $$;
 
 --
+-- Name: ws_deal_status(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_deal_status() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+BEGIN
+  NEW.status := coalesce((SELECT s.outcome FROM pipeline_stages s
+                           WHERE s.workspace_id = NEW.workspace_id AND s.id = NEW.pipeline_stage_id), 'open');
+  RETURN NEW;
+END
+$$;
+
+--
 -- Name: ws_event_to_outbox(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -563,6 +578,21 @@ CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
     AS $_$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $_$;
 
 --
+-- Name: ws_stage_outcome(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_stage_outcome() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+BEGIN
+  UPDATE deals SET status = NEW.outcome
+   WHERE workspace_id = NEW.workspace_id AND pipeline_stage_id = NEW.id AND status <> NEW.outcome;
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: ws_stamp_review(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -593,6 +623,33 @@ CREATE FUNCTION public.ws_sync_horizon() RETURNS timestamp with time zone
     AND a.backend_type = 'client backend'
     AND (a.application_name NOT LIKE 'workspaced ws:%'
       OR a.application_name = 'workspaced ws:' || current_setting('app.workspace_id', true))
+$$;
+
+--
+-- Name: ws_task_assignees(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_task_assignees() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  NEW.assignee_ids := coalesce(NEW.assignee_ids, '{}');
+  IF TG_OP = 'UPDATE' AND NEW.assignee_ids IS NOT DISTINCT FROM OLD.assignee_ids
+     AND NEW.assignee_id IS DISTINCT FROM OLD.assignee_id THEN
+    -- Only assignee_id was written: it takes the old first assignee's place.
+    NEW.assignee_ids := array_remove(NEW.assignee_ids, OLD.assignee_id);
+  ELSIF TG_OP = 'UPDATE' AND NEW.assignee_ids IS DISTINCT FROM OLD.assignee_ids
+     AND NEW.assignee_id IS NOT DISTINCT FROM OLD.assignee_id THEN
+    -- Only the list was written: its first is the assignee.
+    NEW.assignee_id := NEW.assignee_ids[1];
+  END IF;
+  IF NEW.assignee_id IS NOT NULL THEN
+    NEW.assignee_ids := NEW.assignee_id || array_remove(NEW.assignee_ids, NEW.assignee_id);
+  ELSE
+    NEW.assignee_id := NEW.assignee_ids[1];
+  END IF;
+  RETURN NEW;
+END
 $$;
 
 --
@@ -955,6 +1012,7 @@ CREATE TABLE public.deal_tasks (
     description text,
     is_private boolean DEFAULT false NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
+    CONSTRAINT deal_tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
 );
 
@@ -981,7 +1039,9 @@ CREATE TABLE public.deals (
     twitter text,
     notes text,
     company_id uuid,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
+    status text DEFAULT 'open'::text NOT NULL,
+    CONSTRAINT deals_status_check CHECK ((status = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
 
 ALTER TABLE ONLY public.deals FORCE ROW LEVEL SECURITY;
@@ -1583,7 +1643,9 @@ CREATE TABLE public.pipeline_stages (
     "position" integer,
     metric_tag text,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
-    CONSTRAINT pipeline_stages_metric_tag_check CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text, 'responses'::text, 'positive_responses'::text, 'deals_closed'::text])))
+    outcome text DEFAULT 'open'::text NOT NULL,
+    CONSTRAINT pipeline_stages_metric_tag_check CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text, 'responses'::text, 'positive_responses'::text, 'deals_closed'::text]))),
+    CONSTRAINT pipeline_stages_outcome_check CHECK ((outcome = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
 
 ALTER TABLE ONLY public.pipeline_stages FORCE ROW LEVEL SECURITY;
@@ -1868,6 +1930,7 @@ CREATE TABLE public.tasks (
     stage_id uuid,
     parent_task_id uuid,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
+    CONSTRAINT tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
 );
 
@@ -3528,6 +3591,12 @@ CREATE INDEX deals_search ON public.deals USING gin (workspace_id, search_doc) W
 CREATE INDEX deals_stage ON public.deals USING btree (workspace_id, pipeline_stage_id, created_at DESC, id DESC);
 
 --
+-- Name: deals_status; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deals_status ON public.deals USING btree (workspace_id, status, created_at DESC, id DESC);
+
+--
 -- Name: deals_sync; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4998,6 +5067,18 @@ CREATE TRIGGER assignee_ids_check BEFORE INSERT OR UPDATE OF assignee_ids ON pub
 CREATE TRIGGER assignee_ids_check BEFORE INSERT OR UPDATE OF assignee_ids ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_check_id_array('assignee_ids', 'users');
 
 --
+-- Name: deal_tasks deal_tasks_assignees; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER deal_tasks_assignees BEFORE INSERT OR UPDATE OF assignee_id, assignee_ids ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_task_assignees();
+
+--
+-- Name: deals deals_status; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER deals_status BEFORE INSERT OR UPDATE OF pipeline_stage_id, status ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_deal_status();
+
+--
 -- Name: comments entity_check; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -5022,6 +5103,12 @@ CREATE TRIGGER oauth_sessions_sign_in AFTER INSERT ON public.oauth_sessions FOR 
 CREATE TRIGGER pipeline_ids_check BEFORE INSERT OR UPDATE OF pipeline_ids ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_check_id_array('pipeline_ids', 'pipelines');
 
 --
+-- Name: pipeline_stages pipeline_stages_outcome; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER pipeline_stages_outcome AFTER UPDATE OF outcome ON public.pipeline_stages FOR EACH ROW WHEN ((new.outcome IS DISTINCT FROM old.outcome)) EXECUTE FUNCTION public.ws_stage_outcome();
+
+--
 -- Name: hr_change_requests review; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -5038,6 +5125,12 @@ CREATE TRIGGER review BEFORE INSERT OR UPDATE ON public.leave_requests FOR EACH 
 --
 
 CREATE TRIGGER space_ids_check BEFORE INSERT OR UPDATE OF space_ids ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_check_id_array('space_ids', 'spaces');
+
+--
+-- Name: tasks tasks_assignees; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tasks_assignees BEFORE INSERT OR UPDATE OF assignee_id, assignee_ids ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_task_assignees();
 
 --
 -- Name: webhook_events to_outbox; Type: TRIGGER; Schema: public; Owner: -

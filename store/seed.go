@@ -21,9 +21,11 @@ type Demo struct {
 	AgentKey      string `json:"agent_key"`
 }
 
-// SeedDemo makes a demo workspace with an admin (password login), a member, an agent with
-// a key, credits, and a record in every resource table. hashPassword turns the generated
-// password into the stored hash (the oauth package owns the algorithm).
+// SeedDemo makes a demo workspace with an admin (password login), a member, two more
+// members without a login (Mia Chen, Leo Park), an agent with a key, credits, and the
+// records of a small agency (seedAgency). hashPassword turns the generated password into
+// the stored hash (the oauth package owns the algorithm). Nothing it does is recorded in
+// the audit log.
 func (s *Store) SeedDemo(ctx context.Context, hashPassword func(string) (string, error)) (Demo, error) {
 	suffix := time.Now().Format("20060102150405.000000")
 	var d Demo
@@ -43,9 +45,16 @@ func (s *Store) SeedDemo(ctx context.Context, hashPassword func(string) (string,
 		Role: "admin", PasswordHash: hash}); err != nil {
 		return d, err
 	}
-	if _, err = s.AddMember(ctx, Member{WorkspaceID: d.WorkspaceID, Email: d.MemberEmail, Name: "Demo Member",
+	users := map[string]string{"admin": d.AdminUserID}
+	if users["member"], err = s.AddMember(ctx, Member{WorkspaceID: d.WorkspaceID, Email: d.MemberEmail, Name: "Demo Member",
 		Grants: map[string]string{"crm": "full", "metrics": "read"}}); err != nil {
 		return d, err
+	}
+	for key, name := range map[string]string{"mia": "Mia Chen", "leo": "Leo Park"} {
+		if users[key], err = s.AddMember(ctx, Member{WorkspaceID: d.WorkspaceID, Email: key + "+" + suffix + "@demo.example",
+			Name: name, Grants: map[string]string{"crm": "full"}}); err != nil {
+			return d, err
+		}
 	}
 	agent, err := s.CreateAgent(ctx, d.WorkspaceID, "Demo Agent", map[string]string{
 		"crm": "full", "hr": "read", "finance": "read", "metrics": "full", "competitors": "read", "agents": "read"}, By{})
@@ -56,7 +65,7 @@ func (s *Store) SeedDemo(ctx context.Context, hashPassword func(string) (string,
 	if _, err := s.GrantCredits(ctx, d.WorkspaceID, 100, By{}); err != nil {
 		return d, err
 	}
-	return d, s.SeedRecords(ctx, d.WorkspaceID, d.AdminUserID)
+	return d, s.seedAgency(ctx, d.WorkspaceID, users)
 }
 
 // SeedRecords writes one record into every resource table of a workspace, as its admin.

@@ -250,11 +250,13 @@ func text(f Field) Field {
 // Field sets shared by several resources.
 var (
 	taskFields = []Field{
-		filter(w("assignee_id", UUID)), doc(w("assignee_ids", UUIDs), "further assignees"),
+		// assignee_ids lists every assignee and assignee_id is its first; migration 00037
+		// keeps them so whichever a write sends (docs/rest.md, "Task assignees").
+		filter(w("assignee_id", UUID)), w("assignee_ids", UUIDs),
 		w("due_date", Date), w("start_date", Date),
 		doc(bounded(w("priority", Int), 0, 4), "0 (none) to 4 (urgent)"),
 		filter(w("completed", Bool)), text(w("description", String)),
-		doc(filter(w("is_private", Bool)), "private tasks are visible to their creator, assignees and admins only"),
+		doc(filter(w("is_private", Bool)), "visible only to its creator, assignees and admins"),
 	}
 	moneyFields = []Field{
 		req("name", String), req("date", Date), doc(req("amount", Number), "a JSON number"),
@@ -276,11 +278,13 @@ func concat(parts ...[]Field) []Field {
 // nothing outside can add, drop or reorder resources; Catalog hands out a copy.
 var catalog = withTables([]*Resource{
 	{Name: "deals", Scope: "deals", Feature: CRM, Paged: true,
-		Doc: "Deals in the CRM pipeline: a potential sale with its stage, owner, value and company.",
+		Doc: "Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.",
 		Fields: []Field{
 			req("name", String), filter(req("pipeline_id", UUID)), filter(w("pipeline_stage_id", UUID)),
 			filter(w("owner_id", UUID)), w("value", Number), w("confidence", Number), link(w("website", String)),
 			link(w("instagram", String)), link(w("twitter", String)), text(w("notes", String)), filter(w("company_id", UUID)),
+			doc(filter(enum(ro("status", String), "open", "won", "lost")),
+				"the outcome of the deal's stage (pipeline_stages.outcome); open when it has no stage. Open deals: status=open"),
 		}},
 	{Name: "deal_people", Scope: "deals", Access: Detach, Feature: CRM, DetachKeys: [2]string{"deal_id", "person_id"},
 		Doc: "Links between deals and people (contacts on a deal).",
@@ -313,6 +317,7 @@ var catalog = withTables([]*Resource{
 		Fields: []Field{
 			filter(req("pipeline_id", UUID)), req("name", String), w("position", Int),
 			enum(w("metric_tag", String), "messages_sent", "responses", "positive_responses", "deals_closed"),
+			doc(enum(w("outcome", String), "open", "won", "lost"), "open (the default), won or lost: the status of the stage's deals"),
 		}},
 	{Name: "deal_tasks", Scope: "tasks", Feature: CRM, Paged: true,
 		Doc:    "Tasks attached to a deal (CRM tasks).",

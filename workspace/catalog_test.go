@@ -19,7 +19,8 @@ type specRow struct {
 
 // spec21 is the table of docs/contract.md section 2.1 (filters without their type notes).
 var spec21 = []specRow{
-	{"deals", "deals", "read, write", "name, pipeline_id", "pipeline_id, pipeline_stage_id, owner_id, company_id"},
+	// Not in the spec: status, the outcome of the deal's stage (docs/rest.md, "Deal status"), additive.
+	{"deals", "deals", "read, write", "name, pipeline_id", "pipeline_id, pipeline_stage_id, owner_id, company_id, status"},
 	{"deal_people", "deals", "read, write, detach", "deal_id, person_id", "deal_id, person_id"},
 	{"deal_labels", "deals", "read, write, detach", "deal_id, label_id", "deal_id, label_id"},
 	{"crm_files", "deals", "read only", "", "deal_id"},
@@ -70,7 +71,8 @@ var spec21 = []specRow{
 }
 
 // spec22 is the table of docs/contract.md section 2.2: writable fields, enumerations in
-// parentheses as the spec writes them.
+// parentheses as the spec writes them. Not in the spec, additive: pipeline_stages.outcome
+// (docs/rest.md, "Deal status").
 var spec22 = map[string]string{
 	"webhook_endpoints":  "url, events, description, enabled",
 	"deals":              "name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id",
@@ -79,7 +81,7 @@ var spec22 = map[string]string{
 	"people":             "name, company, company_id, phone, email, position, linkedin_url, twitter_url",
 	"companies":          "name, website, instagram, linkedin, twitter, industry, size, notes",
 	"pipelines":          "name, position",
-	"pipeline_stages":    "pipeline_id, name, position, metric_tag (messages_sent, responses, positive_responses, deals_closed)",
+	"pipeline_stages":    "pipeline_id, name, position, metric_tag (messages_sent, responses, positive_responses, deals_closed), outcome (open, won, lost)",
 	"deal_tasks":         "deal_id, name, assignee_id, assignee_ids, due_date, start_date, priority, completed, description, is_private",
 	"tasks":              "name, space_id, project_id, assignee_id, assignee_ids, due_date, start_date, priority, completed, description, is_private, stage_id, parent_task_id",
 	"spaces":             "name, image_url, is_default, status, notes",

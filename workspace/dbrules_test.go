@@ -32,9 +32,17 @@ const requestRole = "workspaced_app"
 // checked by behaviour (rules_test.go, store/rls_test.go), and listed here so that any
 // other policy, trigger, CHECK or grant on a catalogue table is a difference.
 var dbExtras = map[string][]string{
-	// docs/decisions.md 3: private tasks are hidden from everyone but their people.
-	"tasks":      {"policy ws_private"},
-	"deal_tasks": {"policy ws_private"},
+	// docs/decisions.md 3: private tasks are hidden from everyone but their people. Their
+	// assignee_id is the first of assignee_ids (docs/rest.md, "Task assignees"; restapi's
+	// TestTaskAssigneesAgree).
+	"tasks": {"policy ws_private", "trigger tasks_assignees",
+		"check assignee_id,assignee_ids: CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1])))"},
+	"deal_tasks": {"policy ws_private", "trigger deal_tasks_assignees",
+		"check assignee_id,assignee_ids: CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1])))"},
+	// A deal's status is its stage's outcome (docs/rest.md, "Deal status"; restapi's
+	// TestDealStatusFollowsItsStage).
+	"deals":           {"trigger deals_status"},
+	"pipeline_stages": {"trigger pipeline_stages_outcome"},
 	// Attachments of a private task are as hidden as the task.
 	"task_attachments": {"policy ws_private_parent"},
 	// Comments' polymorphic reference is checked by a trigger. (Following the entity's

@@ -30,14 +30,14 @@ type finding struct {
 
 var findings = map[string]finding{
 	"deals": {search: []string{"name", "notes"}, names: []string{"name"}, sort: []string{"name", "value"},
-		ops: []string{"confidence"}, summary: []string{"name", "pipeline_stage_id", "value"}},
+		ops: []string{"confidence"}, summary: []string{"name", "pipeline_stage_id", "status", "value"}},
 	"crm_files": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"deal_id", "name"}},
 	"people": {search: []string{"name", "company", "email", "position"}, names: []string{"name", "email"},
 		sort: []string{"name", "email"}, summary: []string{"name", "email", "company", "company_id"}},
 	"companies": {search: []string{"name", "industry", "notes"}, names: []string{"name"}, sort: []string{"name"},
 		summary: []string{"name", "industry", "website"}},
 	"pipelines":       {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name"}},
-	"pipeline_stages": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"pipeline_id", "name"}},
+	"pipeline_stages": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"pipeline_id", "name", "outcome"}},
 	"deal_tasks": {search: []string{"name", "description"}, names: []string{"name"}, sort: []string{"name", "due_date"}, ops: []string{"priority"},
 		summary: []string{"deal_id", "name", "assignee_id", "due_date", "completed"}},
 	"tasks": {search: []string{"name", "description"}, names: []string{"name"}, sort: []string{"name", "due_date"}, ops: []string{"priority"},

@@ -147,8 +147,9 @@ func checkFinding(t *testing.T, s *store.Store, ops *workspace.Ops, reader *stor
 
 // TestDealListPlansAtEverySize checks deals at 100, 10,000 and 100,000 rows, each in a
 // workspace of its own, with statistics taken while the workspace was empty (stale) and
-// after it was seeded; and a list filtered by a column every deal shares (the filter's own
-// index would mean reading the whole workspace).
+// after it was seeded; and lists filtered by a column every deal shares (the filter's own
+// index would mean reading the whole workspace): the pipeline, and status=open, the
+// status every deal of an open stage has (migration 00037).
 func TestDealListPlansAtEverySize(t *testing.T) {
 	s := storetest.New(t)
 	ops := workspace.NewOps(workspace.Config{Store: s})
@@ -163,11 +164,14 @@ func TestDealListPlansAtEverySize(t *testing.T) {
 			pipeline := sd.parent("pipelines")
 			sd.seed("deals", n)
 			byPipeline := workspace.ListParams{Filters: map[string]string{"pipeline_id": pipeline}}
+			open := workspace.ListParams{Filters: map[string]string{"status": "open"}}
 			checkListPlan(t, s, ops, reader, deals, workspace.ListParams{}, "stale statistics")
 			checkListPlan(t, s, ops, reader, deals, byPipeline, "stale statistics, filtered")
+			checkListPlan(t, s, ops, reader, deals, open, "stale statistics, status=open")
 			sd.exec("ANALYZE deals")
 			checkListPlan(t, s, ops, reader, deals, workspace.ListParams{}, "analysed")
 			checkListPlan(t, s, ops, reader, deals, byPipeline, "analysed, filtered")
+			checkListPlan(t, s, ops, reader, deals, open, "analysed, status=open")
 		})
 	}
 }
@@ -491,4 +495,47 @@ func (sd *seeder) parent(table string) string {
 	}
 	sd.parents[table] = id
 	return id
+}
+
+// TestDealStatusPlans: in a workspace of 10,000 deals, status=won, which three deals have
+// (moved to a won stage, the stage's outcome set after they were in it: migration
+// 00037's triggers), is answered from the index deals_status in a few buffers, not by
+// walking the workspace's keyset for matches; status=open, which every other deal has,
+// walks 51 rows (TestDealListPlansAtEverySize).
+func TestDealStatusPlans(t *testing.T) {
+	s := storetest.New(t)
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	deals := workspace.Lookup("deals")
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	reader := readerOfEverything(t, s, f.WorkspaceID)
+	sd := &seeder{t: t, pool: storetest.Pool(t), ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
+	sd.quiet("deals")
+	sd.seed("deals", 10_000)
+	pipeline := sd.parent("pipelines")
+	var won string
+	if err := sd.pool.QueryRow(context.Background(), `INSERT INTO pipeline_stages (workspace_id, pipeline_id, name)
+		VALUES ($1, $2, 'Won') RETURNING id::text`, f.WorkspaceID, pipeline).Scan(&won); err != nil {
+		t.Fatal(err)
+	}
+	sd.exec(`UPDATE deals SET pipeline_stage_id = $2 WHERE id IN
+		(SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at LIMIT 3)`, f.WorkspaceID, won)
+	sd.exec(`UPDATE pipeline_stages SET outcome = 'won' WHERE id = $1`, won)
+	for _, when := range []string{"stale statistics", "analysed"} {
+		if when == "analysed" {
+			sd.exec("ANALYZE deals")
+		}
+		sql, doc := explainList(t, s, ops, reader, deals, workspace.ListParams{Filters: map[string]string{"status": "won"}}, when)
+		top := doc[0].Plan
+		uses, seq := false, false
+		top.walk(func(n planNode) {
+			uses = uses || n.IndexName == "deals_status"
+			seq = seq || n.RelationName == "deals" && n.NodeType == "Seq Scan"
+		})
+		if b := top.SharedHit + top.SharedRead; top.ActualRows != 3 || !uses || seq || b > maxListBuffers {
+			pretty, _ := json.MarshalIndent(doc, "", " ")
+			t.Errorf("status=won, %s: %d rows (want 3), reads deals_status: %v, Seq Scan: %v, %d buffers (at most %d)\n%s\n%s",
+				when, top.ActualRows, uses, seq, b, maxListBuffers, sql, pretty)
+		}
+		checkListPlan(t, s, ops, reader, deals, workspace.ListParams{Filters: map[string]string{"status": "open"}}, when)
+	}
 }
