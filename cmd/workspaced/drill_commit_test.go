@@ -340,21 +340,7 @@ func TestDrillBackendEndedDuringCommit(t *testing.T) {
 	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+pg.DSN, "DB_STATEMENT_TIMEOUT=30s",
 		"DB_BREAKER_TIMEOUTS=0", roomyLimits)
 	_, key := agentKey(t, pg.DSN)
-	for _, sql := range []string{
-		`CREATE FUNCTION drill_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-		 BEGIN
-		   IF NEW.name LIKE 'commit held%' THEN PERFORM set_config('synchronous_commit', 'on', true); END IF;
-		   RETURN NEW;
-		 END $$`,
-		`CREATE TRIGGER drill_slow_commit BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION drill_slow_commit()`,
-		`ALTER SYSTEM SET synchronous_standby_names = 'drill_standby_that_does_not_exist'`,
-		`SELECT pg_reload_conf()`,
-	} {
-		if _, err := admin.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	waitForSyncRep(t, admin, pg.DSN)
+	holdCommits(t, admin, pg.DSN)
 
 	post := func(name, idemKey string) (int, http.Header, map[string]any) {
 		h := http.Header{}

@@ -305,21 +305,7 @@ func TestDrillOutcomeUnknown(t *testing.T) {
 	d := startDaemon(t, buildBinary(t), nil, "DATABASE_URL="+pg.DSN, "DB_STATEMENT_TIMEOUT=1s", "DB_ACQUIRE_TIMEOUT=1s",
 		"DB_BREAKER_TIMEOUTS=0", roomyLimits)
 	_, key := agentKey(t, pg.DSN)
-	for _, sql := range []string{
-		`CREATE FUNCTION drill_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-		 BEGIN
-		   IF NEW.name LIKE 'commit held%' THEN PERFORM set_config('synchronous_commit', 'on', true); END IF;
-		   RETURN NEW;
-		 END $$`,
-		`CREATE TRIGGER drill_slow_commit BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION drill_slow_commit()`,
-		`ALTER SYSTEM SET synchronous_standby_names = 'drill_standby_that_does_not_exist'`,
-		`SELECT pg_reload_conf()`,
-	} {
-		if _, err := admin.Exec(ctx, sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	waitForSyncRep(t, admin, pg.DSN)
+	holdCommits(t, admin, pg.DSN)
 	released := false
 	release := func() {
 		if released {
@@ -396,6 +382,29 @@ func TestDrillOutcomeUnknown(t *testing.T) {
 // to it, and on a busy machine the held write once committed before it had (a CI run, 27
 // November). The probe writes a row with synchronous_commit on until its commit is seen
 // waiting (wait_event SyncRep), then cancels the wait, which commits it locally.
+// holdCommits makes the COMMIT of a transaction that inserts a task named "commit held…"
+// wait for a synchronous standby that never comes (every other commit stays local), and
+// returns once the server applies that setting.
+func holdCommits(t *testing.T, admin *pgx.Conn, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, sql := range []string{
+		`CREATE FUNCTION drill_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		 BEGIN
+		   IF NEW.name LIKE 'commit held%' THEN PERFORM set_config('synchronous_commit', 'on', true); END IF;
+		   RETURN NEW;
+		 END $$`,
+		`CREATE TRIGGER drill_slow_commit BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION drill_slow_commit()`,
+		`ALTER SYSTEM SET synchronous_standby_names = 'drill_standby_that_does_not_exist'`,
+		`SELECT pg_reload_conf()`,
+	} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	waitForSyncRep(t, admin, dsn)
+}
+
 func waitForSyncRep(t *testing.T, admin *pgx.Conn, dsn string) {
 	t.Helper()
 	ctx := context.Background()
