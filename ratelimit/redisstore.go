@@ -77,7 +77,7 @@ type redisCounter struct {
 //
 // rueidis pipelines automatically: the takes of concurrent requests share one socket
 // write and one read, where a client with a connection pool pays a write and a read
-// syscall per take (issue 11 item 5; docs/performance.md, "Rate limits").
+// syscall per take (docs/performance.md, "Rate limits").
 func newRedisCounter(rawURL string) (*redisCounter, error) {
 	if err := checkRedisURLParameters(rawURL); err != nil {
 		return nil, err
