@@ -33,6 +33,10 @@ var (
 	fileRE = regexp.MustCompile(`^[A-Za-z0-9_-]+\.(go|sql)$`)
 	// identRE is pkg.Name or pkg.Name.Member.
 	identRE = regexp.MustCompile(`^([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?$`)
+	// memberRE is Type.Member without its package (Ops.List, Store.InTx).
+	memberRE = regexp.MustCompile(`^([A-Z][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$`)
+	// methodsRE is Type.A/B/C, several members of one type.
+	methodsRE = regexp.MustCompile(`^([A-Z][A-Za-z0-9_]*\.)([A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)+)$`)
 	// testRE is a test or benchmark named alone.
 	testRE = regexp.MustCompile(`^(Test|Benchmark|Fuzz)[A-Z][A-Za-z0-9_]*$`)
 	// toolRE is an MCP tool name: verb_resource, or verb_<resource> for every resource.
@@ -268,6 +272,11 @@ func TestArchitectureNamesWhatExists(t *testing.T) {
 					if !ok {
 						fail("%s: package %s (%s) declares no such name", part, sm[1], pkgDirs(pkgs))
 					}
+				case memberRE.MatchString(part):
+					checked["Type.Member"]++
+					if !ix.member(part) {
+						fail("%s: no package has a type %s with that method or field", part, strings.SplitN(part, ".", 2)[0])
+					}
 				case testRE.MatchString(part):
 					checked["test"]++
 					if !ix.tests[part] {
@@ -306,7 +315,7 @@ func TestArchitectureNamesWhatExists(t *testing.T) {
 			}
 		}
 	}
-	for _, kind := range []string{"path", "file named alone", "pkg.Name", "test", "MCP tool", "name in a file"} {
+	for _, kind := range []string{"path", "file named alone", "pkg.Name", "Type.Member", "test", "MCP tool", "name in a file"} {
 		if checked[kind] == 0 {
 			t.Errorf("no %s found in docs/architecture.md: the test no longer reads what it checks", kind)
 		}
@@ -318,9 +327,16 @@ func TestArchitectureNamesWhatExists(t *testing.T) {
 	t.Logf("checked %v", checked)
 }
 
-// alternatives splits list_/get_/create_ and Ops.List/Get into their names, keeping
-// paths whole.
+// alternatives splits list_/get_/create_<resource> and Ops.List/Get into their names,
+// keeping paths whole.
 func alternatives(span string) []string {
+	if m := methodsRE.FindStringSubmatch(span); m != nil {
+		var parts []string
+		for name := range strings.SplitSeq(m[2], "/") {
+			parts = append(parts, m[1]+name)
+		}
+		return parts
+	}
 	if strings.Contains(span, "_/") {
 		parts := strings.Split(span, "/")
 		last := parts[len(parts)-1]
@@ -333,6 +349,19 @@ func alternatives(span string) []string {
 		return parts
 	}
 	return []string{span}
+}
+
+// member reports whether some package has the type of Type.Member with that method or
+// field.
+func (ix *index) member(typeMember string) bool {
+	for _, ps := range ix.pkgs {
+		for _, p := range ps {
+			if p.members[typeMember] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func pkgDirs(ps []*pkg) string {
