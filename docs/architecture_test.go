@@ -196,8 +196,8 @@ func toolNames(t *testing.T) []string {
 
 // TestArchitectureNamesWhatExists: every path docs/architecture.md writes in backticks
 // (cmd/workspaced/serve.go, oauth/, store/migrations/*.sql; a file named alone must be in
-// a folder the same section named before it), every pkg.Name and pkg.Type.Member, every
-// test named alone, every name in parentheses after a Go file (declared in that file) and
+// a folder the same section named before it), every pkg.Name, pkg.Type.Member and
+// Type.Member, every test named alone, every name in parentheses after a Go file (declared in that file) and
 // every MCP tool name exists in the repository.
 func TestArchitectureNamesWhatExists(t *testing.T) {
 	doc, err := os.ReadFile("architecture.md")
