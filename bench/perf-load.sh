@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load run of issue 11: the real binary against a floor server (bench/floor: bare net/http
+# The load run (docs/performance.md, "Against a floor"): the real binary against a floor server (bench/floor: bare net/http
 # + pgxpool answering the same rows with the same JSON, no auth, no RLS) in the same run,
 # interleaved, on 127.0.0.1. Prints requests/s per scenario and the ratios to the floor:
 #   get     GET /v1/deals/{id}                          target >= 0.75 of the floor

@@ -225,7 +225,7 @@ func TestEnrichConcurrentSpendsExactlyTheBalance(t *testing.T) {
 
 // TestEnrichConcurrentSameDomainChargedOnce: concurrent enrichments of one domain by one
 // workspace fetch and charge once; the others wait for that result and get it as cached,
-// free (issue 20 item 6).
+// free.
 func TestEnrichConcurrentSameDomainChargedOnce(t *testing.T) {
 	e := newMeteredEnv(t, 10, 200)
 	d := e.domain("once.test")

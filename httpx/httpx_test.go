@@ -52,7 +52,7 @@ func TestEveryCodeHasAStatus(t *testing.T) {
 }
 
 // TestStatusesFollowSpec: the spec's error table (docs/contract.md section 7) transcribed, plus the
-// codes docs/decisions.md and issue 12 add.
+// codes docs/decisions.md and docs/rest.md ("For integrations") add.
 func TestStatusesFollowSpec(t *testing.T) {
 	want := map[store.Code]int{
 		"bad_request": 400, "create_failed": 400, "update_failed": 400, "unauthorized": 401,
@@ -60,7 +60,7 @@ func TestStatusesFollowSpec(t *testing.T) {
 		"forbidden": 403, "not_found": 404, "unknown_resource": 404, "method_not_allowed": 405,
 		"validation_error": 422, "rate_limited": 429, "internal_error": 500, "upstream_error": 502,
 		"enrich_unbilled": 502,
-		// docs/decisions.md 4 and 8, issue 12
+		// docs/decisions.md 4 and 8; docs/rest.md, "For integrations"
 		"idempotency_in_flight": 409, "idempotency_conflict": 422, "precondition_failed": 412,
 		"read_only": 403, "unknown_tool": 404,
 	}

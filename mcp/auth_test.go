@@ -114,7 +114,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 				"resource_name":            c.name,
 				"scopes_supported":         scopes,
 			}
-			if strings.HasSuffix(c.path, "/readonly") { // read scopes only (issue 20 item 2)
+			if strings.HasSuffix(c.path, "/readonly") { // read scopes only
 				want["scopes_supported"] = readScopes
 			}
 			status, h, body := e.post(t, "GET", c.path, "", "Origin", "https://app.example")
@@ -166,7 +166,7 @@ func TestChallengeNamesThePathMetadata(t *testing.T) {
 	}
 }
 
-// TestBoundTokenStaysOnItsPath: RFC 8707 (issue 20 item 2): a token bound to an MCP view
+// TestBoundTokenStaysOnItsPath: RFC 8707: a token bound to an MCP view
 // is accepted on that path and the paths under it only; one bound to /mcp/readonly
 // creates nothing through /mcp or /mcp/x/companies.
 func TestBoundTokenStaysOnItsPath(t *testing.T) {
@@ -216,7 +216,7 @@ func TestBoundTokenStaysOnItsPath(t *testing.T) {
 }
 
 // TestReadonlyViewsAdvertiseReadScopes: a read-only view's RFC 9728 document and 401
-// challenge name read scopes only (issue 20 item 2): a client authorizing for it asks for
+// challenge name read scopes only: a client authorizing for it asks for
 // no write scope.
 func TestReadonlyViewsAdvertiseReadScopes(t *testing.T) {
 	e := newEnv(t)

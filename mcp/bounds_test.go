@@ -14,7 +14,7 @@ import (
 
 // TestMetaToolArgumentsBounded: find_tools' query and call_tool's name are free text a
 // model (or anyone with any token) sends; over their bounds they are a tool error naming
-// the bound, answered before any ranking (issue 20 item 4: a 1 MB query cost 0.3-1.1 s of
+// the bound, answered before any ranking (unbounded, a 1 MB query cost 0.3-1.1 s of
 // CPU per call). The bounds are in the tools' input schemas too.
 func TestMetaToolArgumentsBounded(t *testing.T) {
 	e := newEnv(t)
@@ -85,7 +85,7 @@ func TestMetaToolArgumentsBounded(t *testing.T) {
 }
 
 // FuzzMetaToolArguments sends generated find_tools and call_tool arguments through the
-// HTTP handler (issue 20, "Stay closed": the fuzz run covers the MCP meta tools'
+// HTTP handler (the fuzz run covers the MCP meta tools'
 // arguments): every answer is a 200 with a JSON-RPC result, never a protocol error or a
 // 5xx, and a query over its bounds is a tool error.
 func FuzzMetaToolArguments(f *testing.F) {

@@ -14,10 +14,11 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// TestListPageBytes measures what a page of 50 deals costs a model over MCP (issue 19):
-// the tool result's text and structured content with the default summary, against the
-// same page with every field (what list_deals returned before summaries). The goal is at
-// most a quarter; the figures are in docs/performance.md.
+// TestListPageBytes measures what a page of 50 deals costs a model over MCP
+// (docs/performance.md, "Finding records"): the tool result's text and structured content
+// with the default summary, against the same page with every field (what list_deals
+// returned before summaries). The goal is at most a quarter; the figures are in
+// docs/performance.md.
 func TestListPageBytes(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
@@ -124,7 +125,7 @@ func TestAnswerBytes(t *testing.T) {
 	}
 	ratio := float64(after) / float64(before)
 	t.Logf("five questions: %d bytes, was %d (%.2f)", after, before, ratio)
-	// The tracker's goal was 0.6: the text would have to be a fifth of the JSON, which only
+	// A bound of 0.6 would need the text to be a fifth of the JSON, which only
 	// a summary that leaves values out reaches, and clients that hand the model only the
 	// text would lose them. A faithful table or field list is about 0.7 of the JSON.
 	if ratio > 0.9 {

@@ -239,7 +239,7 @@ func (s *Server) toolError(ctx context.Context, err error) *mcpgo.CallToolResult
 		text, _ := json.Marshal(env)
 		return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))}, IsError: true}
 	}
-	// MCP clients never see Retry-After (issue 19 item 9): say the wait in the message, and
+	// MCP clients never see the Retry-After header: say the wait in the message, and
 	// as retry_after seconds in the text and the structured content.
 	// Raw, as the direct answer (direct.go) writes only raw structured content.
 	secs := int(e.RetryAfter / time.Second)

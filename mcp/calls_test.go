@@ -41,8 +41,8 @@ func TestEveryToolKind(t *testing.T) {
 	})
 
 	t.Run("list pages as REST does", func(t *testing.T) {
-		// A list tool answers a summary of each deal by default (issue 19): REST's list with
-		// those fields.
+		// A list tool answers a summary of each deal by default (docs/mcp.md, "Tools"):
+		// REST's list with those fields.
 		first := wantOK(t, call(t, c, "list_deals", map[string]any{"pipeline_id": pipeline, "limit": 2}))
 		_, rest := e.rest(t, "GET", "/deals?limit=2&fields=name,pipeline_stage_id,status,value,updated_at&pipeline_id="+pipeline, key, "")
 		if diff := cmp.Diff(rest["data"], first["data"]); diff != "" {

@@ -11,7 +11,7 @@ import (
 // TestEnvelopeMembersCanonical: JSON-RPC member names are case-sensitive and an object's
 // names unique; Go's decoding is neither (it matches "METHOD" to method and keeps the last
 // duplicate), so an envelope another parser reads differently is refused before it is
-// dispatched (issue 20 item 6).
+// dispatched.
 func TestEnvelopeMembersCanonical(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)

@@ -43,7 +43,7 @@ func (e *env) callOn(t testing.TB, path, bearer, tool, args string, headers ...s
 }
 
 // TestBoundTokenGetsExactlyItsView: a token bound to an MCP view (RFC 8707) gets that
-// view and no more (issue 20 item 2 follow-up): X-MCP-Toolsets and X-MCP-Readonly narrow
+// view and no more: X-MCP-Toolsets and X-MCP-Readonly narrow
 // it but never widen it; a tool outside it, called directly or through call_tool,
 // answers as a tool that does not exist; find_tools and search stay inside it. An
 // unbound token on the same path keeps reaching every tool it may use.

@@ -12,9 +12,10 @@ import (
 )
 
 // TestFindingWithTheTypeScriptSDK: the official SDK, with an agent key, finds records in
-// one call each (issue 19): search across resources, list_ with q, where, sort, fields and
-// a batch read by id; every result validated against the tool's output schema. A private
-// task of the admin's never appears to the agent, in search or in list_tasks with q.
+// one call each (docs/mcp.md, "Tools"): search across resources, list_ with q, where, sort,
+// fields and a batch read by id; every result validated against the tool's output schema. A
+// private task of the admin's never appears to the agent, in search or in list_tasks with
+// q.
 func TestFindingWithTheTypeScriptSDK(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())

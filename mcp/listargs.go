@@ -14,7 +14,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// List tools' arguments fill workspace.ListParams directly (issue 18 item 2, issue 19): no
+// List tools' arguments fill workspace.ListParams directly: no
 // query string in between; the operation layer checks them as it checks REST's.
 
 // condition is one item of a list tool's where argument.

@@ -31,7 +31,7 @@ const (
 
 	// A query is a request in plain words: a few hundred characters and a few dozen words
 	// say any of them. Ranking costs in proportion to the query (a 1 MB one cost 0.3-1.1 s
-	// of CPU, issue 20 item 4), so longer ones are refused before it.
+	// of CPU; TestMetaToolArgumentsBounded), so longer ones are refused before it.
 	findMaxQuery = 300
 	findMaxWords = 30
 	// callMaxName bounds call_tool's name: the longest tool name is far shorter.

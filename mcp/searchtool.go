@@ -13,7 +13,7 @@ import (
 
 // The search tool runs GET /v1/search's operation (workspace.Ops.Search): always listed
 // beside me, find_tools and call_tool, since finding a record by name is where most
-// questions start (issue 19).
+// questions start.
 const toolSearch = "search"
 
 func (s *Server) searchTool() toolSpec {

@@ -10,7 +10,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// TestStepUpAuthorization: MCP authorization, "Scope Challenge Handling" (issue 20 item 5).
+// TestStepUpAuthorization: MCP authorization, "Scope Challenge Handling".
 // An OAuth token lacking the scope a tool call needs gets HTTP 403 with
 // WWW-Authenticate: Bearer error="insufficient_scope", the scopes to authorize for (its own
 // and the missing one, so re-authorizing loses nothing) and the resource_metadata URL, as
@@ -21,7 +21,7 @@ import (
 // (1.32.2): it reads this 403 and re-runs auth with the challenge's scope, but auth()
 // refreshes first when it holds a refresh token, which keeps the old scopes, so its
 // step-up ends in "Server returned 403 after trying upscoping" whatever the server does;
-// the SDK v2 the issue names is not pinned here.
+// the SDK's v2 is not pinned here.
 func TestStepUpAuthorization(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())

@@ -13,10 +13,10 @@ import (
 	"github.com/agencyos/workspaced/store/storetest"
 )
 
-// List tools take REST's incremental sync (docs/decisions.md 4, issue 12): what changed since a
-// time, least recently updated first. Their input schemas say it as where on updated_at and
-// sort updated_at (issue 19), which admit nothing else; updated_since and order=updated_at,
-// advertised before, still work.
+// List tools take REST's incremental sync (docs/decisions.md 4; docs/rest.md, "Incremental
+// sync"): what changed since a time, least recently updated first. Their input schemas say
+// it as where on updated_at and sort updated_at, which admit nothing else; updated_since
+// and order=updated_at, advertised before, still work.
 func TestListToolsSync(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)

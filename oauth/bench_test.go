@@ -29,8 +29,9 @@ func benchPost(b *testing.B, e *env, form url.Values) response {
 // BenchmarkRefreshGrant measures refresh_token grants per second through the real handler,
 // HTTP server and PostgreSQL on this machine, against the floor measured in the same run
 // and interleaved with it: single-row commits per second on the same pool from as many
-// workers (issue 11's target: grants >= 0.4 of commits). Each worker refreshes its own
-// token family (rotation: one retire, one pair inserted, under the family lock).
+// workers (the target: grants >= 0.4 of commits; docs/performance.md, "OAuth"). Each worker
+// refreshes its own token family (rotation: one retire, one pair inserted, under the family
+// lock).
 //
 //	go test ./oauth/ -run '^$' -bench 'RefreshGrant|CodeExchange' -benchtime 3000x -count 3
 func BenchmarkRefreshGrant(b *testing.B) {

@@ -17,7 +17,7 @@ import (
 
 // TestMetadataDocumentFailures: a document that cannot be fetched is reported without
 // internal detail, the failure is remembered briefly, and fetches spend the per-IP
-// registration budget (issue 10 item 8).
+// registration budget.
 func TestMetadataDocumentFailures(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

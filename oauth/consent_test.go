@@ -80,7 +80,7 @@ func TestConsentRemembered(t *testing.T) {
 	})
 }
 
-// TestMemberNeverOfferedAdminScopes: docs/decisions.md 3 (issue 20 item 6): the consent page
+// TestMemberNeverOfferedAdminScopes: docs/decisions.md 3: the consent page
 // never offers a member directory:write or automations:write, which change workspace
 // settings and automations (admin-only), and an approval that names them anyway grants
 // neither; an admin is offered both.
@@ -114,7 +114,7 @@ func TestMemberNeverOfferedAdminScopes(t *testing.T) {
 
 // TestConsentShowsUnverifiedRedirectHost: an unverified client names itself, so the
 // consent page's "From" is the host the member will be sent to, never a client_uri host
-// that differs (issue 20 item 6: "From trusted-bank.example" above a redirect elsewhere).
+// that differs (else "From trusted-bank.example" could stand above a redirect elsewhere).
 func TestConsentShowsUnverifiedRedirectHost(t *testing.T) {
 	e := newEnv(t)
 	r := e.postJSON("/oauth/register", map[string]any{"client_name": "Bank", "client_uri": "https://trusted-bank.example",
@@ -131,7 +131,7 @@ func TestConsentShowsUnverifiedRedirectHost(t *testing.T) {
 	}
 }
 
-// TestSignInPagePresentsApp (issue 21 item 8): the sign-in page that continues an
+// TestSignInPagePresentsApp: the sign-in page that continues an
 // authorization request presents the app as the consent page does, before the password
 // is typed: an unverified app carries the warning above the password field and its
 // "From" is the host the member will be sent to, never the host of its own client_uri; an
@@ -179,7 +179,7 @@ func TestSignInPagePresentsApp(t *testing.T) {
 	}
 }
 
-// TestConsentGroupsScopes (issue 21 item 8): the consent page groups the scopes by family
+// TestConsentGroupsScopes: the consent page groups the scopes by family
 // with a sentence in plain words each, one checkbox per scope still, and says where the
 // access can be revoked.
 func TestConsentGroupsScopes(t *testing.T) {

@@ -58,7 +58,7 @@ func (h *hostileRun) check(what string, res *http.Response, err error) {
 
 // TestHostileInputOAuth sends generated hostile values in every parameter of every OAuth
 // endpoint, signed out and signed in (member and admin, with valid CSRF tokens so forms get
-// past the first check): no answer may be a 5xx (issue 10, "Stay closed").
+// past the first check): no answer may be a 5xx.
 func TestHostileInputOAuth(t *testing.T) {
 	e := newEnv(t, func(c *oauth.Config) {
 		c.RegisterLimiter = oauth.NewMemoryLimiter(1_000_000, time.Hour, nil)

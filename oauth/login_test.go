@@ -41,7 +41,7 @@ func (e *env) signIn(ip, email, password string) response {
 }
 
 // TestLoginThrottled: sign-ins are throttled per client IP, with a 429 and a message on
-// the login page (issue 10 item 3).
+// the login page.
 func TestLoginThrottled(t *testing.T) {
 	e := newEnv(t, fromHeader)
 	throttled := func(t *testing.T, r response) {
@@ -69,8 +69,8 @@ func TestLoginThrottled(t *testing.T) {
 }
 
 // TestStrangersCannotLockOut: wrong passwords from one address for an account never stop
-// its member signing in from an address that has not failed (OWASP ASVS V2.2.1; issue 20
-// item 1); the address that failed is the one slowed down.
+// its member signing in from an address that has not failed (OWASP ASVS V2.2.1); the
+// address that failed is the one slowed down.
 func TestStrangersCannotLockOut(t *testing.T) {
 	e := newEnv(t, fromHeader)
 	victim := e.addUser("member", "active", nil)
@@ -96,7 +96,7 @@ func TestStrangersCannotLockOut(t *testing.T) {
 }
 
 // TestUnknownAccountFloodBounded: a burst of sign-ins for made-up emails from many
-// addresses does not keep the password-hash slots busy (issue 20 item 1: a member's
+// addresses does not keep the password-hash slots busy (without the bound, a member's
 // sign-in waited 3.6 s, then got 429, during a 40-address burst). With one slot and no
 // wait for it, every sign-in that wants a hash while another runs is told the service is
 // busy; only the few made-up emails the global budget lets through (6 a minute) still
@@ -122,7 +122,7 @@ func TestUnknownAccountFloodBounded(t *testing.T) {
 
 // TestPasswordChecksBounded: password hashes are computed a bounded number at a time, and
 // a sign-in that finds no free slot in time gets 429, so a login flood cannot grow memory
-// by 64 MiB per request (issue 10 item 3).
+// by 64 MiB per request.
 func TestPasswordChecksBounded(t *testing.T) {
 	e := newEnv(t, fromHeader, func(c *oauth.Config) { c.PasswordChecks = 1; c.PasswordWait = 1 })
 	// A hash at the production cost, so the checks overlap.

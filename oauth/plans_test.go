@@ -17,12 +17,12 @@ import (
 // TestGrantsUseIndexesWithStaleStatistics: the OAuth tables are analysed while nearly
 // empty, then grow to 2,000 clients, 4,000 families (20,000 refresh and access tokens) and
 // 5,000 used codes (codes are purged an hour after they expire) with autovacuum off for
-// them, so the planner works from statistics that describe a handful of rows (issue 11
-// item 6). Every path of both grant functions, the client check (00017) included, must
-// still reach its rows through an index: inside one transaction, past the fifth execution
-// after which PL/pgSQL may switch to generic plans, pg_stat_xact_user_tables counts no
-// sequential scan of an OAuth table. The superseding path once joined access tokens by
-// refresh_id, which has no index, and scanned every access token.
+// them, so the planner works from statistics that describe a handful of rows. Every path of
+// both grant functions, the client check (00017) included, must still reach its rows
+// through an index: inside one transaction, past the fifth execution after which PL/pgSQL
+// may switch to generic plans, pg_stat_xact_user_tables counts no sequential scan of an
+// OAuth table. The superseding path once joined access tokens by refresh_id, which has no
+// index, and scanned every access token.
 func TestGrantsUseIndexesWithStaleStatistics(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()

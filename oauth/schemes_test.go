@@ -14,7 +14,7 @@ import (
 
 // osHandlerSchemes are link schemes operating systems and browsers hand to programs of
 // their own (Windows, macOS, iOS, Android, desktop browsers, directory and phone
-// handlers): a redirect there starts a system program, not the client (issue 20 item 3).
+// handlers): a redirect there starts a system program, not the client.
 var osHandlerSchemes = []string{
 	"search-ms", "search", "shell", "microsoft-edge", "microsoft-edge-holographic", "mk", "its", "ms-its", "smb",
 	"itms-services", "itms-apps", "intent", "chrome", "chrome-extension", "view-source", "ldap", "ldaps", "tel",

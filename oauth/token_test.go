@@ -366,7 +366,7 @@ func TestRefresh(t *testing.T) {
 		}
 		p, err := e.oauth.Verifier().Authenticate(context.Background(), r.str("access_token"))
 		if err != nil || p.Credential.Resource != e.issuer+"/mcp" {
-			t.Fatalf("the narrowed token: resource %q %v, want %s/mcp (issue 20 item 2)", p.Credential.Resource, err, e.issuer)
+			t.Fatalf("the narrowed token: resource %q %v, want %s/mcp", p.Credential.Resource, err, e.issuer)
 		}
 		if r := e.me(r.str("access_token")); r.Status != 401 {
 			t.Fatalf("the token bound to /mcp on /v1/me: %d, want 401", r.Status)
@@ -466,7 +466,7 @@ func waitStatus(t testing.TB, e *env, access string, want int) {
 // on the family: one rotates, the rest are grace retries), and a client that kept any of
 // the 19 superseded pairs is not logged out: inside the grace window each of them is
 // honoured in turn, the family lives, and exactly one pair stays live after every step.
-// Outside the window, a superseded token revokes the family (issue 14 item 4).
+// Outside the window, a superseded token revokes the family.
 func TestConcurrentRefresh(t *testing.T) {
 	e := newEnv(t)
 	client, tk := e.tokensFor(e.Member, "deals:read")

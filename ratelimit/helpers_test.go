@@ -34,7 +34,7 @@ func redisPrefix(tb testing.TB) string {
 	}
 	c, err := rueidis.NewClient(opt)
 	if err != nil {
-		tb.Fatalf("test Redis at %s: %v (start it, see the brief, or set REDIS_TEST_URL)", testRedisURL(), err)
+		tb.Fatalf("test Redis at %s: %v (start it, see README.md, or set REDIS_TEST_URL)", testRedisURL(), err)
 	}
 	prefix := fmt.Sprintf("test:ratelimit:%s:%d:%d", strings.ReplaceAll(tb.Name(), "/", "."), os.Getpid(), time.Now().UnixNano())
 	tb.Cleanup(func() {

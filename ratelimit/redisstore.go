@@ -23,11 +23,10 @@ import (
 // the script also runs on Redis Cluster. Pruning pops from the old end, each entry once:
 // a take costs O(1) amortised whatever the budget.
 //
-// Each redis.call costs redis-server about a microsecond, on the machine the server's
-// requests run on, so the request is pushed first, LPUSH giving the count, and popped
-// again if a budget is over (the script is atomic, so no one sees that), rather than
-// counted with LLEN and pushed after: two calls fewer a take. (Pruning with one LRANGE of
-// the oldest few and one RPOP with a count measured slower than LINDEX and RPOP.)
+// Each redis.call costs redis-server time on the machine the server's requests run on, so
+// the request is pushed first, LPUSH giving the count, and popped again if a budget is over
+// (the script is atomic, so no one sees that), rather than counted with LLEN and pushed
+// after: two calls fewer a take (docs/performance.md, "Rate limits (load run)").
 const takeScript = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -77,7 +76,7 @@ type redisCounter struct {
 //
 // rueidis pipelines automatically: the takes of concurrent requests share one socket
 // write and one read, where a client with a connection pool pays a write and a read
-// syscall per take (issue 11 item 5; docs/performance.md, "Rate limits").
+// syscall per take (docs/performance.md, "Rate limits").
 func newRedisCounter(rawURL string) (*redisCounter, error) {
 	if err := checkRedisURLParameters(rawURL); err != nil {
 		return nil, err

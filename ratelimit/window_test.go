@@ -43,7 +43,7 @@ func (c *windowClock) sleep(d time.Duration) {
 
 // The window slides: no interval-long span holds more allowed takes than the budget. A
 // fixed window fails this at its boundary: a take late in one window and a full budget
-// early in the next (issue 11 item 5). The client takes once, waits three quarters of
+// early in the next. The client takes once, waits three quarters of
 // the interval, then takes every 10 ms. Each allowed take happened (on the store's clock)
 // between the moment it was sent and the moment it returned, so three allowed takes
 // prove a breach when the third returned less than an interval after the first was sent
@@ -93,7 +93,7 @@ func TestTakeSlidingWindow(t *testing.T) {
 
 // A request the workspace budget denies costs its credential nothing, and one the
 // credential denies costs the workspace nothing: both budgets are charged together or
-// not at all (issue 11 item 5).
+// not at all.
 func TestTakeChargesBothOrNeither(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {

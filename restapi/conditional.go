@@ -11,10 +11,11 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// Conditional requests (RFC 9110 section 13, issue 12). A record's version is its
-// updated_at, which every update moves strictly forward (ws_touch, migration 00012); its
-// entity tag is that instant in Unix microseconds, base 36, quoted: "lz8k2a4f0q". The tag is
-// read from the record's own updated_at, so GET, PATCH, POST and a replayed POST agree.
+// Conditional requests (RFC 9110 section 13; docs/rest.md, "ETag, If-None-Match,
+// If-Match"). A record's version is its updated_at, which every update moves strictly
+// forward (ws_touch, migration 00012); its entity tag is that instant in Unix microseconds,
+// base 36, quoted: "lz8k2a4f0q". The tag is read from the record's own updated_at, so GET,
+// PATCH, POST and a replayed POST agree.
 
 // entityTag returns the strong entity tag of a record's JSON, or "" when it carries no
 // updated_at. Every record is PostgreSQL's row_to_json of Columns, which puts updated_at

@@ -14,7 +14,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// An HTTP fuzz run over every REST route (issue 10, "stay closed"): every filter, every
+// An HTTP fuzz run over every REST route: every filter, every
 // writable field of every create and update, item ids, whole bodies, query strings and
 // methods get hostile values, fixed ones and ones generated from a fixed seed (NUL bytes,
 // invalid UTF-8, huge, deep, wrong types, out-of-range numbers and dates). Not one answer

@@ -22,7 +22,8 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// Tests of issue 12: Idempotency-Key on POST, conditional requests, incremental sync.
+// Tests of docs/rest.md, "For integrations": Idempotency-Key on POST, conditional requests,
+// incremental sync.
 
 // post sends a POST with an Idempotency-Key.
 func (c client) postKey(path, key string, body any) response {

@@ -142,8 +142,9 @@ func TestRateLimitSharedAcrossProcesses(t *testing.T) {
 }
 
 // A Redis that stops under a running service (its own redis-server, stopped by the test)
-// follows the failure policy: fail-open serves, fail-closed answers 503 internal_error
-// with a short Retry-After, not 429 "you are over your limit" (issue 14 item 3).
+// follows the failure policy: fail-open serves, fail-closed answers 503 internal_error with
+// a short Retry-After, not 429 "you are over your limit" (docs/operations.md, "Bad days:
+// what the service does").
 func TestRateLimitRedisDownFollowsPolicy(t *testing.T) {
 	for _, failOpen := range []bool{false, true} {
 		t.Run("fail_open="+strconv.FormatBool(failOpen), func(t *testing.T) {

@@ -6,8 +6,9 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// The OpenAPI side of finding records (issue 19): a list's q, sort, fields, ids and
-// operator filters, each parameter derived from the catalogue's declarations (find.go).
+// The OpenAPI side of finding records (docs/rest.md, "Finding records"): a list's q, sort,
+// fields, ids and operator filters, each parameter derived from the catalogue's
+// declarations (find.go).
 
 // findParams are a list's finding parameters.
 func findParams(r *workspace.Resource) []any {

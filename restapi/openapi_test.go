@@ -64,8 +64,8 @@ func TestOpenAPIDocument(t *testing.T) {
 			t.Errorf("create_%s requires %v", res.Name, create.Value.Required)
 		}
 	}
-	// Issue 12: the headers and parameters integrations rely on, on every operation that
-	// takes them, and the new error codes.
+	// The headers and parameters integrations rely on (docs/rest.md, "For integrations"),
+	// on every operation that takes them, and the new error codes.
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			has := func(in, name string) bool { return op.Parameters.GetByInAndName(in, name) != nil }

@@ -14,9 +14,10 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// Third-party OpenAPI tools run on the served document (issue 12): Spectral's spectral:oas
-// ruleset and Redocly's recommended ruleset must report nothing at all. The tools are
-// pinned in testdata/openapi-tools/package-lock.json; .ci/test runs npm ci there.
+// Third-party OpenAPI tools run on the served document (docs/rest.md, "Generating a
+// client"): Spectral's spectral:oas ruleset and Redocly's recommended ruleset must report
+// nothing at all. The tools are pinned in testdata/openapi-tools/package-lock.json;
+// .ci/test runs npm ci there.
 
 // openAPITools returns the tools' directory, failing (not skipping) when they are not
 // installed.

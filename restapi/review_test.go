@@ -7,7 +7,7 @@ import (
 
 // TestReviewStampedOnCreate: a leave or HR change request created with a status other
 // than pending is a review made at creation, so it stamps reviewed_by and reviewed_at with
-// the creator, as a status change does (docs/contract.md section 2.2 rule 1; issue 20 item 6); one created
+// the creator, as a status change does (docs/contract.md section 2.2 rule 1); one created
 // pending is unreviewed.
 func TestReviewStampedOnCreate(t *testing.T) {
 	e := newEnv(t)

@@ -16,7 +16,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// Regression tests of the security audit (issue 10).
+// Regression tests of a security audit: each names the hole it keeps closed.
 
 // member adds a member with the given grants and every scope.
 func member(t testing.TB, e *env, ws string, grants map[string]string) *store.Principal {
@@ -32,8 +32,8 @@ func withGrants(p *store.Principal, grants map[string]string) *store.Principal {
 }
 
 // TestActivityOfCommentsFollowsParent: activity about a comment is as visible as the
-// comment: hidden with its private task, and on deals only with the crm grant (issue 10
-// item 1), in the database policy.
+// comment: hidden with its private task, and on deals only with the crm grant, in the
+// database policy.
 func TestActivityOfCommentsFollowsParent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -80,7 +80,7 @@ func TestActivityOfCommentsFollowsParent(t *testing.T) {
 }
 
 // TestCommentEdits: a comment is edited by its author or an admin only, and writes on deal
-// comments need crm full, at the gate and in the database (issue 10 item 2).
+// comments need crm full, at the gate and in the database.
 func TestCommentEdits(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -154,7 +154,7 @@ func TestCommentEdits(t *testing.T) {
 }
 
 // TestArrayReferencesStayInWorkspace: uuid-array references name records of the same
-// workspace only; another workspace's ids are refused by the database (issue 10 item 7).
+// workspace only; another workspace's ids are refused by the database.
 func TestArrayReferencesStayInWorkspace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -197,7 +197,7 @@ func TestArrayReferencesStayInWorkspace(t *testing.T) {
 }
 
 // TestUnauthorizedChallenge: REST 401s carry WWW-Authenticate: Bearer, with
-// error="invalid_token" when a token was sent (RFC 6750 section 3; issue 10 item 10).
+// error="invalid_token" when a token was sent (RFC 6750 section 3).
 func TestUnauthorizedChallenge(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -224,7 +224,7 @@ func TestUnauthorizedChallenge(t *testing.T) {
 }
 
 // TestHostileInput: NUL bytes, invalid UTF-8, oversized values, deep JSON and unparseable
-// query strings are client errors, never 500 (issue 10 item 6).
+// query strings are client errors, never 500.
 func TestHostileInput(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -294,7 +294,7 @@ func decode(raw []byte) map[string]any {
 }
 
 // TestSchemasBoundText: the OpenAPI document states the catalogue's text bounds and integer
-// widths, so clients learn them before a 422 (issue 10 item 6).
+// widths, so clients learn them before a 422.
 func TestSchemasBoundText(t *testing.T) {
 	var doc struct {
 		Components struct {

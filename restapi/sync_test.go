@@ -13,11 +13,12 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// TestSyncNeverPassesATransactionInFlight: issue 20 item 7. A write stamps updated_at when
-// its transaction starts and is seen when it commits, so a change can commit after a later
-// one was read; following docs/rest.md's recipe (keep the last updated_at seen, pass it as
-// updated_since next run), such a change was never returned. Now a sync page stops short of
-// the oldest transaction in flight, so every committed change comes in some run.
+// TestSyncNeverPassesATransactionInFlight (docs/rest.md, "Incremental sync"). A write
+// stamps updated_at when its transaction starts and is seen when it commits, so a change
+// can commit after a later one was read; following docs/rest.md's recipe (keep the last
+// updated_at seen, pass it as updated_since next run), such a change was never returned.
+// Now a sync page stops short of the oldest transaction in flight, so every committed
+// change comes in some run.
 func TestSyncNeverPassesATransactionInFlight(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())

@@ -18,7 +18,7 @@ import (
 
 // TestDataErrorsAreClientErrors: the SQLSTATEs hostile values provoke (NUL bytes, invalid
 // UTF-8, \u0000 in jsonb, an index row too large, nesting too deep) map to 400 with the
-// caller's code on writes and bad_request on reads, never to a 500 (issue 10 item 6).
+// caller's code on writes and bad_request on reads, never to a 500.
 func TestDataErrorsAreClientErrors(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)

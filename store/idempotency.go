@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Idempotency keys (issue 12, Stripe's semantics): a POST carrying Idempotency-Key claims
-// the key for its credential, runs, and stores its response with its write; a retry within
-// IdempotencyTTL replays that response. The rows live in idempotency_keys under the
-// workspace's row-level security.
+// Idempotency keys (Stripe's semantics; docs/rest.md, "Idempotency-Key on every POST"): a
+// POST carrying Idempotency-Key claims the key for its credential, runs, and stores its
+// response with its write; a retry within IdempotencyTTL replays that response. The rows
+// live in idempotency_keys under the workspace's row-level security.
 
 // IdempotencyTTL is how long a completed key replays its response.
 const IdempotencyTTL = 24 * time.Hour

@@ -154,10 +154,9 @@ func BenchmarkWriteCost(b *testing.B) {
 //   - event: the on workspace has an enabled endpoint taking * (delivery not running, as
 //     in BenchmarkWriteCost), so each of its creates writes an event to the outbox.
 //
-// Sides one after the other (all clients off for a round, then all on, alternating which
-// goes first, as this benchmark did until 27 November) gave control ratios from 0.99 to
-// 1.08 between runs: each side took its own share of the machine's other work, and that
-// swamped the few percent measured here (docs/performance.md, "Webhooks").
+// The halves run at once, not one after the other, because then each side takes its own
+// share of the machine's other work, which swamps the few percent measured here
+// (docs/performance.md, "Webhooks").
 func BenchmarkWriteShare(b *testing.B) {
 	for _, c := range []struct {
 		name     string

@@ -14,7 +14,7 @@ import (
 
 // TestCacheRevocationWinsOverLookupInFlight: a credential lookup that read the token before
 // its revocation, and finishes after the revocation's NOTIFY flushed the cache, must not
-// store what it read; the next request looks again and is refused (issue 10 item 11). The
+// store what it read; the next request looks again and is refused. The
 // interleaving is forced with channels, so the test is deterministic.
 func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 	ctx := context.Background()

@@ -58,7 +58,7 @@ var spec21 = []specRow{
 	{"canvases", "docs", "read, write", "type", "type, folder_id, is_knowledge_base"},
 	{"automations", "automations", "read, write", "name", "enabled, section"},
 	{"automation_logs", "automations", "read only", "", "automation_id, success"},
-	// Not in the spec: webhooks (issue 23, docs/webhooks.md), additive.
+	// Not in the spec: webhooks (docs/webhooks.md), additive.
 	{"webhook_endpoints", "webhooks", "read, write", "url", ""},
 	{"webhook_deliveries", "webhooks", "read only", "", "endpoint_id"},
 	{"competitor_workflows", "competitors", "read only", "", "status, space_id"},

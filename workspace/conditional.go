@@ -9,9 +9,9 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Conditional updates (RFC 9110 section 13, issue 12): the domain half. restapi reads the
-// If-Match header into an IfMatch (restapi/conditional.go); the update checks it in its
-// UPDATE statement.
+// Conditional updates (RFC 9110 section 13; docs/rest.md, "ETag, If-None-Match, If-Match"):
+// the domain half. restapi reads the If-Match header into an IfMatch
+// (restapi/conditional.go); the update checks it in its UPDATE statement.
 
 // IfMatch is an If-Match precondition: the versions a conditional update may replace.
 type IfMatch struct {

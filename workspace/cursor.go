@@ -20,7 +20,7 @@ import (
 //
 //	created_at as Unix microseconds (8 bytes) | id (16 bytes) | HMAC-SHA256 tag (12 bytes)
 //
-// and, for lists in order=updated_at (incremental sync, issue 12),
+// and, for lists in order=updated_at (incremental sync, docs/rest.md),
 //
 //	updated_at as Unix microseconds (8 bytes) | id (16 bytes) | 'u' | HMAC-SHA256 tag (12 bytes)
 //

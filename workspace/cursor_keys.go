@@ -8,9 +8,10 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Cursors of sorted and searched lists (issue 19). The order's cursors (cursor.go) carry
-// one timestamp; a sort= walk carries its field's value, which may be any type or null,
-// and a q= walk its rank and created_at. Such a cursor is base64url (no padding) of
+// Cursors of sorted and searched lists (docs/rest.md, "Finding records"). The order's
+// cursors (cursor.go) carry one timestamp; a sort= walk carries its field's value, which
+// may be any type or null, and a q= walk its rank and created_at. Such a cursor is
+// base64url (no padding) of
 //
 //	JSON {"w": walk, "k": [key values as PostgreSQL prints them, null for NULL], "i": id} | HMAC-SHA256 tag (12 bytes)
 //

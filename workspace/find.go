@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// What each resource offers to finding records (issue 19), declared once beside the
-// catalogue: the text a q= search reads, the names and emails typos are forgiven in, the
-// fields a list sorts on and filters with operators, and the compact summary MCP lists
-// return. Migration 00019 builds the indexes these declarations need; TestFindIndexes
-// checks each declaration against the migrated database.
+// What each resource offers to finding records (docs/rest.md, "Finding records"), declared
+// once beside the catalogue: the text a q= search reads, the names and emails typos are
+// forgiven in, the fields a list sorts on and filters with operators, and the compact
+// summary MCP lists return. Migration 00019 builds the indexes these declarations need;
+// TestFindIndexes checks each declaration against the migrated database.
 
 // finding is one resource's declaration; field names are catalogue fields.
 type finding struct {

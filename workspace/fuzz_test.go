@@ -18,7 +18,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Native fuzz tests of the input rules (issue 10, "stay closed"). Each holds two
+// Native fuzz tests of the input rules. Each holds two
 // properties: hostile input is refused with a client error (4xx store.Error, never a
 // panic), and whatever is accepted is something PostgreSQL can store: text without NUL
 // characters, valid UTF-8 within the field's bound, integers of the column's width, uuids,

@@ -13,16 +13,16 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Idempotency keys on POST (issue 12), with Stripe's semantics: the same key from the same
-// credential within 24 hours replays the first response (status and body) and writes
-// nothing; the same key with another operation or body is a 422 idempotency_conflict; a key
-// whose first request is still running is a 409 idempotency_in_flight. A request that
-// fails stores nothing, so its retry runs again. The key is claimed in its own short
-// transaction (that is what makes a concurrent duplicate a 409 rather than a second write),
-// and the response is stored in the transaction of the write itself; enrichment, which
-// commits its credit charge in its own transactions around an upstream fetch, stores the
-// response right after it (if that fails, the key is freed and the retry is served by the
-// enrichment cache, free).
+// Idempotency keys on POST (docs/rest.md, "Idempotency-Key on every POST"), with Stripe's
+// semantics: the same key from the same credential within 24 hours replays the first
+// response (status and body) and writes nothing; the same key with another operation or
+// body is a 422 idempotency_conflict; a key whose first request is still running is a 409
+// idempotency_in_flight. A request that fails stores nothing, so its retry runs again. The
+// key is claimed in its own short transaction (that is what makes a concurrent duplicate a
+// 409 rather than a second write), and the response is stored in the transaction of the
+// write itself; enrichment, which commits its credit charge in its own transactions around
+// an upstream fetch, stores the response right after it (if that fails, the key is freed
+// and the retry is served by the enrichment cache, free).
 
 // MaxIdempotencyKey is the longest Idempotency-Key accepted, as Stripe's.
 const MaxIdempotencyKey = 255

@@ -278,10 +278,9 @@ const fewMatches = 200
 // condition's field; a single scan is ordered by the field of the first condition that
 // names one. The order is what keeps a scan on a field's index (every field taking
 // operators has one led by workspace_id, TestFindIndexes): sorting being off, the planner
-// takes the index that yields it. Unordered, a condition it guessed wide (the default
-// third of the rows for a range, before ANALYZE) was planned as a Seq Scan of the whole
-// table, every workspace's rows, and read all of them when few or none matched: 36,268
-// buffers at 1,000,000 people for updated_at[lt] (TestFindPlansAtScale).
+// takes the index that yields it, where unordered it may plan a condition it guesses wide
+// as a Seq Scan of every workspace's rows (docs/performance.md, "Plans at scale", has the
+// figures; TestFindPlansAtScale bounds the buffers read).
 func fewOrWalk(r *Resource, cols string, where []string, probes map[int]probeForm, walkSQL, order string) (with, page string) {
 	table := ident(r.Table)
 	limit := " LIMIT " + strconv.Itoa(fewMatches+1)

@@ -12,7 +12,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// Typed list inputs (issue 19): REST parses a query string into ListParams
+// Typed list inputs (docs/rest.md, "Finding records"): REST parses a query string into ListParams
 // (ParseListParams), MCP fills them from its tool arguments, and List checks them all in
 // one place (check) before building its statement.
 

@@ -19,13 +19,14 @@ import (
 
 // TestListPlansWalkTheKeysetIndex seeds 10,000 rows of every listable resource in one
 // workspace and asserts, with EXPLAIN (ANALYZE, BUFFERS) of the very statement List runs,
-// executed as the request role with the actor set, that the first page walks the
-// resource's keyset index (workspace_id, created_at DESC, id DESC) for its 51 rows instead
-// of reading and sorting the workspace: no Sort, no other scan of the table, a handful of
-// buffers. Each table is checked twice: before ANALYZE (no statistics, or those of the
-// table before it grew; autovacuum is off for it meanwhile) and after. Issue 11: at 10,000
-// rows the planner sorted the whole workspace because the feature-grant policy looked
-// selective. The same tables then answer each sort, q and each operator (checkFinding).
+// executed as the request role with the actor set, that the first page walks the resource's
+// keyset index (workspace_id, created_at DESC, id DESC) for its 51 rows instead of reading
+// and sorting the workspace: no Sort, no other scan of the table, a handful of buffers.
+// Each table is checked twice: before ANALYZE (no statistics, or those of the table before
+// it grew; autovacuum is off for it meanwhile) and after: at 10,000 rows the planner once
+// sorted the whole workspace because the feature-grant policy looked selective
+// (docs/performance.md, "Lists: plans that do not depend on statistics"). The same tables
+// then answer each sort, q and each operator (checkFinding).
 func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 	s := storetest.New(t)
 	pool := storetest.Pool(t)

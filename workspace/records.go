@@ -39,7 +39,7 @@ type ListParams struct {
 	// UpdatedSince keeps the records updated at or after it; zero keeps all.
 	UpdatedSince time.Time
 	// Order is the walk's order: newest created first (the default), or least recently
-	// updated first, which incremental sync walks (issue 12).
+	// updated first, which incremental sync walks (docs/rest.md, "Incremental sync").
 	Order Order
 	// Where are operator filters, ?field[op]=value (listparams.go).
 	Where []Condition

@@ -19,7 +19,7 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// Sizes of TestFindPlansAtScale (issue 19): one workspace of 100,000 rows among 50
+// Sizes of TestFindPlansAtScale: one workspace of 100,000 rows among 50
 // holding 1,000,000 in the table.
 const (
 	scaleRows       = 100_000

@@ -13,7 +13,7 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// One search across everything (issue 19, docs/rest.md): GET /v1/search and the MCP search
+// One search across everything (docs/rest.md, "Finding records"): GET /v1/search and the MCP search
 // tool run Search. Each searchable resource the principal may read (its read scope and
 // feature grant, as for a list) adds one branch of a UNION ALL, each the very match of its
 // list's q= (searchSQL) under RLS, so a search shows nothing a list would not.

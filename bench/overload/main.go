@@ -1,4 +1,4 @@
-// Command overload is the bad-day load run of issue 22 (docs/performance.md, "Overload and
+// Command overload is the bad-day load run (docs/performance.md, "Overload and
 // a frozen database"): two workspaced binaries (before and after) on one private
 // PostgreSQL cluster, each with a database of its own, driven in the same run:
 //

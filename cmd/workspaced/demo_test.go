@@ -27,7 +27,7 @@ func settingsHolding(t *testing.T, s *store.Store, secret string) int {
 }
 
 // The zero-config demo's admin password and agent key live in a 0600 file in DATA_DIR,
-// never in service_settings (issue 10 item 12); a restart reads the same ones back.
+// never in service_settings; a restart reads the same ones back.
 func TestDemoSecretsNotInDatabase(t *testing.T) {
 	s := storetest.New(t)
 	dir := t.TempDir()

@@ -57,10 +57,9 @@ const (
 
 // shedBounds are the bounds of c, with 0 taken from the pool size for reads, writes and
 // the token endpoint, and a quarter of it for searches: a request holds at most one
-// connection at a time, and the pool's size is the concurrency at which the service peaks
-// (docs/performance.md, "Overload and a frozen database": at 512 clients, reads bounded at
-// 1x the pool kept 1.00 of the peak throughput, 2x 0.80, 4x 0.51, since every request
-// beyond the pool waits in its queue and the waits grow with them). Each class has its own
+// connection at a time, and the pool's size is the concurrency at which the service peaks:
+// every request beyond it waits in the pool's queue and useful throughput falls as the
+// waits grow (docs/performance.md, "Overload and a frozen database"). Each class has its own
 // bound, so a flood of reads leaves writes and the token endpoint (sign-ins and refreshes)
 // their own room, and a flood of searches, which cost many reads each, leaves reads theirs.
 func shedBounds(c shedConfig, maxConns int) shedConfig {

@@ -50,7 +50,7 @@ func get(t *testing.T, url string, headers ...string) (int, string) {
 }
 
 // /metrics is not served to the world on the public port: only with METRICS_TOKEN as a
-// bearer credential, else on the METRICS_ADDR listener (issue 10 item 9).
+// bearer credential, else on the METRICS_ADDR listener.
 func TestMetricsNotPublic(t *testing.T) {
 	t.Run("no token: not on the public port", func(t *testing.T) {
 		ts, srv := metricsServer(t, config{})

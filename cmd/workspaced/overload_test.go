@@ -27,7 +27,7 @@ import (
 // steadily to replica A while a balancer checks A's /healthz every 20 ms and sends new
 // requests to replica B once A fails it; A gets SIGTERM. With the drain, A's /healthz
 // (and /readyz) turn 503 at once while A keeps serving, and its responses close their connections, so
-// no request fails. Without it (SHUTDOWN_DRAIN=0s, the behaviour before issue 22) A closes
+// no request fails. Without it (SHUTDOWN_DRAIN=0s, the behaviour before the drain) A closes
 // its listener and idle keep-alive connections at once, and the requests already on their
 // way on them fail.
 func TestDrillDrainKeepsKeepAliveClients(t *testing.T) {

@@ -27,7 +27,7 @@ import (
 // and balancers" promises:
 //   - with the database frozen, clients get the service's own JSON 503 with Retry-After,
 //     for longer than a /readyz check would take to pull both replicas (HAProxy's own HTML
-//     503, without Retry-After, is what that gave in issue 22's drill);
+//     503, without Retry-After, is what that gave in the overload drill of docs/performance.md);
 //   - HAProxy checks /healthz, not /readyz;
 //   - a SIGTERM of one replica under steady keep-alive writes fails no request and writes
 //     nothing twice: the drain takes it out of HAProxy before its listener closes; nginx,

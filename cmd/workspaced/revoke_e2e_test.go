@@ -13,8 +13,8 @@ import (
 
 // TestRevocationFlushesOwnCache: the process that answers a revocation has already
 // dropped the token from its own credential cache, so the very next call with it is 401,
-// not a cached 200 until the LISTEN/NOTIFY round trip arrives (issue 20 item 6: 200 right
-// after in 3 of 4 tries). Other processes still flush on the notification.
+// not a cached 200 until the LISTEN/NOTIFY round trip arrives (without that, it
+// was 200 right after in 3 of 4 tries). Other processes still flush on the notification.
 func TestRevocationFlushesOwnCache(t *testing.T) {
 	ts, s := startServer(t)
 	email, password := testMember(t, s, "member", map[string]string{"crm": "full"})

@@ -113,14 +113,12 @@ func serve(ctx context.Context, args []string) int {
 	return 0
 }
 
-// collectLessOften runs the garbage collector less often than Go's default, unless GOGC or
-// GOMEMLIMIT say otherwise. Under read load the live heap is about 4 MB and a request
-// allocates about 6 KB, so GOGC=100 collected every 5 MB: a dozen collections a second at
-// 10,000 requests/s, about a tenth of a GET's server CPU (GODEBUG=gctrace=1). 200 halves
-// that and keeps the process under 64 MB through the load run (400 saved no more CPU and
-// peaked at 86 MB under list load). The soft limit keeps a burst of sign-ins, whose
-// argon2id checks hold 64 MiB each while they run, from growing the heap three times over:
-// near it the collector runs as often as it must.
+// collectLessOften runs the garbage collector at GOGC=200 with a soft limit of 160 MiB,
+// unless GOGC or GOMEMLIMIT say otherwise: the live heap is small, so Go's default collects
+// often enough to cost about a tenth of a GET's server CPU, and the limit keeps a burst of
+// sign-ins (argon2id holds 64 MiB a check) from growing the heap several times over. The
+// measurements: docs/operations.md, "Memory and the garbage collector", and
+// docs/performance.md, "Against a floor (load run)".
 func collectLessOften() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)

@@ -73,7 +73,7 @@ func listDemoDeals(t *testing.T, edit func(*config)) *http.Response {
 
 // Sign-ins spend the shared limiter's sign-in budgets: after 5 failures for one account
 // from one address within 15 minutes the next attempt is refused with 429 on the login
-// page (issue 10 item 3, issue 20 item 1).
+// page.
 func TestLoginLimitedPerAccountThroughTheServer(t *testing.T) {
 	srv, _ := startServer(t)
 	c, form := loginForm(t, srv.URL)
