@@ -56,7 +56,9 @@ func TestConfirmBeforeActing(t *testing.T) {
 		{admin, "/console/apps", "/console/apps/block", url.Values{"client_id": {clientID}},
 			func() bool { return strings.Contains(admin.get("/console/apps").Body, "blocked <form") }, "Block", "Block the app"},
 		{admin, "/console/members", "/console/members/suspend", url.Values{"user_id": {e.Member.ID}},
-			func() bool { return e.count(`SELECT count(*) FROM users WHERE id = $1 AND status = 'suspended'`, e.Member.ID) == 1 },
+			func() bool {
+				return e.count(`SELECT count(*) FROM users WHERE id = $1 AND status = 'suspended'`, e.Member.ID) == 1
+			},
 			"sessions and tokens", "Suspend the member"},
 		{admin, "/console/webhooks", "/console/webhooks/rotate", url.Values{"id": {hookID}},
 			func() bool { _, _, _, now := e.endpointState(hookID); return now != secret }, "24 hours", "Rotate the secret"},
