@@ -71,7 +71,10 @@ type Config struct {
 	// cmd passes restapi.API's Ops() and the API itself.
 	Records  *workspace.Ops
 	Webhooks WebhookActions
-	Logger   *slog.Logger
+	// PublicURL is the service's public URL (PUBLIC_URL), for the MCP URL the
+	// "Connect an assistant" page shows; "" uses the request's host.
+	PublicURL string
+	Logger    *slog.Logger
 }
 
 // Server serves the console.
@@ -88,7 +91,7 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks", "confirm"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks", "confirm", "connect"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
@@ -132,6 +135,7 @@ func New(cfg Config) (*Server, error) {
 //	GET  /console/credits           balance, ledger, writes per credential per day (admins)
 //	GET  /console/webhooks          webhook endpoints and their deliveries (admins)
 //	POST /console/webhooks/create, /update, /test, /rotate, /retry
+//	GET  /console/connect            connecting an assistant to the MCP server (everyone)
 //	GET  /console/account, POST /console/account/revoke, /sign-out-everywhere   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
@@ -170,6 +174,7 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/webhooks/rotate", s.adminForm(s.confirmFirst(confirmRotate, s.webhookAction(endpointsResource, "rotate_secret",
 			"Secret rotated: for 24 hours deliveries are signed with the new and the old secret, then with the new one only. "+secretNotice))))
 		forms.Post("/webhooks/retry", s.adminForm(s.webhookAction(deliveriesResource, "retry", "Delivery queued again.")))
+		r.Get("/connect", s.signedIn(s.connect))
 		r.Get("/account", s.account)
 		forms.Post("/account/revoke", s.form(s.signedIn(s.confirmFirst(confirmRevokeApps, s.accountRevoke))))
 		forms.Post("/account/sign-out-everywhere", s.form(s.accountSignOut))
@@ -317,14 +322,6 @@ func (s *Server) form(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
-}
-
-func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	m := s.member(w, r)
-	if m == nil {
-		return
-	}
-	s.render(w, r, http.StatusOK, "home", page{Title: "Overview", Nav: "home", Me: m})
 }
 
 // when formats an optional time for a table cell.

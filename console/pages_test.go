@@ -115,6 +115,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 		{"audit-log", "/console/activity", "#activity"},
 		{"audit-record", "/console/activity/" + rows[0].ID, "#activity"},
 		{"account", "/console/account", "#connected"},
+		{"connect-an-assistant", "/console/connect", "#mcp-url"},
 		{"consent", consent, "#consent"},
 		{"consent-verified-app", verifiedConsent, "#verified"},
 		{"connected-apps", "/oauth/apps", "#connected"},
