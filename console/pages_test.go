@@ -37,8 +37,9 @@ const overflowing = `[...document.querySelectorAll("main table, main form, main 
 	const box = (el.matches("table, form") ? el.parentElement : el.closest("form")).getBoundingClientRect();
 	const r = el.getBoundingClientRect();
 	const over = Math.max(r.right - box.right, box.left - r.left, el.matches("table, form") ? el.scrollWidth - el.clientWidth : 0);
-	return r.width > 0 && over > 1 ? [el.tagName.toLowerCase() + (el.id ? "#" + el.id : el.name ? "[name=" + el.name + "]" : "") +
-		(el.closest("form") && el.closest("form").id ? " in form#" + el.closest("form").id : "") + " overflows its box by " + Math.round(over) + " px"] : [];
+	const id = e => e.getAttribute("id"), form = el.closest("form");
+	return r.width > 0 && over > 1 ? [el.tagName.toLowerCase() + (id(el) ? "#" + id(el) : el.getAttribute("name") ? "[name=" + el.getAttribute("name") + "]" : "") +
+		(form && form !== el && id(form) ? " in form#" + id(form) : "") + " overflows its box by " + Math.round(over) + " px"] : [];
 })`
 
 // inBoxes reports whether a page is held to the overflowing check: the console's own
