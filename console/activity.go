@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -12,10 +13,30 @@ import (
 
 // activityData is what the audit log shows.
 type activityData struct {
-	Rows    []store.ActivityRow
+	Rows    []activityRow
 	Members []store.MemberRow
 	Filter  store.ActivityFilter
 	One     bool // a single record's page
+}
+
+// activityRow is a record with its actor and credential named (names.go).
+type activityRow struct {
+	store.ActivityRow
+	Who  string
+	Cred credential
+}
+
+// named words rows' actors and credentials.
+func (s *Server) named(ctx context.Context, workspaceID string, rows []store.ActivityRow) ([]activityRow, error) {
+	n, err := s.names(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]activityRow, len(rows))
+	for i, r := range rows {
+		out[i] = activityRow{ActivityRow: r, Who: n.who(r.ActorID, r.ActorEmail), Cred: n.credential(r.Credential)}
+	}
+	return out, nil
 }
 
 // channels are activity.via as people read them.
@@ -69,8 +90,13 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request, me *store.OAut
 		s.serverError(w, r, err)
 		return
 	}
+	named, err := s.named(r.Context(), me.WorkspaceID, rows)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit log", Nav: "activity", Me: me,
-		Data: activityData{Rows: rows, Members: members, Filter: f}})
+		Data: activityData{Rows: named, Members: members, Filter: f}})
 }
 
 // activityRecord is one record's page; another workspace's record is 404.
@@ -80,6 +106,11 @@ func (s *Server) activityRecord(w http.ResponseWriter, r *http.Request, me *stor
 		s.fail(w, r, me, err)
 		return
 	}
+	named, err := s.named(r.Context(), me.WorkspaceID, []store.ActivityRow{row})
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit record", Nav: "activity", Me: me,
-		Data: activityData{Rows: []store.ActivityRow{row}, One: true}})
+		Data: activityData{Rows: named, One: true}})
 }

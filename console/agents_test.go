@@ -62,6 +62,8 @@ func TestAgentKeyLifecycle(t *testing.T) {
 		chromedp.Navigate(e.srv.URL+"/console/agents"),
 		chromedp.WaitVisible(chromedp.CSS("#key-"+keyID)),
 		chromedp.Click(chromedp.CSS("#revoke-"+keyID)),
+		chromedp.WaitVisible(chromedp.CSS("#confirm-button")),
+		chromedp.Click(chromedp.CSS("#confirm-button")),
 		chromedp.WaitVisible(chromedp.CSS("#notice")),
 	)
 	state, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#key-"+keyID+" .state")))
@@ -141,7 +143,7 @@ func TestAgentKeysRotateAndIsolate(t *testing.T) {
 	for path, form := range map[string]url.Values{
 		"/console/agents/key":    {"agent_id": {foreign.AgentID}},
 		"/console/agents/rotate": {"key_id": {foreign.KeyID}},
-		"/console/agents/revoke": {"key_id": {foreign.KeyID}},
+		"/console/agents/revoke": {"confirm": {"yes"}, "key_id": {foreign.KeyID}},
 	} {
 		if res := a.form("/console/agents", path, form); res.Status != http.StatusNotFound {
 			t.Errorf("%s with another workspace's id: %d", path, res.Status)

@@ -105,11 +105,7 @@ func (s *Server) accountSignOut(w http.ResponseWriter, r *http.Request) {
 }
 
 // accountRevoke revokes one connected app (client_id) or all of them (all=1).
-func (s *Server) accountRevoke(w http.ResponseWriter, r *http.Request) {
-	me := s.member(w, r)
-	if me == nil {
-		return
-	}
+func (s *Server) accountRevoke(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
 	var ids []string // nil: all
 	if r.PostFormValue("all") == "" {
 		ids = []string{strings.TrimSpace(r.PostFormValue("client_id"))}

@@ -47,7 +47,8 @@ func TestBlockDynamicClient(t *testing.T) {
 		!strings.Contains(text, "unverified") || !strings.Contains(text, "127.0.0.1") || !strings.Contains(text, "companies:read") {
 		t.Fatalf("app row %q %v", text, err)
 	}
-	run(t, ctx, "block", chromedp.Click(chromedp.CSS(row+" button.danger")), chromedp.WaitVisible(chromedp.CSS("#notice")))
+	run(t, ctx, "block", chromedp.Click(chromedp.CSS(row+" button.danger")), chromedp.WaitVisible(chromedp.CSS("#confirm-button")),
+		chromedp.Click(chromedp.CSS("#confirm-button")), chromedp.WaitVisible(chromedp.CSS("#notice")))
 	e.waitStatus(token, http.StatusUnauthorized)
 
 	q := url.Values{"client_id": {clientID}, "redirect_uri": {loopbackRedirect}, "response_type": {"code"},
@@ -83,13 +84,13 @@ func TestAppsSettingIsolationAndRevokeAll(t *testing.T) {
 	third := e.registerClient("Third")
 	other.authorize(third, "companies:read")
 	a := e.agent().signIn(e.Admin)
-	if res := a.form("/console/apps", "/console/apps/block", url.Values{"client_id": {third}}); res.Status != http.StatusNotFound {
+	if res := a.form("/console/apps", "/console/apps/block", url.Values{"confirm": {"yes"}, "client_id": {third}}); res.Status != http.StatusNotFound {
 		t.Fatalf("blocking another workspace's app: %d", res.Status)
 	}
 	if res := a.get("/console/apps"); strings.Contains(res.Body, third) || !strings.Contains(res.Body, first) {
 		t.Fatal("the apps page lists another workspace's app, or not this one's")
 	}
-	if res := a.form("/console/apps", "/console/apps/block", url.Values{"client_id": {"x\x00y"}}); res.Status != http.StatusNotFound {
+	if res := a.form("/console/apps", "/console/apps/block", url.Values{"confirm": {"yes"}, "client_id": {"x\x00y"}}); res.Status != http.StatusNotFound {
 		t.Fatalf("malformed client id: %d", res.Status)
 	}
 	mem := e.agent().signIn(e.Member)
@@ -125,7 +126,7 @@ func TestAppsSettingIsolationAndRevokeAll(t *testing.T) {
 	}
 
 	// Revoke all, from the member's own page.
-	res := member.form("/console/account", "/console/account/revoke", url.Values{"all": {"1"}})
+	res := member.form("/console/account", "/console/account/revoke", url.Values{"confirm": {"yes"}, "all": {"1"}})
 	if res.Status != 200 || !strings.Contains(res.Body, `id="none"`) {
 		t.Fatalf("revoke all: %d", res.Status)
 	}
@@ -204,7 +205,7 @@ func TestBlockedAppRefusedBeforeConsent(t *testing.T) {
 	code := loc.Query().Get("code")
 
 	a := e.agent().signIn(e.Admin)
-	if res := a.form("/console/apps", "/console/apps/block", url.Values{"client_id": {clientID}}); res.Status != 200 {
+	if res := a.form("/console/apps", "/console/apps/block", url.Values{"confirm": {"yes"}, "client_id": {clientID}}); res.Status != 200 {
 		t.Fatalf("block: %d", res.Status)
 	}
 	e.waitStatus(token, http.StatusUnauthorized)

@@ -101,14 +101,14 @@ func TestConsoleActionsAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	stranger := e.addUser(other, "member", "active", nil)
-	post("/console/members", "/console/members/suspend", url.Values{"user_id": {stranger.ID}}, http.StatusNotFound)
+	post("/console/members", "/console/members/suspend", url.Values{"confirm": {"yes"}, "user_id": {stranger.ID}}, http.StatusNotFound)
 	post("/console/members", "/console/members/reset-link", url.Values{"user_id": {stranger.ID}}, http.StatusNotFound)
-	post("/console/agents", "/console/agents/revoke", url.Values{"key_id": {stranger.ID}}, http.StatusNotFound)
+	post("/console/agents", "/console/agents/revoke", url.Values{"confirm": {"yes"}, "key_id": {stranger.ID}}, http.StatusNotFound)
 	post("/console/apps", "/console/apps/unblock", url.Values{"client_id": {"never-blocked"}}, http.StatusNotFound)
 	expect("refused actions", want...)
 
 	post("/console/members", "/console/members/update", url.Values{"user_id": {e.Member.ID}, "role": {"admin"}, "grant_hr": {"read"}}, 200)
-	post("/console/members", "/console/members/suspend", url.Values{"user_id": {e.Member.ID}}, 200)
+	post("/console/members", "/console/members/suspend", url.Values{"confirm": {"yes"}, "user_id": {e.Member.ID}}, 200)
 	post("/console/members", "/console/members/reactivate", url.Values{"user_id": {e.Member.ID}}, 200)
 	post("/console/members", "/console/members/reset-link", url.Values{"user_id": {e.Member.ID}}, 200)
 	want = append(want, "updated users", "updated users", "updated users", "created member_links")
@@ -125,7 +125,7 @@ func TestConsoleActionsAudited(t *testing.T) {
 	post("/console/agents", "/console/agents/key", url.Values{"agent_id": {agentID}}, 200)
 	post("/console/agents", "/console/agents/rotate", url.Values{"key_id": {keyID}}, 200)
 	post("/console/agents", "/console/agents/rotate", url.Values{"key_id": {keyID}}, http.StatusNotFound) // revoked already
-	post("/console/agents", "/console/agents/revoke", url.Values{"key_id": {keyID}}, 200)
+	post("/console/agents", "/console/agents/revoke", url.Values{"confirm": {"yes"}, "key_id": {keyID}}, 200)
 	want = append(want, "created agents", "created agent_keys", "created agent_keys", "updated agent_keys", "created agent_keys",
 		"updated agent_keys")
 	expect("agents and keys", want...)
@@ -133,7 +133,7 @@ func TestConsoleActionsAudited(t *testing.T) {
 	clientID := e.registerClient("Audited App")
 	member := e.agent().signIn(e.Member)
 	member.authorize(clientID, "companies:read")
-	post("/console/apps", "/console/apps/block", url.Values{"client_id": {clientID}}, 200)
+	post("/console/apps", "/console/apps/block", url.Values{"confirm": {"yes"}, "client_id": {clientID}}, 200)
 	post("/console/apps", "/console/apps/unblock", url.Values{"client_id": {clientID}}, 200)
 	post("/console/apps", "/console/apps/setting", url.Values{"admin_apps_only": {"on"}}, 200)
 	want = append(want, "updated oauth_clients", "updated oauth_clients", "updated workspace_oauth_settings")
@@ -143,7 +143,7 @@ func TestConsoleActionsAudited(t *testing.T) {
 	// The member's own page: revoking a connected app is recorded as theirs.
 	post("/console/apps", "/console/apps/setting", url.Values{}, 200)
 	member.authorize(clientID, "companies:read")
-	if p := member.form("/console/account", "/console/account/revoke", url.Values{"client_id": {clientID}}); p.Status != 200 {
+	if p := member.form("/console/account", "/console/account/revoke", url.Values{"confirm": {"yes"}, "client_id": {clientID}}); p.Status != 200 {
 		t.Fatalf("revoke: %d", p.Status)
 	}
 	last := e.auditRows(store.ViaConsole)

@@ -71,7 +71,10 @@ type Config struct {
 	// cmd passes restapi.API's Ops() and the API itself.
 	Records  *workspace.Ops
 	Webhooks WebhookActions
-	Logger   *slog.Logger
+	// PublicURL is the service's public URL (PUBLIC_URL), for the MCP URL the
+	// "Connect an assistant" page shows; "" uses the request's host.
+	PublicURL string
+	Logger    *slog.Logger
 }
 
 // Server serves the console.
@@ -88,7 +91,7 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks", "confirm", "connect"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
@@ -123,6 +126,8 @@ func New(cfg Config) (*Server, error) {
 //	GET  /console                   home
 //	GET  /console/members           members (admins)
 //	POST /console/members/invite, /update, /suspend, /reactivate, /reset-link
+//	(revoking a key or one's apps, blocking an app, suspending a member and rotating a
+//	webhook secret first answer with a confirmation page: confirm.go)
 //	GET  /console/agents            agents and keys (admins)
 //	POST /console/agents/create, /key, /rotate, /revoke
 //	GET  /console/apps              every OAuth client used in the workspace (admins)
@@ -130,6 +135,7 @@ func New(cfg Config) (*Server, error) {
 //	GET  /console/credits           balance, ledger, writes per credential per day (admins)
 //	GET  /console/webhooks          webhook endpoints and their deliveries (admins)
 //	POST /console/webhooks/create, /update, /test, /rotate, /retry
+//	GET  /console/connect            connecting an assistant to the MCP server (everyone)
 //	GET  /console/account, POST /console/account/revoke, /sign-out-everywhere   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
@@ -147,16 +153,16 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/members", s.admin(s.members))
 		forms.Post("/members/invite", s.adminForm(s.membersInvite))
 		forms.Post("/members/update", s.adminForm(s.membersUpdate))
-		forms.Post("/members/suspend", s.adminForm(s.membersStatus("suspended")))
+		forms.Post("/members/suspend", s.adminForm(s.confirmFirst(confirmSuspend, s.membersStatus("suspended"))))
 		forms.Post("/members/reactivate", s.adminForm(s.membersStatus("active")))
 		r.Get("/agents", s.admin(s.agents))
 		forms.Post("/agents/create", s.adminForm(s.agentsCreate))
 		forms.Post("/agents/key", s.adminForm(s.agentsKey))
 		forms.Post("/agents/rotate", s.adminForm(s.agentsRotate))
-		forms.Post("/agents/revoke", s.adminForm(s.agentsRevoke))
+		forms.Post("/agents/revoke", s.adminForm(s.confirmFirst(confirmRevokeKey, s.agentsRevoke)))
 		forms.Post("/members/reset-link", s.adminForm(s.membersResetLink))
 		r.Get("/apps", s.admin(s.apps))
-		forms.Post("/apps/block", s.adminForm(s.appsBlock))
+		forms.Post("/apps/block", s.adminForm(s.confirmFirst(confirmBlockApp, s.appsBlock)))
 		forms.Post("/apps/unblock", s.adminForm(s.appsUnblock))
 		forms.Post("/apps/setting", s.adminForm(s.appsSetting))
 		r.Get("/credits", s.admin(s.credits))
@@ -165,11 +171,12 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/webhooks/update", s.adminForm(s.webhooksUpdate))
 		forms.Post("/webhooks/test", s.adminForm(s.webhookAction(endpointsResource, "test",
 			"Ping queued: its delivery is listed under the endpoint.")))
-		forms.Post("/webhooks/rotate", s.adminForm(s.webhookAction(endpointsResource, "rotate_secret",
-			"Secret rotated: for 24 hours deliveries are signed with the new and the old secret, then with the new one only. "+secretNotice)))
+		forms.Post("/webhooks/rotate", s.adminForm(s.confirmFirst(confirmRotate, s.webhookAction(endpointsResource, "rotate_secret",
+			"Secret rotated: for 24 hours deliveries are signed with the new and the old secret, then with the new one only. "+secretNotice))))
 		forms.Post("/webhooks/retry", s.adminForm(s.webhookAction(deliveriesResource, "retry", "Delivery queued again.")))
+		r.Get("/connect", s.signedIn(s.connect))
 		r.Get("/account", s.account)
-		forms.Post("/account/revoke", s.form(s.accountRevoke))
+		forms.Post("/account/revoke", s.form(s.signedIn(s.confirmFirst(confirmRevokeApps, s.accountRevoke))))
 		forms.Post("/account/sign-out-everywhere", s.form(s.accountSignOut))
 		r.Get("/activity", s.admin(s.activity))
 		r.Get("/activity/{id}", s.admin(s.activityRecord))
@@ -315,14 +322,6 @@ func (s *Server) form(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
-}
-
-func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	m := s.member(w, r)
-	if m == nil {
-		return
-	}
-	s.render(w, r, http.StatusOK, "home", page{Title: "Overview", Nav: "home", Me: m})
 }
 
 // when formats an optional time for a table cell.

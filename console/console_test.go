@@ -64,7 +64,7 @@ func TestConsoleFormsRefused(t *testing.T) {
 	e := newEnv(t)
 	a := e.agent().signIn(e.Admin)
 	token := csrf(t, a.get("/console/members"))
-	form := url.Values{"user_id": {e.Member.ID}}
+	form := url.Values{"confirm": {"yes"}, "user_id": {e.Member.ID}}
 	if res := a.post("/console/members/suspend", form); res.Status != http.StatusForbidden {
 		t.Fatalf("no CSRF token: %d", res.Status)
 	}

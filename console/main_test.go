@@ -164,7 +164,7 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, PublicURL: e.issuer,
 		WebhookURLs: hookURLs, Webhooks: hooks})
 	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console",
-		DescribeScope: workspace.DescribeScope, Records: api.Ops(), Webhooks: api, Logger: log}) // as cmd wires it
+		DescribeScope: workspace.DescribeScope, Records: api.Ops(), Webhooks: api, PublicURL: e.issuer, Logger: log}) // as cmd wires it
 	if err != nil {
 		t.Fatal(err)
 	}

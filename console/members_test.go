@@ -146,7 +146,7 @@ func TestInvitationLinks(t *testing.T) {
 	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT id::text FROM users WHERE email = $1`, lateEmail).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	if res := a.form("/console/members", "/console/members/suspend", url.Values{"user_id": {id}}); res.Status != 200 {
+	if res := a.form("/console/members", "/console/members/suspend", url.Values{"confirm": {"yes"}, "user_id": {id}}); res.Status != 200 {
 		t.Fatalf("suspend: %d", res.Status)
 	}
 	if res := accept(late, "long enough now"); res.Status != http.StatusNotFound {
@@ -187,7 +187,7 @@ func TestMembersAdminOnlyAndIsolated(t *testing.T) {
 	a := e.agent().signIn(e.Admin)
 	for path, form := range map[string]url.Values{
 		"/console/members/update":     {"user_id": {stranger.ID}, "role": {"admin"}, "grant_crm": {"full"}},
-		"/console/members/suspend":    {"user_id": {stranger.ID}},
+		"/console/members/suspend":    {"confirm": {"yes"}, "user_id": {stranger.ID}},
 		"/console/members/reactivate": {"user_id": {stranger.ID}},
 	} {
 		if res := a.form("/console/members", path, form); res.Status != http.StatusNotFound {
@@ -200,7 +200,7 @@ func TestMembersAdminOnlyAndIsolated(t *testing.T) {
 	if n := e.count(`SELECT count(*) FROM users WHERE id = $1 AND role = 'member' AND status = 'active' AND grants = '{}'`, stranger.ID); n != 1 {
 		t.Fatal("another workspace's member was changed")
 	}
-	if res := a.form("/console/members", "/console/members/suspend", url.Values{"user_id": {e.Admin.ID}}); res.Status != http.StatusBadRequest {
+	if res := a.form("/console/members", "/console/members/suspend", url.Values{"confirm": {"yes"}, "user_id": {e.Admin.ID}}); res.Status != http.StatusBadRequest {
 		t.Fatalf("admin suspends themselves: %d", res.Status)
 	}
 	// Role and grants change; the list shows the other workspace's people nowhere.
@@ -221,7 +221,7 @@ func TestMembersAdminOnlyAndIsolated(t *testing.T) {
 func TestSuspendAndReactivate(t *testing.T) {
 	e := newEnv(t)
 	a := e.agent().signIn(e.Admin)
-	if res := a.form("/console/members", "/console/members/suspend", url.Values{"user_id": {e.Member.ID}}); res.Status != 200 {
+	if res := a.form("/console/members", "/console/members/suspend", url.Values{"confirm": {"yes"}, "user_id": {e.Member.ID}}); res.Status != 200 {
 		t.Fatalf("suspend: %d", res.Status)
 	}
 	b := e.agent()

@@ -30,6 +30,26 @@ const axeRun = `axe.run(document, {resultTypes: ["violations"]}).then(r => r.vio
 	.filter(v => v.impact === "serious" || v.impact === "critical")
 	.map(v => v.impact + " " + v.id + ": " + v.help + " at " + v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")))`
 
+// overflowing lists the tables and forms wider than their box (a table inside a
+// scrolling .table-wrap too, which the page's own width does not show), and the form
+// controls that stick out of their form.
+const overflowing = `[...document.querySelectorAll("main table, main form, main form input, main form select, main form textarea")].flatMap(el => {
+	const box = (el.matches("table, form") ? el.parentElement : el.closest("form")).getBoundingClientRect();
+	const r = el.getBoundingClientRect();
+	const over = Math.max(r.right - box.right, box.left - r.left, el.matches("table, form") ? el.scrollWidth - el.clientWidth : 0);
+	const id = e => e.getAttribute("id"), form = el.closest("form");
+	return r.width > 0 && over > 1 ? [el.tagName.toLowerCase() + (id(el) ? "#" + id(el) : el.getAttribute("name") ? "[name=" + el.getAttribute("name") + "]" : "") +
+		(form && form !== el && id(form) ? " in form#" + id(form) : "") + " overflows its box by " + Math.round(over) + " px"] : [];
+})`
+
+// inBoxes reports whether a page is held to the overflowing check: the console's own
+// pages and the registered-apps page it links to (the sign-in, consent and connected-apps
+// pages are the OAuth provider's own).
+func inBoxes(path string) bool {
+	return strings.HasPrefix(path, "/console") && !strings.HasPrefix(path, "/console/invite") &&
+		!strings.HasPrefix(path, "/console/forgot") || path == "/oauth/admin/apps"
+}
+
 // consolePage is one page the checks visit: a name for its screenshots, the path, and the
 // element that shows it has loaded.
 type consolePage struct{ name, path, ready string }
@@ -115,6 +135,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 		{"audit-log", "/console/activity", "#activity"},
 		{"audit-record", "/console/activity/" + rows[0].ID, "#activity"},
 		{"account", "/console/account", "#connected"},
+		{"connect-an-assistant", "/console/connect", "#mcp-url"},
 		{"consent", consent, "#consent"},
 		{"consent-verified-app", verifiedConsent, "#verified"},
 		{"connected-apps", "/oauth/apps", "#connected"},
@@ -143,6 +164,15 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 				}
 				if wide > 0 {
 					t.Errorf("%s scrolls sideways at 390 px: %d px too wide", p.name, wide)
+				}
+				over, err := chromedp.Run(browser, chromedp.Evaluate[[]string](overflowing))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range over {
+					if inBoxes(p.path) {
+						t.Errorf("%s at 390 px: %s", p.name, o)
+					}
 				}
 			}
 			shot, err := chromedp.Run(browser, chromedp.FullScreenshot(100))

@@ -115,7 +115,7 @@ func TestWebhooksPage(t *testing.T) {
 	}
 
 	// Rotation: a new secret shown once, the old one kept for 24 hours.
-	p = admin.form("/console/webhooks", "/console/webhooks/rotate", url.Values{"id": {id}})
+	p = admin.form("/console/webhooks", "/console/webhooks/rotate", url.Values{"confirm": {"yes"}, "id": {id}})
 	rotated := newSecret(t, p)
 	if !strings.Contains(p.Body, "24 hours") {
 		t.Fatalf("rotation notice does not say the old secret's overlap: %.500s", p.Body)
@@ -180,7 +180,7 @@ func TestWebhooksPage(t *testing.T) {
 	}
 	_, _, _, otherSecret := e.endpointState(otherID)
 	for _, path := range []string{"update", "rotate", "test"} {
-		if p := admin.form("/console/webhooks", "/console/webhooks/"+path, url.Values{"id": {otherID}, "enabled": {"false"}}); p.Status != http.StatusNotFound {
+		if p := admin.form("/console/webhooks", "/console/webhooks/"+path, url.Values{"id": {otherID}, "enabled": {"false"}, "confirm": {"yes"}}); p.Status != http.StatusNotFound {
 			t.Fatalf("%s of another workspace's endpoint: %d %.300s", path, p.Status, p.Body)
 		}
 	}

@@ -75,7 +75,17 @@ func (s *Server) adminMember(w http.ResponseWriter, r *http.Request) *member {
 	return m
 }
 
+// appForm is a refused registration's typed fields, shown again to fix.
+type appForm struct {
+	Name, RedirectURIs, LogoURI, ClientURI string
+	Confidential                           bool
+}
+
 func (s *Server) adminPage(w http.ResponseWriter, r *http.Request, m *member, status int, created *CreatedApp, msg string) {
+	s.adminPageForm(w, r, m, status, created, msg, appForm{})
+}
+
+func (s *Server) adminPageForm(w http.ResponseWriter, r *http.Request, m *member, status int, created *CreatedApp, msg string, form appForm) {
 	ctx := r.Context()
 	workspace, err := s.cfg.Store.WorkspaceName(ctx, m.WorkspaceID)
 	if err != nil {
@@ -92,7 +102,7 @@ func (s *Server) adminPage(w http.ResponseWriter, r *http.Request, m *member, st
 		apps[i] = (*Client)(c)
 	}
 	s.render(w, status, "admin_apps", map[string]any{"Workspace": workspace, "Apps": apps, "CSRF": s.csrfToken(w, r),
-		"Created": created, "Error": msg})
+		"Created": created, "Error": msg, "Form": form})
 }
 
 func (s *Server) adminApps(w http.ResponseWriter, r *http.Request) {
@@ -121,7 +131,9 @@ func (s *Server) adminAppsCreate(w http.ResponseWriter, r *http.Request) {
 		LogoURI: r.PostFormValue("logo_uri"), ClientURI: r.PostFormValue("client_uri"), By: m.By(store.ViaConsole)}, s.now())
 	if err != nil {
 		if e := store.AsError(err); httpx.Status(e) < 500 {
-			s.adminPage(w, r, m, http.StatusBadRequest, nil, e.Message)
+			s.adminPageForm(w, r, m, http.StatusBadRequest, nil, e.Message, appForm{Name: r.PostFormValue("name"),
+				RedirectURIs: r.PostFormValue("redirect_uris"), LogoURI: r.PostFormValue("logo_uri"),
+				ClientURI: r.PostFormValue("client_uri"), Confidential: r.PostFormValue("confidential") != ""})
 			return
 		}
 		s.serverErrorPage(w, r, err)

@@ -172,3 +172,46 @@ func TestConnectedApps(t *testing.T) {
 func visibleText(html string) string {
 	return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(html, " ")), " ")
 }
+
+// TestAdminAppsPageInConsole: the registered-apps page carries the console's navigation and
+// stylesheet, its table rows label their cells (so they stack on a narrow screen), the
+// Confidential checkbox sits inside its label, and a refused registration keeps every
+// typed field.
+func TestAdminAppsPageInConsole(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	b.get("/oauth/admin/apps")
+	b.last.Status = http.StatusFound
+	page := b.login(e.Admin)
+	for _, want := range []string{`<nav aria-label="Console">`, `<a href="/console/members">Members</a>`,
+		`<a href="/console/apps" aria-current="page">Apps</a>`, `href="/console/static/console.css"`,
+		`<label for="confidential" class="check"><input type="checkbox" id="confidential" name="confidential" value="1">`} {
+		if !strings.Contains(page.Raw, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	f := b.hidden()
+	f.Set("name", "Typed <name>")
+	f.Set("redirect_uris", "http://crm.example.com/cb https://ok.example/cb")
+	f.Set("logo_uri", "https://ok.example/logo.png")
+	f.Set("client_uri", "https://ok.example")
+	f.Set("confidential", "1")
+	r := b.postForm("/oauth/admin/apps", f)
+	for _, want := range []string{`id="admin-error"`, `id="name" name="name" required maxlength="100" value="Typed &lt;name&gt;"`,
+		`value="http://crm.example.com/cb https://ok.example/cb"`, `value="https://ok.example/logo.png"`,
+		`id="client_uri" name="client_uri" value="https://ok.example"`, `name="confidential" value="1" checked`} {
+		if !strings.Contains(r.Raw, want) {
+			t.Errorf("the refused form lacks %s", want)
+		}
+	}
+	if r.Status != 400 || t.Failed() {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	f = b.hidden()
+	f.Set("name", "Listed")
+	f.Set("redirect_uris", "https://ok.example/cb")
+	if r := b.postForm("/oauth/admin/apps", f); r.Status != 200 || !strings.Contains(r.Raw, `<td data-label="Client id">`) ||
+		strings.Contains(r.Raw, `value="https://ok.example/cb"`) {
+		t.Fatalf("listed app: %d %s", r.Status, r.Raw)
+	}
+}

@@ -38,7 +38,7 @@ func (srv *server) mountConsole(r chi.Router, provider *oauth.Server, api *resta
 	srv.mail = ops
 	c, err := console.New(console.Config{Sessions: provider, Admin: ops, Workspaces: srv.store,
 		ServiceName: srv.cfg.ServiceName, DescribeScope: workspace.DescribeScope, Records: api.Ops(), Webhooks: api,
-		Logger: srv.log})
+		PublicURL: srv.cfg.PublicURL, Logger: srv.log})
 	if err != nil {
 		return err
 	}
