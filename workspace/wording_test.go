@@ -17,9 +17,9 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// TestLimitsWordedFromConstants: the page sizes and the windows of idempotency keys and
-// secret rotations are constants (workspace.MaxLimit, DefaultLimit, store.IdempotencyTTL,
-// webhooks.RotationOverlap), and every message or description that states them is built
+// TestLimitsWordedFromConstants: the page sizes, the windows of idempotency keys and
+// secret rotations and the grant levels are constants (workspace.MaxLimit, DefaultLimit,
+// store.IdempotencyTTL, webhooks.RotationOverlap, store.GrantLevels), and every message or description that states them is built
 // from them. No string literal of the packages that talk to callers writes one out, and the
 // limit message is written once: a second copy, which would drift when a constant changes,
 // fails here.
@@ -32,6 +32,7 @@ func TestLimitsWordedFromConstants(t *testing.T) {
 		fmt.Sprintf("default %d", workspace.DefaultSearchLimit),
 		fmt.Sprintf("%d hours", store.IdempotencyTTL/time.Hour),
 		fmt.Sprintf("%d hours", webhooks.RotationOverlap/time.Hour),
+		store.GrantLevelsText(),
 	}
 	slices.Sort(banned)
 	banned = slices.Compact(banned)
