@@ -11,6 +11,7 @@ import (
 type agentsData struct {
 	Agents   []store.AgentRow
 	Features []string
+	Levels   []string // the grant levels, lowest (the new agent's) first
 	NewKey   *store.AgentKey
 }
 
@@ -25,7 +26,7 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, me *store.OA
 		return
 	}
 	s.render(w, r, status, "agents", page{Title: "Agents and keys", Nav: "agents", Me: me, Notice: notice, Error: msg,
-		Data: agentsData{Agents: rows, Features: store.Features, NewKey: key}})
+		Data: agentsData{Agents: rows, Features: store.Features, Levels: store.GrantLevels(), NewKey: key}})
 }
 
 // agentsAnswer shows the agents page after an action: a new key once, or why it was

@@ -12,6 +12,7 @@ import (
 type membersData struct {
 	Members  []store.MemberRow
 	Features []string
+	Levels   []string          // the grant levels, lowest (an unset grant's) first
 	Link     *admin.Invitation // a link just made, shown once
 	LinkKind string            // "Invitation link" or "Password reset link"
 	CanEmail bool
@@ -28,7 +29,7 @@ func (s *Server) membersPage(w http.ResponseWriter, r *http.Request, me *store.O
 		return
 	}
 	s.render(w, r, status, "members", page{Title: "Members", Nav: "members", Me: me, Notice: notice, Error: msg,
-		Data: membersData{Members: rows, Features: store.Features, Link: link, LinkKind: linkKind(link), CanEmail: s.cfg.Admin.CanEmail()}})
+		Data: membersData{Members: rows, Features: store.Features, Levels: store.GrantLevels(), Link: link, LinkKind: linkKind(link), CanEmail: s.cfg.Admin.CanEmail()}})
 }
 
 // grantsOf reads the form's grant_<feature> selects; features left out are unchanged.

@@ -59,8 +59,7 @@ func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspa
 		case "limit":
 			n, perr := strconv.Atoi(queryValue(v))
 			if perr != nil || n < 1 {
-				return params, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %s",
-					workspace.MaxLimit, workspace.DefaultLimit, clipArg(v))
+				return params, workspace.BadLimit(workspace.MaxLimit, workspace.DefaultLimit, clipArg(v))
 			}
 			params.Limit = n
 		case "cursor":

@@ -57,7 +57,7 @@ type Config struct {
 }
 
 // instructions carry what every tool shares, so descriptions say only what differs.
-const instructions = `Tools read and write one agency workspace (CRM, tasks, spaces, metrics, finance, HR, docs, automations, directory). ` +
+var instructions = `Tools read and write one agency workspace (CRM, tasks, spaces, metrics, finance, HR, docs, automations, directory). ` +
 	`Names are verb_resource: list_ (newest first), get_ (one record by id), create_, update_ (partial: ` +
 	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
@@ -66,14 +66,14 @@ const instructions = `Tools read and write one agency workspace (CRM, tasks, spa
 	`each change once across the pages; a page never passes a write still in flight, so every committed change comes in some run); keep the last record's updated_at for next time. ` +
 	`To find records, call search {q, types} ({type, id, title, snippet, score} across everything), or list with q (words or their beginnings, accents and case ignored, a typo forgiven in names; best match first), ` +
 	`where [{field, op, value}] (op eq, ne, lt, lte, gt, gte, in with comma-separated values, prefix, null with true or false), sort (a field, - first for descending); ` +
-	`where [{field: id, op: in, value: "id,id"}] reads up to 100 records in one call; limit is 1 to 200, default 50. Lists return a summary of each record (id, its main fields, updated_at); fields "name,value" returns those instead, get_ the whole record. ` +
+	`where [{field: id, op: in, value: "id,id"}] reads up to 100 records in one call; limit is ` + workspace.ListLimitRange() + `. Lists return a summary of each record (id, its main fields, updated_at); fields "name,value" returns those instead, get_ the whole record. ` +
 	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
 	`Each description ends with what a call needs: a scope (deals:read), the member's feature grant ("crm grant read" ` +
 	`means read or full; "full" means full), the admin role. Call me first to see your scopes and grants. ` +
 	`This connection lists a chosen toolset; find_tools {query} searches every tool you may use ` +
 	`(answering {name, description, inputSchema, needs_scope?}; needs_scope: this token lacks the scope, a call asks to authorize again for it) ` +
 	`and call_tool {name, arguments} runs any of them. ` +
-	`create_, detach_ and enrich_company take an optional idempotency_key: the same key with the same arguments within 24 hours returns the first result ` +
+	`create_, detach_ and enrich_company take an optional idempotency_key: the same key with the same arguments within ` + workspace.IdempotencyWindow() + ` returns the first result ` +
 	`without writing or charging again; with other arguments it fails with idempotency_conflict, and while the first call runs with idempotency_in_flight. ` +
 	`Failures are tool errors whose text is JSON {error, message, request_id}; the message says what to change, and ` +
 	`not_found also means hidden from you.`

@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -144,7 +145,7 @@ func needs(r *workspace.Resource, write bool) string {
 
 func meTool() toolSpec {
 	output := outline(workspace.MeSchema())
-	return toolSpec{tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants (none, read or full) "+
+	return toolSpec{tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants ("+store.GrantLevelsText()+") "+
 		"and scopes. Reads no workspace data; call it first to learn which tools will succeed.",
 		typed("object"), output, hints(true, true, false))}
 }

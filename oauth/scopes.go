@@ -3,22 +3,24 @@ package oauth
 import (
 	"slices"
 	"strings"
+
+	"github.com/agencyos/workspaced/store"
 )
 
 // parseScope turns a space-separated scope parameter (RFC 6749 3.3) into catalogue scopes
 // in catalogue order, expanding wildcards ("deals:*" -> deals:read, deals:write:
-// docs/contract.md section 5.5). Anything not in the catalogue is invalid_scope.
+// store.ScopeCovers). Anything not in the catalogue is invalid_scope.
 func (s *Server) parseScope(param string) ([]string, error) {
 	want := map[string]bool{}
 	for _, sc := range strings.Fields(param) {
-		res, action, ok := strings.Cut(sc, ":")
+		_, action, ok := strings.Cut(sc, ":")
 		if !ok {
 			return nil, ErrInvalidScope.WithHint("unknown scope %q; scopes look like deals:read", sc)
 		}
 		if action == "*" {
 			found := false
 			for _, c := range s.cfg.Scopes {
-				if r, _, _ := strings.Cut(c, ":"); r == res {
+				if store.ScopeCovers(sc, c) {
 					want[c], found = true, true
 				}
 			}

@@ -3,6 +3,7 @@ package restapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -186,7 +187,7 @@ func openAPIDoc() obj {
 			}
 			params = append(params, findParams(r)...)
 			params = append(params, obj{"name": "limit", "in": "query", "required": false,
-				"description": "page size, default 50", "schema": obj{"type": "integer", "minimum": 1, "maximum": workspace.MaxLimit, "default": workspace.DefaultLimit}},
+				"description": "page size, default " + strconv.Itoa(workspace.DefaultLimit), "schema": obj{"type": "integer", "minimum": 1, "maximum": workspace.MaxLimit, "default": workspace.DefaultLimit}},
 				ref("parameters", "UpdatedSince"), ref("parameters", "Order"))
 			listDesc := "One page of " + r.Name + ", newest first; the list is complete when next_cursor is null."
 			if r.Paged {
@@ -324,7 +325,7 @@ func openAPIDoc() obj {
 					"schema": obj{"type": "string", "enum": []any{"true"}}}},
 			"parameters": obj{
 				"IdempotencyKey": obj{"name": "Idempotency-Key", "in": "header", "required": false,
-					"description": "makes the POST safe to retry: the same key from the same credential within 24 hours replays the first response (with Idempotent-Replayed: true) and writes nothing; the same key with a different request answers 422 idempotency_conflict; a key whose first request is still running answers 409 idempotency_in_flight. Up to 255 printable ASCII characters; a UUID is a good key.",
+					"description": "makes the POST safe to retry: the same key from the same credential within " + workspace.IdempotencyWindow() + " replays the first response (with Idempotent-Replayed: true) and writes nothing; the same key with a different request answers 422 idempotency_conflict; a key whose first request is still running answers 409 idempotency_in_flight. Up to 255 printable ASCII characters; a UUID is a good key.",
 					"schema":      obj{"type": "string", "minLength": 1, "maxLength": workspace.MaxIdempotencyKey},
 					"example":     "7d0f3c9e-2b1a-4e6f-9c8d-5a4b3c2d1e0f"},
 				"IfMatch": obj{"name": "If-Match", "in": "header", "required": false,

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,8 +31,7 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) error {
 		case "limit":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
-				return store.BadRequest("limit must be an integer from 1 to %d (default %d), got %.60q",
-					workspace.MaxSearchLimit, workspace.DefaultSearchLimit, v)
+				return workspace.BadLimit(workspace.MaxSearchLimit, workspace.DefaultSearchLimit, fmt.Sprintf("%.60q", v))
 			}
 			params.Limit = n
 		case "cursor":

@@ -62,7 +62,7 @@ var webhookActions = []webhookAction{
 	{resource: "webhook_endpoints", name: webhooks.ActionRotateSecret, status: http.StatusOK, answers: "webhook_endpoints",
 		summary: "Rotate a webhook endpoint's signing secret", result: "The endpoint, with its new secret.",
 		doc: "Makes a new whsec_ secret and answers the endpoint with it (the only response that shows it); " +
-			"for 24 hours deliveries are signed with the new and the previous secret. Admin only.",
+			"for " + workspace.InWords(webhooks.RotationOverlap) + " deliveries are signed with the new and the previous secret. Admin only.",
 		act: func(a *API, ctx context.Context, p *store.Principal, id string) (json.RawMessage, error) {
 			secret, err := a.cfg.Webhooks.Rotate(ctx, p, id)
 			if err != nil {

@@ -59,12 +59,12 @@ func (p *Principal) IsAdmin() bool { return p.Role == "admin" }
 // on every feature (docs/decisions.md 2).
 func (p *Principal) Grant(feature string) string {
 	if p.IsAdmin() {
-		return "full"
+		return GrantFull
 	}
 	if g, ok := p.Grants[feature]; ok {
 		return g
 	}
-	return "none"
+	return GrantNone
 }
 
 // settings are the transaction-local values RLS policies read (store/migrations): app_grant
@@ -76,7 +76,7 @@ func (p *Principal) settings() []any {
 	g = append(g, '{')
 	for _, f := range Features {
 		grant := p.Grant(f)
-		if grant != "read" && grant != "full" {
+		if grant != GrantRead && grant != GrantFull {
 			continue
 		}
 		if len(g) > 1 {

@@ -11,8 +11,24 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Grant levels of docs/decisions.md 2.
-var grantLevels = map[string]bool{"none": true, "read": true, "full": true}
+// The grant levels of docs/decisions.md 2, lowest first: the one statement of them. The
+// workspace package's Grant constants, the console's selects and the CLI's --grant flag
+// take them from here (store sits below workspace); the migrations' policies name read
+// and full, which workspace/dbrules_test.go checks against these.
+const (
+	GrantNone = "none"
+	GrantRead = "read"
+	GrantFull = "full"
+)
+
+// GrantLevels lists the grant levels, lowest first.
+func GrantLevels() []string { return []string{GrantNone, GrantRead, GrantFull} }
+
+// GrantLevelsText words the levels for messages: "none, read or full".
+func GrantLevelsText() string {
+	l := GrantLevels()
+	return strings.Join(l[:len(l)-1], ", ") + " or " + l[len(l)-1]
+}
 
 // Features are the grantable features of docs/decisions.md 2, in the order admin tools show
 // them: the one list of their names. The catalogue's Feature values (workspace) and the
@@ -22,9 +38,9 @@ var Features = []string{"crm", "hr", "finance", "metrics", "competitors", "agent
 // ParseGrant parses "crm=full" into its feature and level.
 func ParseGrant(s string) (feature, level string, err error) {
 	feature, level, ok := strings.Cut(s, "=")
-	if !ok || !grantLevels[level] || !contains(Features, feature) {
-		return "", "", fmt.Errorf("grant %q: want feature=level with feature one of %s and level none, read or full",
-			s, strings.Join(Features, ", "))
+	if !ok || !contains(GrantLevels(), level) || !contains(Features, feature) {
+		return "", "", fmt.Errorf("grant %q: want feature=level with feature one of %s and level %s",
+			s, strings.Join(Features, ", "), GrantLevelsText())
 	}
 	return feature, level, nil
 }

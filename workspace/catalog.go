@@ -511,7 +511,7 @@ var catalog = withTables([]*Resource{
 			w("display_name", String), link(w("avatar_url", String)), w("task_color", String), w("timezone", String),
 			w("department", String), filter(ro("email", String)), filter(enum(ro("role", String), "admin", "member")),
 			filter(ro("is_agent", Bool)), filter(enum(ro("status", String), "active", "invited", "suspended")),
-			doc(ro("grants", JSON), "feature grants: "+strings.Join(store.Features, ", ")+" -> none, read or full"),
+			doc(ro("grants", JSON), "feature grants: "+strings.Join(store.Features, ", ")+" -> "+store.GrantLevelsText()),
 		}},
 	{Name: "workspace", Table: "workspaces", Scope: "directory", Access: Singleton, AdminWrites: true,
 		Doc: "The workspace itself (one row). Updating it needs the admin role.",

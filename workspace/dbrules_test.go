@@ -62,18 +62,47 @@ var dbExtras = map[string][]string{
 }
 
 // The policy expressions of store/migrations, as PostgreSQL prints them back (whitespace
-// folded). %s is the feature; ws is the workspace key column.
+// folded). %s is the feature; ws is the workspace key column. The grant levels in them are
+// the ones workspace.Grant.Allows lets read (policyGranted) and write (policyFull,
+// policyEntityFull), spelled from the constants, so a level the migrations and the Go
+// code disagree on fails here.
+var (
+	policyGranted = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = ANY (ARRAY[" + sqlTexts(grantsAllowing(workspace.OpGet)) +
+		"])) THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
+	policyFull = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = " + sqlTexts(grantsAllowing(workspace.OpCreate)) +
+		") THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
+	// policyEntityFull is an entity type's feature on writes (Entities): %s the entity
+	// type, %s its feature.
+	policyEntityFull = "((entity_type <> '%s'::text) OR (( SELECT app_grant('%s'::text) AS app_grant) = " +
+		sqlTexts(grantsAllowing(workspace.OpCreate)) + "))"
+)
+
+// grantsAllowing lists the grant levels whose holders may run op, lowest first.
+func grantsAllowing(op workspace.Op) []string {
+	var levels []string
+	for _, l := range workspace.GrantLevels() {
+		if workspace.Grant(l).Allows(op) {
+			levels = append(levels, l)
+		}
+	}
+	return levels
+}
+
+// sqlTexts spells levels as PostgreSQL prints text literals back: 'read'::text, 'full'::text.
+func sqlTexts(levels []string) string {
+	q := make([]string, len(levels))
+	for i, l := range levels {
+		q[i] = "'" + l + "'::text"
+	}
+	return strings.Join(q, ", ")
+}
+
 const (
 	policyWorkspace = "(%s = ( SELECT app_workspace_id() AS app_workspace_id))"
-	policyGranted   = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = ANY (ARRAY['read'::text, 'full'::text])) THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
-	policyFull      = "(workspace_id = ( SELECT CASE WHEN (app_grant('%s'::text) = 'full'::text) THEN app_workspace_id() ELSE NULL::uuid END AS \"case\"))"
 	policyAdmin     = "( SELECT app_is_admin() AS app_is_admin)"
 	policySelf      = "((id = ( SELECT app_user_id() AS app_user_id)) OR ( SELECT app_is_admin() AS app_is_admin))"
 	// policyAuthor is AuthorEdits: %s is the Requester column.
 	policyAuthor = "((%s = ( SELECT app_user_id() AS app_user_id)) OR ( SELECT app_is_admin() AS app_is_admin))"
-	// policyEntityFull is an entity type's feature on writes (Entities): %s the entity
-	// type, %s its feature.
-	policyEntityFull = "((entity_type <> '%s'::text) OR (( SELECT app_grant('%s'::text) AS app_grant) = 'full'::text))"
 	// Admin-only tables (webhooks): the service itself, not the request role, reads them to deliver.
 	policyAdminOnly = "(( SELECT app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))"
 )
@@ -617,4 +646,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestUnsetGrantIsLowestLevel: app_grant (store/migrations) reads a feature the request's
+// grants leave out as the lowest level, as store.Principal.Grant does.
+func TestUnsetGrantIsLowestLevel(t *testing.T) {
+	t.Parallel()
+	conn := adminConn(t)
+	var got string
+	if err := conn.QueryRow(context.Background(), `SELECT app_grant('crm')`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := workspace.GrantLevels()[0]; got != want || want != string(workspace.GrantNone) {
+		t.Fatalf("app_grant of an unset feature is %q, want %q", got, workspace.GrantNone)
+	}
 }

@@ -10,15 +10,15 @@ import (
 // on every feature (store.Principal.Grant).
 type Grant string
 
-// The grant levels, in the words the members table and the policies use.
+// The grant levels, as store states them (store/identity.go).
 const (
-	GrantNone Grant = "none"
-	GrantRead Grant = "read"
-	GrantFull Grant = "full"
+	GrantNone Grant = store.GrantNone
+	GrantRead Grant = store.GrantRead
+	GrantFull Grant = store.GrantFull
 )
 
 // GrantLevels lists the levels, lowest first.
-func GrantLevels() []string { return []string{string(GrantNone), string(GrantRead), string(GrantFull)} }
+func GrantLevels() []string { return store.GrantLevels() }
 
 // Allows reports whether the grant lets its holder run op: read or full to read, full to
 // write. The policies of store/migrations say the same (app_grant in ws_protect), which
@@ -80,9 +80,9 @@ func checkFeature(p *store.Principal, f Feature, op Op, what string) error {
 	if g.Allows(op) {
 		return nil
 	}
-	need := "read or full"
+	need := string(GrantRead) + " or " + string(GrantFull)
 	if op.Write() {
-		need = "full"
+		need = string(GrantFull)
 	}
 	return store.Errorf(store.CodeInsufficientPermission,
 		"%s needs %s access to the %s feature and this member has %s; a workspace admin can change the member's grants",

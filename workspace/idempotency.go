@@ -97,7 +97,8 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 		switch {
 		case !bytes.Equal(held.Fingerprint, fp):
 			return nil, store.Errorf(store.CodeIdempotencyConflict,
-				"this Idempotency-Key was used within the last 24 hours for a different request (another operation, resource or body); use a new key for a new request")
+				"this Idempotency-Key was used within the last %s for a different request (another operation, resource or body); use a new key for a new request",
+				IdempotencyWindow())
 		case held.Status == 0:
 			return nil, store.Errorf(store.CodeIdempotencyInFlight,
 				"a request with this Idempotency-Key is still being processed; retry after it finishes to get its response")

@@ -101,7 +101,7 @@ var listQueryParams = []listQueryParam{
 	{name: "limit", read: func(params *ListParams, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxLimit {
-			return store.BadRequest("limit must be an integer from 1 to %d (default %d), got %q", MaxLimit, DefaultLimit, clip(v))
+			return BadLimit(MaxLimit, DefaultLimit, strconv.Quote(clip(v)))
 		}
 		params.Limit = n
 		return nil
@@ -179,7 +179,7 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		}
 	}
 	if c.limit < 1 || c.limit > MaxLimit {
-		return nil, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %d", MaxLimit, DefaultLimit, c.limit)
+		return nil, BadLimit(MaxLimit, DefaultLimit, strconv.Itoa(c.limit))
 	}
 	if len(params.Where) > MaxWhere {
 		return nil, store.BadRequest("where: at most %d operator filters per list, got %d", MaxWhere, len(params.Where))

@@ -32,7 +32,7 @@ type ListParams struct {
 	// Filters are exact-match filters by field name, values as a query string carries
 	// them ("true", a uuid, an enum value). Names must be filters of the resource.
 	Filters map[string]string
-	// Limit is the page size, 1 to 200; 0 means 50.
+	// Limit is the page size, 1 to MaxLimit; 0 means DefaultLimit.
 	Limit int
 	// Cursor is the next_cursor of the previous page; "" for the first page.
 	Cursor string

@@ -8,22 +8,16 @@ import (
 )
 
 // HasScope reports whether granted covers need ("deals:write"); "deals:*" covers both
-// deals:read and deals:write (docs/contract.md section 5.5).
+// deals:read and deals:write (store.ScopeCovers).
 func HasScope(granted []string, need string) bool {
-	res, _, _ := strings.Cut(need, ":")
-	for _, g := range granted {
-		if g == need || g == res+":*" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(granted, func(g string) bool { return store.ScopeCovers(g, need) })
 }
 
 // GrantableScopes lists the scopes a member can actually exercise, so a consent screen
 // never offers more (docs/decisions.md 3): a scope is grantable when the member passes gate 2
 // (Permits without the scope being granted: feature grant, admin-only writes) for at least
 // one operation of one resource under it, and the admin-only write scopes
-// (adminWriteScopes) need the admin role.
+// (adminWrites) need the admin role.
 func GrantableScopes(p *store.Principal) []string {
 	var out []string
 	for _, s := range Scopes() {
@@ -34,16 +28,21 @@ func GrantableScopes(p *store.Principal) []string {
 	return out
 }
 
-// adminWriteScopes are never granted to members (docs/decisions.md 3): automations:write,
-// and directory:write, which changes workspace settings and other members. A member's
-// token therefore cannot edit the member's own profile either (the gate, checkSelf, would
-// have limited it to that): decisions 3 lists the scope as admin-only, and one scope that
-// means "my profile" for some and "the workspace" for others is easy to over-grant.
-var adminWriteScopes = []string{"automations", "directory"}
+// adminWrites reports whether the writes under the scope name need the admin role: some
+// resource under it has AdminWrites (automations; the workspace settings under directory).
+// Such write scopes are never granted to members (docs/decisions.md 3), not even for the
+// resources under the same name a member could write: directory:write changes workspace
+// settings and other members, so a member's token cannot edit the member's own profile
+// either (the gate, checkSelf, would have limited it to that): decisions 3 lists the scope
+// as admin-only, and one scope that means "my profile" for some and "the workspace" for
+// others is easy to over-grant.
+func adminWrites(name string) bool {
+	return slices.ContainsFunc(catalog, func(r *Resource) bool { return r.Scope == name && r.AdminWrites })
+}
 
 func scopeUsable(p *store.Principal, scope string) bool {
 	name, action, _ := strings.Cut(scope, ":")
-	if action == "write" && slices.Contains(adminWriteScopes, name) && !p.IsAdmin() {
+	if action == "write" && adminWrites(name) && !p.IsAdmin() {
 		return false
 	}
 	for _, r := range catalog {

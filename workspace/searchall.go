@@ -44,7 +44,7 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 		limit = DefaultSearchLimit
 	}
 	if limit < 1 || limit > MaxSearchLimit {
-		return nil, store.BadRequest("limit must be an integer from 1 to %d (default %d), got %d", MaxSearchLimit, DefaultSearchLimit, limit)
+		return nil, BadLimit(MaxSearchLimit, DefaultSearchLimit, strconv.Itoa(limit))
 	}
 	if params.Q == "" {
 		return nil, store.BadRequest("q is required: the words to search for")

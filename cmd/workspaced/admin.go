@@ -62,7 +62,7 @@ var adminCommands = map[string]adminCommand{
 			ws, email, name := fs.String("workspace", "", "workspace id"), fs.String("email", "", "email"), fs.String("name", "", "display name")
 			role, status, password := fs.String("role", "member", "admin or member"), fs.String("status", "active", "active, invited or suspended"), fs.String("password", "", "password for the login page")
 			g := grants{}
-			fs.Var(g, "grant", "feature=level, repeatable (features: "+strings.Join(store.Features, ", ")+"; levels: none, read, full)")
+			fs.Var(g, "grant", "feature=level, repeatable (features: "+strings.Join(store.Features, ", ")+"; levels: "+strings.Join(store.GrantLevels(), ", ")+")")
 			return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
 				if err := checkUUID("--workspace", *ws); err != nil {
 					return nil, err
