@@ -82,8 +82,8 @@ func TestFindingWithTheTypeScriptSDK(t *testing.T) {
 	if got := field(data(6), "name"); !slices.Equal(got, []string{"Acme kickoff"}) {
 		t.Errorf("list_tasks q=acme as the agent: %v", got)
 	}
-	// The default summary: a deal's main fields, not its notes or links.
-	if d := data(2)[0]; d["value"] == nil || d["pipeline_id"] != nil || d["owner_id"] != nil || len(d) != 5 {
+	// The default summary: a deal's main fields (status included), not its notes or links.
+	if d := data(2)[0]; d["value"] == nil || d["status"] != "open" || d["pipeline_id"] != nil || d["owner_id"] != nil || len(d) != 6 {
 		t.Errorf("list_deals summary: %v", d)
 	}
 	if r := out.Results[7]; !r.IsError || !strings.Contains(r.Text, "name[lt]") || !strings.Contains(r.Text, "prefix") {

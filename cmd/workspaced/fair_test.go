@@ -200,8 +200,17 @@ func TestDrillFairShares(t *testing.T) {
 	if len(r.bErrors) > 0 {
 		t.Errorf("B got %d errors: %q", len(r.bErrors), r.bErrors[:min(len(r.bErrors), 10)])
 	}
+	// Latency is judged only without the race detector: under it every memory access is
+	// instrumented and two cores' scheduling noise decides a p99 of a few milliseconds (CI's
+	// -race run once measured 9.7 ms quiet against 38.7 ms, with 0 errors and every refusal
+	// a 429). Errors and refusals above are asserted either way; BenchmarkFairShares, which
+	// CI runs without -race, reports the ratios.
 	if r.attackP99 > 3*r.quietP99 {
-		t.Errorf("B's p99 under attack %s is over 3x its quiet p99 %s", r.attackP99, r.quietP99)
+		if raceDetector {
+			t.Logf("B's p99 under attack %s is over 3x its quiet p99 %s (race detector on: not judged)", r.attackP99, r.quietP99)
+		} else {
+			t.Errorf("B's p99 under attack %s is over 3x its quiet p99 %s", r.attackP99, r.quietP99)
+		}
 	}
 	total := 0
 	for _, n := range r.aCodes {
