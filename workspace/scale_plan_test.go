@@ -271,7 +271,7 @@ const handful = 10
 func matching(t *testing.T, sd *seeder, r *workspace.Resource, cond workspace.Condition) int {
 	t.Helper()
 	col := pgx.Identifier{cond.Field}.Sanitize()
-	typ := map[string]string{"name": "text", "email": "text", "value": "numeric", "confidence": "numeric",
+	typ := map[string]string{"name": "text", "email": "text", "status": "text", "value": "numeric", "confidence": "numeric",
 		"created_at": "timestamptz", "updated_at": "timestamptz"}[cond.Field]
 	if typ == "" {
 		typ = "uuid" // the references
