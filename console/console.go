@@ -67,10 +67,9 @@ type Config struct {
 	// cmd passes workspace.DescribeScope, as to the OAuth provider. nil makes each scope's
 	// name its own family.
 	DescribeScope permissions.Describe
-	// Records and Webhooks serve the webhooks page through the REST API's own operations:
-	// cmd passes restapi.API's Ops() and the API itself.
-	Records  *workspace.Ops
-	Webhooks WebhookActions
+	// Records serves the webhooks page through the domain's operations (the ones REST and
+	// MCP run); cmd builds it (workspace.NewOps).
+	Records *workspace.Ops
 	// PublicURL is the service's public URL (PUBLIC_URL), for the MCP URL the
 	// "Connect an assistant" page shows; "" uses the request's host.
 	PublicURL string
@@ -95,8 +94,8 @@ var pageNames = []string{"error", "home", "members", "link", "agents", "forgot",
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
-	if cfg.Sessions == nil || cfg.Admin == nil || cfg.Workspaces == nil || cfg.Records == nil || cfg.Webhooks == nil {
-		return nil, errors.New("console: Config needs Sessions, Admin, Workspaces, Records and Webhooks")
+	if cfg.Sessions == nil || cfg.Admin == nil || cfg.Workspaces == nil || cfg.Records == nil {
+		return nil, errors.New("console: Config needs Sessions, Admin, Workspaces and Records")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -169,11 +168,11 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/webhooks", s.admin(s.webhooks))
 		forms.Post("/webhooks/create", s.adminForm(s.webhooksCreate))
 		forms.Post("/webhooks/update", s.adminForm(s.webhooksUpdate))
-		forms.Post("/webhooks/test", s.adminForm(s.webhookAction(endpointsResource, "test",
+		forms.Post("/webhooks/test", s.adminForm(s.webhookAction(workspace.LookupAction(endpointsResource, workspace.ActionTest),
 			"Ping queued: its delivery is listed under the endpoint.")))
-		forms.Post("/webhooks/rotate", s.adminForm(s.confirmFirst(confirmRotate, s.webhookAction(endpointsResource, "rotate_secret",
+		forms.Post("/webhooks/rotate", s.adminForm(s.confirmFirst(confirmRotate, s.webhookAction(workspace.LookupAction(endpointsResource, workspace.ActionRotateSecret),
 			"Secret rotated: for 24 hours deliveries are signed with the new and the old secret, then with the new one only. "+secretNotice))))
-		forms.Post("/webhooks/retry", s.adminForm(s.webhookAction(deliveriesResource, "retry", "Delivery queued again.")))
+		forms.Post("/webhooks/retry", s.adminForm(s.webhookAction(workspace.LookupAction(deliveriesResource, workspace.ActionRetry), "Delivery queued again.")))
 		r.Get("/connect", s.signedIn(s.connect))
 		r.Get("/account", s.account)
 		forms.Post("/account/revoke", s.form(s.signedIn(s.confirmFirst(confirmRevokeApps, s.accountRevoke))))

@@ -161,14 +161,14 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 		t.Fatal(err)
 	}
 	e.hooks = hooks
-	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, PublicURL: e.issuer,
-		WebhookURLs: hookURLs, Webhooks: hooks})
+	ops := workspace.NewOps(workspace.Config{Store: s, WebhookURLs: &hookURLs, Webhooks: hooks})
+	api := restapi.New(restapi.Config{Ops: ops, Auth: auth, APIKey: testAPIKey, PublicURL: e.issuer})
 	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console",
-		DescribeScope: workspace.DescribeScope, Records: api.Ops(), Webhooks: api, PublicURL: e.issuer, Logger: log}) // as cmd wires it
+		DescribeScope: workspace.DescribeScope, Records: ops, PublicURL: e.issuer, Logger: log}) // as cmd wires it
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := mcp.New(mcp.Config{PublicURL: e.issuer, Auth: auth, Ops: api.Ops(), Logger: log})
+	tools, err := mcp.New(mcp.Config{PublicURL: e.issuer, Auth: auth, Ops: ops, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

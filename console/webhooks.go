@@ -12,16 +12,10 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// The webhooks page (docs/console.md, "Webhooks"): every read and write is the REST API's
-// own, the catalogue's operations (workspace.Ops) and the webhook actions
-// (restapi/webhooks.go), run as the signed-in admin with via = console, so the admin rule,
-// the URL policy, the event patterns and the one-time secret live there alone.
-
-// WebhookActions runs the webhook actions REST serves (test, rotate_secret, retry);
-// *restapi.API implements it.
-type WebhookActions interface {
-	WebhookAction(ctx context.Context, p *store.Principal, resource, name, id string) (json.RawMessage, error)
-}
+// The webhooks page (docs/console.md, "Webhooks"): every read and write is the domain's
+// own, the catalogue's operations and its record actions (workspace.Ops, workspace.Actions),
+// run as the signed-in admin with via = console, so the admin rule, the URL policy, the
+// event patterns and the one-time secret live there alone.
 
 const (
 	endpointsResource  = "webhook_endpoints"
@@ -168,9 +162,9 @@ func (s *Server) webhooksUpdate(w http.ResponseWriter, r *http.Request, me *stor
 }
 
 // webhookAction serves a form that runs a webhook action on the posted id.
-func (s *Server) webhookAction(resource, name, notice string) func(http.ResponseWriter, *http.Request, *store.OAuthMember) {
+func (s *Server) webhookAction(act *workspace.Action, notice string) func(http.ResponseWriter, *http.Request, *store.OAuthMember) {
 	return func(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-		rec, err := s.cfg.Webhooks.WebhookAction(r.Context(), hookPrincipal(me), resource, name, strings.TrimSpace(r.PostFormValue("id")))
+		rec, err := s.cfg.Records.Act(r.Context(), hookPrincipal(me), act, strings.TrimSpace(r.PostFormValue("id")))
 		s.webhooksAnswer(w, r, me, webhooksData{Secret: secretOf(rec)}, notice, err)
 	}
 }

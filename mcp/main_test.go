@@ -21,6 +21,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/wellknown"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -90,9 +91,9 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	mux := http.NewServeMux()
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
-	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher,
-		PublicURL: e.srv.URL})
-	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: api.Ops(), Limiter: ec.limiter,
+	ops := workspace.NewOps(workspace.Config{Store: s, Enricher: ec.enricher, WebhookURLs: &webhooks.URLPolicy{}})
+	api := restapi.New(restapi.Config{Ops: ops, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, PublicURL: e.srv.URL})
+	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: ops, Limiter: ec.limiter,
 		AllowedOrigins: ec.allowedOrigins})
 	if err != nil {
 		t.Fatal(err)

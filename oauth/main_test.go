@@ -128,7 +128,7 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	case <-time.After(10 * time.Second):
 		t.Fatal("revocation listener did not start")
 	}
-	api := restapi.New(restapi.Config{Store: s, Auth: cache, APIKey: testAPIKey, PublicURL: e.issuer})
+	api := restapi.New(restapi.Config{Ops: workspace.NewOps(workspace.Config{Store: s}), Auth: cache, APIKey: testAPIKey, PublicURL: e.issuer})
 	wk, err := wellknown.Handler(wellknown.NewAuthorizationServer(wellknown.ASConfig{Issuer: e.issuer, APIKey: testAPIKey, Scopes: scopes,
 		GrantTypes: oauth.GrantTypes()}))
 	if err != nil {

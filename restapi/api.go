@@ -12,22 +12,18 @@ import (
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
-	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/wellknown"
 	"github.com/agencyos/workspaced/workspace"
 )
 
 // Config is what the REST API needs; cmd builds it.
 type Config struct {
-	Store  *store.Store
+	// Ops is the domain's operation layer, built by cmd (workspace.NewOps) and shared
+	// with MCP and the console.
+	Ops    *workspace.Ops
 	Auth   workspace.Authenticator
 	APIKey string // the public routing key every request carries (docs/contract.md section 5.1)
 	Logger *slog.Logger
-	// Enricher serves POST /enrich; nil answers 503 "enrichment is not configured".
-	Enricher workspace.Enricher
-	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
-	// every process of a deployment accepts the others' cursors.
-	CursorKey []byte
 	// Limiter charges every authenticated call and every failed authentication; nil
 	// disables rate limiting.
 	Limiter workspace.Limiter
@@ -37,14 +33,6 @@ type Config struct {
 	// accepted only when bound to PublicURL or PublicURL/v1; with PublicURL "" no bound
 	// token is.
 	PublicURL string
-	// WebhookURLs judges webhook endpoint URLs on create and update; the zero value is the
-	// production policy (https to public addresses).
-	WebhookURLs webhooks.URLPolicy
-	// Webhooks serves the endpoint and delivery actions; nil answers them 503.
-	Webhooks WebhookActions
-	// Capacities bound the operations in flight and each workspace's and credential's
-	// share of them (workspace/capacity.go); the zero value bounds nothing.
-	Capacities workspace.Capacities
 }
 
 // API is the REST adapter over the operation layer, mounted at /v1.
@@ -59,13 +47,8 @@ func New(cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	ops := workspace.NewOps(workspace.Config{Store: cfg.Store, Enricher: cfg.Enricher, CursorKey: cfg.CursorKey,
-		WebhookURLs: cfg.WebhookURLs, Capacities: cfg.Capacities})
-	return &API{cfg: cfg, ops: ops, openapi: OpenAPI()}
+	return &API{cfg: cfg, ops: cfg.Ops, openapi: OpenAPI()}
 }
-
-// Ops returns the operation layer, for the MCP server.
-func (a *API) Ops() *workspace.Ops { return a.ops }
 
 // Handler serves the API; mount it at /v1 (paths below are relative to it).
 func (a *API) Handler() http.Handler {
@@ -75,7 +58,7 @@ func (a *API) Handler() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
-		a.webhookRoutes(r)
+		a.actionRoutes(r)
 		r.Get("/search", a.handle(a.search))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))

@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -107,7 +106,7 @@ func drain(rows pgx.Rows) error {
 func BenchmarkGetDeal(b *testing.B) {
 	w := newBenchWorld(b, 60)
 	ctx := context.Background()
-	ops := w.e.api.Ops()
+	ops := w.e.ops
 	sql := workspace.GetSQLForTest("deals")
 	b.Run("api", func(b *testing.B) {
 		for b.Loop() {
@@ -133,7 +132,7 @@ func BenchmarkGetDeal(b *testing.B) {
 func BenchmarkListDeals50(b *testing.B) {
 	w := newBenchWorld(b, 60)
 	ctx := context.Background()
-	ops := w.e.api.Ops()
+	ops := w.e.ops
 	sql, args, err := ops.ListSQLForTest(ctx, w.admin, "deals", workspace.ListParams{Limit: 50})
 	if err != nil {
 		b.Fatal(err)
@@ -166,7 +165,7 @@ func BenchmarkListDeals50(b *testing.B) {
 func BenchmarkPatchDeal(b *testing.B) {
 	w := newBenchWorld(b, 60)
 	ctx := context.Background()
-	ops, deals := w.e.api.Ops(), workspace.Lookup("deals")
+	ops, deals := w.e.ops, workspace.Lookup("deals")
 	n := 0
 	b.Run("api", func(b *testing.B) {
 		for b.Loop() {
@@ -213,7 +212,7 @@ func cursorAtDepth(tb testing.TB, w *benchWorld, depth int) string {
 		ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, depth-1).Scan(&created, &id); err != nil {
 		tb.Fatal(err)
 	}
-	c, err := w.e.api.Ops().CursorForTest(ctx, "deals", created, id)
+	c, err := w.e.ops.CursorForTest(ctx, "deals", created, id)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -223,7 +222,7 @@ func cursorAtDepth(tb testing.TB, w *benchWorld, depth int) string {
 func BenchmarkListDeals50Deep(b *testing.B) {
 	w := deepWorld(b)
 	cursor := cursorAtDepth(b, w, 100_000-100)
-	ctx, ops := context.Background(), w.e.api.Ops()
+	ctx, ops := context.Background(), w.e.ops
 	b.Run("api first page", func(b *testing.B) {
 		for b.Loop() {
 			w.get(b, "/deals?limit=50")
@@ -267,7 +266,7 @@ func TestPageAtDepthCostsNoMore(t *testing.T) {
 		ORDER BY updated_at, id OFFSET $2 LIMIT 1`, w.admin.WorkspaceID, 100_000-100-1).Scan(&updated, &id); err != nil {
 		t.Fatal(err)
 	}
-	syncCursor, err := w.e.api.Ops().SyncCursorForTest(ctx, "deals", updated, id)
+	syncCursor, err := w.e.ops.SyncCursorForTest(ctx, "deals", updated, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +280,7 @@ func TestPageAtDepthCostsNoMore(t *testing.T) {
 
 func pageAtDepth(t *testing.T, w *benchWorld, order workspace.Order, query, cursor string) {
 	ctx := context.Background()
-	ops := w.e.api.Ops()
+	ops := w.e.ops
 	type cost struct {
 		buffers int
 		exec    float64
@@ -346,7 +345,7 @@ func BenchmarkGetDealCounted(b *testing.B) {
 	var usage *workspace.Usage
 	worlds := map[string]*benchWorld{}
 	for _, mode := range []string{"off", "on"} {
-		e := newEnv(b, func(c *restapi.Config) {
+		e := newEnv(b, func(c *envConfig) {
 			if mode == "on" {
 				usage = workspace.NewUsage(c.Store, nil, nil)
 				c.Auth = usage.Counted(c.Auth)

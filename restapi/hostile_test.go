@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -94,7 +93,7 @@ func generated(rng *rand.Rand, n int) []string {
 
 func TestHostileInputEveryRoute(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *restapi.Config) { c.Enricher = fakeEnricher{} })
+	e := newEnv(t, func(c *envConfig) { c.Enricher = fakeEnricher{} })
 	w := newWorld(t, e)
 	admin := e.as(t, w.admin)
 	rng := rand.New(rand.NewPCG(10, 2026))

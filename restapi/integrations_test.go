@@ -16,7 +16,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agencyos/workspaced/enrich"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -200,7 +199,7 @@ func (p *blockingProvider) Lookup(ctx context.Context, domain string) (enrich.Co
 func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 	t.Parallel()
 	provider := &blockingProvider{entered: make(chan struct{}, 10), release: make(chan struct{})}
-	e := newEnv(t, func(cfg *restapi.Config) {
+	e := newEnv(t, func(cfg *envConfig) {
 		svc := enrich.NewService(enrich.ServiceConfig{Store: cfg.Store, Provider: provider, Cost: 1})
 		cfg.Enricher = workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
 			res, err := svc.Enrich(ctx, p, domain)

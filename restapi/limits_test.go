@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/ratelimit"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -42,8 +41,8 @@ func newLimiter(t *testing.T, cfg ratelimit.Config) *ratelimit.Limiter {
 	return l
 }
 
-func withLimiter(l workspace.Limiter) func(*restapi.Config) {
-	return func(c *restapi.Config) { c.Limiter = l }
+func withLimiter(l workspace.Limiter) func(*envConfig) {
+	return func(c *envConfig) { c.Limiter = l }
 }
 
 // credential gives p its own credential, as a separate token or key would be.

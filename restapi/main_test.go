@@ -21,6 +21,7 @@ import (
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -41,11 +42,21 @@ type env struct {
 	srv    *httptest.Server
 	router routers.Router
 	api    *restapi.API
-	tokens sync.Map // token -> *store.Principal
+	ops    *workspace.Ops // the domain the API adapts, as cmd builds it
+	tokens sync.Map       // token -> *store.Principal
 }
 
-// newEnv starts the API; opts adjust its Config (a limiter, an enricher).
-func newEnv(t testing.TB, opts ...func(*restapi.Config)) *env {
+// envConfig is what newEnv's options adjust: the API's Config and the domain's (a limiter,
+// an enricher, webhook delivery).
+type envConfig struct {
+	restapi.Config
+	opsConfig
+}
+
+type opsConfig = workspace.Config
+
+// newEnv starts the API over a domain built as cmd builds it; opts adjust their Configs.
+func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	t.Helper()
 	s := storetest.New(t)
 	e := &env{t: t, store: s}
@@ -62,12 +73,15 @@ func newEnv(t testing.TB, opts ...func(*restapi.Config)) *env {
 	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys}, 30*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	go s.ListenRevocations(ctx, cache.Flush, cache.SetListening)
-	cfg := restapi.Config{Store: s, APIKey: testAPIKey,
-		Auth: workspace.Prefixed{store.PrefixAgentKey: cache, testTokenPrefix: tokens}}
+	cfg := envConfig{Config: restapi.Config{APIKey: testAPIKey,
+		Auth: workspace.Prefixed{store.PrefixAgentKey: cache, testTokenPrefix: tokens}},
+		opsConfig: opsConfig{Store: s, WebhookURLs: &webhooks.URLPolicy{}}}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	e.api = restapi.New(cfg)
+	e.ops = workspace.NewOps(cfg.opsConfig)
+	cfg.Ops = e.ops
+	e.api = restapi.New(cfg.Config)
 	// Mounted as cmd/workspaced/serve.go mounts it: chi keeps /v1 in r.URL.Path and gives
 	// the API the rest in its route context.
 	mux := chi.NewRouter()

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -422,7 +421,7 @@ func TestEnrichHook(t *testing.T) {
 	wantError(t, noScope.post("/enrich", map[string]any{"domain": "acme.example"}), http.StatusForbidden, "insufficient_scope")
 	wantError(t, c.get("/enrich"), http.StatusMethodNotAllowed, "method_not_allowed")
 
-	ops := restapi.New(restapi.Config{Store: e.store, Enricher: fakeEnricher{}}).Ops()
+	ops := workspace.NewOps(workspace.Config{Store: e.store, Enricher: fakeEnricher{}})
 	enrich := workspace.Lookup("enrich")
 	posted, err := ops.Post(context.Background(), tm.a, workspace.OpCreate, enrich, workspace.NewBody([]byte(`{"domain": "acme.example"}`)), "")
 	if err != nil || !strings.Contains(string(posted.Data), `"name":"Acme"`) || posted.Status != http.StatusOK {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
@@ -20,9 +19,9 @@ import (
 func TestWebhookActionsFollowTheDocument(t *testing.T) {
 	t.Parallel()
 	var svc *webhooks.Service
-	e := newEnv(t, func(c *restapi.Config) {
+	e := newEnv(t, func(c *envConfig) {
 		var err error
-		svc, err = webhooks.New(webhooks.Config{Store: c.Store})
+		svc, err = webhooks.New(webhooks.Config{Store: c.opsConfig.Store})
 		if err != nil {
 			t.Fatal(err)
 		}

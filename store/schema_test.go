@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/pglaunch"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -106,7 +107,7 @@ func freshDatabase(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Migrate(ctx, nil); err != nil {
+	if err := s.Migrate(ctx, nil, queue.Migrate); err != nil {
 		t.Fatal(err)
 	}
 	return dsn

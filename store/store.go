@@ -109,9 +109,18 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // Close releases every connection.
 func (s *Store) Close() { s.pool.Close() }
 
-// Migrate applies the embedded migrations that have not run yet. Concurrent starts are
-// serialised by an advisory lock so two processes never migrate at once.
-func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
+// Migrator applies another schema's migrations after the service's own, inside Migrate's
+// advisory lock (queue.Migrate: River's tables).
+type Migrator func(ctx context.Context, s *Store, log *slog.Logger) error
+
+// Pool is the service's connection pool, for a driver that needs it (queue.Driver: River).
+// Requests never use it: they go through Query and Tx, as their actor.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Migrate applies the embedded migrations that have not run yet, then each of then.
+// Concurrent starts are serialised by an advisory lock so two processes never migrate at
+// once.
+func (s *Store) Migrate(ctx context.Context, log *slog.Logger, then ...Migrator) error {
 	ctx = WithoutDeadlines(ctx)
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -138,5 +147,10 @@ func (s *Store) Migrate(ctx context.Context, log *slog.Logger) error {
 			log.Info("migrated", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
 		}
 	}
-	return migrateRiver(ctx, s.pool, log)
+	for _, m := range then {
+		if err := m(ctx, s, log); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,21 +7,17 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
-// The admin actions of docs/webhooks.md. Each first reads the record as the actor p (RLS
-// and the admin-only policy decide what p sees: another workspace's id is not_found), then
-// acts as the service and, in the same transaction, records the action in activity as
-// p's (store.RecordAction; docs/console.md, "Audit log"), its action named as the route
-// names it. The caller (restapi) has checked the scope and the admin role.
+// The admin actions of docs/webhooks.md, as the domain names them (workspace.Actions,
+// workspace.WebhookDelivery). Each first reads the record as the actor p (RLS and the
+// admin-only policy decide what p sees: another workspace's id is not_found), then acts as
+// the service and, in the same transaction, records the action in activity as p's
+// (store.RecordAction; docs/console.md, "Audit log"), its action named as the route names
+// it. The domain (workspace.Ops.Act) has checked the scope and the admin role.
 
-// The actions' names: POST /webhook_endpoints/{id}/<name> (restapi/webhooks.go) and the
-// action of their activity records.
-const (
-	ActionTest         = "test"
-	ActionRotateSecret = "rotate_secret"
-	ActionRetry        = "retry"
-)
+var _ workspace.WebhookDelivery = (*Service)(nil)
 
 // visible reports whether p sees the row id of table (webhook_endpoints or webhook_deliveries).
 func (s *Service) visible(ctx context.Context, p *store.Principal, table, id string) error {
@@ -49,10 +45,10 @@ func (s *Service) Ping(ctx context.Context, p *store.Principal, id string) (stri
 	err := s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `INSERT INTO webhook_outbox (id, workspace_id, type, object, object_id, endpoint_id)
 			VALUES (gen_random_uuid(), $1::text::uuid, $2, 'webhook_endpoints', $3::text::uuid, $3::text::uuid) RETURNING id::text`,
-			p.WorkspaceID, PingType, id).Scan(&eventID); err != nil {
+			p.WorkspaceID, workspace.EventPing, id).Scan(&eventID); err != nil {
 			return err
 		}
-		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, ActionTest, map[string]any{"event_id": eventID, "type": PingType})
+		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, workspace.ActionTest, map[string]any{"event_id": eventID, "type": workspace.EventPing})
 	})
 	return eventID, err
 }
@@ -70,20 +66,19 @@ func (s *Service) Retry(ctx context.Context, p *store.Principal, id string) erro
 		if _, err := s.river.InsertTx(ctx, tx, deliveryArgs{DeliveryID: id, WorkspaceID: p.WorkspaceID}, nil); err != nil {
 			return err
 		}
-		return store.RecordAction(ctx, tx, p, "webhook_deliveries", id, ActionRetry, map[string]any{"status": "pending"})
+		return store.RecordAction(ctx, tx, p, "webhook_deliveries", id, workspace.ActionRetry, map[string]any{"status": "pending"})
 	})
 }
 
-// Rotate gives endpoint id a new signing secret and returns it; the previous one keeps
-// signing (beside the new one) for RotationOverlap.
-func (s *Service) Rotate(ctx context.Context, p *store.Principal, id string) (string, error) {
+// Rotate gives endpoint id the signing secret secret; the previous one keeps signing
+// (beside the new one) for workspace.RotationOverlap.
+func (s *Service) Rotate(ctx context.Context, p *store.Principal, id, secret string) error {
 	if err := s.visible(ctx, p, "webhook_endpoints", id); err != nil {
-		return "", err
+		return err
 	}
-	secret := NewSecret()
-	err := s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
+	return s.cfg.Store.ServiceTx(ctx, p.WorkspaceID, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE webhook_secrets SET previous_secret = secret, previous_expires_at = $3, secret = $2
-			WHERE endpoint_id = $1::text::uuid`, id, secret, s.cfg.Now().Add(RotationOverlap))
+			WHERE endpoint_id = $1::text::uuid`, id, secret, s.cfg.Now().Add(workspace.RotationOverlap))
 		if err == nil && tag.RowsAffected() == 0 {
 			err = errors.New("webhooks: endpoint has no secret row")
 		}
@@ -91,7 +86,6 @@ func (s *Service) Rotate(ctx context.Context, p *store.Principal, id string) (st
 			return err
 		}
 		// What was done, never the secret.
-		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, ActionRotateSecret, map[string]any{"secret": "rotated"})
+		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, workspace.ActionRotateSecret, map[string]any{"secret": "rotated"})
 	})
-	return secret, err
 }

@@ -165,7 +165,7 @@ func TestPingAndRotation(t *testing.T) {
 	if verify(t, newSecret, d) != nil || verify(t, oldSecret, d) != nil {
 		t.Errorf("within 24 h of the rotation both secrets must verify: %s", d.Header.Get("webhook-signature"))
 	}
-	e.clock.Add(webhooks.RotationOverlap + time.Minute)
+	e.clock.Add(workspace.RotationOverlap + time.Minute)
 	e.do(f.Admin, "POST", "/webhook_endpoints/"+id+"/test", nil)
 	d = rc.waitFor(t, 3)[2]
 	// The library refuses a timestamp 24 hours ahead of its real clock; the signature

@@ -72,7 +72,8 @@ func newEnv(t testing.TB, policy webhooks.URLPolicy) *env {
 		}
 		return nil, store.Unauthorized("unknown test token")
 	})
-	api := restapi.New(restapi.Config{Store: s, APIKey: testAPIKey, Auth: tokens, WebhookURLs: policy, Webhooks: e.svc})
+	ops := workspace.NewOps(workspace.Config{Store: s, WebhookURLs: &policy, Webhooks: e.svc})
+	api := restapi.New(restapi.Config{Ops: ops, APIKey: testAPIKey, Auth: tokens})
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", http.StripPrefix("/v1", api.Handler()))
 	e.srv = httptest.NewServer(mux)

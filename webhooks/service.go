@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
+	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -31,9 +32,6 @@ var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minut
 // DisableAfter is how long an endpoint may fail every attempt before it is disabled.
 const DisableAfter = 72 * time.Hour
 
-// RotationOverlap is how long the previous secret still signs after a rotation.
-const RotationOverlap = 24 * time.Hour
-
 // Attempt bounds (docs/webhooks.md): a 2xx within Timeout is success; of the response, at
 // most BodyLimit bytes are read and kept.
 const (
@@ -41,7 +39,8 @@ const (
 	BodyLimit = 4 << 10
 )
 
-const queue = "webhooks"
+// queueName is the River queue deliveries run on.
+const queueName = "webhooks"
 
 // Config is what the delivery service needs; cmd builds it.
 type Config struct {
@@ -143,8 +142,8 @@ func New(cfg Config) (*Service, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
-	client, err := river.NewClient(cfg.Store.RiverDriver(), &river.Config{
-		Queues:            map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
+	client, err := river.NewClient(queue.Driver(cfg.Store), &river.Config{
+		Queues:            map[string]river.QueueConfig{queueName: {MaxWorkers: cfg.Workers}},
 		Workers:           workers,
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
@@ -402,7 +401,7 @@ func (deliveryArgs) Kind() string { return "webhook_delivery" }
 
 // InsertOpts puts deliveries on their own queue with one attempt per Schedule entry plus the first.
 func (deliveryArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queue, MaxAttempts: len(Schedule) + 1}
+	return river.InsertOpts{Queue: queueName, MaxAttempts: len(Schedule) + 1}
 }
 
 type worker struct {

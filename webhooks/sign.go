@@ -2,24 +2,15 @@ package webhooks
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agencyos/workspaced/workspace"
 )
-
-// secretPrefix marks a signing secret, as the Standard Webhooks libraries expect.
-const secretPrefix = "whsec_"
-
-// NewSecret makes a signing secret: whsec_ and 32 random bytes in base64.
-func NewSecret() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return secretPrefix + base64.StdEncoding.EncodeToString(b)
-}
 
 // Sign returns the webhook-signature header of the Standard Webhooks specification
 // (github.com/standard-webhooks/standard-webhooks, spec section "Signature scheme"): for
@@ -29,7 +20,7 @@ func NewSecret() string {
 func Sign(secrets []string, id string, ts time.Time, body []byte) (string, error) {
 	sigs := make([]string, 0, len(secrets))
 	for _, s := range secrets {
-		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, secretPrefix))
+		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, workspace.SigningSecretPrefix))
 		if err != nil {
 			return "", fmt.Errorf("webhooks: malformed secret: %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agencyos/workspaced/enrich"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // URLPolicy decides which endpoint URLs may be registered and delivered to: https to a
@@ -25,6 +26,17 @@ type URLPolicy struct {
 	// LoopbackHTTP accepts http:// and https:// URLs on a loopback address, for a developer
 	// running a receiver beside a service whose PUBLIC_URL is loopback.
 	LoopbackHTTP bool
+}
+
+var _ workspace.WebhookURLs = (*URLPolicy)(nil)
+
+// Refusal is Check's reason as a phrase safe to show (without ErrRefusedURL's words), or ""
+// for a URL that may be registered.
+func (p *URLPolicy) Refusal(ctx context.Context, raw string) string {
+	if err := p.Check(ctx, raw); err != nil {
+		return strings.TrimPrefix(err.Error(), ErrRefusedURL.Error()+": ")
+	}
+	return ""
 }
 
 // ErrRefusedURL is wrapped by every refusal of Check.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
-	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -542,7 +541,7 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 	if actions := r.Events(); len(actions) > 0 && !extra("no activity trigger") {
 		var events []string
 		for _, a := range actions {
-			events = append(events, map[string]string{webhooks.Created: "INSERT", webhooks.Updated: "UPDATE", webhooks.Detached: "DELETE"}[a])
+			events = append(events, map[string]string{workspace.EventCreated: "INSERT", workspace.EventUpdated: "UPDATE", workspace.EventDetached: "DELETE"}[a])
 		}
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
 		// The webhook outbox is fed beside the activity trail (store/migrations/00023_webhooks.sql).

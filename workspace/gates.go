@@ -18,11 +18,13 @@ const (
 	OpCreate
 	OpUpdate
 	OpDetach
+	// OpAction is a record action (Action): a write of its resource.
+	OpAction
 )
 
-var opNames = [...]string{"list", "get", "create", "update", "detach"}
+var opNames = [...]string{"list", "get", "create", "update", "detach", "action"}
 
-// opsAll lists every Op.
+// opsAll lists every generic Op (record actions are listed by Actions).
 var opsAll = [...]Op{OpList, OpGet, OpCreate, OpUpdate, OpDetach}
 
 // String names the operation as the MCP tools do (list, get, create, update, detach).
@@ -44,6 +46,8 @@ func (r *Resource) Offers(op Op) bool {
 		return r.CanUpdate()
 	case OpDetach:
 		return r.CanDetach()
+	case OpAction:
+		return actionsOf(r)
 	}
 	return false
 }

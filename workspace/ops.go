@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/store"
-	"github.com/agencyos/workspaced/webhooks"
 )
 
 // Ops is the operation layer REST and MCP share: every gate is checked here, so the two
@@ -18,8 +17,10 @@ import (
 type Ops struct {
 	store    *store.Store
 	enricher Enricher
-	// webhookURLs judges webhook endpoint URLs (workspace/webhooks.go).
-	webhookURLs webhooks.URLPolicy
+	// webhookURLs judges webhook endpoint URLs and webhooks runs the record actions
+	// (webhooks.go); nil refuses every URL and answers the actions 503.
+	webhookURLs WebhookURLs
+	webhooks    WebhookDelivery
 	capacities  Capacities
 
 	keyMu     sync.Mutex
@@ -35,7 +36,8 @@ type statements struct {
 	columns, get string
 }
 
-// Config is what the operation layer needs; cmd builds it (through restapi.Config).
+// Config is what the operation layer needs; cmd builds it and hands the Ops to every
+// adapter (restapi, mcp, console).
 type Config struct {
 	Store *store.Store
 	// Enricher serves enrich; nil answers 503 "enrichment is not configured".
@@ -43,9 +45,11 @@ type Config struct {
 	// CursorKey signs list cursors; nil uses a key made once and kept in the database, so
 	// every process of a deployment accepts the others' cursors.
 	CursorKey []byte
-	// WebhookURLs judges webhook endpoint URLs on create and update; the zero value is the
-	// production policy (https to public addresses).
-	WebhookURLs webhooks.URLPolicy
+	// WebhookURLs judges webhook endpoint URLs on create and update (webhooks.URLPolicy);
+	// nil refuses every URL.
+	WebhookURLs WebhookURLs
+	// Webhooks runs the webhook record actions (webhooks.Service); nil answers them 503.
+	Webhooks WebhookDelivery
 	// Capacities bound the operations in flight of each class and each workspace's and
 	// credential's share of them (capacity.go); the zero value bounds nothing.
 	Capacities Capacities
@@ -53,7 +57,7 @@ type Config struct {
 
 // NewOps builds the operation layer.
 func NewOps(cfg Config) *Ops {
-	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, webhookURLs: cfg.WebhookURLs, capacities: cfg.Capacities,
+	o := &Ops{store: cfg.Store, enricher: cfg.Enricher, webhookURLs: cfg.WebhookURLs, webhooks: cfg.Webhooks, capacities: cfg.Capacities,
 		statements: make(map[*Resource]statements, len(catalog))}
 	if len(cfg.CursorKey) > 0 {
 		o.cursorKey = cfg.CursorKey

@@ -8,7 +8,7 @@ import (
 )
 
 // The bounds and windows callers are told about are constants (DefaultLimit, MaxLimit,
-// DefaultSearchLimit, MaxSearchLimit, store.IdempotencyTTL, webhooks.RotationOverlap); the
+// DefaultSearchLimit, MaxSearchLimit, store.IdempotencyTTL, RotationOverlap); the
 // messages and documents that state them are built here from them, so none is written
 // out twice (TestLimitsWordedFromConstants).
 

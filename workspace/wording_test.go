@@ -13,13 +13,12 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/store"
-	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
 )
 
 // TestLimitsWordedFromConstants: the page sizes, the windows of idempotency keys and
 // secret rotations and the grant levels are constants (workspace.MaxLimit, DefaultLimit,
-// store.IdempotencyTTL, webhooks.RotationOverlap, store.GrantLevels), and every message or description that states them is built
+// store.IdempotencyTTL, workspace.RotationOverlap, store.GrantLevels), and every message or description that states them is built
 // from them. No string literal of the packages that talk to callers writes one out, and the
 // limit message is written once: a second copy, which would drift when a constant changes,
 // fails here.
@@ -31,7 +30,7 @@ func TestLimitsWordedFromConstants(t *testing.T) {
 		fmt.Sprintf("1 to %d", workspace.MaxSearchLimit),
 		fmt.Sprintf("default %d", workspace.DefaultSearchLimit),
 		fmt.Sprintf("%d hours", store.IdempotencyTTL/time.Hour),
-		fmt.Sprintf("%d hours", webhooks.RotationOverlap/time.Hour),
+		fmt.Sprintf("%d hours", workspace.RotationOverlap/time.Hour),
 		store.GrantLevelsText(),
 	}
 	slices.Sort(banned)

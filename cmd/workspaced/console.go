@@ -9,7 +9,6 @@ import (
 	adminops "github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/console"
 	"github.com/agencyos/workspaced/oauth"
-	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -29,15 +28,15 @@ func newAdminOps(cfg config, s *store.Store, log *slog.Logger) (*adminops.Ops, e
 }
 
 // mountConsole mounts the console at /console and sends / there; its webhooks page runs
-// api's own operations.
-func (srv *server) mountConsole(r chi.Router, provider *oauth.Server, api *restapi.API) error {
+// the domain's operations, the ones REST and MCP run.
+func (srv *server) mountConsole(r chi.Router, provider *oauth.Server, records *workspace.Ops) error {
 	ops, err := newAdminOps(srv.cfg, srv.store, srv.log)
 	if err != nil {
 		return err
 	}
 	srv.mail = ops
 	c, err := console.New(console.Config{Sessions: provider, Admin: ops, Workspaces: srv.store,
-		ServiceName: srv.cfg.ServiceName, DescribeScope: workspace.DescribeScope, Records: api.Ops(), Webhooks: api,
+		ServiceName: srv.cfg.ServiceName, DescribeScope: workspace.DescribeScope, Records: records,
 		PublicURL: srv.cfg.PublicURL, Logger: srv.log})
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/agencyos/workspaced/store"
-	"github.com/agencyos/workspaced/webhooks"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // drillReceiver is a webhook receiver on a fixed loopback port that the drill stops and
@@ -101,7 +101,7 @@ func TestDrillWebhooksSurviveKillsAndOutage(t *testing.T) {
 	d := startDaemon(t, bin, nil, env...)
 	ws, key := agentKey(t, pg.DSN)
 
-	secret := webhooks.NewSecret()
+	secret := workspace.NewSigningSecret()
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
 		t.Fatal(err)

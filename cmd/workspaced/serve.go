@@ -26,6 +26,7 @@ import (
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
@@ -76,7 +77,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger, observe fun
 		stopPG()
 		return nil, nil, err
 	}
-	if err := s.Migrate(ctx, log); err != nil {
+	if err := s.Migrate(ctx, log, queue.Migrate); err != nil {
 		s.Close()
 		stopPG()
 		return nil, nil, err
@@ -335,15 +336,17 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	usage := workspace.NewUsage(srv.store, srv.log, nil)
 	auth := usage.Counted(cache)
 	background = append(background, loop{"usage flush", func(ctx context.Context) { usage.Run(ctx, 10*time.Second) }})
-	apiCfg := restapi.Config{Store: srv.store, Auth: auth, APIKey: srv.apiKey, Logger: srv.log,
-		Limiter: limiter, TrustedProxies: trusted, Enricher: enricher, PublicURL: srv.cfg.PublicURL,
-		WebhookURLs: hookURLs, Webhooks: hooks, Capacities: srv.guard.capacities}
+	// The domain, built once and handed to every adapter: REST, MCP and the console.
+	ops := workspace.NewOps(workspace.Config{Store: srv.store, Enricher: enricher, WebhookURLs: hookURLs,
+		Webhooks: hooks, Capacities: srv.guard.capacities})
+	apiCfg := restapi.Config{Ops: ops, Auth: auth, APIKey: srv.apiKey, Logger: srv.log,
+		Limiter: limiter, TrustedProxies: trusted, PublicURL: srv.cfg.PublicURL}
 	if srv.cfg.RateLimitsOff {
 		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
-	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: api.Ops(),
+	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: ops,
 		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
 		return nil, nil, err
@@ -397,7 +400,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	guarded := r.With(srv.guard.shed) // the routes that need the database (classOf)
 	guarded.Mount("/v1", api.Handler())
 	guarded.Mount("/oauth", provider.Handler())
-	if err := srv.mountConsole(r, provider, api); err != nil {
+	if err := srv.mountConsole(r, provider, ops); err != nil {
 		return nil, nil, err
 	}
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)

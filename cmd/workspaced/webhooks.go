@@ -12,12 +12,12 @@ import (
 // webhooks builds webhook delivery (docs/webhooks.md) and the background loop that runs it.
 // While PUBLIC_URL is loopback, endpoints may be http:// on loopback too, so a developer can
 // run a receiver beside the service.
-func (srv *server) webhooks() (*webhooks.Service, webhooks.URLPolicy, func(context.Context), error) {
-	policy := webhooks.URLPolicy{}
+func (srv *server) webhooks() (*webhooks.Service, *webhooks.URLPolicy, func(context.Context), error) {
+	policy := &webhooks.URLPolicy{}
 	if u, err := url.Parse(srv.cfg.PublicURL); err == nil && isLoopback(u.Hostname()) {
 		policy.LoopbackHTTP = true
 	}
-	svc, err := webhooks.New(webhooks.Config{Store: srv.store, URLs: policy, Logger: srv.log, Registerer: srv.reg,
+	svc, err := webhooks.New(webhooks.Config{Store: srv.store, URLs: *policy, Logger: srv.log, Registerer: srv.reg,
 		RetrySpeedup: srv.cfg.WebhookRetrySpeedup, Retention: time.Duration(srv.cfg.WebhookRetentionDays) * 24 * time.Hour,
 		Columns: workspace.ColumnsOf})
 	if err != nil {

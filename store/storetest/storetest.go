@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -113,7 +114,7 @@ func setup() error {
 	if err != nil {
 		return err
 	}
-	if err := s.Migrate(ctx, nil); err != nil {
+	if err := s.Migrate(ctx, nil, queue.Migrate); err != nil {
 		s.Close()
 		return err
 	}

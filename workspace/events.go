@@ -1,9 +1,12 @@
-package webhooks
+package workspace
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Event actions: a create, an update and a detach made through the API leave an event of
@@ -12,23 +15,37 @@ import (
 // takes everything, "deals.*" every action on deals, "deals.created" exactly that. A ping
 // goes only to the endpoint it was sent to, whatever its events.
 const (
-	Created  = "created"
-	Updated  = "updated"
-	Detached = "detached"
+	EventCreated  = "created"
+	EventUpdated  = "updated"
+	EventDetached = "detached"
 )
 
-var actions = []string{Created, Updated, Detached}
+var eventActions = []string{EventCreated, EventUpdated, EventDetached}
 
-// PingType is the type of the event POST /v1/webhook_endpoints/{id}/test sends.
-const PingType = "ping"
+// EventPing is the type of the event the webhook endpoints' test action sends.
+const EventPing = "ping"
 
-// takes says what an endpoint's events may hold, for CheckPatterns' problems.
+// RotationOverlap is how long the previous signing secret still signs after a rotation.
+const RotationOverlap = 24 * time.Hour
+
+// SigningSecretPrefix marks a signing secret, as the Standard Webhooks libraries expect.
+const SigningSecretPrefix = "whsec_"
+
+// NewSigningSecret makes a webhook endpoint's signing secret: whsec_ and 32 random bytes
+// in base64.
+func NewSigningSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return SigningSecretPrefix + base64.StdEncoding.EncodeToString(b)
+}
+
+// takes says what an endpoint's events may hold, for CheckEventPatterns' problems.
 const takes = "use *, <resource>.*, <resource>.created, <resource>.updated or, for a join resource, <resource>.detached"
 
-// CheckPatterns returns a problem phrase for patterns as an endpoint's events, or "": they
+// CheckEventPatterns returns a problem phrase for patterns as an endpoint's events, or "": they
 // name at least one event type, and each is *, or <resource>.* or <resource>.<action> of a
 // resource of sends, which maps each resource whose writes leave events to their actions.
-func CheckPatterns(patterns []string, sends map[string][]string) string {
+func CheckEventPatterns(patterns []string, sends map[string][]string) string {
 	if len(patterns) == 0 {
 		return "must name at least one event type: " + takes
 	}
@@ -38,7 +55,7 @@ func CheckPatterns(patterns []string, sends map[string][]string) string {
 		}
 		object, action, ok := strings.Cut(p, ".")
 		switch sent := sends[object]; {
-		case !ok || action != "*" && !slices.Contains(actions, action):
+		case !ok || action != "*" && !slices.Contains(eventActions, action):
 			return fmt.Sprintf("has %q, which is not an event type: %s", clip(p), takes)
 		case len(sent) == 0:
 			return fmt.Sprintf("has %q, but no write of %s sends an event: %s", clip(p), clip(object), takes)
@@ -51,11 +68,4 @@ func CheckPatterns(patterns []string, sends map[string][]string) string {
 		}
 	}
 	return ""
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "..."
-	}
-	return s
 }

@@ -1,0 +1,51 @@
+package docs_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// module is the repository's module path.
+const module = "github.com/agencyos/workspaced/"
+
+// TestImportGraph holds the package boundaries docs/architecture.md draws ("Packages"): the
+// domain (workspace) depends on no adapter, no queue and no delivery or enrichment code (it
+// names what it needs from them as interfaces they implement), and the two API adapters
+// (restapi, mcp) are siblings that never import each other. It reads the dependency graph
+// the go command builds, so a new import anywhere below a package counts.
+func TestImportGraph(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("the go command is needed to read the import graph:", err)
+	}
+	cases := []struct {
+		pkg    string
+		forbid []string // module packages (or, with a dot, any import path prefix) not to depend on
+	}{
+		{"workspace", []string{"webhooks", "enrich", "github.com/riverqueue/", "queue", "restapi", "mcp", "console", "oauth", "admin", "httpx", "cmd/"}},
+		{"restapi", []string{"mcp", "console", "oauth", "admin", "webhooks", "enrich", "github.com/riverqueue/"}},
+		{"mcp", []string{"restapi", "console", "oauth", "admin", "webhooks", "enrich", "github.com/riverqueue/"}},
+		{"store", []string{"", "github.com/riverqueue/"}}, // "": nothing of the module
+		{"wellknown", []string{""}},
+	}
+	for _, c := range cases {
+		out, err := exec.Command("go", "list", "-deps", module+c.pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", c.pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == module+c.pkg {
+				continue
+			}
+			for _, f := range c.forbid {
+				prefix := module + f
+				if strings.Contains(f, ".") {
+					prefix = f
+				}
+				if dep == strings.TrimSuffix(prefix, "/") || strings.HasPrefix(dep, strings.TrimSuffix(prefix, "/")+"/") {
+					t.Errorf("%s depends on %s; docs/architecture.md's boundaries forbid it", c.pkg, dep)
+				}
+			}
+		}
+	}
+}
