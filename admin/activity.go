@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -31,7 +32,7 @@ func (o *Ops) ActivityRecord(ctx context.Context, workspaceID, id string) (store
 		return store.ActivityRow{}, err
 	}
 	if len(rows) == 0 {
-		return store.ActivityRow{}, store.NotFound("no activity record %q in this workspace", id)
+		return store.ActivityRow{}, apierr.NotFound("no activity record %q in this workspace", id)
 	}
 	return rows[0], nil
 }
@@ -63,7 +64,7 @@ func (o *Ops) Credits(ctx context.Context, workspaceID string) (Credits, error) 
 // for by, and returns the new balance.
 func (o *Ops) GrantCredits(ctx context.Context, workspaceID string, amount int64, by store.By) (int64, error) {
 	if amount <= 0 {
-		return 0, store.BadRequest("the amount must be a positive whole number")
+		return 0, apierr.BadRequest("the amount must be a positive whole number")
 	}
 	return o.cfg.Store.GrantCredits(ctx, workspaceID, amount, by)
 }

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -46,7 +47,7 @@ type Store interface {
 	CreditsStore
 	// WorkspaceMembers lists a workspace's human members, oldest first.
 	WorkspaceMembers(ctx context.Context, workspaceID string) ([]store.MemberRow, error)
-	// AddMember creates a user; a duplicate email is a 4xx store.Error.
+	// AddMember creates a user; a duplicate email is a 4xx apierr.Error.
 	AddMember(ctx context.Context, m store.Member) (string, error)
 	// SetMember changes a user (confined to m.WorkspaceID when set); not_found when the
 	// workspace has no such user.
@@ -62,7 +63,7 @@ type Store interface {
 	// WorkspaceName returns a workspace's name.
 	WorkspaceName(ctx context.Context, id string) (string, error)
 	// RedeemMemberLink uses a live link once and sets the password; nil when it cannot,
-	// a 403 store.Error when the address of an invitation has an account elsewhere.
+	// a 403 apierr.Error when the address of an invitation has an account elsewhere.
 	RedeemMemberLink(ctx context.Context, hash []byte, purpose, passwordHash string, now time.Time) (*store.OAuthMember, error)
 }
 
@@ -117,33 +118,33 @@ func (o *Ops) Members(ctx context.Context, workspaceID string) ([]store.MemberRo
 }
 
 // CheckMember checks a role and a status ("" means unchanged). It returns a 400
-// store.Error naming the allowed values.
+// apierr.Error naming the allowed values.
 func CheckMember(role, status string) error {
 	if role != "" && role != "admin" && role != "member" {
-		return store.BadRequest("role must be admin or member")
+		return apierr.BadRequest("role must be admin or member")
 	}
 	if status != "" && status != "active" && status != "invited" && status != "suspended" {
-		return store.BadRequest("status must be active, invited or suspended")
+		return apierr.BadRequest("status must be active, invited or suspended")
 	}
 	return nil
 }
 
-// checkGrants checks feature=level pairs, returning a 400 store.Error.
+// checkGrants checks feature=level pairs, returning a 400 apierr.Error.
 func checkGrants(g map[string]string) error {
 	for f, l := range g {
 		if _, _, err := store.ParseGrant(f + "=" + l); err != nil {
-			return store.BadRequest("%v", err)
+			return apierr.BadRequest("%v", err)
 		}
 	}
 	return nil
 }
 
-// checkEmail returns the address of a single plain email, or a 400 store.Error.
+// checkEmail returns the address of a single plain email, or a 400 apierr.Error.
 func checkEmail(email string) (string, error) {
 	email = strings.TrimSpace(email)
 	a, err := mail.ParseAddress(email)
 	if err != nil || a.Address != email || len(email) > 254 || strings.ContainsAny(email, "\x00\r\n") {
-		return "", store.BadRequest("%q is not an email address", email)
+		return "", apierr.BadRequest("%q is not an email address", email)
 	}
 	return email, nil
 }
@@ -185,10 +186,10 @@ func (o *Ops) SetMember(ctx context.Context, workspaceID string, by store.By, us
 		return err
 	}
 	if !isUUID(userID) {
-		return store.NotFound("no member %q", userID)
+		return apierr.NotFound("no member %q", userID)
 	}
 	if by.UserID != "" && by.UserID == userID && (c.Role != "" || c.Status != "") {
-		return store.BadRequest("you cannot change your own role or status; ask another admin")
+		return apierr.BadRequest("you cannot change your own role or status; ask another admin")
 	}
 	return o.cfg.Store.SetMember(ctx, userID, store.Member{WorkspaceID: workspaceID, Role: c.Role, Status: c.Status,
 		Grants: c.Grants, PasswordHash: c.PasswordHash, By: by})
@@ -310,7 +311,7 @@ func (o *Ops) LinkMember(ctx context.Context, token, purpose string) (*store.OAu
 
 // UseLink sets the password of the member a live link of purpose belongs to, activating an
 // invited member, and returns the member. The link is used up. It returns a 400
-// store.Error for a password HashPassword refuses, and a 404 one when the link is
+// apierr.Error for a password HashPassword refuses, and a 404 one when the link is
 // malformed, unknown, used or expired.
 func (o *Ops) UseLink(ctx context.Context, token, purpose, password string) (*store.OAuthMember, error) {
 	if !store.WellFormed(token, linkPrefix) {
@@ -318,7 +319,7 @@ func (o *Ops) UseLink(ctx context.Context, token, purpose, password string) (*st
 	}
 	hash, err := o.cfg.HashPassword(password)
 	if err != nil {
-		return nil, store.BadRequest("%s", strings.TrimPrefix(err.Error(), "password: "))
+		return nil, apierr.BadRequest("%s", strings.TrimPrefix(err.Error(), "password: "))
 	}
 	m, err := o.cfg.Store.RedeemMemberLink(ctx, store.HashSecret(token), purpose, hash, o.cfg.Now())
 	if err != nil {
@@ -331,7 +332,7 @@ func (o *Ops) UseLink(ctx context.Context, token, purpose, password string) (*st
 }
 
 func deadLink() error {
-	return store.NotFound("this link was already used or has expired; ask a workspace admin for a new one")
+	return apierr.NotFound("this link was already used or has expired; ask a workspace admin for a new one")
 }
 
 func inviteMessage(service, link string, expires time.Time) Message {
@@ -364,7 +365,7 @@ func isUUID(id string) bool {
 // returns not_found when the workspace has no such member.
 func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID string, by store.By) (Invitation, error) {
 	if !isUUID(userID) {
-		return Invitation{}, store.NotFound("no member %q", userID)
+		return Invitation{}, apierr.NotFound("no member %q", userID)
 	}
 	link, expires, err := o.link(ctx, workspaceID, userID, PurposeReset, by)
 	return Invitation{UserID: userID, Link: link, Expires: expires}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -30,13 +31,13 @@ func (o *Ops) Agents(ctx context.Context, workspaceID string) ([]store.AgentRow,
 func (o *Ops) CreateAgent(ctx context.Context, workspaceID, name string, grants map[string]string, by store.By) (store.AgentKey, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 || strings.ContainsRune(name, 0) {
-		return store.AgentKey{}, store.BadRequest("an agent needs a name of at most 200 characters")
+		return store.AgentKey{}, apierr.BadRequest("an agent needs a name of at most 200 characters")
 	}
 	if err := checkGrants(grants); err != nil {
 		return store.AgentKey{}, err
 	}
 	if !isUUID(workspaceID) {
-		return store.AgentKey{}, store.NotFound("no workspace %q", workspaceID)
+		return store.AgentKey{}, apierr.NotFound("no workspace %q", workspaceID)
 	}
 	return o.cfg.Store.CreateAgent(ctx, workspaceID, name, grants, by)
 }
@@ -44,7 +45,7 @@ func (o *Ops) CreateAgent(ctx context.Context, workspaceID, name string, grants 
 // CreateKey issues another key to a workspace's agent, shown once.
 func (o *Ops) CreateKey(ctx context.Context, workspaceID, agentID string, by store.By) (store.AgentKey, error) {
 	if !isUUID(agentID) {
-		return store.AgentKey{}, store.NotFound("no agent %q", agentID)
+		return store.AgentKey{}, apierr.NotFound("no agent %q", agentID)
 	}
 	return o.cfg.Store.IssueAgentKey(ctx, workspaceID, agentID, by)
 }
@@ -53,7 +54,7 @@ func (o *Ops) CreateKey(ctx context.Context, workspaceID, agentID string, by sto
 // at once in every process.
 func (o *Ops) RotateKey(ctx context.Context, workspaceID, keyID string, by store.By) (store.AgentKey, error) {
 	if !isUUID(keyID) {
-		return store.AgentKey{}, store.NotFound("no agent key %q", keyID)
+		return store.AgentKey{}, apierr.NotFound("no agent key %q", keyID)
 	}
 	return o.cfg.Store.RotateAgentKey(ctx, workspaceID, keyID, by)
 }
@@ -62,7 +63,7 @@ func (o *Ops) RotateKey(ctx context.Context, workspaceID, keyID string, by store
 // process. Revoking twice is harmless.
 func (o *Ops) RevokeKey(ctx context.Context, workspaceID, keyID string, by store.By) error {
 	if !isUUID(keyID) {
-		return store.NotFound("no agent key %q", keyID)
+		return apierr.NotFound("no agent key %q", keyID)
 	}
 	return o.cfg.Store.RevokeWorkspaceAgentKey(ctx, workspaceID, keyID, by)
 }

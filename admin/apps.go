@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -45,7 +46,7 @@ func (o *Ops) Apps(ctx context.Context, workspaceID string) ([]store.AppRow, boo
 // authorizations are refused with a page saying so.
 func (o *Ops) BlockApp(ctx context.Context, workspaceID, clientID string, by store.By) error {
 	if !storableID(clientID) {
-		return store.NotFound("no app %q is used in this workspace", clientID)
+		return apierr.NotFound("no app %q is used in this workspace", clientID)
 	}
 	return o.cfg.Store.BlockOAuthClient(ctx, workspaceID, clientID, by)
 }
@@ -53,7 +54,7 @@ func (o *Ops) BlockApp(ctx context.Context, workspaceID, clientID string, by sto
 // UnblockApp lifts a block; members may authorize the client again.
 func (o *Ops) UnblockApp(ctx context.Context, workspaceID, clientID string, by store.By) error {
 	if !storableID(clientID) {
-		return store.NotFound("app %q is not blocked in this workspace", clientID)
+		return apierr.NotFound("app %q is not blocked in this workspace", clientID)
 	}
 	return o.cfg.Store.UnblockOAuthClient(ctx, workspaceID, clientID, by)
 }

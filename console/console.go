@@ -245,7 +245,7 @@ func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) 
 	_, _ = w.Write([]byte("<!doctype html><title>Something went wrong</title><p>Something failed on our side. Please try again."))
 }
 
-// fail shows a store.Error's message with its status (4xx), or the server error page.
+// fail shows a apierr.Error's message with its status (4xx), or the server error page.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error) {
 	e := store.AsError(err)
 	if httpx.Status(e) >= 500 {
@@ -259,7 +259,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, me *store.OAuthMem
 	s.errorPage(w, r, me, httpx.Status(e), title, e.Message)
 }
 
-// refused answers a form the operations refused: a 4xx store.Error other than not_found
+// refused answers a form the operations refused: a 4xx apierr.Error other than not_found
 // is shown on the form's own page (again, by page, with its status and message); not_found
 // (an id of another workspace, or none) and 5xx get a page of their own.
 func (s *Server) refused(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, err error, again func(status int, msg string)) {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -180,7 +181,7 @@ func toolNames(t *testing.T) []string {
 	s, err := mcp.New(mcp.Config{
 		PublicURL: "http://127.0.0.1:8080",
 		Auth: workspace.AuthenticatorFunc(func(_ context.Context, _ string) (*store.Principal, error) {
-			return nil, store.Unauthorized("no credential is valid here")
+			return nil, apierr.Unauthorized("no credential is valid here")
 		}),
 		Ops: workspace.NewOps(workspace.Config{}),
 	})

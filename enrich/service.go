@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -73,15 +74,15 @@ func NewService(cfg ServiceConfig) *Service {
 // Errors of Enrich, as the spec names them (docs/contract.md section 7).
 var (
 	errNoCredits = func() error {
-		return store.Errorf(store.CodeInsufficientCredits,
+		return apierr.Errorf(apierr.CodeInsufficientCredits,
 			"the workspace's credit balance is too low for a fresh lookup; an admin can add credits (workspaced admin grant-credits)")
 	}
 	errUpstream = func(err error) error {
-		return &store.Error{Code: store.CodeUpstream,
+		return &apierr.Error{Code: apierr.CodeUpstream,
 			Message: "the enrichment provider failed; nothing was charged; retry later", Err: err}
 	}
 	errUnbilled = func(err error) error {
-		return &store.Error{Code: store.CodeEnrichUnbilled,
+		return &apierr.Error{Code: apierr.CodeEnrichUnbilled,
 			Message: "the lookup could not be billed, so its result is withheld; nothing was charged; retry", Err: err}
 	}
 )
@@ -93,9 +94,9 @@ var (
 func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain string) (*Result, error) {
 	domain, err := NormalizeDomain(rawDomain)
 	if err != nil {
-		return nil, &store.Error{Code: store.CodeValidation,
+		return nil, &apierr.Error{Code: apierr.CodeValidation,
 			Message: "domain must be a company's host name, like example.com (no IP addresses)",
-			Fields:  []store.FieldError{{Field: "domain", Problem: "not a valid host name"}}}
+			Fields:  []apierr.FieldError{{Field: "domain", Problem: "not a valid host name"}}}
 	}
 	var holdID string
 	for {

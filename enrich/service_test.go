@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -82,9 +83,9 @@ func (e *meteredEnv) balance(t *testing.T) int64 {
 	return b
 }
 
-func wantCode(t *testing.T, err error, status int, code store.Code) {
+func wantCode(t *testing.T, err error, status int, code apierr.Code) {
 	t.Helper()
-	var e *store.Error
+	var e *apierr.Error
 	if !errors.As(err, &e) || httpx.Status(e) != status || e.Code != code {
 		t.Fatalf("want %d %s, got %v", status, code, err)
 	}
@@ -196,7 +197,7 @@ func TestEnrichConcurrentSpendsExactlyTheBalance(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			_, err := e.svc.Enrich(context.Background(), e.actor, d)
-			var se *store.Error
+			var se *apierr.Error
 			switch {
 			case err == nil:
 				ok.Add(1)

@@ -16,14 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
-// TestEveryCodeHasAStatus reads the Code constants declared in store/codes.go, so a code
+// TestEveryCodeHasAStatus reads the Code constants declared in apierr/codes.go, so a code
 // added there without a line in httpx's table fails here rather than answering 500.
 func TestEveryCodeHasAStatus(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "../store/codes.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "../apierr/codes.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,22 +40,22 @@ func TestEveryCodeHasAStatus(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s is not a string literal", v.Names[0])
 			}
-			code := store.Code(strings.Trim(lit.Value, `"`))
+			code := apierr.Code(strings.Trim(lit.Value, `"`))
 			n++
-			if got := httpx.Status(&store.Error{Code: code}); got == http.StatusInternalServerError && code != store.CodeInternal {
+			if got := httpx.Status(&apierr.Error{Code: code}); got == http.StatusInternalServerError && code != apierr.CodeInternal {
 				t.Errorf("%s (%s) has no status in httpx/status.go", v.Names[0], code)
 			}
 		}
 	}
 	if n < 20 {
-		t.Fatalf("read %d codes from store/codes.go; the parse is broken", n)
+		t.Fatalf("read %d codes from apierr/codes.go; the parse is broken", n)
 	}
 }
 
 // TestStatusesFollowSpec: the spec's error table (docs/contract.md section 7) transcribed, plus the
 // codes docs/decisions.md and docs/rest.md ("For integrations") add.
 func TestStatusesFollowSpec(t *testing.T) {
-	want := map[store.Code]int{
+	want := map[apierr.Code]int{
 		"bad_request": 400, "create_failed": 400, "update_failed": 400, "unauthorized": 401,
 		"insufficient_credits": 402, "insufficient_scope": 403, "insufficient_permission": 403,
 		"forbidden": 403, "not_found": 404, "unknown_resource": 404, "method_not_allowed": 405,
@@ -65,11 +66,11 @@ func TestStatusesFollowSpec(t *testing.T) {
 		"read_only": 403, "unknown_tool": 404,
 	}
 	for code, status := range want {
-		if got := httpx.Status(&store.Error{Code: code}); got != status {
+		if got := httpx.Status(&apierr.Error{Code: code}); got != status {
 			t.Errorf("%s: %d, want %d", code, got, status)
 		}
 	}
-	if got := httpx.Status(&store.Error{Code: store.CodeInternal, Unavailable: true}); got != 503 {
+	if got := httpx.Status(&apierr.Error{Code: apierr.CodeInternal, Unavailable: true}); got != 503 {
 		t.Errorf("an unavailable dependency: %d, want 503", got)
 	}
 }

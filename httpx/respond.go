@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -72,16 +73,16 @@ func PrincipalFrom(ctx context.Context) *store.Principal {
 // the response, MCP as the text of a tool error, so a model sees the code and message a
 // REST client would.
 type Envelope struct {
-	Error     store.Code         `json:"error"`
-	Message   string             `json:"message"`
-	RequestID string             `json:"request_id"`
-	Fields    []store.FieldError `json:"fields,omitempty"`
+	Error     apierr.Code         `json:"error"`
+	Message   string              `json:"message"`
+	RequestID string              `json:"request_id"`
+	Fields    []apierr.FieldError `json:"fields,omitempty"`
 }
 
 // Failure turns err into its Error and envelope. A failure of the service (a 5xx) is
 // logged once, as msg with the request id, the code and the cause; the cause is never
 // rendered.
-func Failure(ctx context.Context, log *slog.Logger, msg string, err error) (*store.Error, Envelope) {
+func Failure(ctx context.Context, log *slog.Logger, msg string, err error) (*apierr.Error, Envelope) {
 	e := store.AsError(err)
 	id := RequestIDFrom(ctx)
 	if Status(e) >= 500 && log != nil {

@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -40,7 +41,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 			raw := req.Params.RawArguments
 			if len(raw) == 0 {
 				if raw, err = json.Marshal(req.Params.Arguments); err != nil {
-					return s.toolError(ctx, store.BadRequest("arguments are not JSON: %v", err)), nil
+					return s.toolError(ctx, apierr.BadRequest("arguments are not JSON: %v", err)), nil
 				}
 			}
 			res, err = s.run(ctx, p, sp, raw)
@@ -54,7 +55,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 
 // readonlyError refuses a write on a readonly view, direct or through call_tool.
 func readonlyError(name string) error {
-	return store.Errorf(store.CodeReadOnly,
+	return apierr.Errorf(apierr.CodeReadOnly,
 		"this connection is read-only (%s: true or a /readonly path) and %s writes; connect without it to write",
 		HeaderReadonly, name)
 }
@@ -106,7 +107,7 @@ func one(data json.RawMessage, err error) (*result, error) {
 // keep their digits) in the form REST hands it a request: list arguments as typed list
 // inputs (listargs.go; unknown keys as filters, so the layer answers 400 naming the valid
 // ones), bodies as JSON objects. A tool call and the equivalent REST call so pass
-// the same gates and validation and return the same data; failures are store.Error values
+// the same gates and validation and return the same data; failures are apierr.Error values
 // with the spec's codes.
 func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw json.RawMessage) (*result, error) {
 	ops := s.cfg.Ops
@@ -121,7 +122,7 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 	args := map[string]json.RawMessage{}
 	if string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, store.BadRequest("arguments must be a JSON object")
+			return nil, apierr.BadRequest("arguments must be a JSON object")
 		}
 	}
 	switch sp.op {
@@ -158,8 +159,8 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		var key string
 		if k, ok := args[idempotencyKeyArg]; ok {
 			if err := json.Unmarshal(k, &key); err != nil {
-				return nil, &store.Error{Code: store.CodeValidation,
-					Message: idempotencyKeyArg + " must be a string", Fields: []store.FieldError{{Field: idempotencyKeyArg, Problem: "not a string"}}}
+				return nil, &apierr.Error{Code: apierr.CodeValidation,
+					Message: idempotencyKeyArg + " must be a string", Fields: []apierr.FieldError{{Field: idempotencyKeyArg, Problem: "not a string"}}}
 			}
 			delete(args, idempotencyKeyArg)
 			body, _ = json.Marshal(args)
@@ -195,15 +196,15 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 	v, ok := args["id"]
 	if !ok {
 		if required {
-			return "", &store.Error{Code: store.CodeValidation,
-				Message: "id is required: the uuid of the record", Fields: []store.FieldError{{Field: "id", Problem: "required"}}}
+			return "", &apierr.Error{Code: apierr.CodeValidation,
+				Message: "id is required: the uuid of the record", Fields: []apierr.FieldError{{Field: "id", Problem: "required"}}}
 		}
 		return "", nil
 	}
 	var id string
 	if err := json.Unmarshal(v, &id); err != nil {
-		return "", &store.Error{Code: store.CodeValidation,
-			Message: "id must be a uuid string", Fields: []store.FieldError{{Field: "id", Problem: "not a uuid"}}}
+		return "", &apierr.Error{Code: apierr.CodeValidation,
+			Message: "id must be a uuid string", Fields: []apierr.FieldError{{Field: "id", Problem: "not a uuid"}}}
 	}
 	return id, nil
 }

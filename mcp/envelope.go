@@ -11,6 +11,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -156,7 +157,7 @@ func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, params json.RawM
 	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q, error_description=%q`,
 		strings.Join(scopes, " "), s.cfg.PublicURL+metadataPath(s.pathOf(r)),
 		headerSafe("this call needs the "+need+" scope; authorize again asking for it")))
-	httpx.WriteError(w, r, s.log, store.Errorf(store.CodeInsufficientScope,
+	httpx.WriteError(w, r, s.log, apierr.Errorf(apierr.CodeInsufficientScope,
 		"this token lacks the %s scope %s needs; authorize again asking for %s (the WWW-Authenticate header names the scopes)",
 		need, call.Name, need))
 	return true

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -38,7 +38,7 @@ func (c condition) typed() (workspace.Condition, error) {
 		return cond, nil
 	}
 	if cond.Op != workspace.OpIn {
-		return cond, store.BadRequest("where %.40s %.10s takes one value; only in takes an array, got %s", c.Field, c.Op, clipArg(c.Value))
+		return cond, apierr.BadRequest("where %.40s %.10s takes one value; only in takes an array, got %s", c.Field, c.Op, clipArg(c.Value))
 	}
 	cond.Values = make([]string, len(list))
 	for i, item := range list {
@@ -91,7 +91,7 @@ func listParams(r *workspace.Resource, args map[string]json.RawMessage) (workspa
 					}
 					if c.Field == "id" { // a batch read: REST's ids=
 						if cond.Op != workspace.OpIn && cond.Op != workspace.OpEq {
-							return params, store.BadRequest("where on id takes the operators in (up to %d ids) and eq, got %q", workspace.MaxIDs, c.Op)
+							return params, apierr.BadRequest("where on id takes the operators in (up to %d ids) and eq, got %q", workspace.MaxIDs, c.Op)
 						}
 						if cond.Op == workspace.OpEq {
 							cond.Values = []string{cond.Value}
@@ -132,7 +132,7 @@ func unknownArg(r *workspace.Resource, name string) error {
 	if len(filters) > 0 {
 		msg += " (and, as exact filters, " + strings.Join(filters, ", ") + ")"
 	}
-	return store.BadRequest("unknown argument %.60q for list_%s; it takes %s", name, r.Name, msg)
+	return apierr.BadRequest("unknown argument %.60q for list_%s; it takes %s", name, r.Name, msg)
 }
 
 // decodeArg reads one argument into its Go type, or says what it must be.
@@ -161,7 +161,7 @@ func badArg(name string, t reflect.Type, v json.RawMessage) error {
 	default:
 		want = "a string"
 	}
-	return store.BadRequest("%s must be %s, got %s", name, want, clipArg(v))
+	return apierr.BadRequest("%s must be %s, got %s", name, want, clipArg(v))
 }
 
 func clipArg(v json.RawMessage) string {

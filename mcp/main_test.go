@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
@@ -84,7 +85,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		if p, ok := e.tokens[bearer]; ok {
 			return p, nil
 		}
-		return nil, store.Unauthorized("unknown test token")
+		return nil, apierr.Unauthorized("unknown test token")
 	})
 	auth := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys, tokenPrefix: tokens}, 30*time.Second)
 

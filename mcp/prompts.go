@@ -13,6 +13,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -363,7 +364,7 @@ func (s *Server) resolve(ctx context.Context, p *store.Principal, r *workspace.R
 	if uuid.Validate(v) == nil && len(v) == 36 {
 		rec, err := s.cfg.Ops.GetFields(ctx, p, r, v, names)
 		if err != nil {
-			if store.AsError(err).Code == store.CodeNotFound {
+			if store.AsError(err).Code == apierr.CodeNotFound {
 				return resolved{}, invalidParams(ctx, "no %s with id %s that you can read", human(r.Name), v)
 			}
 			return resolved{}, s.failure(ctx, err, "")

@@ -16,8 +16,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 )
 
 // Prompts, resources and completions answer failures as JSON-RPC errors, not tool errors:
@@ -88,7 +88,7 @@ func notFound(ctx context.Context, uri string) error {
 // internal error carrying only the request id, its cause logged.
 func (s *Server) failure(ctx context.Context, err error, uri string) error {
 	e, env := httpx.Failure(ctx, s.log, "request failed", err)
-	if e.Code == store.CodeNotFound && uri != "" {
+	if e.Code == apierr.CodeNotFound && uri != "" {
 		return notFound(ctx, uri)
 	}
 	data := map[string]any{"error": env.Error, "request_id": env.RequestID}

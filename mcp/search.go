@@ -15,8 +15,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -41,7 +41,7 @@ const (
 // tooLong is the tool error of a free-text argument over its bound, in characters.
 func tooLong(arg string, value string, bound int) error {
 	if utf8.RuneCountInString(value) > bound {
-		return store.BadRequest("%s must be at most %d characters", arg, bound)
+		return apierr.BadRequest("%s must be at most %d characters", arg, bound)
 	}
 	return nil
 }
@@ -99,13 +99,13 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 		limit = *args.Limit
 	}
 	if strings.TrimSpace(args.Query) == "" || limit < 1 || limit > findMaxLimit {
-		return s.toolError(ctx, store.BadRequest("send a non-empty query and a limit from 1 to %d", findMaxLimit)), nil
+		return s.toolError(ctx, apierr.BadRequest("send a non-empty query and a limit from 1 to %d", findMaxLimit)), nil
 	}
 	if err := tooLong("query", args.Query, findMaxQuery); err != nil {
 		return s.toolError(ctx, err), nil
 	}
 	if len(strings.Fields(args.Query)) > findMaxWords {
-		return s.toolError(ctx, store.BadRequest("query must be at most %d words: say what you want to do in a sentence", findMaxWords)), nil
+		return s.toolError(ctx, apierr.BadRequest("query must be at most %d words: say what you want to do in a sentence", findMaxWords)), nil
 	}
 	if err := s.takeRate(ctx, p); err != nil {
 		return s.toolError(ctx, err), nil
@@ -152,7 +152,7 @@ func (s *Server) runCall(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	}
 	sp, ok := s.specs[args.Name]
 	if !ok || sp.run != nil || !viewFrom(ctx).reaches(sp) {
-		return s.toolError(ctx, store.Errorf(store.CodeUnknownTool,
+		return s.toolError(ctx, apierr.Errorf(apierr.CodeUnknownTool,
 			"there is no tool %q to call; find_tools {query} lists the tools you may use", args.Name)), nil
 	}
 	inner := mcpgo.CallToolRequest{Request: req.Request}
@@ -171,7 +171,7 @@ func decodeArgs(req mcpgo.CallToolRequest, v any) error {
 	if len(raw) == 0 {
 		var err error
 		if raw, err = json.Marshal(req.Params.Arguments); err != nil {
-			return store.BadRequest("arguments are not JSON: %v", err)
+			return apierr.BadRequest("arguments are not JSON: %v", err)
 		}
 	}
 	if string(raw) == "null" {
@@ -187,7 +187,7 @@ func decodeArgs(req mcpgo.CallToolRequest, v any) error {
 		name, _, _ := strings.Cut(strings.TrimPrefix(typeErr.Field, "."), ".") // an element's error names its argument
 		return badArg(name, typeErr.Type, args[name])
 	}
-	return store.BadRequest("arguments must be a JSON object of the tool's input schema, got %s", clipArg(raw))
+	return apierr.BadRequest("arguments must be a JSON object of the tool's input schema, got %s", clipArg(raw))
 }
 
 // firstSentence is a description's first sentence, the one line find_tools shows.

@@ -16,6 +16,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -169,7 +170,7 @@ func (s *Server) postOnly(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		httpx.WriteError(w, r, s.log, &store.Error{Code: store.CodeMethodNotAllowed, Allow: []string{http.MethodPost},
+		httpx.WriteError(w, r, s.log, &apierr.Error{Code: apierr.CodeMethodNotAllowed, Allow: []string{http.MethodPost},
 			Message: r.Method + " " + r.URL.Path + " is not supported; allowed: POST (JSON-RPC messages; the server pushes nothing, so there is no event stream to GET)"})
 	})
 }
@@ -250,7 +251,7 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 				return
 			}
 		}
-		httpx.WriteError(w, r, s.log, store.Errorf(store.CodeForbidden,
+		httpx.WriteError(w, r, s.log, apierr.Errorf(apierr.CodeForbidden,
 			"origin %q may not call this local server; add it to MCP_ALLOWED_ORIGINS to allow it", o))
 	})
 }
@@ -316,7 +317,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		p, err := s.cfg.Auth.Authenticate(r.Context(), bearer)
 		if err != nil {
-			if e := store.AsError(err); e.Code != store.CodeUnauthorized {
+			if e := store.AsError(err); e.Code != apierr.CodeUnauthorized {
 				httpx.WriteError(w, r, s.log, e)
 				return
 			}
@@ -352,7 +353,7 @@ func (s *Server) challenge(w http.ResponseWriter, r *http.Request, errCode, mess
 		v += fmt.Sprintf(`, error=%q, error_description=%q`, errCode, headerSafe(message))
 	}
 	w.Header().Set("WWW-Authenticate", v)
-	httpx.WriteError(w, r, s.log, store.Unauthorized("%s", message))
+	httpx.WriteError(w, r, s.log, apierr.Unauthorized("%s", message))
 }
 
 // limitFailure charges a failed authentication to the client's IP, in the bucket REST

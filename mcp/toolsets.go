@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -125,7 +126,7 @@ func (v view) shows(sp toolSpec) bool {
 
 // parseView reads the path (/mcp, /mcp/readonly, /mcp/x/{toolset}[/readonly]) and the
 // selection headers; path and header toolsets add up, and either may make it readonly. It
-// returns a store.Error: 404 for a path that names no view, 400 for an unknown toolset.
+// returns a apierr.Error: 404 for a path that names no view, 400 for an unknown toolset.
 func parseView(r *http.Request) (view, error) {
 	var v view
 	names, readonly, err := pathView(r.URL.Path)
@@ -145,7 +146,7 @@ func parseView(r *http.Request) (view, error) {
 	case "true":
 		v.readonly = true
 	default:
-		return v, store.BadRequest("%s must be true or false, not %q", HeaderReadonly, ro)
+		return v, apierr.BadRequest("%s must be true or false, not %q", HeaderReadonly, ro)
 	}
 	if len(names) == 0 {
 		v.sets = defaultSets // shared: a view's sets are only read
@@ -156,7 +157,7 @@ func parseView(r *http.Request) (view, error) {
 
 // pathView reads an MCP path (/mcp, /mcp/readonly, /mcp/x/{toolset}[/readonly]) into the
 // toolset it names, if any, and whether it is read-only; a path that names no view is a
-// 404 store.Error.
+// 404 apierr.Error.
 func pathView(path string) (names []string, readonly bool, err error) {
 	rest := strings.TrimSuffix(strings.TrimPrefix(path, Path), "/")
 	if after, ok := strings.CutSuffix(rest, "/"+readonlySegment); ok {
@@ -167,7 +168,7 @@ func pathView(path string) (names []string, readonly bool, err error) {
 	case strings.HasPrefix(rest, "/x/") && !strings.Contains(rest[3:], "/") && rest != "/x/":
 		names = append(names, rest[3:])
 	default:
-		return nil, false, store.Errorf(store.CodeNotFound, "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
+		return nil, false, apierr.Errorf(apierr.CodeNotFound, "no MCP endpoint at %s; use %s, %s/%s, %s/x/{toolset} "+
 			"or %s/x/{toolset}/%s", path, Path, Path, readonlySegment, Path, Path, readonlySegment)
 	}
 	return names, readonly, nil
@@ -201,7 +202,7 @@ func (v view) selectSets(names []string) (view, error) {
 		case slices.Contains(toolsetNames, n):
 			v.sets[n] = true
 		default:
-			return v, store.BadRequest("unknown toolset %q; valid toolsets are %s, %s, %s", n, toolsetsAll,
+			return v, apierr.BadRequest("unknown toolset %q; valid toolsets are %s, %s, %s", n, toolsetsAll,
 				toolsetsDefault, strings.Join(toolsetNames, ", "))
 		}
 	}

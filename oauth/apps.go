@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
@@ -33,11 +34,11 @@ type CreatedApp struct {
 
 // CreateApp registers a verified app owned by a workspace, with a svcapp_ client id and,
 // for a confidential app, a svc_sk_ secret of which only the hash is kept. It returns a
-// store.Error with status 400 (code invalid_client_metadata or invalid_redirect_uri) for
+// apierr.Error with status 400 (code invalid_client_metadata or invalid_redirect_uri) for
 // bad input, and not_found when the workspace does not exist.
 func CreateApp(ctx context.Context, st Storage, app NewApp, now time.Time) (CreatedApp, error) {
 	bad := func(e *Error) error {
-		return &store.Error{Code: store.Code(e.Code), Message: e.Description}
+		return &apierr.Error{Code: apierr.Code(e.Code), Message: e.Description}
 	}
 	ok, e := appRules.check(clientMetadata{Name: &app.Name, RedirectURIs: app.RedirectURIs, LogoURI: app.LogoURI,
 		ClientURI: app.ClientURI})

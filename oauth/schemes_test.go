@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
 )
@@ -130,8 +131,8 @@ func TestPlatformSchemesRefused(t *testing.T) {
 			r := e.postJSON("/oauth/register", map[string]any{"redirect_uris": []string{uri}})
 			wantOAuthError(t, r, http.StatusBadRequest, "invalid_redirect_uri")
 			_, err := oauthCreateApp(e, false, uri)
-			var se *store.Error
-			if !errors.As(err, &se) || se.Code != store.CodeInvalidRedirectURI {
+			var se *apierr.Error
+			if !errors.As(err, &se) || se.Code != apierr.CodeInvalidRedirectURI {
 				t.Fatalf("create-app: %v", err)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -21,30 +22,30 @@ func (s *Server) Verifier() *Verifier { return &Verifier{s: s} }
 // granted and the member's grants as they are now. A grant removed later takes effect at
 // once through the feature gate (docs/decisions.md 3), which answers 403
 // insufficient_permission (docs/contract.md section 5.6): the token still holds its scope, the member lacks
-// the grant. It returns a store.Error with code unauthorized when the token is
+// the grant. It returns a apierr.Error with code unauthorized when the token is
 // malformed, unknown, expired or revoked, its family or client is revoked or disabled, or
 // its member is no longer active.
 func (v *Verifier) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
 	if !store.WellFormed(bearer, store.PrefixAccessToken) {
-		return nil, store.Unauthorized("the access token is malformed")
+		return nil, apierr.Unauthorized("the access token is malformed")
 	}
 	a, err := v.s.db.OAuthAccessToken(ctx, store.HashSecret(bearer))
 	if err != nil {
 		return nil, err
 	}
 	if a == nil {
-		return nil, store.Unauthorized("the access token is unknown")
+		return nil, apierr.Unauthorized("the access token is unknown")
 	}
 	now := v.s.now()
 	switch {
 	case !a.Live:
-		return nil, store.Unauthorized("the access token was revoked")
+		return nil, apierr.Unauthorized("the access token was revoked")
 	case !now.Before(*a.Principal.Credential.ExpiresAt):
-		return nil, store.Unauthorized("the access token expired; use the refresh token")
+		return nil, apierr.Unauthorized("the access token expired; use the refresh token")
 	case !a.ClientEnabled:
-		return nil, store.Unauthorized("the app this token was issued to is disabled")
+		return nil, apierr.Unauthorized("the app this token was issued to is disabled")
 	case !a.MemberActive:
-		return nil, store.Unauthorized("the member behind this token cannot sign in any more")
+		return nil, apierr.Unauthorized("the member behind this token cannot sign in any more")
 	}
 	// "Last used" of the Connected apps page, written at most once a minute per family.
 	if a.FamilyLastUsed == nil || now.Sub(*a.FamilyLastUsed) > time.Minute {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -65,7 +66,7 @@ func (a *API) Handler() http.Handler {
 	})
 	r.MethodNotAllowed(a.authenticate(a.handle(a.methodNotAllowed)).ServeHTTP)
 	r.NotFound(a.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return store.Errorf(store.CodeUnknownResource, "no such resource %q; see /v1/openapi.json for the catalogue", r.URL.Path)
+		return apierr.Errorf(apierr.CodeUnknownResource, "no such resource %q; see /v1/openapi.json for the catalogue", r.URL.Path)
 	}))
 	return r
 }
@@ -89,7 +90,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			// Only a credential refused is a failed authentication; a lookup that could not
 			// run (database down) is the service's fault, answered 503 and not charged to
 			// the client's IP, or an outage would lock out everyone behind it.
-			if store.AsError(err).Code == store.CodeUnauthorized {
+			if store.AsError(err).Code == apierr.CodeUnauthorized {
 				err = a.limitFailure(r, w.Header(), err)
 			}
 			a.challenge(w.Header(), r, err)
@@ -108,7 +109,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 // error="invalid_token" when a bearer token was sent and refused, a bare challenge when
 // none was sent (or the apikey was missing, so the token was never looked at).
 func (a *API) challenge(h http.Header, r *http.Request, err error) {
-	if store.AsError(err).Code != store.CodeUnauthorized {
+	if store.AsError(err).Code != apierr.CodeUnauthorized {
 		return
 	}
 	v := `Bearer realm="workspaced"`
@@ -121,11 +122,11 @@ func (a *API) challenge(h http.Header, r *http.Request, err error) {
 // principal resolves the request's credential: unauthorized, or the lookup's own failure.
 func (a *API) principal(r *http.Request) (*store.Principal, error) {
 	if !apiKeyValid(r, a.cfg.APIKey) {
-		return nil, store.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
+		return nil, apierr.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
 	}
 	bearer := httpx.BearerToken(r)
 	if bearer == "" {
-		return nil, store.Unauthorized("send Authorization: Bearer <access token or agent key>")
+		return nil, apierr.Unauthorized("send Authorization: Bearer <access token or agent key>")
 	}
 	p, err := a.cfg.Auth.Authenticate(r.Context(), bearer)
 	if err != nil {
@@ -134,7 +135,7 @@ func (a *API) principal(r *http.Request) (*store.Principal, error) {
 	// RFC 8707 section 2: a token bound to another resource (the MCP server) is not
 	// accepted here; one bound to the origin names the whole service.
 	if res := p.Credential.Resource; res != "" && !a.audience(res) {
-		return nil, store.Unauthorized("this token was issued for %s; authorize again with resource=%s/v1", res,
+		return nil, apierr.Unauthorized("this token was issued for %s; authorize again with resource=%s/v1", res,
 			strings.TrimRight(a.cfg.PublicURL, "/"))
 	}
 	return p, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -68,7 +69,7 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 		if p, ok := e.tokens.Load(bearer); ok {
 			return p.(*store.Principal), nil
 		}
-		return nil, store.Unauthorized("unknown test token")
+		return nil, apierr.Unauthorized("unknown test token")
 	})
 	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys}, 30*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -125,7 +125,7 @@ func (a *API) item(w http.ResponseWriter, r *http.Request) error {
 func (a *API) wellFormedQuery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-			httpx.WriteError(w, r, a.cfg.Logger, store.BadRequest("the query string does not parse (%v); percent-encode %% and other reserved characters", err))
+			httpx.WriteError(w, r, a.cfg.Logger, apierr.BadRequest("the query string does not parse (%v); percent-encode %% and other reserved characters", err))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -138,7 +138,7 @@ func (a *API) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	segs := strings.Split(strings.Trim(routePath(r), "/"), "/")
 	switch segs[0] {
 	case "me", "search", "openapi.json":
-		return &store.Error{Code: store.CodeMethodNotAllowed,
+		return &apierr.Error{Code: apierr.CodeMethodNotAllowed,
 			Message: r.Method + " /" + segs[0] + " is not supported; allowed: GET", Allow: []string{http.MethodGet}}
 	}
 	if len(segs) == 3 {
@@ -204,10 +204,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, workspace.MaxBody))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, store.BadRequest("the request body exceeds 1 MiB")
+		return nil, apierr.BadRequest("the request body exceeds 1 MiB")
 	}
 	if err != nil {
-		return nil, store.BadRequest("the request body could not be read")
+		return nil, apierr.BadRequest("the request body could not be read")
 	}
 	return b, nil
 }
@@ -221,7 +221,7 @@ func wantsDetach(q url.Values, body workspace.Body) (bool, error) {
 		case "false":
 			return false, nil
 		}
-		return false, store.BadRequest("detach must be true or false")
+		return false, apierr.BadRequest("detach must be true or false")
 	}
 	detach, ok := body.Member("_detach")
 	if !ok {
@@ -233,6 +233,6 @@ func wantsDetach(q url.Values, body workspace.Body) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, &store.Error{Code: store.CodeValidation,
-		Message: "_detach must be true or false", Fields: []store.FieldError{{Field: "_detach", Problem: "must be true or false"}}}
+	return false, &apierr.Error{Code: apierr.CodeValidation,
+		Message: "_detach must be true or false", Fields: []apierr.FieldError{{Field: "_detach", Problem: "must be true or false"}}}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -401,7 +402,7 @@ type fakeEnricher struct{}
 
 func (fakeEnricher) Enrich(ctx context.Context, p *store.Principal, domain string) (any, error) {
 	if domain == "broke.example" {
-		return nil, &store.Error{Code: store.CodeInsufficientCredits, Message: "top up"}
+		return nil, &apierr.Error{Code: apierr.CodeInsufficientCredits, Message: "top up"}
 	}
 	return map[string]any{"domain": domain, "name": "Acme", "cached": false, "credits_spent": 1, "credits_remaining": 9}, nil
 }
@@ -428,7 +429,7 @@ func TestEnrichHook(t *testing.T) {
 		t.Fatalf("enrich: %+v %v", posted, err)
 	}
 	_, err = ops.Post(context.Background(), tm.a, workspace.OpCreate, enrich, workspace.NewBody([]byte(`{"domain": "broke.example"}`)), "")
-	var se *store.Error
+	var se *apierr.Error
 	if !errors.As(err, &se) || se.Code != "insufficient_credits" {
 		t.Fatalf("enricher errors must pass through: %v", err)
 	}

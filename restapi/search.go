@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -20,7 +20,7 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		if len(vs) != 1 {
-			return store.BadRequest("give query parameter %s once", k)
+			return apierr.BadRequest("give query parameter %s once", k)
 		}
 		v := vs[0]
 		switch k {
@@ -37,7 +37,7 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) error {
 		case "cursor":
 			params.Cursor = v
 		default:
-			return store.BadRequest("unknown query parameter %.60q for search; valid parameters: q, types, limit, cursor", k)
+			return apierr.BadRequest("unknown query parameter %.60q for search; valid parameters: q, types, limit, cursor", k)
 		}
 	}
 	page, err := a.ops.Search(r.Context(), httpx.PrincipalFrom(r.Context()), params)

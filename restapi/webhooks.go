@@ -6,8 +6,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -41,12 +41,12 @@ func (a *API) actionRoutes(r chi.Router) {
 
 // actionNotAllowed is the 405 of another method than POST on the path of action name of
 // resource, or nil when resource has no such action.
-func actionNotAllowed(method, resource, name string) *store.Error {
+func actionNotAllowed(method, resource, name string) *apierr.Error {
 	act := workspace.LookupAction(resource, name)
 	if act == nil {
 		return nil
 	}
-	return &store.Error{Code: store.CodeMethodNotAllowed, Allow: []string{http.MethodPost},
+	return &apierr.Error{Code: apierr.CodeMethodNotAllowed, Allow: []string{http.MethodPost},
 		Message: method + " " + actionPath(act) + " is not supported; allowed: POST"}
 }
 

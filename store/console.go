@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // MemberRow is one line of the console's member list (admin.Ops.Members).
@@ -68,7 +70,7 @@ func (s *Store) CreateMemberLink(ctx context.Context, workspaceID string, l Memb
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return NotFound("no member %s in this workspace", l.UserID)
+			return apierr.NotFound("no member %s in this workspace", l.UserID)
 		}
 		return record(ctx, tx, workspaceID, l.By, audit{entityType: EntityMemberLinks, entityID: l.UserID, action: "created",
 			changes: map[string]any{"purpose": l.Purpose, "expires_at": l.Expires.UTC()}})
@@ -109,7 +111,7 @@ func (s *Store) RedeemMemberLink(ctx context.Context, hash []byte, purpose, pass
 			// users_email: the address has an account in another workspace, and an address
 			// has one account (docs/console.md, "Invitations").
 			if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "23505" {
-				return Errorf(CodeForbidden, "this address already has an account here, in another workspace, and an address has one account; "+
+				return apierr.Errorf(apierr.CodeForbidden, "this address already has an account here, in another workspace, and an address has one account; "+
 					"sign in with it there, or ask the admin who invited you to invite another address of yours")
 			}
 			return err
@@ -161,7 +163,7 @@ func (s *Store) SignOutEverywhere(ctx context.Context, userID string, now time.T
 		var workspaceID string
 		err := tx.QueryRow(ctx, `SELECT workspace_id::text FROM users WHERE id = $1`, userID).Scan(&workspaceID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return NotFound("no user %s", userID)
+			return apierr.NotFound("no user %s", userID)
 		}
 		if err != nil {
 			return err
@@ -227,7 +229,7 @@ func (s *Store) IssueAgentKey(ctx context.Context, workspaceID, agentID string, 
 		if err := tx.QueryRow(ctx, `SELECT user_id::text FROM agents WHERE id = $1 AND workspace_id = $2`,
 			agentID, workspaceID).Scan(&out.UserID); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return NotFound("no agent %s in this workspace", agentID)
+				return apierr.NotFound("no agent %s in this workspace", agentID)
 			}
 			return err
 		}
@@ -247,7 +249,7 @@ func (s *Store) RotateAgentKey(ctx context.Context, workspaceID, keyID string, b
 			WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL RETURNING agent_id::text`,
 			keyID, workspaceID).Scan(&out.AgentID); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return NotFound("no live agent key %s in this workspace", keyID)
+				return apierr.NotFound("no live agent key %s in this workspace", keyID)
 			}
 			return err
 		}
@@ -387,7 +389,7 @@ func (s *Store) BlockOAuthClient(ctx context.Context, workspaceID, clientID stri
 				workspaceID, clientID).Scan(&blocked); err != nil || blocked {
 				return err
 			}
-			return NotFound("no app %q is used in this workspace", clientID)
+			return apierr.NotFound("no app %q is used in this workspace", clientID)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE oauth_families SET revoked_at = now()
 			WHERE workspace_id = $1 AND client_id = $2 AND revoked_at IS NULL`, workspaceID, clientID); err != nil {
@@ -424,7 +426,7 @@ func (s *Store) UnblockOAuthClient(ctx context.Context, workspaceID, clientID st
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return NotFound("app %q is not blocked in this workspace", clientID)
+			return apierr.NotFound("app %q is not blocked in this workspace", clientID)
 		}
 		return recordClient(ctx, tx, workspaceID, by, clientID, false)
 	}))

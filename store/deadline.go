@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // Options bounds every wait on PostgreSQL. A zero field keeps pgx's behaviour for it (no
@@ -103,8 +105,8 @@ const RetryAfterUnavailable = 2 * time.Second
 
 // Unavailable is the 503 of a database that does not answer (down, restarting, frozen,
 // out of connections): the client may retry the same request unchanged.
-func Unavailable(err error) *Error {
-	return &Error{Code: CodeInternal, Unavailable: true, RetryAfter: RetryAfterUnavailable,
+func Unavailable(err error) *apierr.Error {
+	return &apierr.Error{Code: apierr.CodeInternal, Unavailable: true, RetryAfter: RetryAfterUnavailable,
 		Message: "a service this API depends on is not answering; retry after the Retry-After seconds, and quote the request id if it persists",
 		Err:     err}
 }

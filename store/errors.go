@@ -4,74 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/agencyos/workspaced/apierr"
 )
 
-// Error is the one error type the REST API, the MCP tools and the CLI render. It knows no
-// transport: Code is the spec's stable snake_case code (docs/contract.md section 7), which httpx
-// turns into an HTTP status through one table; Message is safe to show to clients and
-// models and says what to change; Err is the cause, logged and never rendered.
-type Error struct {
-	Code    Code
-	Message string
-	Fields  []FieldError
-	Err     error
-	// Unavailable marks an internal_error that is a dependency's fault (the database or
-	// the rate-limit store not answering, enrichment not configured) rather than a bug:
-	// HTTP answers it 503 rather than 500.
-	Unavailable bool
-	// RetryAfter says when a retry may succeed (rate_limited, Unavailable); 0 says nothing.
-	RetryAfter time.Duration
-	// Allow lists what a method_not_allowed path does answer (GET, POST, PATCH).
-	Allow []string
-}
-
-// FieldError names one invalid field of a 422.
-type FieldError struct {
-	Field   string `json:"field"`
-	Problem string `json:"problem"`
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
-	}
-	return string(e.Code) + ": " + e.Message
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf builds an Error with a formatted message.
-func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// Constructors for the codes every layer uses.
-func NotFound(format string, args ...any) *Error {
-	return Errorf(CodeNotFound, format, args...)
-}
-func BadRequest(format string, args ...any) *Error {
-	return Errorf(CodeBadRequest, format, args...)
-}
-func Unauthorized(format string, args ...any) *Error {
-	return Errorf(CodeUnauthorized, format, args...)
-}
-
 // Internal is a 500, or the 503 of unavailable when err is the database not answering.
-func Internal(err error) *Error {
+func Internal(err error) *apierr.Error {
 	if IsUnavailable(err) {
 		return Unavailable(err)
 	}
-	return &Error{Code: CodeInternal,
+	return &apierr.Error{Code: apierr.CodeInternal,
 		Message: "something failed on our side; retry, and quote the request id if it persists", Err: err}
 }
 
 // AsError returns err as an *Error, turning anything else into internal_error.
-func AsError(err error) *Error {
-	var e *Error
+func AsError(err error) *apierr.Error {
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e
 	}
@@ -80,12 +31,12 @@ func AsError(err error) *Error {
 
 // MapWriteError turns a driver error from a create or update into the spec's codes, by
 // SQLSTATE and never by message text. failCode is create_failed or update_failed.
-func MapWriteError(err error, failCode Code) error {
+func MapWriteError(err error, failCode apierr.Code) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return NotFound("no such record in this workspace")
+		return apierr.NotFound("no such record in this workspace")
 	}
 	if errors.As(err, new(unacknowledged)) {
 		return OutcomeUnknown(err)
@@ -96,18 +47,18 @@ func MapWriteError(err error, failCode Code) error {
 	}
 	switch pg.Code {
 	case "42501": // insufficient_privilege: an RLS WITH CHECK or a column grant refused it
-		return &Error{Code: CodeForbidden,
+		return &apierr.Error{Code: apierr.CodeForbidden,
 			Message: "the write was refused by the workspace's access rules", Err: err}
 	case "23503": // foreign_key_violation
 		msg := "a referenced record does not exist in this workspace"
 		if col := fkColumn(pg); col != "" {
 			msg = fmt.Sprintf("%s refers to a record that does not exist in this workspace", col)
 		}
-		return &Error{Code: failCode, Message: msg, Err: err}
+		return &apierr.Error{Code: failCode, Message: msg, Err: err}
 	case "23505":
-		return &Error{Code: failCode, Message: "such a record already exists", Err: err}
+		return &apierr.Error{Code: failCode, Message: "such a record already exists", Err: err}
 	case "23514", "23502":
-		return &Error{Code: failCode,
+		return &apierr.Error{Code: failCode,
 			Message: "the database rejected a value: check the fields' types and allowed values", Err: err}
 	}
 	if e := dataError(pg, failCode); e != nil {
@@ -147,13 +98,13 @@ func MapReadError(err error) error {
 // 22007/22008 bad dates) and class 54 (program limit exceeded: 54000 an index row too large,
 // 54001 nesting too deep). Validation rejects these earlier; this is the backstop that
 // keeps hostile input from ever being a 500. It returns nil for any other SQLSTATE.
-func dataError(pg *pgconn.PgError, code Code) *Error {
+func dataError(pg *pgconn.PgError, code apierr.Code) *apierr.Error {
 	switch {
 	case strings.HasPrefix(pg.Code, "22"):
-		return &Error{Code: code,
+		return &apierr.Error{Code: code,
 			Message: "the database rejected a value: check the fields' types and allowed values, and send text without NUL characters", Err: pg}
 	case strings.HasPrefix(pg.Code, "54"):
-		return &Error{Code: code,
+		return &apierr.Error{Code: code,
 			Message: "a value is too large or too deeply nested to store; send a shorter or flatter value", Err: pg}
 	}
 	return nil

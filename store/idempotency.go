@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // Idempotency keys (Stripe's semantics; docs/rest.md, "Idempotency-Key on every POST"): a
@@ -54,7 +56,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, p *Principal, key strin
 			return rec, nil
 		}
 	}
-	return nil, Errorf(CodeIdempotencyInFlight,
+	return nil, apierr.Errorf(apierr.CodeIdempotencyInFlight,
 		"requests with this Idempotency-Key are racing; retry after a moment")
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // The grant levels of docs/decisions.md 2, lowest first: the one statement of them. The
@@ -144,7 +146,7 @@ func (s *Store) SetMember(ctx context.Context, userID string, m Member) error {
 			WHERE id = $1 AND ($5 = '' OR workspace_id::text = $5) RETURNING workspace_id::text`,
 			userID, m.Role, m.Status, grants, m.WorkspaceID).Scan(&workspaceID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return NotFound("no user %s", userID)
+			return apierr.NotFound("no user %s", userID)
 		}
 		if err != nil {
 			return err
@@ -191,11 +193,11 @@ func mapAdminError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	mapped := MapWriteError(err, CodeInvalid)
+	mapped := MapWriteError(err, apierr.CodeInvalid)
 	if errors.As(mapped, &e) {
 		return e
 	}
@@ -262,7 +264,7 @@ func (s *Store) RevokeWorkspaceAgentKey(ctx context.Context, workspaceID, keyID 
 			WHERE id = $1 AND ($2 = '' OR workspace_id::text = $2) RETURNING workspace_id::text, agent_id::text`,
 			keyID, workspaceID).Scan(&ws, &agentID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return NotFound("no agent key %s", keyID)
+			return apierr.NotFound("no agent key %s", keyID)
 		}
 		if err != nil {
 			return err
@@ -301,7 +303,7 @@ func (s *Store) GrantCredits(ctx context.Context, workspaceID string, amount int
 // is not active.
 func (s *Store) AgentKeyPrincipal(ctx context.Context, plain string, allScopes []string) (*Principal, error) {
 	if !WellFormed(plain, PrefixAgentKey) {
-		return nil, Unauthorized("the agent key is malformed")
+		return nil, apierr.Unauthorized("the agent key is malformed")
 	}
 	p := &Principal{Scopes: allScopes, Credential: Credential{Type: "agent_key"}}
 	var grants []byte
@@ -315,7 +317,7 @@ func (s *Store) AgentKeyPrincipal(ctx context.Context, plain string, allScopes [
 		WHERE u.status = 'active'`, HashSecret(plain)).
 		Scan(&p.Credential.ID, &p.UserID, &p.WorkspaceID, &p.Email, &p.DisplayName, &p.Role, &p.IsAgent, &grants)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, Unauthorized("the agent key is unknown or revoked")
+		return nil, apierr.Unauthorized("the agent key is unknown or revoked")
 	}
 	if err != nil {
 		return nil, err
@@ -331,7 +333,7 @@ func (s *Store) WorkspaceName(ctx context.Context, id string) (string, error) {
 	var name string
 	err := s.pool.QueryRow(ctx, `SELECT name FROM workspaces WHERE id = $1`, id).Scan(&name)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", &Error{Code: CodeNotFound, Message: "no such workspace"}
+		return "", &apierr.Error{Code: apierr.CodeNotFound, Message: "no such workspace"}
 	}
 	return name, err
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // A write whose commit reached PostgreSQL but whose answer did not come back (the
@@ -16,8 +18,8 @@ import (
 // commit happened.
 
 // OutcomeUnknown is the 503 of a write whose commit was sent and not acknowledged.
-func OutcomeUnknown(err error) *Error {
-	return &Error{Code: CodeOutcomeUnknown, RetryAfter: RetryAfterUnavailable,
+func OutcomeUnknown(err error) *apierr.Error {
+	return &apierr.Error{Code: apierr.CodeOutcomeUnknown, RetryAfter: RetryAfterUnavailable,
 		Message: "the write was sent to the database but its commit was not confirmed, so it may have been applied: " +
 			"retry with the same Idempotency-Key to get its result without writing twice (without a key, read before writing again)",
 		Err: err}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -31,7 +32,7 @@ func (s *Service) visible(ctx context.Context, p *store.Principal, table, id str
 		return store.MapReadError(err)
 	}
 	if !found {
-		return store.NotFound("no %s record %s in this workspace", table, id)
+		return apierr.NotFound("no %s record %s in this workspace", table, id)
 	}
 	return nil
 }

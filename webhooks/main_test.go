@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -70,7 +71,7 @@ func newEnv(t testing.TB, policy webhooks.URLPolicy) *env {
 		if p, ok := e.tokens.Load(bearer); ok {
 			return p.(*store.Principal), nil
 		}
-		return nil, store.Unauthorized("unknown test token")
+		return nil, apierr.Unauthorized("unknown test token")
 	})
 	ops := workspace.NewOps(workspace.Config{Store: s, WebhookURLs: &policy, Webhooks: e.svc})
 	api := restapi.New(restapi.Config{Ops: ops, APIKey: testAPIKey, Auth: tokens})

@@ -9,10 +9,11 @@ import (
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
-// Authenticator resolves a bearer credential to a principal. It returns a store.Error with
+// Authenticator resolves a bearer credential to a principal. It returns a apierr.Error with
 // code unauthorized when the credential is missing, malformed, unknown, expired, revoked,
 // or its user is not active. cmd fills it with agent keys and oauth's access tokens.
 type Authenticator interface {
@@ -37,7 +38,7 @@ func (p Prefixed) Authenticate(ctx context.Context, bearer string) (*store.Princ
 			return a.Authenticate(ctx, bearer)
 		}
 	}
-	return nil, store.Unauthorized("the bearer credential is not an access token or agent key")
+	return nil, apierr.Unauthorized("the bearer credential is not an access token or agent key")
 }
 
 // Cache remembers resolved credentials briefly so a request costs no credential query.

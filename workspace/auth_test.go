@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -28,7 +29,7 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 			<-release
 		}
 		if !live {
-			return nil, store.Unauthorized("the access token was revoked")
+			return nil, apierr.Unauthorized("the access token was revoked")
 		}
 		return &store.Principal{UserID: "u", WorkspaceID: "w"}, nil
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/overload"
 	"github.com/agencyos/workspaced/store"
 )
@@ -83,7 +84,7 @@ func (o *Ops) admitClass(ctx context.Context, p *store.Principal, class Class) (
 		o.capacities.Refused(class, r.Own)
 	}
 	if r.Own {
-		return nil, &store.Error{Code: store.CodeRateLimited, RetryAfter: RetryAfterShare, Err: err,
+		return nil, &apierr.Error{Code: apierr.CodeRateLimited, RetryAfter: RetryAfterShare, Err: err,
 			Message: fmt.Sprintf("this workspace or this credential already has its share of %d %s operations in flight, "+
 				"and the one sent waited for it in vain; nothing was done: retry after %d second%s, or send fewer at once",
 				r.Share, class, int(RetryAfterShare/time.Second), plural(int(RetryAfterShare/time.Second)))}
@@ -94,7 +95,7 @@ func (o *Ops) admitClass(ctx context.Context, p *store.Principal, class Class) (
 // ErrOverloaded is the 503 of an operation refused because its class is full of others'
 // operations: nothing was done, so the same request may be sent again, here a second
 // later or at once to another replica.
-var ErrOverloaded = &store.Error{Code: store.CodeOverloaded, RetryAfter: time.Second,
+var ErrOverloaded = &apierr.Error{Code: apierr.CodeOverloaded, RetryAfter: time.Second,
 	Message: "this server has as many requests in flight as it takes; nothing was done: retry after the Retry-After seconds"}
 
 func plural(n int) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/overload"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -40,10 +41,10 @@ func TestSharesOfCapacity(t *testing.T) {
 	}
 	_, err = ops.Search(ctx, a.Admin, workspace.SearchParams{Q: q})
 	e := store.AsError(err)
-	if e.Code != store.CodeRateLimited || e.RetryAfter != time.Second || !strings.Contains(e.Message, "retry after 1 second") {
+	if e.Code != apierr.CodeRateLimited || e.RetryAfter != time.Second || !strings.Contains(e.Message, "retry after 1 second") {
 		t.Errorf("a's second search: %v (Retry-After %s), want rate_limited saying to retry after 1 second", err, e.RetryAfter)
 	}
-	if _, err := ops.List(ctx, a.Admin, deals, workspace.ListParams{Q: &q}); store.AsError(err).Code != store.CodeRateLimited {
+	if _, err := ops.List(ctx, a.Admin, deals, workspace.ListParams{Q: &q}); store.AsError(err).Code != apierr.CodeRateLimited {
 		t.Errorf("a's list with q: %v, want rate_limited", err)
 	}
 	if _, err := ops.List(ctx, a.Admin, deals, workspace.ListParams{}); err != nil {
@@ -57,7 +58,7 @@ func TestSharesOfCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ops.Search(ctx, b.Admin, workspace.SearchParams{Q: q}); store.AsError(err).Code != store.CodeOverloaded {
+	if _, err := ops.Search(ctx, b.Admin, workspace.SearchParams{Q: q}); store.AsError(err).Code != apierr.CodeOverloaded {
 		t.Errorf("b's search in a full class: %v, want overloaded", err)
 	}
 	release()

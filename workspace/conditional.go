@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -33,7 +34,7 @@ func (o *Ops) preconditionFailed(ctx context.Context, p *store.Principal, r *Res
 	if !exists {
 		return notFound(r, id)
 	}
-	return store.Errorf(store.CodePreconditionFailed,
+	return apierr.Errorf(apierr.CodePreconditionFailed,
 		"%s %s changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry",
 		r.Name, id)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -100,7 +101,7 @@ func cursorBytes(s string) ([]byte, error) {
 
 // decodeCursor reads a cursor issued for resource's list in order.
 func decodeCursor(key []byte, resource string, order Order, s string) (position, error) {
-	bad := store.BadRequest("the cursor is not valid; pass next_cursor from the previous page of %s unchanged, or omit cursor for the first page", resource)
+	bad := apierr.BadRequest("the cursor is not valid; pass next_cursor from the previous page of %s unchanged, or omit cursor for the first page", resource)
 	b, err := cursorBytes(s)
 	if err != nil || len(b) != cursorLen && len(b) != cursorLen+1 {
 		return position{}, bad
@@ -114,7 +115,7 @@ func decodeCursor(key []byte, resource string, order Order, s string) (position,
 		p.order = OrderUpdated
 	}
 	if p.order != order {
-		return position{}, store.BadRequest("the cursor continues %s in order=%s, not order=%s; pass the same order as the first page",
+		return position{}, apierr.BadRequest("the cursor continues %s in order=%s, not order=%s; pass the same order as the first page",
 			resource, p.order, order)
 	}
 	p.at = time.UnixMicro(int64(binary.BigEndian.Uint64(pos))).UTC()

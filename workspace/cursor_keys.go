@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // Cursors of sorted and searched lists (docs/rest.md, "Finding records"). The order's
@@ -35,7 +35,7 @@ func encodeKeyCursor(key []byte, resource string, p keyPosition) string {
 
 // decodeKeyCursor reads a cursor issued for resource's list walked by walk with n keys.
 func decodeKeyCursor(key []byte, resource, walk string, n int, s string) (keyPosition, error) {
-	bad := store.BadRequest("the cursor is not valid; pass next_cursor from the previous page of %s unchanged, or omit cursor for the first page", resource)
+	bad := apierr.BadRequest("the cursor is not valid; pass next_cursor from the previous page of %s unchanged, or omit cursor for the first page", resource)
 	b, err := cursorBytes(s)
 	if err != nil || len(b) <= cursorTag || b[0] != '{' {
 		return keyPosition{}, bad
@@ -49,7 +49,7 @@ func decodeKeyCursor(key []byte, resource, walk string, n int, s string) (keyPos
 		return keyPosition{}, bad
 	}
 	if p.Walk != walk {
-		return keyPosition{}, store.BadRequest("the cursor continues %s walked by %q, not %q; pass the same q and sort as the first page",
+		return keyPosition{}, apierr.BadRequest("the cursor continues %s walked by %q, not %q; pass the same q and sort as the first page",
 			resource, p.Walk, walk)
 	}
 	return p, nil

@@ -15,7 +15,7 @@
 //     3 sets (gates.go): resource known, operation offered (Op, Resource.Offers), scope
 //     (scopes.go), feature grant and admin rules, then one statement run as the actor under
 //     row-level security (store). Keyset cursors are signed here (cursor.go). Failures are
-//     *store.Error values carrying the spec's codes.
+//     *apierr.Error values carrying the spec's codes.
 //   - The principals: Authenticator, the revocation-aware Cache and Prefixed, which sends
 //     each credential prefix to its verifier (auth.go), and the rate limits every call is
 //     charged to (limits.go, TakeCall).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -25,7 +26,7 @@ func (o *Ops) enrich(ctx context.Context, p *store.Principal, r *Resource, m map
 		return nil, err
 	}
 	if o.enricher == nil {
-		return nil, &store.Error{Code: store.CodeInternal, Unavailable: true,
+		return nil, &apierr.Error{Code: apierr.CodeInternal, Unavailable: true,
 			Message: "enrichment is not configured on this server"}
 	}
 	out, err := o.enricher.Enrich(ctx, p, set[0].value.(string))

@@ -14,23 +14,24 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
 // Native fuzz tests of the input rules. Each holds two
-// properties: hostile input is refused with a client error (4xx store.Error, never a
+// properties: hostile input is refused with a client error (4xx apierr.Error, never a
 // panic), and whatever is accepted is something PostgreSQL can store: text without NUL
 // characters, valid UTF-8 within the field's bound, integers of the column's width, uuids,
 // JSON without NUL and within the nesting bound. The seeds are the audit's cases; CI runs
 // each target for a short fixed time (.ci/run).
 
-// wantClientError fails unless err is a 4xx store.Error with a message.
+// wantClientError fails unless err is a 4xx apierr.Error with a message.
 func wantClientError(t *testing.T, err error) {
 	t.Helper()
-	var e *store.Error
+	var e *apierr.Error
 	if !errors.As(err, &e) || httpx.Status(e) < 400 || httpx.Status(e) >= 500 || e.Message == "" {
-		t.Fatalf("want a 4xx store.Error, got %#v", err)
+		t.Fatalf("want a 4xx apierr.Error, got %#v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -79,7 +80,7 @@ func (r *Resource) Allow(item bool) []string {
 
 // MethodNotAllowedError is the 405 for method on the resource's collection or item path; its
 // Allow header lists what the path does answer.
-func MethodNotAllowedError(r *Resource, method string, item bool) *store.Error {
+func MethodNotAllowedError(r *Resource, method string, item bool) *apierr.Error {
 	allow := r.Allow(item)
 	path := "/" + r.Name
 	if item {
@@ -101,7 +102,7 @@ func MethodNotAllowedError(r *Resource, method string, item bool) *store.Error {
 				r.DetachKeys[0], r.DetachKeys[1])
 		}
 	}
-	return &store.Error{Code: store.CodeMethodNotAllowed, Message: msg,
+	return &apierr.Error{Code: apierr.CodeMethodNotAllowed, Message: msg,
 		Allow: allow}
 }
 
@@ -120,12 +121,12 @@ func opMethod(op Op) (method string, item bool) {
 }
 
 // UnknownResource is the 404 for a resource name that is not in the catalogue.
-func UnknownResource(name string) *store.Error {
+func UnknownResource(name string) *apierr.Error {
 	names := make([]string, 0, len(catalog))
 	for _, r := range catalog {
 		names = append(names, r.Name)
 	}
-	return store.Errorf(store.CodeUnknownResource, "no resource %q; resources are: %s",
+	return apierr.Errorf(apierr.CodeUnknownResource, "no resource %q; resources are: %s",
 		name, strings.Join(names, ", "))
 }
 
@@ -135,13 +136,13 @@ func UnknownResource(name string) *store.Error {
 // here is a wiring fault, answered as an unknown resource.
 func admit(p *store.Principal, r *Resource, op Op) error {
 	if p == nil {
-		return store.Unauthorized("no credential")
+		return apierr.Unauthorized("no credential")
 	}
 	if r == nil {
 		return UnknownResource("")
 	}
 	if op == OpDetach && !r.CanDetach() {
-		return store.BadRequest("%s records cannot be detached; detach applies to the join resources deal_people, deal_labels and space_members", r.Name)
+		return apierr.BadRequest("%s records cannot be detached; detach applies to the join resources deal_people, deal_labels and space_members", r.Name)
 	}
 	if !r.Offers(op) {
 		method, item := opMethod(op)
@@ -162,7 +163,7 @@ func checkScope(p *store.Principal, r *Resource, op Op) error {
 	if HasScope(p.Scopes, need) {
 		return nil
 	}
-	return store.Errorf(store.CodeInsufficientScope,
+	return apierr.Errorf(apierr.CodeInsufficientScope,
 		"this credential lacks the %s scope needed to %s %s; authorize again asking for %s (or %s:*)",
 		need, op, r.Name, need, r.Scope)
 }
@@ -171,7 +172,7 @@ func checkScope(p *store.Principal, r *Resource, op Op) error {
 // catalogue's SelfOrAdmin.
 func checkSelf(p *store.Principal, r *Resource, id string) error {
 	if r.SelfOrAdmin && id != p.UserID && !p.IsAdmin() {
-		return store.Errorf(store.CodeInsufficientPermission,
+		return apierr.Errorf(apierr.CodeInsufficientPermission,
 			"members may update only their own profile (/users/%s); updating another member needs the admin role", p.UserID)
 	}
 	return nil

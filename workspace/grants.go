@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -60,7 +61,7 @@ func checkMember(p *store.Principal, r *Resource, op Op) error {
 		return err
 	}
 	if op.Write() && r.AdminWrites && !p.IsAdmin() {
-		return store.Errorf(store.CodeInsufficientPermission, "writing %s needs the admin role; ask a workspace admin", r.Name)
+		return apierr.Errorf(apierr.CodeInsufficientPermission, "writing %s needs the admin role; ask a workspace admin", r.Name)
 	}
 	if r.AdminOnly && !p.IsAdmin() {
 		return adminOnlyError(r)
@@ -70,7 +71,7 @@ func checkMember(p *store.Principal, r *Resource, op Op) error {
 
 // adminOnlyError is the 403 of an AdminOnly resource (webhooks) for a member.
 func adminOnlyError(r *Resource) error {
-	return store.Errorf(store.CodeInsufficientPermission, "%s is for workspace admins only; ask a workspace admin", r.Name)
+	return apierr.Errorf(apierr.CodeInsufficientPermission, "%s is for workspace admins only; ask a workspace admin", r.Name)
 }
 
 // checkFeature is the feature grant of gate 2 for what (a phrase such as "listing deals"):
@@ -84,7 +85,7 @@ func checkFeature(p *store.Principal, f Feature, op Op, what string) error {
 	if op.Write() {
 		need = string(GrantFull)
 	}
-	return store.Errorf(store.CodeInsufficientPermission,
+	return apierr.Errorf(apierr.CodeInsufficientPermission,
 		"%s needs %s access to the %s feature and this member has %s; a workspace admin can change the member's grants",
 		what, need, f, g)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -96,11 +97,11 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 	if held != nil {
 		switch {
 		case !bytes.Equal(held.Fingerprint, fp):
-			return nil, store.Errorf(store.CodeIdempotencyConflict,
+			return nil, apierr.Errorf(apierr.CodeIdempotencyConflict,
 				"this Idempotency-Key was used within the last %s for a different request (another operation, resource or body); use a new key for a new request",
 				IdempotencyWindow())
 		case held.Status == 0:
-			return nil, store.Errorf(store.CodeIdempotencyInFlight,
+			return nil, apierr.Errorf(apierr.CodeIdempotencyInFlight,
 				"a request with this Idempotency-Key is still being processed; retry after it finishes to get its response")
 		}
 		return &Posted{Status: held.Status, Data: held.Body, Replayed: true}, nil
@@ -132,8 +133,8 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 		// write's row lock, so it frees the key only if the write did not commit; if the
 		// database does not answer, the key stays claimed until its lease ends.
 		rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key)
-		var e *store.Error
-		if errors.As(err, &e) && e.Code == store.CodeOutcomeUnknown {
+		var e *apierr.Error
+		if errors.As(err, &e) && e.Code == apierr.CodeOutcomeUnknown {
 			return nil, e
 		}
 		if rerr != nil {
@@ -147,11 +148,11 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 // checkIdempotencyKey accepts 1 to 255 printable ASCII characters.
 func checkIdempotencyKey(key string) error {
 	if len(key) > MaxIdempotencyKey {
-		return store.BadRequest("Idempotency-Key is longer than %d characters; a UUID is a good key", MaxIdempotencyKey)
+		return apierr.BadRequest("Idempotency-Key is longer than %d characters; a UUID is a good key", MaxIdempotencyKey)
 	}
 	for i := 0; i < len(key); i++ {
 		if key[i] < 0x20 || key[i] > 0x7e {
-			return store.BadRequest("Idempotency-Key must be printable ASCII; a UUID is a good key")
+			return apierr.BadRequest("Idempotency-Key must be printable ASCII; a UUID is a good key")
 		}
 	}
 	return nil

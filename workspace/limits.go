@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 )
@@ -26,7 +27,7 @@ func credentialKey(p *store.Principal) string { return p.Credential.Type + ":" +
 // rateLimited is the 429 of docs/contract.md section 7 for a decision that denied: its message states the
 // budget that was spent as configured (d.Limit per d.Interval); Retry-After comes from the
 // decision's headers.
-func rateLimited(d ratelimit.Decision) *store.Error {
+func rateLimited(d ratelimit.Decision) *apierr.Error {
 	var spent string
 	switch d.Budget {
 	case "credential":
@@ -39,7 +40,7 @@ func rateLimited(d ratelimit.Decision) *store.Error {
 	default:
 		spent = fmt.Sprintf("too many requests from this address (%d per %s)", d.Limit, per(d.Interval))
 	}
-	return &store.Error{Code: store.CodeRateLimited,
+	return &apierr.Error{Code: apierr.CodeRateLimited,
 		Message: "rate limit exceeded: " + spent + "; retry after the Retry-After seconds", RetryAfter: time.Minute}
 }
 
@@ -65,7 +66,7 @@ func LimitError(d ratelimit.Decision) error {
 	case d.Allowed:
 		return nil
 	case d.Degraded:
-		return &store.Error{Code: store.CodeInternal, Unavailable: true,
+		return &apierr.Error{Code: apierr.CodeInternal, Unavailable: true,
 			Message:    "rate limits cannot be checked right now; retry shortly",
 			RetryAfter: time.Duration(ratelimit.OutageRetryAfter) * time.Second}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -200,7 +201,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	}
 	if params.Cursor != "" {
 		if !r.Paged {
-			return nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
+			return nil, apierr.BadRequest("%s answers one page and takes no cursor", r.Name)
 		}
 		cond, err := st.walk.after(st.key, r.Name, params, add)
 		if err != nil {
@@ -381,7 +382,7 @@ func (w walk) after(key []byte, resource string, params ListParams, add func(any
 	for i, k := range w.keys {
 		if pos.Keys[i] == nil {
 			if !k.nullable {
-				return "", store.BadRequest("the cursor is not valid for %s", resource)
+				return "", apierr.BadRequest("the cursor is not valid for %s", resource)
 			}
 			// NULLs come last ascending, first descending: after a NULL, the NULLs past id,
 			// and descending every non-NULL value.

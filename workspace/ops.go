@@ -10,7 +10,7 @@ import (
 
 // Ops is the operation layer REST and MCP share: every gate is checked here, so the two
 // transports can never disagree. Its methods take the principal, the resource name and
-// transport-free inputs, and return JSON data or a *store.Error; the order of checks is
+// transport-free inputs, and return JSON data or a *apierr.Error; the order of checks is
 // docs/decisions.md 3: resource known (404 unknown_resource), operation offered (405
 // method_not_allowed), scope (403 insufficient_scope), feature grant and admin rules (403
 // insufficient_permission), then the statement as the actor under RLS.

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // Typed list inputs (docs/rest.md, "Finding records"): REST parses a query string into ListParams
@@ -61,7 +61,7 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			continue
 		}
 		if len(vs) != 1 {
-			return params, store.BadRequest("give query parameter %s once", k)
+			return params, apierr.BadRequest("give query parameter %s once", k)
 		}
 		v := vs[0]
 		if i := slices.IndexFunc(listQueryParams, func(p listQueryParam) bool { return p.name == k }); i >= 0 {
@@ -140,14 +140,14 @@ func unknownParam(r *Resource, name string) error {
 	if len(ops) > 0 {
 		msg += ", and field[op]=value on " + strings.Join(ops, ", ")
 	}
-	return store.BadRequest("unknown query parameter %q for %s; valid parameters: %s", name, r.Name, msg)
+	return apierr.BadRequest("unknown query parameter %q for %s; valid parameters: %s", name, r.Name, msg)
 }
 
 // ParseUpdatedSince reads updated_since, an RFC 3339 timestamp (types.go, yearRange).
 func ParseUpdatedSince(v string) (time.Time, error) {
 	t, ok := parseTime(v)
 	if !ok {
-		return t, store.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z%s, got %q", yearRange, clip(v))
+		return t, apierr.BadRequest("updated_since must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z%s, got %q", yearRange, clip(v))
 	}
 	return t, nil
 }
@@ -182,7 +182,7 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		return nil, BadLimit(MaxLimit, DefaultLimit, strconv.Itoa(c.limit))
 	}
 	if len(params.Where) > MaxWhere {
-		return nil, store.BadRequest("where: at most %d operator filters per list, got %d", MaxWhere, len(params.Where))
+		return nil, apierr.BadRequest("where: at most %d operator filters per list, got %d", MaxWhere, len(params.Where))
 	}
 	for _, cond := range params.Where {
 		if err := checkCondition(r, cond); err != nil {
@@ -195,13 +195,13 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 		c.desc = name != *params.Sort
 		if !slices.Contains(r.SortFields(), name) {
 			if len(r.SortFields()) == 0 {
-				return nil, store.BadRequest("sort: %s answers one page and takes no sort", r.Name)
+				return nil, apierr.BadRequest("sort: %s answers one page and takes no sort", r.Name)
 			}
-			return nil, store.BadRequest("sort: %s sorts on %s (prefix - for descending), got %q",
+			return nil, apierr.BadRequest("sort: %s sorts on %s (prefix - for descending), got %q",
 				r.Name, strings.Join(r.SortFields(), ", "), clip(*params.Sort))
 		}
 		if params.Order != OrderCreated {
-			return nil, store.BadRequest("sort and order cannot be given together; sort=updated_at is order=updated_at")
+			return nil, apierr.BadRequest("sort and order cannot be given together; sort=updated_at is order=updated_at")
 		}
 		c.sortBy = r.OpField(name)
 	}
@@ -214,28 +214,28 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 	}
 	if params.IDs != nil {
 		if len(params.IDs) == 0 {
-			return nil, store.BadRequest("ids must be comma-separated uuids, got none")
+			return nil, apierr.BadRequest("ids must be comma-separated uuids, got none")
 		}
 		if len(params.IDs) > MaxIDs {
-			return nil, store.BadRequest("ids: at most %d ids per request, got %d", MaxIDs, len(params.IDs))
+			return nil, apierr.BadRequest("ids: at most %d ids per request, got %d", MaxIDs, len(params.IDs))
 		}
 		for _, id := range params.IDs {
 			if !isUUID(id) {
-				return nil, store.BadRequest("ids must be comma-separated uuids, got %q", clip(id))
+				return nil, apierr.BadRequest("ids must be comma-separated uuids, got %q", clip(id))
 			}
 		}
 		c.ids = params.IDs
 	}
 	if params.Q != nil {
 		if len(r.Searchable()) == 0 {
-			return nil, store.BadRequest("q: %s has no text to search", r.Name)
+			return nil, apierr.BadRequest("q: %s has no text to search", r.Name)
 		}
 		q, err := parseSearch(*params.Q)
 		if err != nil {
 			return nil, err
 		}
 		if params.Order != OrderCreated && params.Sort == nil {
-			return nil, store.BadRequest("q walks by relevance and cannot be given with order; give sort to walk otherwise")
+			return nil, apierr.BadRequest("q walks by relevance and cannot be given with order; give sort to walk otherwise")
 		}
 		c.query, c.names = q, r.NameFields()
 	}
@@ -247,11 +247,11 @@ func (params *ListParams) check(r *Resource) (*checkedList, error) {
 func checkFields(r *Resource, fields []string) ([]string, error) {
 	cols := Columns(r)
 	if len(fields) == 0 {
-		return nil, store.BadRequest("fields: name at least one field of %s; its fields are %s", r.Name, strings.Join(cols, ", "))
+		return nil, apierr.BadRequest("fields: name at least one field of %s; its fields are %s", r.Name, strings.Join(cols, ", "))
 	}
 	for _, f := range fields {
 		if !slices.Contains(cols, f) {
-			return nil, store.BadRequest("fields: %s has no field %q; its fields are %s", r.Name, clip(f), strings.Join(cols, ", "))
+			return nil, apierr.BadRequest("fields: %s has no field %q; its fields are %s", r.Name, clip(f), strings.Join(cols, ", "))
 		}
 	}
 	var shown []string
@@ -271,7 +271,7 @@ func ParseFields(q url.Values) ([]string, error) {
 		return nil, nil
 	}
 	if len(vs) != 1 {
-		return nil, store.BadRequest("give query parameter fields once")
+		return nil, apierr.BadRequest("give query parameter fields once")
 	}
 	return strings.Split(vs[0], ","), nil
 }
@@ -286,24 +286,24 @@ func checkCondition(r *Resource, c Condition) error {
 			names = append(names, f.Name)
 		}
 		if len(names) == 0 {
-			return store.BadRequest("%s[%s]: %s takes no operator filters", c.Field, clip(string(c.Op)), r.Name)
+			return apierr.BadRequest("%s[%s]: %s takes no operator filters", c.Field, clip(string(c.Op)), r.Name)
 		}
-		return store.BadRequest("%s[%s]: %s has no field %q taking operators; fields taking them are %s",
+		return apierr.BadRequest("%s[%s]: %s has no field %q taking operators; fields taking them are %s",
 			c.Field, clip(string(c.Op)), r.Name, clip(c.Field), strings.Join(names, ", "))
 	}
 	if !slices.Contains(ops(f), c.Op) {
-		return store.BadRequest("%s[%s]: %s takes the operators %s", f.Name, clip(string(c.Op)), f.Name, operatorList(ops(f)))
+		return apierr.BadRequest("%s[%s]: %s takes the operators %s", f.Name, clip(string(c.Op)), f.Name, operatorList(ops(f)))
 	}
 	values := c.values()
 	switch c.Op {
 	case OpNull:
 		if c.Value != "true" && c.Value != "false" {
-			return store.BadRequest("%s[null] must be true or false, got %q", f.Name, clip(c.Value))
+			return apierr.BadRequest("%s[null] must be true or false, got %q", f.Name, clip(c.Value))
 		}
 		return nil
 	case OpIn:
 		if len(values) > MaxInItems {
-			return store.BadRequest("%s[in] takes at most %d values, got %d", f.Name, MaxInItems, len(values))
+			return apierr.BadRequest("%s[in] takes at most %d values, got %d", f.Name, MaxInItems, len(values))
 		}
 		if len(values) == 0 {
 			values = []string{""} // words the empty value's problem
@@ -311,7 +311,7 @@ func checkCondition(r *Resource, c Condition) error {
 	}
 	for _, v := range values {
 		if p := filterProblem(f, v, c.Op == OpPrefix); p != "" { // any text is a prefix
-			return store.BadRequest("%s[%s] %s", f.Name, c.Op, p)
+			return apierr.BadRequest("%s[%s] %s", f.Name, c.Op, p)
 		}
 	}
 	return nil
@@ -334,11 +334,11 @@ const minTypoLen = 5
 // no tsquery operator reaches PostgreSQL.
 func parseSearch(q string) (*searchQuery, error) {
 	if !utf8.ValidString(q) || strings.IndexByte(q, 0) >= 0 || utf8.RuneCountInString(q) > MaxQLen {
-		return nil, store.BadRequest("q must be valid UTF-8 text without NUL of at most %d characters", MaxQLen)
+		return nil, apierr.BadRequest("q must be valid UTF-8 text without NUL of at most %d characters", MaxQLen)
 	}
 	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if len(words) == 0 {
-		return nil, store.BadRequest("q must contain a letter or digit, got %q", clip(q))
+		return nil, apierr.BadRequest("q must contain a letter or digit, got %q", clip(q))
 	}
 	// A word given twice is one term, kept where it first appears.
 	seen := make(map[string]bool, len(words))
@@ -348,7 +348,7 @@ func parseSearch(q string) (*searchQuery, error) {
 		return dup
 	})
 	if len(words) > MaxQTerms {
-		return nil, store.BadRequest("q takes at most %d distinct words, got %d", MaxQTerms, len(words))
+		return nil, apierr.BadRequest("q takes at most %d distinct words, got %d", MaxQTerms, len(words))
 	}
 	parts := make([]string, len(words))
 	for i, w := range words {

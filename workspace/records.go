@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -77,7 +78,7 @@ func parseOrder(v string) (Order, error) {
 	if i := slices.Index(orderNames[:], v); i >= 0 {
 		return Order(i), nil
 	}
-	return 0, store.BadRequest("order must be created_at (newest first, the default) or updated_at (least recently updated first, for sync), got %q", clip(v))
+	return 0, apierr.BadRequest("order must be created_at (newest first, the default) or updated_at (least recently updated first, for sync), got %q", clip(v))
 }
 
 // querier runs one statement as the actor: the store, each statement its own
@@ -235,7 +236,7 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Reso
 		return nil, store.MapWriteError(err, "create_failed")
 	}
 	if rec == nil { // RETURNING hid the row: RLS would not let the actor see what it wrote
-		return nil, &store.Error{Code: store.CodeForbidden,
+		return nil, &apierr.Error{Code: apierr.CodeForbidden,
 			Message: "the write was refused by the workspace's access rules"}
 	}
 	if secret != "" {
@@ -351,17 +352,17 @@ func (o *Ops) refuseBody(ctx context.Context, p *store.Principal, r *Resource, i
 // link.
 func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	var ids [2]string
-	var bad []store.FieldError
+	var bad []apierr.FieldError
 	for i, k := range r.DetachKeys {
 		f := r.Field(k)
 		raw, ok := m[k]
 		if !ok {
-			bad = append(bad, store.FieldError{Field: k, Problem: "is required to name the link to detach (a uuid)"})
+			bad = append(bad, apierr.FieldError{Field: k, Problem: "is required to name the link to detach (a uuid)"})
 			continue
 		}
 		v, problem := checkValue(f, raw)
 		if problem != "" {
-			bad = append(bad, store.FieldError{Field: k, Problem: problem})
+			bad = append(bad, apierr.FieldError{Field: k, Problem: problem})
 			continue
 		}
 		ids[i] = v.(string)
@@ -379,7 +380,7 @@ func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, r *Reso
 		return nil, store.MapWriteError(err, "update_failed")
 	}
 	if rec == nil {
-		return nil, store.NotFound("no %s link between %s %s and %s %s in this workspace",
+		return nil, apierr.NotFound("no %s link between %s %s and %s %s in this workspace",
 			r.Name, r.DetachKeys[0], ids[0], r.DetachKeys[1], ids[1])
 	}
 	return rec, nil
@@ -422,7 +423,7 @@ func (o *Ops) permitAuthorEdit(ctx context.Context, p *store.Principal, r *Resou
 	case !found:
 		return notFound(r, id)
 	case author != p.UserID && !p.IsAdmin():
-		return store.Errorf(store.CodeInsufficientPermission,
+		return apierr.Errorf(apierr.CodeInsufficientPermission,
 			"only the author of %s %s or a workspace admin may edit it", recordNoun(r), id)
 	}
 	return checkFeature(p, entityFeature(r, entityType), OpUpdate, "editing a "+recordNoun(r)+" on a "+entityType)
@@ -448,15 +449,15 @@ func one(ctx context.Context, q querier, p *store.Principal, sql string, args []
 
 func notFound(r *Resource, id string) error {
 	if !isUUID(id) {
-		return store.NotFound("no %s record %q: ids are uuids", r.Name, clip(id))
+		return apierr.NotFound("no %s record %q: ids are uuids", r.Name, clip(id))
 	}
-	return store.NotFound("no %s record %s in this workspace", r.Name, id)
+	return apierr.NotFound("no %s record %s in this workspace", r.Name, id)
 }
 
 // readError keeps Errors, makes a value PostgreSQL cannot take a bad_request, and turns
 // anything else into internal_error.
 func readError(err error) error {
-	var e *store.Error
+	var e *apierr.Error
 	if errors.As(store.MapReadError(err), &e) {
 		return e
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -47,7 +48,7 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 		return nil, BadLimit(MaxSearchLimit, DefaultSearchLimit, strconv.Itoa(limit))
 	}
 	if params.Q == "" {
-		return nil, store.BadRequest("q is required: the words to search for")
+		return nil, apierr.BadRequest("q is required: the words to search for")
 	}
 	q, err := parseSearch(params.Q)
 	if err != nil {
@@ -85,7 +86,7 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 		}
 		for _, k := range pos.Keys {
 			if k == nil {
-				return nil, store.BadRequest("the cursor is not valid for search")
+				return nil, apierr.BadRequest("the cursor is not valid for search")
 			}
 		}
 		after = fmt.Sprintf(" AND (%%s, \"created_at\", %%s, \"id\") < ($%d::text::real, $%d::text::timestamptz, $%d::text, $%d::text::uuid)",
@@ -200,7 +201,7 @@ func searchTypes(p *store.Principal, named []string) ([]string, error) {
 	}
 	for _, name := range named {
 		if r := Lookup(name); r == nil || len(r.Searchable()) == 0 {
-			return nil, store.BadRequest("types: %q is not a searchable resource; searchable: %s", clip(name), strings.Join(SearchableTypes(), ", "))
+			return nil, apierr.BadRequest("types: %q is not a searchable resource; searchable: %s", clip(name), strings.Join(SearchableTypes(), ", "))
 		}
 	}
 	return out, nil

@@ -13,7 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/google/uuid"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // The field types, one entry each: what a Type means in SQL, in JSON Schema (the OpenAPI
@@ -330,7 +330,7 @@ func checkFilter(r *Resource, name, v string) (*Field, error) {
 		return nil, unknownParam(r, name)
 	}
 	if p := filterProblem(f, v, false); p != "" {
-		return nil, store.BadRequest("filter %s %s", name, p)
+		return nil, apierr.BadRequest("filter %s %s", name, p)
 	}
 	return f, nil
 }

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 )
 
 // TestFilterValues sends good and bad filter values of every filterable type: a bad one is
@@ -42,7 +42,7 @@ func TestFilterValues(t *testing.T) {
 		}
 		for _, v := range c.bad {
 			_, err := checkFilter(r, f.Name, v)
-			var e *store.Error
+			var e *apierr.Error
 			if !errors.As(err, &e) || httpx.Status(e) != http.StatusBadRequest || e.Code != "bad_request" {
 				t.Errorf("%s=%q: %v, want a 400 bad_request", f.Name, v, err)
 			}

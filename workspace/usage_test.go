@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -24,7 +25,7 @@ func TestUsageCountsAndFlushesAtShutdown(t *testing.T) {
 	p.Credential = store.Credential{Type: "oauth", ID: uuid.NewString(), ClientName: "Counted App"}
 	auth := usage.Counted(workspace.AuthenticatorFunc(func(_ context.Context, bearer string) (*store.Principal, error) {
 		if bearer != "good" {
-			return nil, store.Unauthorized("no")
+			return nil, apierr.Unauthorized("no")
 		}
 		return &p, nil
 	}))

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/apierr"
 )
 
 // MaxBody is the largest request body accepted (docs/decisions.md 4).
@@ -20,17 +20,17 @@ const MaxBody = 1 << 20
 func DecodeObject(body []byte) (map[string]json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(body)
 	if !utf8.Valid(trimmed) {
-		return nil, store.BadRequest("the request body is not valid UTF-8; send JSON encoded as UTF-8")
+		return nil, apierr.BadRequest("the request body is not valid UTF-8; send JSON encoded as UTF-8")
 	}
 	if len(trimmed) == 0 {
-		return nil, store.BadRequest("the request body is empty; send a JSON object such as {\"name\": \"...\"}")
+		return nil, apierr.BadRequest("the request body is empty; send a JSON object such as {\"name\": \"...\"}")
 	}
 	if trimmed[0] != '{' {
-		return nil, store.BadRequest("the request body must be a JSON object ({...}), not %s", jsonKind(trimmed))
+		return nil, apierr.BadRequest("the request body must be a JSON object ({...}), not %s", jsonKind(trimmed))
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return nil, store.BadRequest("the request body is not valid JSON: %v", err)
+		return nil, apierr.BadRequest("the request body is not valid JSON: %v", err)
 	}
 	return m, nil
 }
@@ -117,7 +117,7 @@ type assignment struct {
 // a 422 validation_error naming every bad field.
 func checkBody(r *Resource, body map[string]json.RawMessage, create bool) ([]assignment, error) {
 	var out []assignment
-	var bad []store.FieldError
+	var bad []apierr.FieldError
 	for i := range r.Fields {
 		f := &r.Fields[i]
 		if !f.Writable {
@@ -126,13 +126,13 @@ func checkBody(r *Resource, body map[string]json.RawMessage, create bool) ([]ass
 		raw, ok := body[f.Name]
 		if !ok {
 			if create && f.Required {
-				bad = append(bad, store.FieldError{Field: f.Name, Problem: "is required (" + describe(f) + ")"})
+				bad = append(bad, apierr.FieldError{Field: f.Name, Problem: "is required (" + describe(f) + ")"})
 			}
 			continue
 		}
 		v, problem := checkValue(f, raw)
 		if problem != "" {
-			bad = append(bad, store.FieldError{Field: f.Name, Problem: problem})
+			bad = append(bad, apierr.FieldError{Field: f.Name, Problem: problem})
 			continue
 		}
 		out = append(out, assignment{field: f, value: v})
@@ -141,20 +141,20 @@ func checkBody(r *Resource, body map[string]json.RawMessage, create bool) ([]ass
 		return nil, validationError(r, bad)
 	}
 	if !create && len(out) == 0 {
-		return nil, &store.Error{Code: store.CodeValidation,
+		return nil, &apierr.Error{Code: apierr.CodeValidation,
 			Message: fmt.Sprintf("the body has no writable field of %s; send at least one of: %s",
 				r.Name, strings.Join(fieldNames(r.Writable()), ", ")),
-			Fields: []store.FieldError{}}
+			Fields: []apierr.FieldError{}}
 	}
 	return out, nil
 }
 
-func validationError(r *Resource, bad []store.FieldError) *store.Error {
+func validationError(r *Resource, bad []apierr.FieldError) *apierr.Error {
 	parts := make([]string, len(bad))
 	for i, b := range bad {
 		parts[i] = b.Field + " " + b.Problem
 	}
-	return &store.Error{Code: store.CodeValidation,
+	return &apierr.Error{Code: apierr.CodeValidation,
 		Message: fmt.Sprintf("fix these fields of %s: %s", r.Name, strings.Join(parts, "; ")), Fields: bad}
 }
 

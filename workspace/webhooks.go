@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -124,7 +125,7 @@ func (o *Ops) Act(ctx context.Context, p *store.Principal, a *Action, id string)
 		return nil, notFound(r, id)
 	}
 	if o.webhooks == nil {
-		return nil, &store.Error{Code: store.CodeInternal, Unavailable: true, Message: "webhook delivery is not running on this server"}
+		return nil, &apierr.Error{Code: apierr.CodeInternal, Unavailable: true, Message: "webhook delivery is not running on this server"}
 	}
 	done, err := o.admitClass(ctx, p, ClassWrite)
 	if err != nil {
@@ -133,7 +134,7 @@ func (o *Ops) Act(ctx context.Context, p *store.Principal, a *Action, id string)
 	defer done()
 	data, err := o.runAction(ctx, p, a, id)
 	if err != nil {
-		var e *store.Error
+		var e *apierr.Error
 		if errors.As(err, &e) {
 			return nil, e
 		}
@@ -178,16 +179,16 @@ func (o *Ops) runAction(ctx context.Context, p *store.Principal, a *Action, id s
 
 // checkEndpoint runs the checks of a webhook endpoint body beyond its field types.
 func (o *Ops) checkEndpoint(ctx context.Context, r *Resource, set []assignment) error {
-	var bad []store.FieldError
+	var bad []apierr.FieldError
 	for _, a := range set {
 		switch a.field.Name {
 		case "url":
 			if problem := o.webhookURLRefusal(ctx, a.value.(string)); problem != "" {
-				bad = append(bad, store.FieldError{Field: "url", Problem: problem})
+				bad = append(bad, apierr.FieldError{Field: "url", Problem: problem})
 			}
 		case "events":
 			if p := CheckEventPatterns(a.value.([]string), eventsSent()); p != "" {
-				bad = append(bad, store.FieldError{Field: "events", Problem: p})
+				bad = append(bad, apierr.FieldError{Field: "events", Problem: p})
 			}
 		}
 	}

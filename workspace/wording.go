@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -17,8 +18,8 @@ func ListLimitRange() string { return fmt.Sprintf("1 to %d, default %d", MaxLimi
 
 // BadLimit is the 400 for a page size outside 1 to max (default def); got is the value
 // as the caller words it (quoted, clipped).
-func BadLimit(max, def int, got string) *store.Error {
-	return store.BadRequest("limit must be an integer from 1 to %d (default %d), got %s", max, def, got)
+func BadLimit(max, def int, got string) *apierr.Error {
+	return apierr.BadRequest("limit must be an integer from 1 to %d (default %d), got %s", max, def, got)
 }
 
 // IdempotencyWindow words how long an idempotency key replays: "24 hours".

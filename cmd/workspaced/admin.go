@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	adminops "github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
@@ -279,7 +280,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out, err := do(ctx, s, ops)
 	if err != nil {
 		var b badInput
-		var e *store.Error
+		var e *apierr.Error
 		switch {
 		case errors.As(err, &b):
 			fmt.Fprintf(stderr, "admin %s: %s\n", name, b.msg)

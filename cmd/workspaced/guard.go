@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/overload"
 	"github.com/agencyos/workspaced/store"
@@ -197,7 +198,7 @@ var errBreakerOpen = errors.New("database circuit breaker open: refused without 
 // refuse writes e in the envelope of the request's surface: OAuth's for the token endpoint
 // (RFC 6749 section 5.2, temporarily_unavailable as its endpoints answer an outage), the
 // API's otherwise. Nothing is logged here: the access line counts it, sampled.
-func refuse(w http.ResponseWriter, r *http.Request, class string, e *store.Error) {
+func refuse(w http.ResponseWriter, r *http.Request, class string, e *apierr.Error) {
 	if class != classToken {
 		httpx.WriteError(w, r, nil, e)
 		return

@@ -1,4 +1,4 @@
-package store
+package apierr
 
 // Code is an error's stable snake_case code, the "error" member of the envelope
 // (docs/contract.md section 7). Each code has one HTTP status, in httpx's table (httpx/status.go);
