@@ -1,5 +1,5 @@
 -- +goose Up
--- Rules an outside audit found missing (issue 10): activity about a comment follows the
+-- Rules an outside audit found missing: activity about a comment follows the
 -- comment's visibility; comments are edited by their author or an admin, and writes on
 -- deal comments need crm full; uuid-array references stay inside the workspace.
 

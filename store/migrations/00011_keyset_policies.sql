@@ -1,5 +1,5 @@
 -- +goose Up
--- Lists that use their keyset index whatever the table size and statistics (issue 11).
+-- Lists that use their keyset index whatever the table size and statistics.
 --
 -- ws_protect gave every feature-gated table two read policies: the permissive ws_isolation
 -- (workspace_id = (SELECT app_workspace_id())) and a restrictive grant check,

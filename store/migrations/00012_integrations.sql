@@ -1,5 +1,5 @@
 -- +goose Up
--- REST for integrations (issue 12): idempotency keys, strictly increasing record versions
+-- REST for integrations: idempotency keys, strictly increasing record versions
 -- (ETag and If-Match), and the (workspace_id, updated_at, id) index incremental sync walks.
 
 -- Idempotency keys (Stripe semantics): a POST with Idempotency-Key first claims the key

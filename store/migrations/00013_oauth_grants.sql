@@ -1,5 +1,5 @@
 -- +goose Up
--- The token endpoint's grants as functions (issue 11 items 4 and 6, issue 14 item 4).
+-- The token endpoint's grants as functions (docs/oauth.md).
 --
 -- A grant used to be eleven statements, ten of them inside a transaction holding one of the
 -- pool's connections while the Go side waited for each answer. Each grant is now one
@@ -50,7 +50,7 @@ END $$;
 --     token retired, so one live pair remains ('superseded');
 --   - a superseded token is retired as of the retirement of the token whose replay
 --     superseded it, so it is itself honoured inside that same window: a client that sent
---     20 parallel refreshes may keep any of the 20 answers (issue 14 item 4), and the
+--     20 parallel refreshes may keep any of the 20 answers, and the
 --     whole burst ends one grace window after the first rotation;
 --   - a retired token presented after the window, or a token revoked with its family, is
 --     treated as stolen: the family is revoked ('reused').

@@ -1,6 +1,6 @@
 -- +goose Up
 -- The token endpoint's grants authenticate their client and issue their pair themselves
--- (issue 11 item 4). The grant functions of 00013 left the client to the Go side, a
+-- (one round trip per grant). The grant functions of 00013 left the client to the Go side, a
 -- lookup of its own (a second round trip per grant), and issued pairs through a nested
 -- PL/pgSQL function (oauth_issue_pair) whose call cost as much as one of its INSERTs.
 -- Here the client check is one more expression of the grant's first statement, and the

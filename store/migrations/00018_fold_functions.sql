@@ -1,5 +1,5 @@
 -- +goose Up
--- SQL you can read in one place (issue 18 item 6).
+-- SQL you can read in one place.
 --
 -- 1. 00013's grant functions are dropped. 00017 replaced them with functions that also
 --    authenticate the client (their argument lists differ) and kept the old ones only for

@@ -1,5 +1,5 @@
 -- +goose Up
--- Finding records (issue 19): text search, typo-tolerant names, sorts on declared fields.
+-- Finding records: text search, typo-tolerant names, sorts on declared fields.
 -- The indexes follow the catalogue's declarations (restapi/find.go); TestFindIndexes
 -- checks each declaration against them. No search engine beside PostgreSQL: unaccent and
 -- pg_trgm ship with it (Debian: postgresql-15, formerly postgresql-contrib), and both

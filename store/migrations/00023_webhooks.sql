@@ -1,5 +1,5 @@
 -- +goose Up
--- Webhooks (issue 23, docs/webhooks.md): endpoints an admin registers, an outbox of change
+-- Webhooks (docs/webhooks.md): endpoints an admin registers, an outbox of change
 -- events written in the same transaction as the write, and one delivery row per event and
 -- endpoint. Delivery itself runs on River (its own tables, applied by store.Migrate).
 

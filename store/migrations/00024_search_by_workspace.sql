@@ -1,5 +1,5 @@
 -- +goose Up
--- Search indexes led by workspace_id (issue 19, docs/performance.md). The GIN indexes of
+-- Search indexes led by workspace_id (docs/performance.md). The GIN indexes of
 -- 00019 hold every workspace's words: a q found its matches in the whole table and
 -- dropped the other workspaces' afterwards (793 buffers for 3 matches when the other 49
 -- workspaces of a 1,000,000-row table held 9,000), and before a table's first ANALYZE the

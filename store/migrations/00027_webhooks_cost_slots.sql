@@ -1,5 +1,5 @@
 -- +goose Up
--- Issue 23's remainder: the outbox trigger's cost, delivery slots shared by every process,
+-- Webhook delivery, second part: the outbox trigger's cost, delivery slots shared by every process,
 -- and periodic runs claimed by one process per interval.
 
 -- Periodic tasks (the credit-hold, idempotency-key and token sweeps): one row per task with

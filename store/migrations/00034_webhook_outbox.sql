@@ -1,5 +1,5 @@
 -- +goose Up
--- The outbox a write pays for holds pending events alone (issue 23's cost on a write,
+-- The outbox a write pays for holds pending events alone (a write's cost,
 -- docs/performance.md "An outbox of pending events"). Until now the trigger inserted each
 -- event into webhook_events, the event log, with its random uuid key, a pending index and
 -- a BRIN index on created_at, and the dispatcher marked it dispatched there: 28 µs a row
