@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
-	"github.com/jackc/pgx/v5"
 )
 
 // TestEndpointEventsCarryNoEndpointSecret: an event about an endpoint, delivered to the

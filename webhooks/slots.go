@@ -257,3 +257,44 @@ func (s *Service) releaseAll(ctx context.Context) error {
 		WHERE endpoint_id = ANY($1::text[]::uuid[]) AND holder = $2::uuid`, []any{endpoints, s.holder},
 		func(pgx.Rows) error { return nil })
 }
+
+// slotWaitContext is ctx, ending early enough that an attempt that takes a slot at its end
+// still has Timeout and recordTime left before the job's deadline.
+func (s *Service) slotWaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-s.cfg.Timeout-recordTime))
+}
+
+// recordTime is the part of jobTimeout beyond Timeout kept for recording an attempt.
+const recordTime = 2 * time.Second
+
+// ensureSlots makes the endpoint's PerEndpoint shared slots, once per endpoint and process.
+func (s *Service) ensureSlots(ctx context.Context, endpoint string) error {
+	if _, ok := s.slots.Load(endpoint); ok {
+		return nil
+	}
+	err := s.cfg.Store.ServiceQuery(ctx, "", `INSERT INTO webhook_slots (endpoint_id, slot)
+		SELECT $1::text::uuid, g FROM generate_series(0, $2::int - 1) g ON CONFLICT DO NOTHING`,
+		[]any{endpoint, s.cfg.PerEndpoint}, func(pgx.Rows) error { return nil })
+	if err == nil {
+		s.slots.Store(endpoint, true)
+	}
+	return err
+}
+
+// slotWait is about how long a delivery waits on the queue when every slot of its endpoint
+// is held by other processes (jittered up to twice that, so waiting deliveries spread
+// out), and how often a holding whose rows are all in use tries to grow.
+const slotWait = 100 * time.Millisecond
+
+// jobTimeout bounds one run of a delivery job: an attempt takes at most Timeout plus its
+// two short transactions.
+func (s *Service) jobTimeout() time.Duration { return s.cfg.Timeout + 5*time.Second }
+
+// leaseFor is how long a lease of slots lasts from its last renewal (slots.go): attempts
+// start only while it outlasts a job's timeout, past which River has cancelled the
+// attempt, so a slot whose lease ran out belongs to no running attempt.
+func (s *Service) leaseFor() time.Duration { return s.jobTimeout() + 5*time.Second }
