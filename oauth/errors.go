@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -143,6 +144,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "oauth", "request_id", store.RequestID(r.Context()), "path", r.URL.Path, "err", e)
 	}
 	writeJSON(w, e.Status, map[string]string{"error": e.Code, "error_description": e.Description})
+}
+
+// WriteUnavailable answers a token request refused before it reached the token endpoint
+// (cmd's overload guard and database breaker): temporarily_unavailable with description,
+// in the error body every OAuth endpoint writes, with status and Retry-After.
+func WriteUnavailable(w http.ResponseWriter, status int, retryAfter time.Duration, description string) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))
+	writeJSON(w, status, map[string]string{"error": ErrTemporarilyUnavailable.Code, "error_description": description})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -3,7 +3,6 @@ package oauth
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -68,16 +68,6 @@ func params(r *http.Request) (url.Values, error) {
 		}
 	}
 	return v, nil
-}
-
-// apiKeyValid applies docs/decisions.md 7: the apikey header, or the apikey query parameter
-// the discovery document embeds in the endpoint URL.
-func (s *Server) apiKeyValid(r *http.Request) bool {
-	got := r.Header.Get("apikey")
-	if got == "" {
-		got = r.URL.Query().Get("apikey")
-	}
-	return s.cfg.APIKey == "" || got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.APIKey)) == 1
 }
 
 // clientAuth is what a token or revocation request says about its client (RFC 6749
@@ -214,7 +204,7 @@ type tokenResponse struct {
 // endpointParams applies the apikey rule of the token and revocation endpoints
 // (docs/decisions.md 7) and reads their form or JSON parameters; on failure it has answered.
 func (s *Server) endpointParams(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
-	if !s.apiKeyValid(r) {
+	if !httpx.APIKeyValid(r, s.cfg.APIKey) {
 		s.fail(w, r, &Error{Code: "invalid_request", Status: http.StatusUnauthorized,
 			Description: "the apikey header (or apikey query parameter) is missing or unknown"})
 		return nil, false

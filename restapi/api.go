@@ -1,7 +1,6 @@
 package restapi
 
 import (
-	"crypto/subtle"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -113,7 +112,7 @@ func (a *API) challenge(h http.Header, r *http.Request, err error) {
 		return
 	}
 	v := `Bearer realm="workspaced"`
-	if httpx.BearerToken(r) != "" && apiKeyValid(r, a.cfg.APIKey) {
+	if httpx.BearerToken(r) != "" && httpx.APIKeyValid(r, a.cfg.APIKey) {
 		v += `, error="invalid_token"`
 	}
 	h.Set("WWW-Authenticate", v)
@@ -121,7 +120,7 @@ func (a *API) challenge(h http.Header, r *http.Request, err error) {
 
 // principal resolves the request's credential: unauthorized, or the lookup's own failure.
 func (a *API) principal(r *http.Request) (*store.Principal, error) {
-	if !apiKeyValid(r, a.cfg.APIKey) {
+	if !httpx.APIKeyValid(r, a.cfg.APIKey) {
 		return nil, apierr.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
 	}
 	bearer := httpx.BearerToken(r)
@@ -179,14 +178,4 @@ func (a *API) limitFailure(r *http.Request, h http.Header, failure error) error 
 		return err
 	}
 	return failure
-}
-
-// apiKeyValid reports whether r carries the public routing key (docs/decisions.md 7): the
-// apikey header, or the apikey query parameter for clients that cannot add headers.
-func apiKeyValid(r *http.Request, want string) bool {
-	got := r.Header.Get("apikey")
-	if got == "" {
-		got = r.URL.Query().Get("apikey")
-	}
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

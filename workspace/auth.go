@@ -68,8 +68,13 @@ type cacheEntry struct {
 // cacheSize bounds the credentials a process remembers, against a flood of distinct tokens.
 const cacheSize = 100_000
 
-// NewCache wraps inner with a cache whose entries live ttl while revocations are being
-// listened to.
+// CacheTTL is how long a process trusts a credential it has looked up, while it hears
+// revocations (which flush it at once); it bounds how long a revocation another process
+// could not announce still lets the credential in.
+const CacheTTL = 30 * time.Second
+
+// NewCache wraps inner with a cache whose entries live ttl (CacheTTL in production) while
+// revocations are being listened to.
 func NewCache(inner Authenticator, ttl time.Duration) *Cache {
 	return &Cache{inner: inner, ttl: ttl, entries: expirable.NewLRU[[32]byte, cacheEntry](cacheSize, nil, ttl)}
 }

@@ -3,12 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"log"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/overload"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -203,11 +202,7 @@ func refuse(w http.ResponseWriter, r *http.Request, class string, e *apierr.Erro
 		httpx.WriteError(w, r, nil, e)
 		return
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter/time.Second)))
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(httpx.Status(e))
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": "temporarily_unavailable", "error_description": e.Message})
+	oauth.WriteUnavailable(w, httpx.Status(e), e.RetryAfter, e.Message)
 }
 
 // drain is the start of a stop (docs/operations.md, "Drain on restart"): /readyz answers

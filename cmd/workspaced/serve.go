@@ -305,7 +305,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		return nil, nil, err
 	}
 	cache = workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: agentKeys,
-		store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
+		store.PrefixAccessToken: provider.Verifier()}, workspace.CacheTTL)
 	enricher, err := srv.enricher()
 	if err != nil {
 		return nil, nil, err
