@@ -10,7 +10,8 @@
 //     (restapi) and the MCP tools (mcp) are derived from it; the database's policies,
 //     CHECKs, grants and triggers are compared with it by a test (dbrules_test.go).
 //   - The operation layer, Ops (ops.go, records.go, idempotency.go, enrich.go,
-//     conditional.go): List, Get, Post (create, detach, enrich), Update and Me take a
+//     conditional.go, webhooks.go): List, Get, Post (create, detach, enrich), Update, Act
+//     (the record actions, Actions) and Me take a
 //     principal and transport-free inputs and enforce every gate in the order docs/decisions.md
 //     3 sets (gates.go): resource known, operation offered (Op, Resource.Offers), scope
 //     (scopes.go), feature grant and admin rules, then one statement run as the actor under
@@ -19,6 +20,11 @@
 //   - The principals: Authenticator, the revocation-aware Cache and Prefixed, which sends
 //     each credential prefix to its verifier (auth.go), and the rate limits every call is
 //     charged to (limits.go, TakeCall).
+//   - The webhook event vocabulary (events.go: event types, their patterns, signing
+//     secrets) and what the domain asks of delivery, WebhookDelivery and WebhookURLs,
+//     implemented by package webhooks and handed to NewOps by cmd.
 //
-// workspace imports store and ratelimit and nothing else of the service.
+// cmd builds Ops (NewOps) and hands it to every adapter. workspace imports store, apierr,
+// ratelimit and overload and nothing else of the service: no adapter, no queue, no
+// delivery or enrichment code (docs/imports_test.go).
 package workspace
