@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/mail"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -120,8 +121,8 @@ func (o *Ops) Members(ctx context.Context, workspaceID string) ([]store.MemberRo
 // CheckMember checks a role and a status ("" means unchanged). It returns a 400
 // apierr.Error naming the allowed values.
 func CheckMember(role, status string) error {
-	if role != "" && role != "admin" && role != "member" {
-		return apierr.BadRequest("role must be admin or member")
+	if role != "" && !slices.Contains(store.Roles(), role) {
+		return apierr.BadRequest("role must be %s", strings.Join(store.Roles(), " or "))
 	}
 	if status != "" && status != "active" && status != "invited" && status != "suspended" {
 		return apierr.BadRequest("status must be active, invited or suspended")

@@ -11,9 +11,10 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// TestTemplatesStateNoGrantLevel: the grant level selects of the members and agents pages
-// are built from the levels the handlers pass (store.GrantLevels), so no template names a
-// level as an option of its own; a second list written into a template fails here.
+// TestTemplatesStateNoGrantLevel: the grant level and role selects of the members and
+// agents pages are built from the lists the handlers pass (store.GrantLevels,
+// store.Roles), so no template names a level or a role as an option of its own; a second
+// list written into a template fails here.
 func TestTemplatesStateNoGrantLevel(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("templates/*.html")
@@ -25,9 +26,9 @@ func TestTemplatesStateNoGrantLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, l := range store.GrantLevels() {
+		for _, l := range append(store.GrantLevels(), store.Roles()...) {
 			if regexp.MustCompile(`<option[^>]*value="` + l + `"`).Match(b) {
-				t.Errorf("%s writes the grant level %q as an option; render it from the handler's levels", f, l)
+				t.Errorf("%s writes the grant level or role %q as an option; render it from the handler's list", f, l)
 			}
 		}
 	}

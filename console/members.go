@@ -13,6 +13,8 @@ type membersData struct {
 	Members  []store.MemberRow
 	Features []string
 	Levels   []string          // the grant levels, lowest (an unset grant's) first
+	Roles    []string          // the member roles
+	NewRole  string            // the role the invitation form starts at
 	Link     *admin.Invitation // a link just made, shown once
 	LinkKind string            // "Invitation link" or "Password reset link"
 	CanEmail bool
@@ -29,7 +31,7 @@ func (s *Server) membersPage(w http.ResponseWriter, r *http.Request, me *store.O
 		return
 	}
 	s.render(w, r, status, "members", page{Title: "Members", Nav: "members", Me: me, Notice: notice, Error: msg,
-		Data: membersData{Members: rows, Features: store.Features, Levels: store.GrantLevels(), Link: link, LinkKind: linkKind(link), CanEmail: s.cfg.Admin.CanEmail()}})
+		Data: membersData{Members: rows, Features: store.Features, Levels: store.GrantLevels(), Roles: store.Roles(), NewRole: store.RoleMember, Link: link, LinkKind: linkKind(link), CanEmail: s.cfg.Admin.CanEmail()}})
 }
 
 // grantsOf reads the form's grant_<feature> selects; features left out are unchanged.

@@ -53,7 +53,7 @@ type Credential struct {
 }
 
 // IsAdmin reports whether the principal holds the admin role.
-func (p *Principal) IsAdmin() bool { return p.Role == "admin" }
+func (p *Principal) IsAdmin() bool { return p.Role == RoleAdmin }
 
 // Grant returns the principal's grant for a feature: none, read or full. Admins hold full
 // on every feature (docs/decisions.md 2).

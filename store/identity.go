@@ -23,6 +23,18 @@ const (
 	GrantFull = "full"
 )
 
+// The member roles (docs/decisions.md 2), the one statement of them: users.role's CHECK
+// names the same two, the catalogue's users.role enum, /me's schema, the admin
+// operations' check and the console's role selects take them from Roles.
+const (
+	RoleMember = "member"
+	RoleAdmin  = "admin"
+)
+
+// Roles lists the member roles, in the order the catalogue publishes them; a new member's
+// is RoleMember.
+func Roles() []string { return []string{RoleAdmin, RoleMember} }
+
 // GrantLevels lists the grant levels, lowest first.
 func GrantLevels() []string { return []string{GrantNone, GrantRead, GrantFull} }
 

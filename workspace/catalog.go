@@ -509,7 +509,7 @@ var catalog = withTables([]*Resource{
 		Doc: "Members of the workspace. Members may update only their own profile; role, grants and status are not writable.",
 		Fields: []Field{
 			w("display_name", String), link(w("avatar_url", String)), w("task_color", String), w("timezone", String),
-			w("department", String), filter(ro("email", String)), filter(enum(ro("role", String), "admin", "member")),
+			w("department", String), filter(ro("email", String)), filter(enum(ro("role", String), store.Roles()...)),
 			filter(ro("is_agent", Bool)), filter(enum(ro("status", String), "active", "invited", "suspended")),
 			doc(ro("grants", JSON), "feature grants: "+strings.Join(store.Features, ", ")+" -> "+store.GrantLevelsText()),
 		}},

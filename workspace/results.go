@@ -22,6 +22,10 @@ func MeSchema() *jsonschema.Schema {
 	for _, f := range store.Features {
 		grants[f] = &jsonschema.Schema{Type: "string", Enum: levels}
 	}
+	roles := []any{}
+	for _, r := range store.Roles() {
+		roles = append(roles, r)
+	}
 	closed := func(desc string, props map[string]*jsonschema.Schema, order []string, required ...string) *jsonschema.Schema {
 		return &jsonschema.Schema{Type: "object", Description: desc, Properties: props, PropertyOrder: order,
 			Required: required, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
@@ -36,7 +40,7 @@ func MeSchema() *jsonschema.Schema {
 	s := closed("", map[string]*jsonschema.Schema{
 		"user": closed("the member (or agent user) behind the credential", map[string]*jsonschema.Schema{
 			"id": uuid, "email": str, "display_name": str,
-			"role":     {Type: "string", Enum: []any{"admin", "member"}},
+			"role":     {Type: "string", Enum: roles},
 			"is_agent": {Type: "boolean"},
 			"grants": {Type: "object", Properties: grants, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 				Description: "feature grants; admins hold full on every feature"},
