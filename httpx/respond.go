@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/google/uuid"
 
 	"github.com/agencyos/workspaced/apierr"
@@ -72,11 +73,25 @@ func PrincipalFrom(ctx context.Context) *store.Principal {
 // Envelope is the spec's error body (docs/contract.md section 7, docs/decisions.md 4): REST writes it as
 // the response, MCP as the text of a tool error, so a model sees the code and message a
 // REST client would.
+// Its jsonschema tags are the descriptions of EnvelopeSchema, which the OpenAPI document
+// publishes (restapi/openapi.go).
 type Envelope struct {
-	Error     apierr.Code         `json:"error"`
-	Message   string              `json:"message"`
-	RequestID string              `json:"request_id"`
-	Fields    []apierr.FieldError `json:"fields,omitempty"`
+	Error     apierr.Code         `json:"error" jsonschema:"stable snake_case code: bad_request, validation_error, not_found ...; idempotency_conflict (422: an Idempotency-Key reused for another request), idempotency_in_flight (409: its first request still runs), precondition_failed (412: If-Match names an older version)"`
+	Message   string              `json:"message" jsonschema:"what went wrong and what to change"`
+	RequestID string              `json:"request_id" jsonschema:"repeats the X-Request-Id header"`
+	Fields    []apierr.FieldError `json:"fields,omitempty" jsonschema:"422 only: each invalid field"`
+}
+
+// EnvelopeSchema is the JSON Schema of Envelope, derived from the struct: its members, the
+// required ones (all but fields), no others.
+func EnvelopeSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[Envelope](nil)
+	if err != nil {
+		panic("httpx: the envelope's schema: " + err.Error()) // a fixed type: fails every test run or none
+	}
+	// fields is left out when empty, never null.
+	s.Properties["fields"].Types, s.Properties["fields"].Type = nil, "array"
+	return s
 }
 
 // Failure turns err into its Error and envelope. A failure of the service (a 5xx) is

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -139,23 +140,19 @@ func errorResponses(resp obj, codes ...string) obj {
 	return resp
 }
 
+// errorSchema is the error body, derived from the envelope httpx writes
+// (httpx.EnvelopeSchema), with an example.
+func errorSchema() *jsonschema.Schema {
+	s := httpx.EnvelopeSchema()
+	s.Examples = []any{httpx.Envelope{Error: apierr.CodePreconditionFailed,
+		Message:   "deals 0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1 changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry",
+		RequestID: "3c2f0e1a-9d7b-4c55-8a61-2b9e4f7d0c13"}}
+	return s
+}
+
 func openAPIDoc() obj {
 	schemas := obj{
-		"Error": obj{"type": "object", "required": []string{"error", "message", "request_id"},
-			"additionalProperties": false,
-			"examples": []any{obj{"error": "precondition_failed",
-				"message":    "deals 0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1 changed since the version named by If-Match; GET it again for its current ETag, reapply your change, and retry",
-				"request_id": "3c2f0e1a-9d7b-4c55-8a61-2b9e4f7d0c13"}},
-			"properties": obj{
-				"error": obj{"type": "string", "description": "stable snake_case code: bad_request, validation_error, not_found ...; " +
-					"idempotency_conflict (422: an Idempotency-Key reused for another request), idempotency_in_flight (409: its first request still runs), " +
-					"precondition_failed (412: If-Match names an older version)"},
-				"message":    obj{"type": "string", "description": "what went wrong and what to change"},
-				"request_id": obj{"type": "string", "description": "repeats the X-Request-Id header"},
-				"fields": obj{"type": "array", "description": "422 only: each invalid field",
-					"items": obj{"type": "object", "required": []string{"field", "problem"}, "additionalProperties": false,
-						"properties": obj{"field": obj{"type": "string"}, "problem": obj{"type": "string"}}}},
-			}},
+		"Error": errorSchema(),
 	}
 	paths := obj{}
 	tag := func(r *workspace.Resource) []string { return []string{r.Toolset()} }
