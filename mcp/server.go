@@ -458,23 +458,12 @@ func (s *Server) pathOf(r *http.Request) string {
 func (s *Server) resourceOf(r *http.Request) string { return s.cfg.PublicURL + s.pathOf(r) }
 
 // cors lets browser-based MCP clients call /mcp (docs/decisions.md 8). Credentials travel in the
-// Authorization header, never in cookies, so any origin may call.
-func cors(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id, X-Request-Id")
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			h.Set("Access-Control-Allow-Methods", "POST, OPTIONS") // as postOnly answers
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, "+
-				"Mcp-Method, Mcp-Name, Last-Event-ID, X-Request-Id, "+HeaderToolsets+", "+HeaderReadonly)
-			h.Set("Access-Control-Max-Age", "86400")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
+// Authorization header, never in cookies, so any origin may call; a preflight allows POST
+// and OPTIONS, as postOnly answers.
+var cors = httpx.CORS{Methods: []string{"POST", "OPTIONS"},
+	AllowHeaders: []string{"Authorization", "Content-Type", "MCP-Protocol-Version", "Mcp-Session-Id",
+		"Mcp-Method", "Mcp-Name", "Last-Event-ID", "X-Request-Id", HeaderToolsets, HeaderReadonly},
+	ExposeHeaders: []string{"WWW-Authenticate", "Mcp-Session-Id", "X-Request-Id"}}.Handler
 
 // visibleTools keeps the tools the request's view selects and the caller can use: its
 // scopes, feature grants and role (docs/decisions.md 8; docs/mcp.md "Toolsets"). mcp-go also

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -233,8 +234,8 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/upstream/start", s.upstreamStart)
 	r.Get("/upstream/callback", s.upstreamCallback)
 	for path, h := range map[string]http.HandlerFunc{"/token": s.token, "/revoke": s.revoke, "/register": s.register} {
-		r.Options(path, preflight)
-		r.Post(path, withCORS(h))
+		r.Options(path, cors.Preflight)
+		r.Post(path, cors.Handler(h).ServeHTTP)
 	}
 	r.Get("/apps", s.connectedApps)
 	forms.Post("/apps/revoke", s.connectedAppsRevoke)
@@ -259,24 +260,10 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 	return p.Handler(next)
 }
 
-// preflight answers CORS preflights of the endpoints browser-based clients call
-// (docs/decisions.md 7: token, revoke and register are served with CORS *).
-func preflight(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, apikey")
-	h.Set("Access-Control-Max-Age", "86400")
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func withCORS(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Access-Control-Allow-Origin", "*")
-		w.Header().Set("Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After")
-		h(w, r)
-	}
-}
+// cors is the CORS policy of the endpoints browser-based clients call (docs/decisions.md 7:
+// token, revoke and register are served with CORS *).
+var cors = httpx.CORS{Methods: []string{"POST", "OPTIONS"}, AllowHeaders: []string{"Authorization", "Content-Type", "apikey"},
+	ExposeHeaders: []string{"WWW-Authenticate", "Retry-After"}}
 
 func remoteIP(r *http.Request) netip.Addr {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
