@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store/storetest"
 )
@@ -109,6 +110,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // demo workspace, with the admin CLI built as the README says. docs/architecture.md lists
 // which commands other tests run and which none can.
 func TestDocShellCommands(t *testing.T) {
+	tooltest.Require(t, "bash, curl, jq and openssl, the docs' commands' tools")
 	for _, tool := range []string{"bash", "curl", "jq", "openssl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the docs' commands need %s: %v", tool, err)
@@ -134,13 +136,26 @@ func TestDocShellCommands(t *testing.T) {
 	})
 
 	t.Run("docs/rest.md", func(t *testing.T) {
-		sh := newDocShell(t, "docs/rest.md", ts.URL, values, env...)
+		token := adminToken(t, ts.URL, demo.AdminEmail, demo.AdminPassword, "tasks:read")
+		sh := newDocShell(t, "docs/rest.md", ts.URL, map[string]string{"pk_...": e2eAPIKey, "kagt_...": demo.AgentKey,
+			`"Authorization: Bearer svc_at_..."`: `"Authorization: Bearer ` + token + `"`}, env...)
 		sh.run("BASE=http://localhost:8080/v1", nil)
+		sh.run("PIPELINE_ID=$(curl", nil, `{"data":[{"id":"`)
 		if n := strings.Count(sh.run(`cursor=""`, nil), "\n"); n != 30 {
 			t.Errorf("the paging loop printed %d deals, want the demo's 30", n)
 		}
-		sh.run("# The biggest open deal.", nil, `"name":"Northwind website relaunch"`)
-		sh.run("# Text search", nil)
+		sh.run("DEAL_ID=$(curl", nil, `"confidence":0.8`)
+		sh.run(`curl -s -H "Authorization: Bearer svc_at_..."`, nil, `{"data":[{"id":"`)
+		sh.run("PERSON_ID=$(curl", nil, `"detached":true`)
+		sh.run(`curl -s "${H[@]}" -H 'Content-Type: application/json' -X POST "$BASE/deal_tasks"`, nil,
+			`"error":"validation_error"`, `"field":"deal_id"`)
+		sh.run("KEY=$(openssl rand -hex 16)", nil, "HTTP/1.1 201 Created", "Idempotent-Replayed: true")
+		sh.run("ETAG=$(curl", nil, "HTTP/1.1 304 Not Modified")
+		sh.run(`curl -s "${H[@]}" -H 'Content-Type: application/json' -H "If-Match: $ETAG"`, nil,
+			`"confidence":0.9`, `"error":"precondition_failed"`)
+		sh.run("since=2026-11-21T09:00:00Z", nil, `"name":"Northwind website relaunch"`)
+		sh.run("# The biggest open deal", nil, `"name":"Northwind website relaunch"`, `"outcome":"won"`)
+		sh.run("# Text search", nil, `"name":"Globex`)
 	})
 
 	t.Run("docs/webhooks.md", func(t *testing.T) {
