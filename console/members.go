@@ -56,7 +56,12 @@ func (s *Server) membersInvite(w http.ResponseWriter, r *http.Request, me *store
 		return
 	}
 	notice := "Invitation made. Copy the link below and send it to them; it is shown only now."
-	if inv.Emailed {
+	switch {
+	case inv.Resent && inv.Emailed:
+		notice = "They were already invited: the invitation was emailed again, with a new link (shown only now)."
+	case inv.Resent:
+		notice = "They were already invited: here is a new invitation link. Copy it and send it to them; it is shown only now."
+	case inv.Emailed:
 		notice = "Invitation made and emailed. The link below is shown only now."
 	}
 	s.membersPage(w, r, me, http.StatusOK, &inv, notice, "")

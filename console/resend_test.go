@@ -16,7 +16,8 @@ import (
 // TestResendInvitation drives Chromium: an admin re-sends a lost invitation from the
 // Members page, confirms it, and gets a new link that a real SMTP server receives in a
 // mail naming the workspace and the admin; the new link opens the page that sets the
-// password. A member who has joined is offered no re-send, and the form refuses one.
+// password. Inviting the address again re-sends as well. A member who has joined is offered
+// no re-send, and the form refuses one.
 func TestResendInvitation(t *testing.T) {
 	mailbox := smtptest.Start(t)
 	e := newEnv(t, withSMTP(t, mailbox))
@@ -55,8 +56,14 @@ func TestResendInvitation(t *testing.T) {
 	}
 	run(t, ctx, "open the new link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#set-password")))
 
-	// A member who has joined has no re-send button, and a forged form is refused.
+	// Inviting the address again re-sends too, and says so.
 	a := e.agent().signIn(e.Admin)
+	if res := a.form("/console/members", "/console/members/invite", url.Values{"email": {email}, "role": {"member"}}); res.Status != 200 ||
+		!strings.Contains(res.Body, "They were already invited: the invitation was emailed again") || len(mailbox.To(email)) != 3 {
+		t.Fatalf("invite again: %d, %d mails: %.300s", res.Status, len(mailbox.To(email)), res.Body)
+	}
+
+	// A member who has joined has no re-send button, and a forged form is refused.
 	if strings.Contains(a.get("/console/members").Body, `id="resend-`+e.Member.ID+`"`) {
 		t.Fatal("a joined member is offered a re-send")
 	}
@@ -69,7 +76,7 @@ func TestResendInvitation(t *testing.T) {
 		!strings.Contains(res.Body, "re-send the invitation") {
 		t.Fatalf("reset link for an invited member: %d %.300s", res.Status, res.Body)
 	}
-	if len(mailbox.To(email)) != 2 || len(mailbox.To(e.Member.Email)) != 0 {
+	if len(mailbox.To(email)) != 3 || len(mailbox.To(e.Member.Email)) != 0 {
 		t.Fatal("a refused form sent mail")
 	}
 }
