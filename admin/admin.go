@@ -16,6 +16,7 @@ import (
 	"net/mail"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -212,12 +213,17 @@ type Invitation struct {
 	Link    string    `json:"link"`
 	Expires time.Time `json:"expires_at"`
 	Emailed bool      `json:"emailed"`
+	// Resent says the address was already invited to the workspace and has not joined:
+	// its invitation was sent again with a new link (ResendInvite), its role and grants
+	// as first given.
+	Resent bool `json:"resent,omitempty"`
 }
 
 // Invite adds an invited member and makes their invitation link (single use, InviteTTL,
 // only its hash kept), emailing it when a Mailer is configured. A failed email is no
 // failure of the invitation: the admin still has the link to pass on, and Emailed says it
-// was not sent.
+// was not sent. An address the workspace already invited, and that has not joined, is
+// sent its invitation again (ResendInvite) rather than refused as a duplicate.
 func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 	if err := CheckMember(in.Role, ""); err != nil {
 		return Invitation{}, err
@@ -230,6 +236,11 @@ func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 	// instead of being sent a link that could not make a second account.
 	var elsewhere bool
 	if email, err := checkEmail(in.Email); err == nil {
+		if m, err := o.workspaceMember(ctx, in.WorkspaceID, func(m store.MemberRow) bool { return strings.EqualFold(m.Email, email) }); err != nil {
+			return Invitation{}, err
+		} else if m != nil && m.Status == "invited" {
+			return o.resend(ctx, in.WorkspaceID, *m, in.By)
+		}
 		m, err := o.cfg.Store.OAuthMemberByEmail(ctx, email)
 		if err != nil {
 			return Invitation{}, err
@@ -241,21 +252,85 @@ func (o *Ops) Invite(ctx context.Context, in Invite) (Invitation, error) {
 	if err != nil {
 		return Invitation{}, err
 	}
-	link, expires, err := o.link(ctx, in.WorkspaceID, userID, PurposeInvite, in.By)
-	if err != nil {
-		return Invitation{}, err
-	}
-	out := Invitation{UserID: userID, Link: link, Expires: expires}
-	msg := inviteMessage(o.cfg.ServiceName, link, expires)
 	if elsewhere {
+		link, expires, err := o.link(ctx, in.WorkspaceID, userID, PurposeInvite, in.By)
+		if err != nil {
+			return Invitation{}, err
+		}
 		name, err := o.cfg.Store.WorkspaceName(ctx, in.WorkspaceID)
 		if err != nil {
 			return Invitation{}, err
 		}
-		msg = elsewhereMessage(o.cfg.ServiceName, name)
+		out := Invitation{UserID: userID, Link: link, Expires: expires}
+		out.Emailed = o.send(ctx, strings.TrimSpace(in.Email), elsewhereMessage(o.cfg.ServiceName, name))
+		return out, nil
 	}
-	out.Emailed = o.send(ctx, strings.TrimSpace(in.Email), msg)
+	return o.sendInvitation(ctx, in.WorkspaceID, userID, strings.TrimSpace(in.Email), in.By)
+}
+
+// ResendInvite sends a member who was invited to workspaceID and has not joined a new
+// invitation link (the earlier ones keep working until they expire; the first used retires
+// the others), emailed when a Mailer is configured. It returns not_found when the
+// workspace has no such member, and bad_request when the member has already joined.
+func (o *Ops) ResendInvite(ctx context.Context, workspaceID, userID string, by store.By) (Invitation, error) {
+	m, err := o.workspaceMember(ctx, workspaceID, func(m store.MemberRow) bool { return m.UserID == userID })
+	if err != nil {
+		return Invitation{}, err
+	}
+	if m == nil {
+		return Invitation{}, apierr.NotFound("no member %q in this workspace", userID)
+	}
+	if m.Status != "invited" {
+		return Invitation{}, apierr.BadRequest("%s has already joined (status %s), so there is no invitation to re-send; "+
+			"make a password reset link instead", m.Email, m.Status)
+	}
+	return o.resend(ctx, workspaceID, *m, by)
+}
+
+func (o *Ops) resend(ctx context.Context, workspaceID string, m store.MemberRow, by store.By) (Invitation, error) {
+	out, err := o.sendInvitation(ctx, workspaceID, m.UserID, m.Email, by)
+	out.Resent = true
+	return out, err
+}
+
+// sendInvitation makes an invitation link for an invited member and emails it, naming the
+// workspace and who invites.
+func (o *Ops) sendInvitation(ctx context.Context, workspaceID, userID, email string, by store.By) (Invitation, error) {
+	link, expires, err := o.link(ctx, workspaceID, userID, PurposeInvite, by)
+	if err != nil {
+		return Invitation{}, err
+	}
+	workspace, err := o.cfg.Store.WorkspaceName(ctx, workspaceID)
+	if err != nil {
+		return Invitation{}, err
+	}
+	var inviter store.MemberRow
+	if by.UserID != "" {
+		m, err := o.workspaceMember(ctx, workspaceID, func(m store.MemberRow) bool { return m.UserID == by.UserID })
+		if err != nil {
+			return Invitation{}, err
+		}
+		if m != nil {
+			inviter = *m
+		}
+	}
+	out := Invitation{UserID: userID, Link: link, Expires: expires}
+	out.Emailed = o.send(ctx, email, inviteMessage(o.cfg.ServiceName, workspace, inviter, link, expires))
 	return out, nil
+}
+
+// workspaceMember returns the first human member of workspaceID that match accepts, or nil.
+func (o *Ops) workspaceMember(ctx context.Context, workspaceID string, match func(store.MemberRow) bool) (*store.MemberRow, error) {
+	rows, err := o.cfg.Store.WorkspaceMembers(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		if match(rows[i]) {
+			return &rows[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // elsewhereMessage tells the owner of an account that a workspace invited their address,
@@ -336,10 +411,21 @@ func deadLink() error {
 	return apierr.NotFound("this link was already used or has expired; ask a workspace admin for a new one")
 }
 
-func inviteMessage(service, link string, expires time.Time) Message {
-	return Message{Subject: "You are invited to " + service,
-		Body: fmt.Sprintf("You have been invited to %s.\n\nOpen this link to choose your password and sign in:\n\n%s\n\n"+
-			"The link works once, until %s.\n", service, link, expires.UTC().Format("2006-01-02 15:04 UTC"))}
+// inviteMessage is an invitation's email: the workspace, who invites (an admin's name and
+// address; the zero inviter for the CLI's operator, who is no member, and the mail then
+// says an administrator), the link and until when it works.
+func inviteMessage(service, workspace string, inviter store.MemberRow, link string, expires time.Time) Message {
+	who, short := "An administrator of "+strconv.Quote(workspace), "An administrator"
+	switch {
+	case inviter.Name != "":
+		who, short = inviter.Name+" ("+inviter.Email+")", inviter.Name
+	case inviter.Email != "":
+		who, short = inviter.Email, inviter.Email
+	}
+	return Message{Subject: fmt.Sprintf("%s invites you to %s on %s", short, workspace, service),
+		Body: fmt.Sprintf("%s invited you to join the workspace %q on %s.\n\nOpen this link to choose your password and sign in:\n\n%s\n\n"+
+			"The link works once, until %s. If you do not know this workspace, ignore this email.\n",
+			who, workspace, service, link, expires.UTC().Format("2006-01-02 15:04 UTC"))}
 }
 
 // isUUID reports whether id has a uuid's shape, so an id edited in a form is not_found
@@ -362,11 +448,26 @@ func isUUID(id string) bool {
 }
 
 // ResetLink makes a password-reset link (single use, ResetTTL, only its hash kept) for an
-// active member of workspaceID, for an admin (by) to pass on. It
-// returns not_found when the workspace has no such member.
+// active member of workspaceID, for an admin (by) to pass on. It returns not_found when
+// the workspace has no such member, and bad_request for a member who was invited and has
+// not joined (they have no password yet: their invitation is re-sent instead) or is
+// suspended.
 func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID string, by store.By) (Invitation, error) {
 	if !isUUID(userID) {
 		return Invitation{}, apierr.NotFound("no member %q", userID)
+	}
+	m, err := o.workspaceMember(ctx, workspaceID, func(m store.MemberRow) bool { return m.UserID == userID })
+	if err != nil {
+		return Invitation{}, err
+	}
+	switch {
+	case m == nil:
+		return Invitation{}, apierr.NotFound("no member %s in this workspace", userID)
+	case m.Status == "invited":
+		return Invitation{}, apierr.BadRequest("%s was invited and has not joined yet, so has no password to reset; "+
+			"re-send the invitation instead", m.Email)
+	case m.Status != "active":
+		return Invitation{}, apierr.BadRequest("%s is %s; reactivate them before making a reset link", m.Email, m.Status)
 	}
 	link, expires, err := o.link(ctx, workspaceID, userID, PurposeReset, by)
 	return Invitation{UserID: userID, Link: link, Expires: expires}, err

@@ -65,6 +65,9 @@ var (
 		Message: "The app's tokens stop working at once; to use it again you will have to authorize it again."}
 	confirmSuspend = confirmation{Title: "Suspend this member?", Back: "/console/members", Nav: "members", Button: "Suspend the member",
 		Message: "Their sessions and tokens stop working at once and they cannot sign in until reactivated."}
+	confirmResend = confirmation{Title: "Re-send the invitation?", Back: "/console/members", Nav: "members", Button: "Re-send the invitation",
+		Message: "A new invitation link is made, shown to you once and emailed to them when email is configured. " +
+			"Their earlier link works until it expires; whichever is used first retires the others."}
 	confirmRotate = confirmation{Title: "Rotate the signing secret?", Back: "/console/webhooks", Nav: "webhooks", Button: "Rotate the secret",
 		Message: "A new secret is shown once. For 24 hours deliveries are signed with both secrets; after that the old one no longer verifies."}
 )

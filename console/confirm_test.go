@@ -13,7 +13,7 @@ import (
 )
 
 // TestConfirmBeforeActing: revoking an agent key, blocking an app, revoking one's apps,
-// suspending a member and rotating a webhook secret each answer their first submit with a
+// suspending a member, re-sending an invitation and rotating a webhook secret each answer their first submit with a
 // confirmation page (a form that works without script, carrying the same fields and
 // confirm=yes) and change nothing; the confirmed submit acts.
 func TestConfirmBeforeActing(t *testing.T) {
@@ -38,6 +38,10 @@ func TestConfirmBeforeActing(t *testing.T) {
 		JOIN webhook_secrets s ON s.endpoint_id = w.id WHERE w.workspace_id = $1`, e.WorkspaceID).Scan(&hookID, &secret); err != nil {
 		t.Fatal(err)
 	}
+	invited, err := e.ops.Invite(t.Context(), inviteOf(e))
+	if err != nil {
+		t.Fatal(err)
+	}
 	records := func() int { return e.count(`SELECT count(*) FROM activity WHERE workspace_id = $1`, e.WorkspaceID) }
 	for _, c := range []struct {
 		who          *agent
@@ -60,6 +64,11 @@ func TestConfirmBeforeActing(t *testing.T) {
 				return e.count(`SELECT count(*) FROM users WHERE id = $1 AND status = 'suspended'`, e.Member.ID) == 1
 			},
 			"sessions and tokens", "Suspend the member"},
+		{admin, "/console/members", "/console/members/resend", url.Values{"user_id": {invited.UserID}},
+			func() bool {
+				return e.count(`SELECT count(*) FROM member_links WHERE user_id = $1 AND purpose = 'invite'`, invited.UserID) == 2
+			},
+			"New invitation link made", "Re-send the invitation"},
 		{admin, "/console/webhooks", "/console/webhooks/rotate", url.Values{"id": {hookID}},
 			func() bool { _, _, _, now := e.endpointState(hookID); return now != secret }, "24 hours", "Rotate the secret"},
 	} {

@@ -124,7 +124,7 @@ func New(cfg Config) (*Server, error) {
 //
 //	GET  /console                   home
 //	GET  /console/members           members (admins)
-//	POST /console/members/invite, /update, /suspend, /reactivate, /reset-link
+//	POST /console/members/invite, /update, /suspend, /reactivate, /reset-link, /resend
 //	(revoking a key or one's apps, blocking an app, suspending a member and rotating a
 //	webhook secret first answer with a confirmation page: confirm.go)
 //	GET  /console/agents            agents and keys (admins)
@@ -160,6 +160,7 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/agents/rotate", s.adminForm(s.agentsRotate))
 		forms.Post("/agents/revoke", s.adminForm(s.confirmFirst(confirmRevokeKey, s.agentsRevoke)))
 		forms.Post("/members/reset-link", s.adminForm(s.membersResetLink))
+		forms.Post("/members/resend", s.adminForm(s.confirmFirst(confirmResend, s.membersResend)))
 		r.Get("/apps", s.admin(s.apps))
 		forms.Post("/apps/block", s.adminForm(s.confirmFirst(confirmBlockApp, s.appsBlock)))
 		forms.Post("/apps/unblock", s.adminForm(s.appsUnblock))

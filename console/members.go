@@ -58,7 +58,12 @@ func (s *Server) membersInvite(w http.ResponseWriter, r *http.Request, me *store
 		return
 	}
 	notice := "Invitation made. Copy the link below and send it to them; it is shown only now."
-	if inv.Emailed {
+	switch {
+	case inv.Resent && inv.Emailed:
+		notice = "They were already invited: the invitation was emailed again, with a new link (shown only now)."
+	case inv.Resent:
+		notice = "They were already invited: here is a new invitation link. Copy it and send it to them; it is shown only now."
+	case inv.Emailed:
 		notice = "Invitation made and emailed. The link below is shown only now."
 	}
 	s.membersPage(w, r, me, http.StatusOK, &inv, notice, "")
@@ -107,4 +112,20 @@ func (s *Server) membersResetLink(w http.ResponseWriter, r *http.Request, me *st
 		return
 	}
 	s.membersPage(w, r, me, http.StatusOK, &link, "Reset link made. Copy it and send it to them; it is shown only now and works for an hour.", "")
+}
+
+// membersResend sends an invited member who has not joined their invitation again, with a
+// new link shown once (the earlier links work until they expire; the first used retires
+// the others).
+func (s *Server) membersResend(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
+	inv, err := s.cfg.Admin.ResendInvite(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), me.By(store.ViaConsole))
+	if err != nil {
+		s.formError(w, r, me, err)
+		return
+	}
+	notice := "New invitation link made. Copy it and send it to them; it is shown only now."
+	if inv.Emailed {
+		notice = "Invitation emailed again, with a new link (shown only now)."
+	}
+	s.membersPage(w, r, me, http.StatusOK, &inv, notice, "")
 }

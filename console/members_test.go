@@ -171,13 +171,15 @@ func TestMembersAdminOnlyAndIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	stranger := e.addUser(other, "member", "active", nil)
+	strangerInvited := e.addUser(other, "member", "invited", nil)
 
 	m := e.agent().signIn(e.Member)
 	if res := m.get("/console/members"); res.Status != http.StatusForbidden {
 		t.Fatalf("member opens members: %d", res.Status)
 	}
 	token := csrf(t, m.get("/console"))
-	for _, path := range []string{"/console/members/invite", "/console/members/update", "/console/members/suspend", "/console/members/reactivate"} {
+	for _, path := range []string{"/console/members/invite", "/console/members/update", "/console/members/suspend", "/console/members/reactivate",
+		"/console/members/resend", "/console/members/reset-link"} {
 		res := m.post(path, url.Values{"csrf": {token}, "user_id": {e.Admin.ID}, "email": {"x@example.test"}, "role": {"admin"}})
 		if res.Status != http.StatusForbidden {
 			t.Errorf("member posts %s: %d", path, res.Status)
@@ -189,6 +191,7 @@ func TestMembersAdminOnlyAndIsolated(t *testing.T) {
 		"/console/members/update":     {"user_id": {stranger.ID}, "role": {"admin"}, "grant_crm": {"full"}},
 		"/console/members/suspend":    {"confirm": {"yes"}, "user_id": {stranger.ID}},
 		"/console/members/reactivate": {"user_id": {stranger.ID}},
+		"/console/members/resend":     {"confirm": {"yes"}, "user_id": {strangerInvited.ID}},
 	} {
 		if res := a.form("/console/members", path, form); res.Status != http.StatusNotFound {
 			t.Errorf("%s with another workspace's member: %d", path, res.Status)
@@ -199,6 +202,9 @@ func TestMembersAdminOnlyAndIsolated(t *testing.T) {
 	}
 	if n := e.count(`SELECT count(*) FROM users WHERE id = $1 AND role = 'member' AND status = 'active' AND grants = '{}'`, stranger.ID); n != 1 {
 		t.Fatal("another workspace's member was changed")
+	}
+	if n := e.count(`SELECT count(*) FROM member_links WHERE user_id = $1`, strangerInvited.ID); n != 0 {
+		t.Fatal("an invitation was re-sent to another workspace's member")
 	}
 	if res := a.form("/console/members", "/console/members/suspend", url.Values{"confirm": {"yes"}, "user_id": {e.Admin.ID}}); res.Status != http.StatusBadRequest {
 		t.Fatalf("admin suspends themselves: %d", res.Status)

@@ -43,16 +43,18 @@ const overflowing = `[...document.querySelectorAll("main table, main form, main 
 })`
 
 // inBoxes reports whether a page is held to the overflowing check: the console's own
-// pages and the registered-apps page it links to (the sign-in, consent and connected-apps
-// pages are the OAuth provider's own).
+// pages and the provider's apps pages it links to, the connected apps (/oauth/apps) and
+// the registered ones (/oauth/admin/apps); the sign-in and consent pages are the OAuth
+// provider's own.
 func inBoxes(path string) bool {
 	return strings.HasPrefix(path, "/console") && !strings.HasPrefix(path, "/console/invite") &&
-		!strings.HasPrefix(path, "/console/forgot") || path == "/oauth/admin/apps"
+		!strings.HasPrefix(path, "/console/forgot") || path == "/oauth/apps" || path == "/oauth/admin/apps"
 }
 
-// consolePage is one page the checks visit: a name for its screenshots, the path, and the
-// element that shows it has loaded.
-type consolePage struct{ name, path, ready string }
+// consolePage is one page the checks visit: a name for its screenshots, the path, the
+// element that shows it has loaded, and optionally a button to click on the path first
+// (a confirmation page answers a form).
+type consolePage struct{ name, path, ready, click string }
 
 // TestPagesAccessibleAndNarrow visits every console and sign-in page in Chromium at 1280
 // and 390 px wide: axe-core finds no serious or critical violation, nothing scrolls
@@ -119,33 +121,37 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	verifiedConsent := authorize(verified.ClientID, "deals:read people:read")
 
 	signedOut := []consolePage{
-		{"sign-in", "/console", "#login"},
-		{"sign-in-unverified-app", consent, "#unverified"},
-		{"sign-in-verified-app", verifiedConsent, "#verified"},
-		{"forgot-password", "/console/forgot", "#forgot"},
-		{"invitation", strings.TrimPrefix(inv.Link, e.issuer), "#set-password"},
+		{"sign-in", "/console", "#login", ""},
+		{"sign-in-unverified-app", consent, "#unverified", ""},
+		{"sign-in-verified-app", verifiedConsent, "#verified", ""},
+		{"forgot-password", "/console/forgot", "#forgot", ""},
+		{"invitation", strings.TrimPrefix(inv.Link, e.issuer), "#set-password", ""},
 	}
 	signedIn := []consolePage{
-		{"overview", "/console", "#whoami"},
-		{"members", "/console/members", "#members"},
-		{"agents", "/console/agents", "#create-agent"},
-		{"apps", "/console/apps", "#apps"},
-		{"credits", "/console/credits", "#ledger"},
-		{"webhooks", "/console/webhooks", "#create-endpoint"},
-		{"audit-log", "/console/activity", "#activity"},
-		{"audit-record", "/console/activity/" + rows[0].ID, "#activity"},
-		{"account", "/console/account", "#connected"},
-		{"connect-an-assistant", "/console/connect", "#mcp-url"},
-		{"consent", consent, "#consent"},
-		{"consent-verified-app", verifiedConsent, "#verified"},
-		{"connected-apps", "/oauth/apps", "#connected"},
-		{"registered-apps", "/oauth/admin/apps", "h1"},
+		{"overview", "/console", "#whoami", ""},
+		{"members", "/console/members", "#members", ""},
+		{"members-resend-invitation", "/console/members", "#confirm", "#resend-" + inv.UserID},
+		{"agents", "/console/agents", "#create-agent", ""},
+		{"apps", "/console/apps", "#apps", ""},
+		{"credits", "/console/credits", "#ledger", ""},
+		{"webhooks", "/console/webhooks", "#create-endpoint", ""},
+		{"audit-log", "/console/activity", "#activity", ""},
+		{"audit-record", "/console/activity/" + rows[0].ID, "#activity", ""},
+		{"account", "/console/account", "#connected", ""},
+		{"connect-an-assistant", "/console/connect", "#mcp-url", ""},
+		{"consent", consent, "#consent", ""},
+		{"consent-verified-app", verifiedConsent, "#verified", ""},
+		{"connected-apps", "/oauth/apps", "#connected", ""},
+		{"registered-apps", "/oauth/admin/apps", "h1", ""},
 	}
 	browser := newBrowser(t)
 	check := func(p consolePage) {
 		for _, width := range []int64{1280, 390} {
-			run(t, browser, p.name, chromedp.EmulateViewport(width, 900), chromedp.Navigate(e.srv.URL+p.path),
-				chromedp.WaitVisible(chromedp.CSS(p.ready)))
+			open := []chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(width, 900), chromedp.Navigate(e.srv.URL + p.path)}
+			if p.click != "" {
+				open = append(open, chromedp.WaitVisible(chromedp.CSS(p.click)), chromedp.Click(chromedp.CSS(p.click)))
+			}
+			run(t, browser, p.name, append(open, chromedp.WaitVisible(chromedp.CSS(p.ready)))...)
 			if _, err := chromedp.Run(browser, chromedp.Evaluate[bool](string(axe)+";true")); err != nil {
 				t.Fatalf("%s: inject axe-core: %v", p.name, err)
 			}

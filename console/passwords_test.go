@@ -175,8 +175,13 @@ func TestAdminResetLink(t *testing.T) {
 		t.Fatalf("another workspace's member: %d", res.Status)
 	}
 	invited := e.addUser(e.WorkspaceID, "member", "invited", nil)
-	if res := a.form("/console/members", "/console/members/reset-link", url.Values{"user_id": {invited.ID}}); res.Status != http.StatusNotFound {
-		t.Fatalf("invited member: %d", res.Status)
+	// An invited member has no password to reset: the answer says to re-send the invitation.
+	if res := a.form("/console/members", "/console/members/reset-link", url.Values{"user_id": {invited.ID}}); res.Status != http.StatusBadRequest ||
+		!strings.Contains(res.Body, "has not joined yet") || !strings.Contains(res.Body, "re-send the invitation") {
+		t.Fatalf("invited member: %d %.300s", res.Status, res.Body)
+	}
+	if n := e.count(`SELECT count(*) FROM member_links WHERE user_id = $1`, invited.ID); n != 0 {
+		t.Fatalf("a reset link was made for an invited member: %d links", n)
 	}
 	mem := e.agent().signIn(user{Email: e.Member.Email, Password: "reset by admin"})
 	if res := mem.form("/console", "/console/members/reset-link", url.Values{"user_id": {e.Admin.ID}}); res.Status != http.StatusForbidden {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/url"
 	"os/user"
 	"slices"
 	"strings"
@@ -115,6 +116,18 @@ var adminCommands = map[string]adminCommand{
 				return nil, err
 			}
 			return ops.ResetLink(ctx, *ws, *user, operator())
+		}
+	}},
+	"resend-invite": {"--workspace W --user U", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
+		ws, user := fs.String("workspace", "", "workspace id"), fs.String("user", "", "user id of the invited member")
+		return func(ctx context.Context, s *store.Store, ops *adminops.Ops) (any, error) {
+			if err := checkUUID("--workspace", *ws); err != nil {
+				return nil, err
+			}
+			if err := checkUUID("--user", *user); err != nil {
+				return nil, err
+			}
+			return ops.ResendInvite(ctx, *ws, *user, operator())
 		}
 	}},
 	"list-agents": {"--workspace W", func(fs *flag.FlagSet) func(context.Context, *store.Store, *adminops.Ops) (any, error) {
@@ -277,6 +290,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	fmt.Fprintln(stderr, linksAndMail(cfg))
 	out, err := do(ctx, s, ops)
 	if err != nil {
 		var b badInput
@@ -294,4 +308,18 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	_ = json.NewEncoder(stdout).Encode(out)
 	return 0
+}
+
+// linksAndMail is the line the admin CLI writes on stderr before a command: the origin its
+// links point at and whether it mails them, from the settings serve reads (settings.go),
+// so an operator sees at once when the CLI's environment is not the server's.
+func linksAndMail(cfg config) string {
+	mail := "links are not emailed (SMTP_URL is not set)"
+	if cfg.SMTPURL != "" {
+		mail = "links are emailed through SMTP_URL"
+		if u, err := url.Parse(cfg.SMTPURL); err == nil {
+			mail += " " + u.Redacted() // the password stays out of the terminal
+		}
+	}
+	return "workspaced admin: links point at " + cfg.PublicURL + " (PUBLIC_URL); " + mail
 }

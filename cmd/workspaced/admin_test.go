@@ -9,9 +9,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/internal/smtptest"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -263,5 +265,95 @@ func TestAdminListsCommandsInOneOrder(t *testing.T) {
 		if !slices.Contains(names, want) {
 			t.Errorf("%s is not listed: %v", want, names)
 		}
+	}
+}
+
+// TestAdminInviteMailsAndResends: the admin CLI reads PUBLIC_URL and SMTP_URL as serve
+// does, says on stderr where its links point and how they go out, mails an invitation that
+// names the workspace and who invites through a real SMTP server, re-sends one to an
+// address invited before (invite again, or resend-invite), and refuses a reset link for
+// an invited member with a message that points to re-sending.
+func TestAdminInviteMailsAndResends(t *testing.T) {
+	mailbox := smtptest.Start(t)
+	t.Setenv("PUBLIC_URL", "https://crm.example.com")
+	t.Setenv("SMTP_URL", mailbox.URL("accounts@cli.test"))
+	ws := mustCLI(t, "create-workspace", "--name", "Mail Agency")["workspace_id"].(string)
+	email := "new@" + ws + ".test"
+
+	code, first, stderr := cli(t, "invite", "--workspace", ws, "--email", email, "--grant", "crm=read")
+	if code != 0 {
+		t.Fatalf("invite: exit %d: %s", code, stderr)
+	}
+	if want := "links point at https://crm.example.com (PUBLIC_URL); links are emailed through SMTP_URL smtp://" + mailbox.Addr; !strings.Contains(stderr, want) {
+		t.Fatalf("stderr %q does not say %q", stderr, want)
+	}
+	link, _ := first["link"].(string)
+	if !strings.HasPrefix(link, "https://crm.example.com/console/invite?token=wsl_") || first["emailed"] != true || first["resent"] != nil {
+		t.Fatalf("invite: %v", first)
+	}
+	msg := mailbox.Wait(t, email, 10*time.Second)
+	if subject := msg.Msg.Header.Get("Subject"); subject != "An administrator invites you to Mail Agency on workspaced" {
+		t.Fatalf("subject %q", subject)
+	}
+	if msg.From != "accounts@cli.test" || !strings.Contains(msg.Body, `An administrator of "Mail Agency" invited you to join the workspace "Mail Agency"`) ||
+		!strings.Contains(msg.Body, link) {
+		t.Fatalf("invitation from %s:\n%s", msg.From, msg.Body)
+	}
+
+	// The same address again (in other case) is re-sent, not refused: a new link, mailed.
+	again := mustCLI(t, "invite", "--workspace", ws, "--email", strings.ToUpper(email))
+	if again["resent"] != true || again["emailed"] != true || again["user_id"] != first["user_id"] || again["link"] == link {
+		t.Fatalf("invite again: %v", again)
+	}
+	user := first["user_id"].(string)
+	resent := mustCLI(t, "resend-invite", "--workspace", ws, "--user", user)
+	if resent["resent"] != true || resent["emailed"] != true || resent["user_id"] != user {
+		t.Fatalf("resend-invite: %v", resent)
+	}
+	got := mailbox.To(email)
+	if len(got) != 3 || !strings.Contains(got[1].Body, again["link"].(string)) || !strings.Contains(got[2].Body, resent["link"].(string)) {
+		t.Fatalf("%d mails to %s, want 3 with the new links", len(got), email)
+	}
+	if n := count(t, `SELECT count(*) FROM users WHERE workspace_id = $1 AND lower(email) = $2`, ws, email); n != 1 {
+		t.Fatalf("%d users for the address, want 1", n)
+	}
+	if n := count(t, `SELECT count(*) FROM member_links WHERE user_id = $1 AND purpose = 'invite'`, user); n != 3 {
+		t.Fatalf("%d invitation links, want 3", n)
+	}
+
+	// A reset link is for a member who has joined: for an invited one the answer says so.
+	code, _, stderr = cli(t, "reset-link", "--workspace", ws, "--user", user)
+	if code != 2 || !strings.Contains(stderr, email+" was invited and has not joined yet") || !strings.Contains(stderr, "re-send the invitation") {
+		t.Fatalf("reset-link for an invited member: exit %d: %s", code, stderr)
+	}
+	joined := mustCLI(t, "add-member", "--workspace", ws, "--email", "joined@"+ws+".test")["user_id"].(string)
+	other := mustCLI(t, "create-workspace", "--name", "Other Agency")["workspace_id"].(string)
+	for _, args := range [][]string{
+		{"resend-invite", "--workspace", ws, "--user", joined},                                 // has joined
+		{"resend-invite", "--workspace", other, "--user", user},                                // another workspace's
+		{"resend-invite", "--workspace", ws, "--user", "00000000-0000-0000-0000-000000000000"}, // no one
+		{"resend-invite", "--workspace", ws, "--user", "nope"},
+		{"resend-invite", "--workspace", ws},
+	} {
+		if code, _, stderr := cli(t, args...); code != 2 || !strings.HasPrefix(stderr, "workspaced admin: links point at") {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+	if len(mailbox.To(email)) != 3 || len(mailbox.To("joined@"+ws+".test")) != 0 {
+		t.Fatal("a refused resend sent mail")
+	}
+
+	// Without the settings, the CLI derives PUBLIC_URL from LISTEN_ADDR as serve does, and
+	// says it does not mail.
+	t.Setenv("PUBLIC_URL", "")
+	t.Setenv("SMTP_URL", "")
+	t.Setenv("LISTEN_ADDR", "127.0.0.1:9099")
+	code, out, stderr := cli(t, "resend-invite", "--workspace", ws, "--user", user)
+	if code != 0 || !strings.HasPrefix(out["link"].(string), "http://127.0.0.1:9099/console/invite?token=wsl_") || out["emailed"] != false ||
+		!strings.Contains(stderr, "links point at http://127.0.0.1:9099 (PUBLIC_URL); links are not emailed (SMTP_URL is not set)") {
+		t.Fatalf("without SMTP_URL: exit %d %v: %s", code, out, stderr)
+	}
+	if len(mailbox.To(email)) != 3 {
+		t.Fatal("mailed without SMTP_URL")
 	}
 }

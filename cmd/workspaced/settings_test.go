@@ -14,7 +14,7 @@ import (
 var updateREADME = flag.Bool("update", false, "rewrite the README's settings table from settings.go")
 
 const (
-	readmeTableStart = "<!-- settings table: generated from cmd/workspaced/settings.go by go test ./cmd/workspaced -run TestREADMESettings -update -->\n"
+	readmeTableStart = "<!-- settings table: generated from cmd/workspaced/settings.go; docs/architecture.md says how to refresh it -->\n"
 	readmeTableEnd   = "<!-- end of settings table -->\n"
 )
 

@@ -80,6 +80,19 @@ func (s *Server) Wait(tb testing.TB, to string, within time.Duration) Received {
 	}
 }
 
+// To returns the messages accepted so far for to, oldest first.
+func (s *Server) To(to string) []Received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Received
+	for _, m := range s.got {
+		if m.To == to {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Count is the number of messages accepted so far.
 func (s *Server) Count() int {
 	s.mu.Lock()
