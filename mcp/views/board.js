@@ -1,11 +1,13 @@
 
 // The pipeline board: a list_deals page in one column per stage of the deals'
 // pipelines (the pipeline_id the tool was called with, else the stages the deals are
-// in); every deal can move to another stage of its pipeline.
+// in); every deal can move to another stage of its pipeline. The stages load as soon as
+// the tool's arguments arrive, while the host still waits for the deals.
+let loading = null;
 start("workspaced-board", async (page, state) => {
   const deals = page.data || [];
   say("Loading the stages…");
-  let stages = await stagesOf(state.input.pipeline_id);
+  let stages = await (loading || stagesOf(state.input.pipeline_id));
   const stageOf = new Map(stages.map((s) => [s.id, s]));
   if (!state.input.pipeline_id) {
     const used = new Set(deals.map((d) => stageOf.get(d.pipeline_stage_id)?.pipeline_id).filter(Boolean));
@@ -43,4 +45,10 @@ start("workspaced-board", async (page, state) => {
   $("more").hidden = !page.next_cursor;
   if (deals.length === 0) say("No deals.");
   else if ($("status").textContent === "Loading the stages…") say("");
+}, (input) => {
+  loading = stagesOf(input.pipeline_id);
+  loading.catch((err) => {
+    say("");
+    alarm(err);
+  });
 });

@@ -117,11 +117,15 @@ async function stagesOf(pipelineId) {
   return (page.data || []).sort((a, b) => (a.position ?? 0) - (b.position ?? 0) || String(a.name).localeCompare(String(b.name)));
 }
 
-// start performs the handshake and calls render with each tool result the host sends;
-// the tool's name comes from the host context when the host gives it.
-function start(appName, render) {
+// start performs the handshake and calls render with each tool result the host sends
+// (onInput, if given, with the tool's arguments, which come first); the tool's name
+// comes from the host context when the host gives it.
+function start(appName, render, onInput) {
   const state = { tool: "", input: {} };
-  bridge.on("ui/notifications/tool-input", (p) => { state.input = p.arguments || {}; });
+  bridge.on("ui/notifications/tool-input", (p) => {
+    state.input = p.arguments || {};
+    if (onInput) onInput(state.input);
+  });
   bridge.on("ui/notifications/tool-result", (result) => {
     quiet();
     if (result.isError) {
