@@ -86,12 +86,17 @@ function alarm(err) {
 }
 function quiet() { $("error").hidden = true; $("error").textContent = ""; }
 
-// show renders a field's value as text.
+// show renders a field's value as text: numbers grouped, times to the minute in the
+// user's zone, yes and no.
 function show(v) {
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) return v.map(show).join(", ");
   if (typeof v === "object") return JSON.stringify(v);
   if (typeof v === "number") return v.toLocaleString("en");
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v) && !Number.isNaN(Date.parse(v))) {
+    return new Date(v).toLocaleString("en", { dateStyle: "medium", timeStyle: "short" });
+  }
   return String(v);
 }
 

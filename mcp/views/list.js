@@ -33,5 +33,6 @@ start("workspaced-list", function render(page, state) {
   $("caption").textContent = rows.length + " " + (rows.length === 1 ? "record" : noun);
   $("table").hidden = rows.length === 0;
   $("more").hidden = !page.next_cursor;
-  if (rows.length === 0) say("No " + noun + ".");
+  if (!state.shown) say(rows.length === 0 ? "No " + noun + "." : ""); // after an action, its outcome stays said
+  state.shown = true;
 });

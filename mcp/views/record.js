@@ -6,17 +6,18 @@ start("workspaced-record", async function render(record, state) {
   $("title").textContent = titleOf(record);
   const fields = $("fields");
   fields.replaceChildren();
+  const stages = kind === "deals" && record.pipeline_id ? await (state.stages ||= stagesOf(record.pipeline_id)) : null;
   for (const [k, v] of Object.entries(record)) {
-    if (v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) continue;
-    fields.append(el("div", { className: "field" }, el("dt", { textContent: k.replaceAll("_", " ") }),
-      el("dd", { textContent: show(v) })));
+    if (v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0) || k === "workspace_id") continue;
+    const stage = k === "pipeline_stage_id" && stages ? stages.find((s) => s.id === v) : null;
+    fields.append(el("div", { className: "field" }, el("dt", { textContent: stage ? "stage" : k.replaceAll("_", " ") }),
+      el("dd", { textContent: stage ? stage.name : show(v) })));
   }
   const actions = $("actions");
   actions.replaceChildren();
   if (!state.shown) say(""); // after an action, its outcome stays said
   state.shown = true;
-  if (kind === "deals" && record.pipeline_id) {
-    const stages = await stagesOf(record.pipeline_id);
+  if (stages) {
     actions.append(moveControl(record, stages, (updated) => render(updated, state)));
   } else if ((kind === "tasks" || kind === "deal_tasks") && record.completed !== true) {
     actions.append(completeControl(kind, record, (updated) => render(updated, state)));
