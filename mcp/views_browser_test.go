@@ -119,15 +119,17 @@ func (h *browserHost) host(expression string, out any) {
 	}
 }
 
-// open loads the host page at width and connects it to the server with bearer.
-func (h *browserHost) open(width int64, bearer string) []string {
+// open loads the host page at width and connects it to the server with bearer (on
+// 2026-07-28 when modern, else with the 2025-11-25 handshake); it returns the protocol
+// version and the tools that link a view.
+func (h *browserHost) open(width int64, bearer string, modern bool) (string, []string) {
 	h.t.Helper()
 	if err := chromedp.Do(h.ctx, chromedp.EmulateViewport(width, 800), chromedp.Navigate(h.url)); err != nil {
 		h.t.Fatalf("open the host: %v", err)
 	}
 	var linked []string
-	h.host(fmt.Sprintf(`host.connect(%q, %q)`, h.mcpURL, bearer), &linked)
-	return linked
+	h.host(fmt.Sprintf(`host.connect(%q, %q, %v)`, h.mcpURL, bearer, modern), &linked)
+	return linked[0], linked[1:]
 }
 
 // render shows tool's result in its view (uri overrides the tool's own link) and opens
@@ -234,8 +236,9 @@ func (h *browserHost) screenshot(name string) {
 // the pinned esbuild) connects to the server over Streamable HTTP with a real agent key,
 // advertising the extension, finds each view through the tool's _meta.ui.resourceUri,
 // reads it, calls the tool and shows the result in an iframe sandboxed to scripts only,
-// under the CSP built from the view's _meta.ui.csp. In headless Chromium, at 390 px (and
-// at 720 px for the screenshots docs/mcp.md shows, taken under -update): the record
+// under the CSP built from the view's _meta.ui.csp. In headless Chromium, at 720 px on
+// 2025-11-25 (the screenshots docs/mcp.md shows, taken under -update) and at 390 px on
+// 2026-07-28, each view renders a real record, and at 390 px: the record
 // card of a seeded deal moves it to another stage, the list table completes a task, the
 // board moves another deal, each through the bridge's tools/call and checked in the
 // database; axe-core finds nothing serious or critical, nothing overflows sideways and
@@ -325,13 +328,16 @@ func TestRecordViewsInChromium(t *testing.T) {
 	}
 
 	for _, width := range []int64{720, 390} {
-		linked := h.open(width, key)
+		mine := width == 390 // the round trips run once, at the phone's width, on 2026-07-28
+		version, linked := h.open(width, key, mine)
+		if want := map[bool]string{false: "2025-11-25", true: "2026-07-28"}[mine]; version != want {
+			t.Fatalf("the host speaks %s, want %s", version, want)
+		}
 		for _, want := range []string{"get_deals " + viewRecordURI, "list_tasks " + viewListURI, "list_deals " + viewBoardURI} {
 			if !strings.Contains(strings.Join(linked, "\n"), want) {
 				t.Fatalf("the host does not see %s among %v", want, linked)
 			}
 		}
-		mine := width == 390 // the round trips run once, at the phone's width
 
 		// The record card of a real deal; it moves the deal to another stage.
 		h.render("get_deals", map[string]any{"id": rebrand}, "")
@@ -421,7 +427,7 @@ func TestRecordViewsInChromium(t *testing.T) {
 	// call through the bridge are refused, and no deal reaches the view.
 	member := *f.Member
 	member.Scopes = workspace.Scopes()
-	if linked := h.open(390, e.token(&member)); strings.Contains(strings.Join(linked, " "), "list_deals") {
+	if _, linked := h.open(390, e.token(&member), false); strings.Contains(strings.Join(linked, " "), "list_deals") {
 		t.Fatalf("a member without the CRM grant is offered list_deals: %v", linked)
 	}
 	h.render("list_deals", map[string]any{"pipeline_id": pipeline}, viewBoardURI)
@@ -445,7 +451,7 @@ func TestRecordViewsInChromium(t *testing.T) {
 
 	// A member with read-only CRM sees the board; the move is refused and the deal stays.
 	reader := *storetest.AddUser(t, e.store, f.WorkspaceID, "member", map[string]string{"crm": "read"}, workspace.Scopes())
-	h.open(390, e.token(&reader))
+	h.open(390, e.token(&reader), true)
 	h.render("list_deals", map[string]any{"pipeline_id": pipeline}, "")
 	h.waitView("reader's board", `!!document.getElementById("stage-`+rebrand+`")`)
 	h.view(`(() => { const s = document.getElementById("stage-` + rebrand + `"); s.value = "` + stage["Lead"] + `";

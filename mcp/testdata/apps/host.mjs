@@ -39,15 +39,19 @@ window.host = {
   calls: [], // every tools/call a view made through the bridge: {name, arguments, isError, text}
   toolResults: [], // every result the host called a tool for: {name, isError, text}
 
-  async connect(url, key) {
+  // connect connects with the 2025-11-25 initialize handshake, or with modern on the
+  // stateless 2026-07-28 core (capabilities on every request); it returns the protocol
+  // version and the tools that link a view.
+  async connect(url, key, modern) {
     client = new Client(hostInfo, {
       capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [RESOURCE_MIME_TYPE] } } },
+      ...(modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
     });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { Authorization: "Bearer " + key } },
     }));
     tools = (await client.listTools()).tools;
-    return tools.filter((t) => getToolUiResourceUri(t)).map((t) => t.name + " " + getToolUiResourceUri(t));
+    return [client.getNegotiatedProtocolVersion(), ...tools.filter((t) => getToolUiResourceUri(t)).map((t) => t.name + " " + getToolUiResourceUri(t))];
   },
 
   // render calls a tool as a model would and shows its result in the tool's view; uri,
