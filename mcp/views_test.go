@@ -264,7 +264,13 @@ func TestViewSessionOnlyAfterAdvertising(t *testing.T) {
 func TestViewResources(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
-	c := e.appsClient(t, mcp.Path, f.Agent.Key, "", false) // reading needs no extension
+	// Reading needs a credential (any: the views hold no data), not the extension.
+	status, _, _ := e.post(t, "POST", mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"`+viewBoardURI+`"}}`,
+		"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-11-25")
+	if status != http.StatusUnauthorized {
+		t.Errorf("reading a view without a credential: %d, want 401", status)
+	}
+	c := e.appsClient(t, mcp.Path, f.Agent.Key, "", false)
 	for _, uri := range []string{viewRecordURI, viewListURI, viewBoardURI} {
 		req := mcpgo.ReadResourceRequest{}
 		req.Params.URI = uri
