@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -140,16 +141,12 @@ func (s *Server) linkViews(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool
 	out := slices.Clone(tools)
 	for i, t := range out {
 		if uri := viewOf(s.specs[t.Name]); uri != "" {
-			meta := &mcpgo.Meta{AdditionalFields: map[string]any{"ui": map[string]any{"resourceUri": uri}}}
-			if t.Meta != nil { // keep what else a tool carries
-				meta.ProgressToken = t.Meta.ProgressToken
-				for k, v := range t.Meta.AdditionalFields {
-					if k != "ui" {
-						meta.AdditionalFields[k] = v
-					}
-				}
+			fields := map[string]any{}
+			if t.Meta != nil { // keep what else a tool's _meta carries
+				maps.Copy(fields, t.Meta.AdditionalFields)
 			}
-			out[i].Meta = meta
+			fields["ui"] = map[string]any{"resourceUri": uri}
+			out[i].Meta = &mcpgo.Meta{AdditionalFields: fields}
 		}
 	}
 	return out

@@ -348,6 +348,9 @@ func TestRecordViewsInChromium(t *testing.T) {
 		if got := h.view(`document.getElementById("fields").innerText`); !strings.Contains(got, "18,500") || !strings.Contains(got, "Brand refresh") {
 			t.Errorf("record card fields: %s", got)
 		}
+		if got := h.view(`getComputedStyle(document.body).color`); got != `"rgb(17, 24, 39)"` {
+			t.Errorf("the view does not take the host's --color-text-primary: body color %s", got)
+		}
 		h.check(fmt.Sprintf("record card at %d px", width))
 		if !mine {
 			h.screenshot("mcp-view-record.png")

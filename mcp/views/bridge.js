@@ -144,6 +144,9 @@ function start(appName, render, onInput) {
   bridge.on("ui/notifications/host-context-changed", (ctx) => theme(ctx));
   const theme = (ctx) => {
     if (ctx.theme === "dark" || ctx.theme === "light") document.documentElement.dataset.theme = ctx.theme;
+    for (const [name, value] of Object.entries(ctx.styles?.variables || {})) {
+      if (name.startsWith("--") && typeof value === "string") document.documentElement.style.setProperty(name, value);
+    }
     if (ctx.toolInfo && ctx.toolInfo.tool && ctx.toolInfo.tool.name) state.tool = ctx.toolInfo.tool.name;
   };
   new ResizeObserver(() => {

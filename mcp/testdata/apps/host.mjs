@@ -72,6 +72,7 @@ window.host = {
 
     const bridge = new AppBridge(client, hostInfo, { serverTools: {}, serverResources: {}, logging: {} }, {
       hostContext: { theme: "light", displayMode: "inline", availableDisplayModes: ["inline"], platform: "web",
+        styles: { variables: { "--color-text-primary": "#111827" } },
         toolInfo: { tool }, containerDimensions: { maxHeight: 4000 } },
     });
     bridge.onsizechange = ({ height }) => {
