@@ -204,7 +204,13 @@ func TestViewsLinkedOnlyForAppHosts(t *testing.T) {
 				t.Errorf("%s: %s differs beyond _meta.ui with the extension:\n%s", version, name, b)
 			}
 		}
-		t.Logf("%s: default tools/list %d bytes, %d with the extension", version, len(plainResult), len(uiResult))
+		linkedN := 0
+		for _, l := range apps.links {
+			if l != "" {
+				linkedN++
+			}
+		}
+		t.Logf("%s: default tools/list %d bytes, %d with the extension (%d of %d tools link a view)", version, len(plainResult), len(uiResult), linkedN, len(apps.names))
 		resources, _ = e.viewRPC(t, key, version, true, uiSession, "resources/list")
 		for _, v := range []string{viewRecordURI, viewListURI, viewBoardURI} {
 			if !bytes.Contains(resources, []byte(`"`+v+`"`)) {
