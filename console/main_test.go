@@ -13,8 +13,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -303,44 +301,11 @@ func (e *env) count(sql string, args ...any) int {
 	return n
 }
 
-// chromiumPath finds the browser: $CHROMIUM, else Debian's /usr/bin/chromium.
-func chromiumPath(t testing.TB) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	t.Fatal("headless Chromium is required for this test and was not found: install it (apt-get install -y chromium) " +
-		"or set CHROMIUM to the browser's path")
-	return ""
-}
-
-// newBrowser starts headless Chromium with its own profile and returns a context for it.
+// newBrowser starts headless Chromium with its own profile (tooltest.Chromium, which the
+// MCP views test shares) and returns a context for it.
 func newBrowser(t testing.TB) context.Context {
 	t.Helper()
-	tooltest.Require(t, "headless Chromium")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
+	return tooltest.Chromium(t, 120*time.Second)
 }
 
 // run runs chromedp actions, failing the test with what on error.

@@ -20,6 +20,7 @@ func (s *Server) featureOptions() []server.ServerOption {
 		server.WithPromptCompletionProvider(c),
 		server.WithResourceCompletionProvider(c),
 		server.WithToolHandlerMiddleware(s.progress),
+		server.WithToolFilter(s.linkViews), // after visibleTools: views.go
 		s.hooks(),
 	}
 	for _, m := range []mcpgo.MCPMethod{mcpgo.MethodPromptsList, mcpgo.MethodResourcesList, mcpgo.MethodResourcesTemplatesList} {
@@ -39,11 +40,14 @@ func (s *Server) hooks() server.ServerOption {
 	h.AddAfterSubscriptionsListen(awaitAck)
 	h.AddAfterListResources(s.filterResources)
 	h.AddAfterListResourceTemplates(s.filterTemplates)
+	h.AddAfterListResources(s.filterViews) // record views: views.go
+	h.AddAfterInitialize(s.offerViews)
 	return server.WithHooks(h)
 }
 
-// addFeatures registers the prompts, resources and templates.
+// addFeatures registers the prompts, resources, templates and record views.
 func (s *Server) addFeatures(m *server.MCPServer) {
 	s.addPrompts(m)
 	s.addResources(m)
+	s.addViews(m)
 }

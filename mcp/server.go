@@ -140,7 +140,7 @@ func New(cfg Config) (*Server, error) {
 		m.AddTool(sp.tool, h)
 	}
 	s.addFeatures(m)
-	s.http = s.postOnly(ackFirst(s.rpcFaults(server.NewStreamableHTTPServer(m,
+	s.http = s.postOnly(ackFirst(s.rpcFaults(s.viewSessions(server.NewStreamableHTTPServer(m,
 		// Stateless: no session is kept, so any process can answer any request and no
 		// sticky sessions are needed behind a load balancer.
 		server.WithStateLess(true),
@@ -156,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 		// on every request, so it stays on only while PUBLIC_URL is itself loopback.
 		server.WithDisableLocalhostProtection(!loopbackHost(origin.Hostname())),
 		server.WithStreamableHTTPLogger(s.log),
-	))))
+	)))))
 	return s, nil
 }
 
