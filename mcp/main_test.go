@@ -48,6 +48,7 @@ type envConfig struct {
 	limiter        workspace.Limiter
 	enricher       workspace.Enricher
 	allowedOrigins []string
+	fixtures       bool // the conformance toolset (conformance.go)
 }
 
 // envOption adjusts the env before it is built.
@@ -93,7 +94,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	api := restapi.New(restapi.Config{Store: s, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, Enricher: ec.enricher,
 		PublicURL: e.srv.URL})
 	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: api.Ops(), Limiter: ec.limiter,
-		AllowedOrigins: ec.allowedOrigins})
+		AllowedOrigins: ec.allowedOrigins, ConformanceFixtures: ec.fixtures})
 	if err != nil {
 		t.Fatal(err)
 	}
