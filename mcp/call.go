@@ -45,7 +45,7 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 			}
 			// A call the caller may not make is refused by the operation layer below,
 			// without asking the user first (confirm.go).
-			if confirmWhat(sp) != "" && canUse(p, sp) {
+			if needsConfirmation(sp) && canUse(p, sp) {
 				if answer := s.confirmed(ctx, sp, req, raw); answer != nil {
 					return answer, nil
 				}

@@ -47,16 +47,27 @@ const (
 	CodeConfirmationDeclined store.Code = "confirmation_declined"
 )
 
-// confirmWhat is what a call that needs confirmation does, said to the user; "" for a
-// call that needs none.
-func confirmWhat(sp toolSpec) string {
-	switch {
-	case sp.tool.Name == toolEnrich:
-		return "look up a company's public profile, spending an enrichment credit unless it is cached"
-	case sp.is(workspace.OpDetach):
-		return "unlink " + sp.resource.Name + " records (" + sp.resource.DetachKeys[0] + " from " + sp.resource.DetachKeys[1] + ")"
+// needsConfirmation reports whether calls of sp ask the user first.
+func needsConfirmation(sp toolSpec) bool {
+	return sp.tool.Name == toolEnrich || sp.is(workspace.OpDetach)
+}
+
+// confirmWhat is what a call of sp with the arguments raw does, said to the user.
+func confirmWhat(sp toolSpec, raw json.RawMessage) string {
+	var args map[string]any
+	_ = json.Unmarshal(raw, &args)
+	arg := func(k string) string {
+		v, _ := args[k].(string)
+		if len(v) > 100 {
+			v = v[:100] + "..."
+		}
+		return fmt.Sprintf("%s %q", k, v)
 	}
-	return ""
+	if sp.tool.Name == toolEnrich {
+		return "look up the company at " + arg("domain") + ", spending an enrichment credit unless it is cached"
+	}
+	a, b := sp.resource.DetachKeys[0], sp.resource.DetachKeys[1]
+	return "unlink " + arg(b) + " from " + arg(a) + " (both records stay)"
 }
 
 // confirmed decides whether a call that needs confirmation may run: nil when the user
@@ -64,7 +75,7 @@ func confirmWhat(sp toolSpec) string {
 // confirm argument), else the result to answer instead: an input_required asking
 // the user, or a tool error.
 func (s *Server) confirmed(ctx context.Context, sp toolSpec, req mcpgo.CallToolRequest, raw json.RawMessage) *mcpgo.CallToolResult {
-	what := confirmWhat(sp)
+	what := confirmWhat(sp, raw)
 	name, digest, cred, now := sp.tool.Name, argsDigest(raw), credentialID(ctx), time.Now()
 	if token, ok := confirmToken(raw); ok {
 		if st, err := s.states.open(token, now); err == nil && st.belongs(name, digest, cred) {
