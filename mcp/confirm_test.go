@@ -188,6 +188,31 @@ func TestConfirmationThroughElicitation(t *testing.T) {
 	}
 	// Without the answer, a retry with the state asks again rather than running.
 	ask(key, args)
+
+	// Through call_tool the same: asked first, run on the confirmed retry.
+	third := newLabelFixture(t, e, key)
+	inner := map[string]any{"name": "detach_deal_labels", "arguments": map[string]any{"deal_id": third.deal, "label_id": third.label}}
+	viaCallTool := func(extra map[string]any) map[string]any {
+		params := map[string]any{"name": "call_tool", "arguments": inner}
+		for k, v := range extra {
+			params[k] = v
+		}
+		_, out := e.rpcCall(t, mcp.Path, key, v, "tools/call", params, elicitCaps)
+		res, _ := out["result"].(map[string]any)
+		if res == nil {
+			t.Fatalf("call_tool: %v", out)
+		}
+		return res
+	}
+	res = viaCallTool(nil)
+	if res["resultType"] != "input_required" || third.links() != 1 {
+		t.Fatalf("call_tool of detach_deal_labels did not ask first: %v", res)
+	}
+	res = viaCallTool(map[string]any{"requestState": res["requestState"], "inputResponses": map[string]any{
+		"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}})
+	if res["isError"] == true || third.links() != 0 {
+		t.Fatalf("call_tool's confirmed detach: %v (links %d)", res, third.links())
+	}
 }
 
 // TestConfirmationFailsClosed: a client that cannot ask its user (a 2026-07-28 client
