@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -71,7 +72,8 @@ func TestListPageBytes(t *testing.T) {
 // TestAnswerBytes measures what five everyday questions cost over MCP in tool-result bytes
 // (text and structured content), against what they cost when the text repeated the
 // structured content's JSON (every result before the compact rendering, render.go). It
-// prints the figures (docs/mcp.md, "Results"): 0.86 of the bytes when written.
+// prints the figures (docs/mcp.md, "Results"): 0.86 of the bytes when written. With
+// DUMP=1 it also prints each answer's text and JSON, to see where the bytes go.
 func TestAnswerBytes(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
@@ -121,6 +123,9 @@ func TestAnswerBytes(t *testing.T) {
 		}
 		was, is := 2*compact.Len(), compact.Len()+len(text)
 		t.Logf("%-55s %-10s %6d bytes, was %6d (%.2f)", q.question, q.tool, is, was, float64(is)/float64(was))
+		if os.Getenv("DUMP") != "" {
+			t.Logf("TEXT:\n%s\nJSON:\n%s", text, compact.String())
+		}
 		before, after = before+was, after+is
 	}
 	ratio := float64(after) / float64(before)

@@ -30,12 +30,12 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 		if sp.write() && viewFrom(ctx).readonly {
 			return s.toolError(ctx, readonlyError(sp.tool.Name)), nil
 		}
-		if err := s.takeRate(ctx, p); err != nil {
-			return s.toolError(ctx, err), nil
-		}
 		var res *result
 		var err error
 		if id, ok := getID(sp, req); ok {
+			if err := s.takeRate(ctx, p); err != nil {
+				return s.toolError(ctx, err), nil
+			}
 			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource, id))
 		} else {
 			raw := req.Params.RawArguments
@@ -43,6 +43,17 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 				if raw, err = json.Marshal(req.Params.Arguments); err != nil {
 					return s.toolError(ctx, apierr.BadRequest("arguments are not JSON: %v", err)), nil
 				}
+			}
+			// A call the caller may not make is refused by the operation layer below,
+			// without asking the user first (confirm.go).
+			if needsConfirmation(sp) && canUse(p, sp) {
+				if answer := s.confirmed(ctx, sp, req, raw); answer != nil {
+					return answer, nil
+				}
+				raw = withoutConfirmation(raw)
+			}
+			if err := s.takeRate(ctx, p); err != nil {
+				return s.toolError(ctx, err), nil
 			}
 			res, err = s.run(ctx, p, sp, raw)
 		}

@@ -73,12 +73,12 @@ func TestEveryToolKind(t *testing.T) {
 		if n := len(listed["data"].([]any)); n != 1 || listed["next_cursor"] != nil {
 			t.Fatalf("list_deal_people: %v", listed)
 		}
-		got := wantOK(t, call(t, c, "detach_deal_people", map[string]any{"deal_id": deals[2], "person_id": person}))
+		got := wantOK(t, confirmCall(t, c, "detach_deal_people", map[string]any{"deal_id": deals[2], "person_id": person}))
 		want := map[string]any{"deal_id": deals[2], "person_id": person, "detached": true}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("detach (-want +got):\n%s", diff)
 		}
-		wantToolError(t, call(t, c, "detach_deal_people", map[string]any{"deal_id": deals[2], "person_id": person}), "not_found")
+		wantToolError(t, confirmCall(t, c, "detach_deal_people", map[string]any{"deal_id": deals[2], "person_id": person}), "not_found")
 	})
 
 	t.Run("me and enrich_company", func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestEveryToolKind(t *testing.T) {
 		if len(me["scopes"].([]any)) != len(workspace.Scopes()) {
 			t.Fatalf("me: %v", me)
 		}
-		got := wantOK(t, call(t, c, "enrich_company", map[string]any{"domain": "example.com"}))
+		got := wantOK(t, confirmCall(t, c, "enrich_company", map[string]any{"domain": "example.com"}))
 		var want map[string]any
 		raw, _ := json.Marshal(enrichAnswer("example.com"))
 		_ = json.Unmarshal(raw, &want)

@@ -579,3 +579,44 @@ func TestFeatureReadsShareTheBudget(t *testing.T) {
 		t.Fatalf("over budget: %s %v", a.Error.Message, a.Error.Data)
 	}
 }
+
+// TestRecordResourcesPassGetsGates: resources/read of a record answers as get_ of it for
+// the same caller: a token whose scopes do not cover the record's type is refused with
+// get_'s insufficient_scope (-32602, data.error and data.uri), and a record of the caller's
+// own workspace that row-level security hides from it (another member's private task) is
+// "resource not found" with data.uri, as get_ answers not_found.
+func TestRecordResourcesPassGetsGates(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := crmAdmin(t, e, f.WorkspaceID)
+	acme := e.mustCreate(t, admin, "companies", `{"name": "Acme Rockets"}`)["id"].(string)
+	space := e.mustCreate(t, admin, "spaces", `{"name": "Client"}`)["id"].(string)
+	secret := e.mustCreate(t, admin, "tasks", `{"name": "Acme secret", "space_id": "`+space+`", "is_private": true}`)["id"].(string)
+	open := e.mustCreate(t, admin, "tasks", `{"name": "Acme kickoff", "space_id": "`+space+`"}`)["id"].(string)
+	// Every feature grant, but only the deals scopes: companies:read is not among them.
+	narrow := e.token(storetest.AddUser(t, e.store, f.WorkspaceID, "admin", map[string]string{"crm": "full"},
+		[]string{"deals:read", "deals:write"}))
+	for _, version := range versions {
+		t.Run(version, func(t *testing.T) {
+			uri := "workspaced://companies/" + acme
+			status, a := e.rpc(t, mcp.Path, narrow, version, "resources/read", map[string]any{"uri": uri})
+			wantRPCError(t, version, status, a, mcpgo.INVALID_PARAMS)
+			get := e.callOn(t, mcp.Path, narrow, "get_companies", `{"id":"`+acme+`"}`)
+			if a.Error.Data["error"] != "insufficient_scope" || a.Error.Data["uri"] != uri ||
+				!get.Result.IsError || !strings.Contains(get.Result.Content[0].Text, `"insufficient_scope"`) {
+				t.Fatalf("a token without companies:read: read data %v; get_companies %+v", a.Error.Data, get.Result)
+			}
+			// The agent reads the space's open task, not the admin's private one.
+			_, a = e.rpc(t, mcp.Path, f.Agent.Key, version, "resources/read", map[string]any{"uri": "workspaced://tasks/" + open})
+			var rr readResult
+			a.ok(t, &rr)
+			uri = "workspaced://tasks/" + secret
+			status, a = e.rpc(t, mcp.Path, f.Agent.Key, version, "resources/read", map[string]any{"uri": uri})
+			wantRPCError(t, version, status, a, notFoundCode(version))
+			get = e.callOn(t, mcp.Path, f.Agent.Key, "get_tasks", `{"id":"`+secret+`"}`)
+			if a.Error.Data["uri"] != uri || !get.Result.IsError || !strings.Contains(get.Result.Content[0].Text, `"not_found"`) {
+				t.Fatalf("another member's private task: read data %v; get_tasks %+v", a.Error.Data, get.Result)
+			}
+		})
+	}
+}

@@ -50,6 +50,7 @@ type envConfig struct {
 	limiter        workspace.Limiter
 	enricher       workspace.Enricher
 	allowedOrigins []string
+	fixtures       bool // the conformance toolset (conformance.go)
 }
 
 // envOption adjusts the env before it is built.
@@ -95,7 +96,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	ops := workspace.NewOps(workspace.Config{Store: s, Enricher: ec.enricher, WebhookURLs: &webhooks.URLPolicy{}})
 	api := restapi.New(restapi.Config{Ops: ops, Auth: auth, APIKey: testAPIKey, Limiter: ec.limiter, PublicURL: e.srv.URL})
 	srv, err := mcp.New(mcp.Config{PublicURL: e.srv.URL, Auth: auth, Ops: ops, Limiter: ec.limiter,
-		AllowedOrigins: ec.allowedOrigins})
+		AllowedOrigins: ec.allowedOrigins, ConformanceFixtures: ec.fixtures})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,10 @@ func TestSlowCallsReportProgress(t *testing.T) {
 	for _, version := range versions {
 		t.Run(version, func(t *testing.T) {
 			messages := func(domain string, token any) []map[string]any {
-				params := map[string]any{"name": "enrich_company", "arguments": map[string]any{"domain": domain}}
+				// Confirmed as a model does once its user agreed (confirm.go); the
+				// confirmation itself is answered at once.
+				confirm := e.confirmToken(t, f.Agent.Key, "enrich_company", map[string]any{"domain": domain})
+				params := map[string]any{"name": "enrich_company", "arguments": map[string]any{"domain": domain, "confirm": confirm}}
 				meta := map[string]any{}
 				if token != nil {
 					meta["progressToken"] = token

@@ -274,7 +274,7 @@ func (s *Server) promptVisible(ctx context.Context, d *promptDef) bool {
 func (s *Server) visiblePrompts(ctx context.Context, list []mcpgo.Prompt) []mcpgo.Prompt {
 	out := list[:0:0]
 	for _, pr := range list {
-		if d, ok := findPrompt(pr.Name); ok && s.promptVisible(ctx, d) {
+		if d, ok := findPrompt(pr.Name); ok && s.promptVisible(ctx, d) || s.fixtureVisible(ctx, pr.Name) {
 			out = append(out, pr)
 		}
 	}

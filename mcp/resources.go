@@ -96,6 +96,9 @@ func (s *Server) filterResources(ctx context.Context, _ any, _ *mcpgo.ListResour
 		return
 	}
 	res.Resources = slices.DeleteFunc(res.Resources, func(r mcpgo.Resource) bool {
+		if isFixture(r.URI) {
+			return !s.fixtureVisible(ctx, r.URI)
+		}
 		for _, tool := range documentTools[r.URI] {
 			if !s.may(ctx, tool) {
 				return true
@@ -114,6 +117,9 @@ func (s *Server) filterTemplates(ctx context.Context, _ any, _ *mcpgo.ListResour
 	}
 	v := viewFrom(ctx)
 	res.ResourceTemplates = slices.DeleteFunc(res.ResourceTemplates, func(t mcpgo.ResourceTemplate) bool {
+		if isFixture(t.Name) {
+			return !s.fixtureVisible(ctx, t.Name)
+		}
 		sp, ok := s.specs["get_"+t.Name]
 		return !ok || !v.shows(sp) || !s.may(ctx, sp.tool.Name)
 	})

@@ -49,6 +49,7 @@ type sdkAnswer struct {
 	Tools    []string `json:"tools"`
 	Results  []struct {
 		Name              string         `json:"name"`
+		Asked             bool           `json:"asked"` // answered confirmation_required first
 		IsError           bool           `json:"isError"`
 		StructuredContent map[string]any `json:"structuredContent"`
 		Text              string         `json:"text"`
@@ -109,6 +110,11 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 	for i, r := range out.Results {
 		if r.IsError || r.StructuredContent == nil {
 			t.Errorf("%s: error %v, structured %v, text %s", calls[i].Name, r.IsError, r.StructuredContent, r.Text)
+		}
+		// Detaching and enriching ask the user first; this client cannot show a form, so
+		// it was answered confirmation_required and confirmed with the token.
+		if want := calls[i].Name == "detach_deal_labels" || calls[i].Name == "enrich_company"; r.Asked != want {
+			t.Errorf("%s: asked for confirmation %v, want %v", calls[i].Name, r.Asked, want)
 		}
 	}
 	if got := out.Results[1].StructuredContent["data"].([]any); len(got) != 1 {

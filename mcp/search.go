@@ -158,6 +158,7 @@ func (s *Server) runCall(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	inner := mcpgo.CallToolRequest{Request: req.Request}
 	inner.Params.Name = args.Name
 	inner.Params.Meta = req.Params.Meta
+	inner.Params.MultiRoundTripParams = req.Params.MultiRoundTripParams // a confirmation's answer (confirm.go)
 	if len(args.Arguments) > 0 {
 		inner.Params.RawArguments = args.Arguments
 	}

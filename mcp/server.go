@@ -55,6 +55,14 @@ type Config struct {
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed besides loopback
 	// ones while PublicURL is loopback (MCP_ALLOWED_ORIGINS).
 	AllowedOrigins []string
+	// StateKey seals the requestState of multi round-trip results, confirmations among
+	// them (state.go): StateKeySize bytes, the same on every replica (MCP_STATE_KEY); nil
+	// generates one, good for this process only.
+	StateKey []byte
+	// ConformanceFixtures adds the conformance toolset, the official MCP conformance
+	// suite's fixtures (conformance.go); for tests only, refused unless PublicURL is
+	// loopback (MCP_CONFORMANCE_FIXTURES).
+	ConformanceFixtures bool
 }
 
 // instructions carry what every tool shares, so descriptions say only what differs.
@@ -76,6 +84,8 @@ var instructions = `Tools read and write one agency workspace (CRM, tasks, space
 	`and call_tool {name, arguments} runs any of them. ` +
 	`create_, detach_ and enrich_company take an optional idempotency_key: the same key with the same arguments within ` + workspace.IdempotencyWindow() + ` returns the first result ` +
 	`without writing or charging again; with other arguments it fails with idempotency_conflict, and while the first call runs with idempotency_in_flight. ` +
+	`detach_ and enrich_company ask the user first, through the client's form when it can show one; otherwise they fail with confirmation_required and do nothing: ` +
+	`ask the user, and only if they agree call again with the same arguments and confirm set to the token given. ` +
 	`Failures are tool errors whose text is JSON {error, message, request_id}; the message says what to change, and ` +
 	`not_found also means hidden from you.`
 
@@ -90,6 +100,7 @@ type Server struct {
 	// loopback is PublicURL's host being loopback: browsers' Origin is then checked.
 	loopback bool
 	origins  map[string]bool // AllowedOrigins, normalised
+	states   *sealer         // seals and opens requestState (state.go)
 }
 
 // New builds the server and its tools from workspace.Catalog().
@@ -104,6 +115,12 @@ func New(cfg Config) (*Server, error) {
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	s := &Server{cfg: cfg, resource: cfg.PublicURL + Path, specs: map[string]toolSpec{}, log: cfg.Logger,
 		loopback: loopbackHost(origin.Hostname()), origins: map[string]bool{}}
+	if cfg.ConformanceFixtures && !s.loopback {
+		return nil, fmt.Errorf("mcp: the conformance fixtures are for tests and need a loopback PublicURL, not %s", cfg.PublicURL)
+	}
+	if s.states, err = newSealer(cfg.StateKey); err != nil {
+		return nil, err
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -119,6 +136,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	specs = append(specs, s.searchTool(), s.findTool(), s.callTool())
+	if cfg.ConformanceFixtures {
+		specs = append(specs, s.conformanceTools()...)
+	}
 	m := server.NewMCPServer("workspaced", "1.0.0", append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
@@ -140,6 +160,9 @@ func New(cfg Config) (*Server, error) {
 		m.AddTool(sp.tool, h)
 	}
 	s.addFeatures(m)
+	if cfg.ConformanceFixtures {
+		s.addConformance(m)
+	}
 	s.http = s.postOnly(ackFirst(s.rpcFaults(s.viewSessions(server.NewStreamableHTTPServer(m,
 		// Stateless: no session is kept, so any process can answer any request and no
 		// sticky sessions are needed behind a load balancer.
@@ -192,7 +215,13 @@ func (s *Server) Tools() []mcpgo.Tool { return append([]mcpgo.Tool(nil), s.tools
 // preflights, refuses bodies over 1 MiB, reads the toolset selection, demands a bearer
 // credential (401 with an RFC 9728 challenge otherwise) and needs no apikey. A plain
 // tools/call is answered directly (direct.go), anything else by mcp-go.
-func (s *Server) Handler() http.Handler { return s.guard(s.callDirect(s.http)) }
+func (s *Server) Handler() http.Handler {
+	transport := s.checkState(s.http) // confirm.go
+	if s.cfg.ConformanceFixtures {
+		transport = s.checkFixtureCapability(transport)
+	}
+	return s.guard(s.callDirect(transport))
+}
 
 // guard puts the checks every MCP request passes in front of transport.
 func (s *Server) guard(transport http.Handler) http.Handler {
@@ -205,6 +234,9 @@ func (s *Server) guard(transport http.Handler) http.Handler {
 func (s *Server) selectView(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, err := parseView(r)
+		if err == nil && v.fixtures() && !s.cfg.ConformanceFixtures {
+			err = unknownToolset(toolsetConformance)
+		}
 		if err != nil {
 			e := store.AsError(err)
 			writeRPCErrorID(w, httpx.Status(e), mcpgo.INVALID_PARAMS, requestID(r), e.Message)

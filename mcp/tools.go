@@ -213,6 +213,7 @@ func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, requ
 		"credits; the same domain looked up again within 30 days is served from cache for free. Fails with " +
 		"insufficient_credits when the balance is too low (see list_credits), validation_error when the domain " +
 		"is not a valid hostname. " + needs(r, true)
+	props[confirmArg] = confirmProperty()
 	return toolSpec{op: workspace.OpCreate, resource: r, scope: r.WriteScope(),
 		tool: newTool(toolEnrich, desc, input(props, required...), output,
 			hints(false, false, true))}
@@ -253,7 +254,8 @@ func detachTool(r *workspace.Resource) toolSpec {
 		props[k] = inputProperty(*r.Field(k))
 	}
 	props[idempotencyKeyArg] = idempotencyKeyProperty()
-	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found when they are not linked. %s",
+	props[confirmArg] = confirmProperty()
+	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found if not linked. %s",
 		b, a, human(r.Name), needs(r, true))
 	output := object(map[string]*jsonschema.Schema{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
 	return toolSpec{op: workspace.OpDetach, resource: r, scope: r.WriteScope(),
@@ -321,6 +323,12 @@ func nullable(t string) *jsonschema.Schema {
 func idempotencyKeyProperty() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(workspace.MaxIdempotencyKey),
 		Description: "optional retry key (see instructions)"}
+}
+
+// confirmProperty is the optional confirmation argument of the calls that ask the user
+// first (confirm.go); the instructions say how it is used.
+func confirmProperty() *jsonschema.Schema {
+	return typed("string")
 }
 
 // inputProperty is a field's schema in tool arguments (docs/decisions.md 4 fixes the formats).

@@ -81,7 +81,12 @@ type view struct {
 
 // reaches reports whether calls on this view may run sp: any tool, unless the token's
 // fence leaves it out.
-func (v view) reaches(sp toolSpec) bool { return v.fence == nil || v.fence.shows(sp) }
+func (v view) reaches(sp toolSpec) bool {
+	if sp.toolset == toolsetConformance && !v.fixtures() {
+		return false // the fixtures exist on their own view only (conformance.go)
+	}
+	return v.fence == nil || v.fence.shows(sp)
+}
 
 // within narrows v to fence (the view a bound token's resource names): the listed
 // toolsets are those in both, and a read-only fence keeps the view read-only.
@@ -118,7 +123,7 @@ func viewFrom(ctx context.Context) view {
 // shows reports whether the view lists a tool of toolset ("" is me, find_tools and
 // call_tool, always listed).
 func (v view) shows(sp toolSpec) bool {
-	if v.readonly && sp.write() {
+	if v.readonly && sp.write() || sp.toolset == toolsetConformance && !v.fixtures() {
 		return false
 	}
 	return sp.toolset == "" || v.sets == nil || v.sets[sp.toolset]
@@ -199,14 +204,19 @@ func (v view) selectSets(names []string) (view, error) {
 			return v, nil
 		case n == toolsetsDefault:
 			maps.Copy(v.sets, defaultSets)
-		case slices.Contains(toolsetNames, n):
+		case slices.Contains(toolsetNames, n) || n == toolsetConformance: // the server refuses the latter unless configured
 			v.sets[n] = true
 		default:
-			return v, apierr.BadRequest("unknown toolset %q; valid toolsets are %s, %s, %s", n, toolsetsAll,
-				toolsetsDefault, strings.Join(toolsetNames, ", "))
+			return v, unknownToolset(n)
 		}
 	}
 	return v, nil
+}
+
+// unknownToolset is the 400 naming the valid toolsets.
+func unknownToolset(n string) error {
+	return apierr.BadRequest("unknown toolset %q; valid toolsets are %s, %s, %s", n, toolsetsAll,
+		toolsetsDefault, strings.Join(toolsetNames, ", "))
 }
 
 // canUse reports whether p passes the gates a call of sp checks before touching data

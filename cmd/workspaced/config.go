@@ -44,6 +44,12 @@ type config struct {
 	WebhookRetentionDays int
 	WebhookRetrySpeedup  int
 
+	// MCP confirmations (docs/mcp.md): the key sealing their requestState (base64 of
+	// mcp.StateKeySize bytes; "": generated once and kept in the database, so replicas
+	// share it). The conformance suite's fixtures, for tests only.
+	MCPStateKey            string
+	MCPConformanceFixtures bool
+
 	// Serving (docs/operations.md): TLS here, deadlines, shutdown.
 	TLSCertFile      string
 	TLSKeyFile       string

@@ -146,9 +146,10 @@ func TestDocsClientCommands(t *testing.T) {
 	}
 	docs = append(docs, filepath.Join("..", "..", "README.md"))
 	npx := regexp.MustCompile("\\bnpx\\s+(?:-y\\s+)?([^\\s`\"]+)|\"npx\", \"args\": \\[\"-y\", \"([^\"]+)\"")
-	exact := regexp.MustCompile(`^(@?[a-z0-9][a-z0-9._/-]*)@(\d+\.\d+\.\d+)$`)
+	exact := regexp.MustCompile(`^(@?[a-z0-9][a-z0-9._/-]*)@(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)$`) // a pre-release is exact too
 	pins := map[string]string{"@modelcontextprotocol/inspector": pinned(t, inspectorDir, "@modelcontextprotocol/inspector"),
-		"mcp-remote": pinned(t, mcpRemoteDir, "mcp-remote")}
+		"mcp-remote":                        pinned(t, mcpRemoteDir, "mcp-remote"),
+		"@modelcontextprotocol/conformance": pinned(t, filepath.Join("..", "..", "mcp", "testdata", "conformance"), "@modelcontextprotocol/conformance")}
 	text := map[string]string{}
 	for _, path := range docs {
 		raw, err := os.ReadFile(path)

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -346,8 +348,13 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
+	stateKey, err := srv.mcpStateKey(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: ops,
-		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
+		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins),
+		StateKey: stateKey, ConformanceFixtures: srv.cfg.MCPConformanceFixtures})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -542,3 +549,21 @@ func mcpSnippets(mcpURL, agentKey string) string {
 // which cannot send the Authorization header and fails with "spawn undefined ENOENT".
 // Inspector 2.x declares Node 22.19 or later, and the banner and docs say so.
 const inspectorCommand = "npx -y @modelcontextprotocol/inspector@2.12.0 --cli --config mcp.json --server workspaced --method tools/list"
+
+// mcpStateKey is MCP_STATE_KEY, or else the key generated on the first start and kept in
+// the database, so every replica seals and opens MCP confirmations with the same key.
+func (srv *server) mcpStateKey(ctx context.Context) ([]byte, error) {
+	text := srv.cfg.MCPStateKey
+	if text == "" {
+		var err error
+		text, err = srv.store.Setting(ctx, "mcp_state_key", func() string {
+			k := make([]byte, mcp.StateKeySize)
+			_, _ = rand.Read(k)
+			return base64.RawURLEncoding.EncodeToString(k)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return decodeStateKey(text)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -173,6 +175,14 @@ var settings = []setting{
 		help: "comma-separated browser origins allowed on /mcp besides loopback ones while PUBLIC_URL is loopback",
 		doc:  "comma-separated browser origins (`scheme://host[:port]`) allowed on `/mcp` besides loopback ones while `PUBLIC_URL` is loopback; others get 403 (DNS rebinding guard)",
 		bind: func(c *config) flag.Value { return text(&c.MCPAllowedOrigins) }},
+	{env: "MCP_STATE_KEY", flag: "mcp-state-key", defDoc: "generated once, kept in the database",
+		help: "base64 key of 32 bytes sealing the state of MCP confirmations; generated once and kept in the database when empty",
+		doc:  "base64 (standard or URL alphabet) of 32 random bytes (`openssl rand -base64 32`): the AES-256-GCM key that seals the `requestState` of MCP confirmations ([docs/mcp.md](docs/mcp.md), \"Confirmations\"), so a client can neither read nor change it. Every replica must have the same key; left empty, one is generated on the first start and kept in the database, which replicas share. Changing it voids confirmations in flight",
+		bind: func(c *config) flag.Value { return stateKey(&c.MCPStateKey) }},
+	{env: "MCP_CONFORMANCE_FIXTURES", flag: "mcp-conformance-fixtures", def: "false",
+		help: "serve the MCP conformance suite's fixtures at /mcp/x/conformance (tests only; refused unless PUBLIC_URL is loopback)",
+		doc:  "`true` adds the toolset `conformance` at `/mcp/x/conformance`: the tools, prompts and resources the official MCP conformance suite calls, which touch no data. For conformance runs only: the start is refused unless `PUBLIC_URL` is loopback",
+		bind: func(c *config) flag.Value { return &boolValue{p: &c.MCPConformanceFixtures} }},
 	{env: "METRICS_ADDR", flag: "metrics-addr", def: "127.0.0.1:9090", help: "address of the /metrics listener; off for none",
 		doc:  "address of the separate `/metrics` listener (loopback by default; in a container use `:9090` and do not publish the port); `off` for none. Left unset, a taken default port is logged and the start goes on without the listener; set, a taken port fails the start",
 		bind: func(c *config) flag.Value { return text(&c.MetricsAddr) }},
@@ -267,6 +277,28 @@ func webURL(p *string) flag.Value {
 		}
 		return nil
 	}}
+}
+
+// stateKey takes empty, or the base64 of mcp.StateKeySize bytes.
+func stateKey(p *string) flag.Value {
+	return &textValue{p: p, arg: "base64", check: func(s string) error {
+		if _, err := decodeStateKey(s); s != "" && err != nil {
+			return err
+		}
+		return nil
+	}}
+}
+
+// decodeStateKey reads MCP_STATE_KEY: base64 in the standard or URL alphabet, padded or
+// not, of exactly mcp.StateKeySize bytes.
+func decodeStateKey(s string) ([]byte, error) {
+	s = strings.TrimRight(strings.TrimSpace(s), "=")
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if k, err := enc.DecodeString(s); err == nil && len(k) == mcp.StateKeySize {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("want the base64 of %d random bytes, such as the output of openssl rand -base64 %d", mcp.StateKeySize, mcp.StateKeySize)
 }
 
 // logLevel takes a level log/slog knows.

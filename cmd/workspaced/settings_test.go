@@ -119,6 +119,8 @@ func TestConfigRefusesUnparsableValues(t *testing.T) {
 		{name: "URL of another scheme", args: []string{"-firmographics-url=ftp://firmo.example"}, wantNamed: "-firmographics-url"},
 		{name: "URL that does not parse", env: "ACME_DIRECTORY_URL", val: "https://[::1", wantNamed: "ACME_DIRECTORY_URL"},
 		{name: "log level", env: "LOG_LEVEL", val: "verbose", wantNamed: "LOG_LEVEL"},
+		{name: "MCP state key too short", env: "MCP_STATE_KEY", val: "c2hvcnQ=", wantNamed: "MCP_STATE_KEY"},
+		{name: "MCP state key not base64", args: []string{"-mcp-state-key=not*base64"}, wantNamed: "-mcp-state-key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clearSettings(t)
