@@ -26,6 +26,7 @@ var statuses = map[store.Code]int{
 	store.CodeUnknownTool:            http.StatusNotFound,
 	store.CodeMethodNotAllowed:       http.StatusMethodNotAllowed,
 	store.CodeIdempotencyInFlight:    http.StatusConflict,
+	store.CodeConflict:               http.StatusConflict,
 	store.CodePreconditionFailed:     http.StatusPreconditionFailed,
 	store.CodeValidation:             http.StatusUnprocessableEntity,
 	store.CodeIdempotencyConflict:    http.StatusUnprocessableEntity,

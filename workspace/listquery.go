@@ -133,6 +133,10 @@ type walkKey struct {
 // costs what the first page costs; q reads the matches through the search indexes and
 // sorts them by rank.
 func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*listStatement, error) {
+	cq, params, err := o.customQuery(ctx, p, r, params)
+	if err != nil {
+		return nil, err
+	}
 	c, err := params.check(r)
 	if err != nil {
 		return nil, err
@@ -143,6 +147,12 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	add := func(v any) int {
 		st.args = append(st.args, v)
 		return len(st.args)
+	}
+	if r.Governed != "" {
+		where = append(where, fmt.Sprintf(`%s = ANY($%d::text[])`, ident(r.Governed), add(governedResources(p))))
+	}
+	for _, cc := range cq.conds {
+		where = append(where, cc.sql(r, cq.codePoint, add))
 	}
 	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
 		v, ok := params.Filters[f.Name]
@@ -184,9 +194,15 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if c.query != nil {
 		var match string
 		match, rank = searchSQL(c, add)
+		if len(cq.searchable) > 0 {
+			match = "(" + match + " OR " + cq.searchSQL(r, c, add) + ")"
+		}
 		where = append(where, match)
 	}
 	st.walk = walkOf(params, c, rank)
+	if cq.sort != nil {
+		st.walk = cq.walk(r, c.query != nil)
+	}
 	if params.Order == OrderUpdated || c.sortBy == &updatedAtField && !c.desc {
 		// Incremental sync, by order or sort: never past a transaction still in flight
 		// (store.QuerySync), so each committed change comes in some walk.
@@ -231,14 +247,20 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if rank != "" {
 		cols += ", " + rank + ` AS "_rank"`
 	}
+	if cq.sort != nil {
+		cols += ", " + st.walk.keys[0].expr + ` AS "_sort"`
+	}
 	rec := "row_to_json(y)::text"
-	if c.fields != nil || rank != "" {
+	if c.fields != nil || rank != "" || cq.sort != nil {
 		shown := c.fields
 		if shown == nil {
 			shown = Columns(r)
 		}
 		for i, f := range shown {
 			shown[i] = "y." + ident(f)
+			if f == customFieldsName && cq.keys != nil {
+				shown[i] = customSubset(`y."custom_fields"`, add(cq.keys))
+			}
 		}
 		rec = "(SELECT row_to_json(x)::text FROM (SELECT " + strings.Join(shown, ", ") + ") x)"
 	}
