@@ -309,7 +309,7 @@ func (o *Ops) checkCustomValues(ctx context.Context, q querier, p *store.Princip
 	set := map[string]json.RawMessage{}
 	patch := &customPatch{clear: []string{}}
 	refs := map[string][]string{} // resource ("users" for members) -> ids
-	refKey := map[string]string{}  // id -> the key naming it, for the message
+	refKey := map[string]string{} // id -> the key naming it, for the message
 	for _, k := range keys {
 		v := body[k]
 		f := findCustom(defs, k)
