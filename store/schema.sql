@@ -493,6 +493,7 @@ CREATE TABLE public.custom_fields (
     CONSTRAINT custom_fields_check CHECK (((type = 'reference'::text) = (reference_resource IS NOT NULL))),
     CONSTRAINT custom_fields_key_check CHECK ((key ~ '^[a-z][a-z0-9_]{0,62}$'::text)),
     CONSTRAINT custom_fields_options_check CHECK ((jsonb_typeof(options) = 'array'::text)),
+    CONSTRAINT custom_fields_reference_resource_check CHECK ((reference_resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
     CONSTRAINT custom_fields_resource_check CHECK ((resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
     CONSTRAINT custom_fields_type_check CHECK ((type = ANY (ARRAY['text'::text, 'long_text'::text, 'number'::text, 'money'::text, 'date'::text, 'timestamp'::text, 'boolean'::text, 'select'::text, 'multi_select'::text, 'url'::text, 'email'::text, 'phone'::text, 'member'::text, 'reference'::text])))
 );
@@ -7565,6 +7566,12 @@ ALTER TABLE public.workspaces ENABLE ROW LEVEL SECURITY;
 CREATE POLICY ws_admin_insert ON public.automations AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
+-- Name: custom_fields ws_admin_insert; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_insert ON public.custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
+
+--
 -- Name: webhook_deliveries ws_admin_only; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -7589,16 +7596,10 @@ CREATE POLICY ws_admin_records ON public.activity AS RESTRICTIVE FOR SELECT USIN
 CREATE POLICY ws_admin_update ON public.automations AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
--- Name: custom_fields ws_admin_updates; Type: POLICY; Schema: public; Owner: -
+-- Name: custom_fields ws_admin_update; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY ws_admin_updates ON public.custom_fields AS RESTRICTIVE FOR UPDATE USING ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))) WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
-
---
--- Name: custom_fields ws_admin_writes; Type: POLICY; Schema: public; Owner: -
---
-
-CREATE POLICY ws_admin_writes ON public.custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
+CREATE POLICY ws_admin_update ON public.custom_fields AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
 -- Name: workspaces ws_admin_writes; Type: POLICY; Schema: public; Owner: -

@@ -17,7 +17,7 @@ SELECT ws_resource_table('custom_fields', $c$
   type text NOT NULL CHECK (type IN ('text', 'long_text', 'number', 'money', 'date', 'timestamp', 'boolean',
     'select', 'multi_select', 'url', 'email', 'phone', 'member', 'reference')),
   options jsonb NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(options) = 'array'),
-  reference_resource text,
+  reference_resource text CHECK (reference_resource IN ('deals', 'people', 'companies', 'tasks', 'deal_tasks', 'projects')),
   required boolean NOT NULL DEFAULT false,
   "unique" boolean NOT NULL DEFAULT false,
   searchable boolean NOT NULL DEFAULT false,
@@ -34,11 +34,8 @@ CREATE INDEX custom_fields_position ON custom_fields (workspace_id, resource, po
 -- only admins write them.
 CREATE POLICY ws_target_grant ON custom_fields AS RESTRICTIVE FOR SELECT
   USING (resource IN ('tasks', 'projects') OR (SELECT app_grant('crm')) IN ('read', 'full'));
-CREATE POLICY ws_admin_writes ON custom_fields AS RESTRICTIVE FOR INSERT
-  WITH CHECK ((SELECT app_is_admin()) OR current_user <> 'workspaced_app');
-CREATE POLICY ws_admin_updates ON custom_fields AS RESTRICTIVE FOR UPDATE
-  USING ((SELECT app_is_admin()) OR current_user <> 'workspaced_app')
-  WITH CHECK ((SELECT app_is_admin()) OR current_user <> 'workspaced_app');
+CREATE POLICY ws_admin_insert ON custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK ((SELECT app_is_admin()));
+CREATE POLICY ws_admin_update ON custom_fields AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK ((SELECT app_is_admin()));
 
 -- key and resource never change: values are stored under the key, on the resource's table.
 -- At most 200 fields per resource per workspace, counted under a lock so that concurrent
