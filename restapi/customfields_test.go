@@ -1,11 +1,14 @@
 package restapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -241,4 +244,92 @@ func findDef(t testing.TB, c client, key string) string {
 	}
 	t.Fatalf("no definition %s", key)
 	return ""
+}
+
+// TestCustomFieldsEverywhere: custom values reach webhook events and /v1/search, agents
+// cannot define fields, hostile bodies are 4xx, and adding a field takes no lock on the
+// resource's table (no DDL): it succeeds while another transaction holds a write on it.
+func TestCustomFieldsEverywhere(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.as(t, f.Admin)
+	member := e.as(t, storetest.AddUser(t, e.store, f.WorkspaceID, "member", grantsAll("full"), workspace.Scopes()))
+	ctx := context.Background()
+
+	// An agent acts as a member: it may read definitions, not write them.
+	agent := client{e: e, t: t, token: f.Agent.Key}
+	wantError(t, agent.post("/custom_fields", map[string]any{"resource": "deals", "key": "k", "label": "K", "type": "text"}),
+		http.StatusForbidden, "insufficient_permission")
+
+	// A write on deals held open: DDL on deals would wait for it; the field does not.
+	tx, err := storetest.Pool(t).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `LOCK TABLE deals IN ROW EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	added := make(chan response, 1)
+	start := time.Now()
+	go func() {
+		added <- admin.post("/custom_fields", map[string]any{"resource": "deals", "key": "lead_source", "label": "Lead source",
+			"type": "text", "searchable": true})
+	}()
+	select {
+	case r := <-added:
+		if r.Status != http.StatusCreated || r.data()["ready"] != true {
+			t.Fatalf("adding a field beside an open write: %d %s", r.Status, r.Raw)
+		}
+		t.Logf("a field added beside an open write on deals in %v", time.Since(start))
+	case <-time.After(10 * time.Second):
+		t.Fatal("adding a field waited for a lock on deals")
+	}
+	tx.Rollback(ctx)
+	archived := create(t, admin, "/custom_fields", map[string]any{"resource": "deals", "key": "old", "label": "Old", "type": "number"})["id"].(string)
+
+	must(t, admin.post("/webhook_endpoints", map[string]any{"url": "https://93.184.216.34/hooks"}), http.StatusCreated)
+	pl := create(t, member, "/pipelines", map[string]any{"name": "Sales"})["id"]
+	deal := create(t, member, "/deals", map[string]any{"name": "Plain name", "pipeline_id": pl,
+		"custom_fields": map[string]any{"lead_source": "Conference Zurich", "old": 1}})["id"].(string)
+	must(t, admin.patch("/custom_fields/"+archived, map[string]any{"archived": true}), http.StatusOK)
+	must(t, member.patch("/deals/"+deal, map[string]any{"custom_fields": map[string]any{"lead_source": "Conference Geneva"}}), http.StatusOK)
+	var changed []string
+	var record string
+	if err := storetest.Pool(t).QueryRow(ctx, `SELECT changed, record::text FROM (
+		SELECT changed, record, seq FROM webhook_outbox WHERE object_id = $1 AND type = 'deals.updated'
+		UNION ALL SELECT changed, record, seq FROM webhook_events WHERE object_id = $1 AND type = 'deals.updated') x
+		ORDER BY seq DESC LIMIT 1`, deal).Scan(&changed, &record); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(changed, "custom_fields.lead_source") || slices.Contains(changed, "custom_fields") {
+		t.Fatalf("event changed = %v, want custom_fields.lead_source", changed)
+	}
+	if strings.Contains(record, `"old"`) {
+		t.Fatalf("the event's record shows an archived field: %s", record)
+	}
+
+	// q finds the record by its searchable custom text, in a list and in /v1/search.
+	if got := must(t, member.get("/deals?q=geneva"), http.StatusOK).list(); len(got) != 1 || got[0]["id"] != deal {
+		t.Fatalf("q=geneva: %v", got)
+	}
+	hits := must(t, member.get("/search?q=geneva"), http.StatusOK).list()
+	if len(hits) != 1 || hits[0]["id"] != deal {
+		t.Fatalf("/search?q=geneva: %v", hits)
+	}
+	if got := must(t, member.get("/deals?q=zurich"), http.StatusOK).list(); len(got) != 0 {
+		t.Fatalf("q matches a value no longer held: %v", got)
+	}
+
+	// Hostile bodies: a NUL in a value or key, a huge value.
+	for _, body := range []string{`{"custom_fields": {"lead_source": "a\u0000b"}}`, `{"custom_fields": {"a\u0000": 1}}`,
+		`{"custom_fields": {"lead_source": "` + strings.Repeat("x", 600) + `"}}`, `{"custom_fields": [1]}`, `{"custom_fields": null}`} {
+		if r := member.patch("/deals/"+deal, body); r.Status < 400 || r.Status >= 500 {
+			t.Errorf("%.60s: %d %s", body, r.Status, r.Raw)
+		}
+	}
+	if r := admin.post("/custom_fields", `{"resource": "deals", "key": "k\u0000", "label": "x", "type": "text"}`); r.Status < 400 || r.Status >= 500 {
+		t.Errorf("NUL in a key: %d %s", r.Status, r.Raw)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -207,10 +209,32 @@ func (cq *customQuery) walk(r *Resource, withQ bool) walk {
 	return walk{keys: []walkKey{{expr: expr, alias: "_sort", sqlType: t.sqlType, nullable: true}}, desc: cq.desc, spec: spec}
 }
 
-// searchSQL is q's match on the searchable custom fields: a record one of whose values has
-// every word of q as a prefix of its words.
-func (cq *customQuery) searchSQL(r *Resource, c *checkedList, add func(any) int) string {
-	return fmt.Sprintf(`%s."id" IN (SELECT v.record_id FROM custom_values v WHERE v.field_id = ANY($%d::text[]::uuid[]) AND v.t IS NOT NULL
+// customSearch is q's match on r's searchable custom fields: a record one of whose values
+// has every word of q as a prefix of its words (the index custom_values_search).
+func customSearch(r *Resource, q *searchQuery, add func(any) int) string {
+	return fmt.Sprintf(`%s."id" IN (SELECT v.record_id FROM custom_fields f JOIN custom_values v ON v.field_id = f.id
+		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND v.t IS NOT NULL
 		AND ws_search_doc(v.t) @@ (SELECT to_tsquery('simple', ws_unaccent($%d::text))))`,
-		ident(r.Table), add(cq.searchable), add(c.query.tsquery))
+		ident(r.Table), quoteLiteral(r.Name), add(q.tsquery))
+}
+
+// customSearchable returns which of types have a searchable custom field the actor sees:
+// only their searches read custom_values, so a workspace without one searches as before.
+func (o *Ops) customSearchable(ctx context.Context, p *store.Principal, types []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := o.store.Query(ctx, p, `SELECT DISTINCT resource FROM custom_fields WHERE searchable AND NOT archived AND resource = ANY($1::text[])`,
+		[]any{types}, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var name string
+				if err := rows.Scan(&name); err != nil {
+					return err
+				}
+				out[name] = true
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, readError(err)
+	}
+	return out, nil
 }

@@ -195,7 +195,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		var match string
 		match, rank = searchSQL(c, add)
 		if len(cq.searchable) > 0 {
-			match = "(" + match + " OR " + cq.searchSQL(r, c, add) + ")"
+			match = "(" + match + " OR " + customSearch(r, c.query, add) + ")"
 		}
 		where = append(where, match)
 	}
