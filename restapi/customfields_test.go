@@ -126,12 +126,29 @@ func TestCustomFields(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", q, got, want)
 		}
 	}
-	// A custom sort pages by keyset.
-	page := must(t, a.get("/deals?sort=custom_fields.score&limit=1"), http.StatusOK)
-	next := must(t, a.get("/deals?sort=custom_fields.score&limit=1&cursor="+page.Body["next_cursor"].(string)), http.StatusOK).list()
-	if len(next) != 1 || next[0]["id"] != id1 {
-		t.Fatalf("second page of the custom sort: %v", next)
+	// A custom sort pages by keyset, one record a page, through the records without a value.
+	for sort, want := range map[string][]string{"custom_fields.score": {id2, id1, id3}, "-custom_fields.score": {id3, id1, id2},
+		"custom_fields.renewal": {id1, id2, id3}, "-custom_fields.code": {id3, id2, id1}} {
+		var got []string
+		cursor := ""
+		for range 5 {
+			page := must(t, a.get("/deals?limit=1&sort="+sort+cursor), http.StatusOK)
+			for _, r := range page.list() {
+				got = append(got, r["id"].(string))
+			}
+			next, _ := page.Body["next_cursor"].(string)
+			if next == "" {
+				break
+			}
+			cursor = "&cursor=" + next
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("sort=%s one a page: got %v, want %v", sort, got, want)
+		}
 	}
+	// A cursor of one sort is refused by another.
+	first := must(t, a.get("/deals?limit=1&sort=custom_fields.score"), http.StatusOK).Body["next_cursor"].(string)
+	wantError(t, a.get("/deals?limit=1&sort=custom_fields.renewal&cursor="+first), http.StatusBadRequest, "bad_request")
 	// fields= projects one key.
 	got := must(t, a.get("/deals?fields=name,custom_fields.tier&custom_fields.tier=gold"), http.StatusOK).list()
 	if cf := got[0]["custom_fields"].(map[string]any); len(cf) != 1 || cf["tier"] != "gold" || got[0]["pipeline_id"] != nil {

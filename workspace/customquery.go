@@ -23,6 +23,7 @@ type customQuery struct {
 	keys       []string // fields=custom_fields.<key>: the keys shown, nil for all
 	searchable []string // ids of the searchable fields q matches
 	codePoint  bool
+	after      *keyPosition // the cursor's position in a custom sort
 }
 
 type customCond struct {
@@ -200,13 +201,61 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) string 
 // value come last ascending and first descending, as a built-in field's NULLs do.
 func (cq *customQuery) walk(r *Resource, withQ bool) walk {
 	t := customTypeOf(cq.sort.Type)
-	expr := "(SELECT v." + t.col + " FROM custom_values v WHERE v.field_id = " + quoteLiteral(cq.sort.ID) +
-		"::uuid AND v.record_id = " + ident(r.Table) + `."id")`
 	spec := cq.sortSpec
 	if withQ {
 		spec = "q," + spec
 	}
-	return walk{keys: []walkKey{{expr: expr, alias: "_sort", sqlType: t.sqlType, nullable: true}}, desc: cq.desc, spec: spec}
+	return walk{keys: []walkKey{{expr: `"_sort"`, alias: "_sort", sqlType: t.sqlType, nullable: true}}, desc: cq.desc, spec: spec}
+}
+
+// page is the page of a custom sort, in two parts read one after the other: the records
+// with a value, walking the field's custom_values index (field_id, value, record_id) from
+// the cursor and fetching each record by its id under the list's conditions; then those
+// without one, walking the workspace's (workspace_id, id) index. Ascending the values
+// come first, descending the records without. Each part stops at fetch rows, so a page
+// reads about what it shows (TestCustomFieldPlans).
+func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int, add func(any) int) string {
+	t := customTypeOf(cq.sort.Type)
+	table := ident(r.Table)
+	col := "v." + t.col
+	fid := fmt.Sprintf("$%d::text::uuid", add(cq.sort.ID))
+	dir, cmp := " ASC", " > "
+	if cq.desc {
+		dir, cmp = " DESC", " < "
+	}
+	conds := ""
+	if len(where) > 0 {
+		conds = " AND " + strings.Join(where, " AND ")
+	}
+	values := "SELECT d.*, " + col + ` AS "_sort" FROM custom_values v CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
+		` WHERE "id" = v.record_id` + conds + ") d WHERE v.field_id = " + fid
+	nulls := "SELECT " + cols + ", NULL::" + t.sqlType + ` AS "_sort" FROM ` + table +
+		" WHERE NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + table + `."id")` + conds
+	withValues, withNulls := true, true
+	if a := cq.after; a != nil {
+		id := fmt.Sprintf("$%d::text::uuid", add(a.ID))
+		if a.Keys[0] == nil { // past a record without a value
+			nulls += ` AND "id"` + cmp + id
+			withValues = cq.desc
+		} else {
+			values += " AND (" + col + ", v.record_id)" + cmp + fmt.Sprintf("($%d::text::%s, %s)", add(*a.Keys[0]), t.sqlType, id)
+			withNulls = !cq.desc
+		}
+	}
+	limit := " LIMIT " + fmt.Sprint(fetch)
+	var parts []string
+	if withValues {
+		parts = append(parts, "("+values+" ORDER BY "+col+dir+", v.record_id"+dir+limit+")")
+	}
+	if withNulls {
+		part := "(" + nulls + ` ORDER BY "id"` + dir + limit + ")"
+		if cq.desc {
+			parts = append([]string{part}, parts...)
+		} else {
+			parts = append(parts, part)
+		}
+	}
+	return strings.Join(parts, " UNION ALL ")
 }
 
 // customSearch is q's match on r's searchable custom fields: a record one of whose values

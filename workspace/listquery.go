@@ -218,11 +218,19 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		if !r.Paged {
 			return nil, store.BadRequest("%s answers one page and takes no cursor", r.Name)
 		}
-		cond, err := st.walk.after(st.key, r.Name, params, add)
-		if err != nil {
-			return nil, err
+		if cq.sort != nil {
+			pos, err := decodeKeyCursor(st.key, r.Name, st.walk.spec, 1, params.Cursor)
+			if err != nil {
+				return nil, err
+			}
+			cq.after = &pos
+		} else {
+			cond, err := st.walk.after(st.key, r.Name, params, add)
+			if err != nil {
+				return nil, err
+			}
+			where = append(where, cond)
 		}
-		where = append(where, cond)
 	}
 	fetch := c.limit
 	if r.Paged {
@@ -247,9 +255,6 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if rank != "" {
 		cols += ", " + rank + ` AS "_rank"`
 	}
-	if cq.sort != nil {
-		cols += ", " + st.walk.keys[0].expr + ` AS "_sort"`
-	}
 	rec := "row_to_json(y)::text"
 	if c.fields != nil || rank != "" || cq.sort != nil {
 		shown := c.fields
@@ -273,6 +278,9 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	var with string
 	if len(c.conds) > 0 && st.walk.legacy && st.walk.desc {
 		with, page = fewOrWalk(r, cols, where, probes, walkSQL, order)
+	}
+	if cq.sort != nil {
+		page = cq.page(r, cols, where, fetch, add)
 	}
 	st.sql = with + "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (" + page +
 		") y ORDER BY " + strings.Join(outer, ", ") + ", y.id" + dir
