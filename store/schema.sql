@@ -423,7 +423,7 @@ BEGIN
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM custom_values WHERE record_id = NEW.id;
   END IF;
-  IF NEW.custom_fields = '{}' THEN
+  IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
     RETURN NULL;
   END IF;
   BEGIN
@@ -548,7 +548,7 @@ $$;
 CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  SELECT CASE WHEN v = '{}' THEN v
+  SELECT CASE WHEN v IS NULL OR v = '{}' THEN '{}'::jsonb
     ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
                         WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
 $$;
@@ -1019,7 +1019,7 @@ CREATE TABLE public.companies (
     size text,
     notes text,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
     CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1203,7 +1203,7 @@ CREATE TABLE public.deal_tasks (
     description text,
     is_private boolean DEFAULT false NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
     CONSTRAINT deal_tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT deal_tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -1234,7 +1234,7 @@ CREATE TABLE public.deals (
     company_id uuid,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     status text DEFAULT 'open'::text NOT NULL,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
     CONSTRAINT deals_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deals_status_check CHECK ((status = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1810,7 +1810,7 @@ CREATE TABLE public.people (
     linkedin_url text,
     twitter_url text,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
     CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1901,7 +1901,7 @@ CREATE TABLE public.projects (
     end_date date,
     kanban_enabled boolean DEFAULT false NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
     CONSTRAINT projects_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -2129,7 +2129,7 @@ CREATE TABLE public.tasks (
     stage_id uuid,
     parent_task_id uuid,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
     CONSTRAINT tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))

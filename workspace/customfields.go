@@ -756,8 +756,11 @@ func (o *Ops) customAssignment(ctx context.Context, q querier, p *store.Principa
 	if err != nil {
 		return nil, err
 	}
-	if i < 0 {
-		return append(set, assignment{field: r.Field(customFieldsName), value: patch.set}), nil
+	if create && patch.set == "{}" { // no values: the column stays NULL, read as {}
+		if i >= 0 {
+			set = slices.Delete(set, i, i+1)
+		}
+		return set, nil
 	}
 	if create {
 		set[i].value = patch.set

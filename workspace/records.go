@@ -349,7 +349,7 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	for _, a := range set {
 		if patch, ok := a.value.(*customPatch); ok { // merged: keys set, null ones cleared
 			args = append(args, patch.set, patch.clear)
-			assigns = append(assigns, fmt.Sprintf(`"custom_fields" = ("custom_fields" || $%d::text::jsonb) - $%d::text[]`, len(args)-1, len(args)))
+			assigns = append(assigns, fmt.Sprintf(`"custom_fields" = (coalesce("custom_fields", '{}') || $%d::text::jsonb) - $%d::text[]`, len(args)-1, len(args)))
 			continue
 		}
 		args = append(args, a.value)

@@ -7,8 +7,9 @@
 -- also kept in custom_values, one typed row per value (the "pivot index"), whose fixed
 -- indexes answer filters, sorts and uniqueness for every field of every workspace. Adding a
 -- field is one INSERT: no DDL, so it never locks a table's writes, and it is ready to
--- filter on at once (ready is true from the start). ADD COLUMN ... DEFAULT '{}' below is a
--- catalogue-only change (PostgreSQL 11 and later): it rewrites no row.
+-- filter on at once (ready is true from the start). The column is NULL on a record without
+-- values (reads show {}): ADD COLUMN without a default rewrites no row, and a record
+-- without custom values is no wider than before.
 
 SELECT ws_resource_table('custom_fields', $c$
   resource text NOT NULL CHECK (resource IN ('deals', 'people', 'companies', 'tasks', 'deal_tasks', 'projects')),
@@ -127,7 +128,7 @@ BEGIN
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM custom_values WHERE record_id = NEW.id;
   END IF;
-  IF NEW.custom_fields = '{}' THEN
+  IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
     RETURN NULL;
   END IF;
   BEGIN
@@ -173,7 +174,7 @@ CREATE TRIGGER reindex AFTER UPDATE OF type, "unique" ON custom_fields FOR EACH 
 -- ws_custom_shown is a record's custom_fields as reads show them: without archived fields.
 -- +goose StatementBegin
 CREATE FUNCTION ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT CASE WHEN v = '{}' THEN v
+  SELECT CASE WHEN v IS NULL OR v = '{}' THEN '{}'::jsonb
     ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
                         WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
 $$;
@@ -198,8 +199,7 @@ DECLARE
   t text;
 BEGIN
   FOREACH t IN ARRAY ARRAY['deals', 'people', 'companies', 'tasks', 'deal_tasks', 'projects'] LOOP
-    EXECUTE format($s$ALTER TABLE %I ADD COLUMN custom_fields jsonb NOT NULL DEFAULT '{}'
-      CHECK (jsonb_typeof(custom_fields) = 'object')$s$, t);
+    EXECUTE format($s$ALTER TABLE %I ADD COLUMN custom_fields jsonb CHECK (jsonb_typeof(custom_fields) = 'object')$s$, t);
     EXECUTE format('CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON %I FOR EACH ROW EXECUTE FUNCTION ws_custom_index(%L)', t, t);
   END LOOP;
 END
