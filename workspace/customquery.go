@@ -198,7 +198,7 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) string 
 }
 
 // walk is the keyset walk of a custom sort: the field's value, then id; records without a
-// value come last ascending and first descending, as a built-in field's NULLs do.
+// value come last, in either direction (page).
 func (cq *customQuery) walk(r *Resource, withQ bool) walk {
 	t := customTypeOf(cq.sort.Type)
 	spec := cq.sortSpec
@@ -211,9 +211,10 @@ func (cq *customQuery) walk(r *Resource, withQ bool) walk {
 // page is the page of a custom sort, in two parts read one after the other: the records
 // with a value, walking the field's custom_values index (field_id, value, record_id) from
 // the cursor and fetching each record by its id under the list's conditions; then those
-// without one, walking the workspace's (workspace_id, id) index. Ascending the values
-// come first, descending the records without. Each part stops at fetch rows, so a page
-// reads about what it shows (TestCustomFieldPlans).
+// without one, walking the workspace's (workspace_id, id) index. The statement reads the
+// parts in that order (no ORDER BY above them: a Merge Append would start both parts, and
+// the second reads the whole workspace to find no record without a value), stopping at
+// fetch rows, so a page reads about what it shows (TestCustomFieldPlans).
 func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int, add func(any) int) string {
 	t := customTypeOf(cq.sort.Type)
 	table := ident(r.Table)
@@ -231,31 +232,22 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 		` WHERE "id" = v.record_id` + conds + ") d WHERE v.field_id = " + fid
 	nulls := "SELECT " + cols + ", NULL::" + t.sqlType + ` AS "_sort" FROM ` + table +
 		" WHERE NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + table + `."id")` + conds
-	withValues, withNulls := true, true
+	withValues := true
 	if a := cq.after; a != nil {
 		id := fmt.Sprintf("$%d::text::uuid", add(a.ID))
-		if a.Keys[0] == nil { // past a record without a value
+		if a.Keys[0] == nil { // past a record without a value: the values are behind
 			nulls += ` AND "id"` + cmp + id
-			withValues = cq.desc
+			withValues = false
 		} else {
 			values += " AND (" + col + ", v.record_id)" + cmp + fmt.Sprintf("($%d::text::%s, %s)", add(*a.Keys[0]), t.sqlType, id)
-			withNulls = !cq.desc
 		}
 	}
 	limit := " LIMIT " + fmt.Sprint(fetch)
-	var parts []string
-	if withValues {
-		parts = append(parts, "("+values+" ORDER BY "+col+dir+", v.record_id"+dir+limit+")")
+	nullsPart := "(" + nulls + ` ORDER BY "id"` + dir + limit + ")"
+	if !withValues {
+		return nullsPart
 	}
-	if withNulls {
-		part := "(" + nulls + ` ORDER BY "id"` + dir + limit + ")"
-		if cq.desc {
-			parts = append([]string{part}, parts...)
-		} else {
-			parts = append(parts, part)
-		}
-	}
-	return strings.Join(parts, " UNION ALL ")
+	return "(" + values + " ORDER BY " + col + dir + ", v.record_id" + dir + limit + ") UNION ALL " + nullsPart
 }
 
 // customSearch is q's match on r's searchable custom fields: a record one of whose values

@@ -284,6 +284,9 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	}
 	st.sql = with + "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (" + page +
 		") y ORDER BY " + strings.Join(outer, ", ") + ", y.id" + dir
+	if cq.sort != nil { // its parts come in order, one after the other (customQuery.page)
+		st.sql = "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (" + page + ") y LIMIT " + strconv.Itoa(fetch)
+	}
 	return st, nil
 }
 

@@ -148,7 +148,9 @@ func columnList(r *Resource) string {
 // custom_fields, shown without its archived fields (custom_fields.go).
 func columnExpr(r *Resource, c string) string {
 	if r.Custom && c == customFieldsName {
-		return `ws_custom_shown("workspace_id", ` + quoteLiteral(r.Name) + `, "custom_fields") AS "custom_fields"`
+		// The archived keys are an uncorrelated subquery: read once per statement, not per row.
+		return `coalesce("custom_fields" - (SELECT coalesce(array_agg(f.key), '{}') FROM custom_fields f WHERE f.workspace_id = (SELECT app_workspace_id()) AND f.resource = ` +
+			quoteLiteral(r.Name) + ` AND f.archived), '{}') AS "custom_fields"`
 	}
 	return ident(c)
 }
@@ -199,7 +201,7 @@ func (o *Ops) GetFields(ctx context.Context, p *store.Principal, r *Resource, id
 			shown[i] = columnExpr(r, f)
 			if f == customFieldsName && keys != nil {
 				args = append(args, keys)
-				shown[i] = customSubset(columnExpr(r, f)[:strings.Index(columnExpr(r, f), " AS ")], len(args)+1)
+				shown[i] = customSubset(strings.TrimSuffix(columnExpr(r, f), ` AS "custom_fields"`), len(args)+1)
 			}
 		}
 		sql = getStatement(r, strings.Join(shown, ", "))
