@@ -773,6 +773,7 @@ func (o *Ops) customAssignment(ctx context.Context, q querier, p *store.Principa
 // splitCustomFields separates fields= names of custom fields (custom_fields.<key>) from the
 // others: the keys, with custom_fields among the others, or nil keys when none is named.
 func splitCustomFields(r *Resource, fields []string) (plain, keys []string, err error) {
+	plain = make([]string, 0, len(fields)) // an empty fields= stays one, refused by checkFields
 	for _, f := range fields {
 		key, ok := strings.CutPrefix(f, customFieldsName+".")
 		if !ok {
