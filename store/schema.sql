@@ -548,7 +548,7 @@ $$;
 CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  SELECT CASE WHEN v IS NULL OR v = '{}' THEN '{}'::jsonb
+  SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
     ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
                         WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
 $$;

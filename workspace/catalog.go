@@ -524,7 +524,7 @@ var catalog = withTables([]*Resource{
 		Doc: "The workspace's own fields on deals, people, companies, tasks, deal_tasks and projects; records carry their values in custom_fields. Creating or updating one needs the admin role.",
 		Fields: []Field{
 			doc(filter(enum(req("resource", String), customResources...)), "the resource whose records carry the field; never changes"),
-			doc(req("key", String), "snake_case, unique per resource, never a field of the resource; never changes"),
+			example(doc(req("key", String), "snake_case, unique per resource, never a field of the resource; never changes"), `"tier"`),
 			req("label", String),
 			doc(filter(enum(req("type", String), customTypeNames()...)), "changes only when every stored value converts"),
 			doc(w("options", JSON), "select and multi_select: [{key, label, order, archived}]"),

@@ -171,10 +171,11 @@ $$;
 -- +goose StatementEnd
 CREATE TRIGGER reindex AFTER UPDATE OF type, "unique" ON custom_fields FOR EACH ROW EXECUTE FUNCTION ws_custom_reindex();
 
--- ws_custom_shown is a record's custom_fields as reads show them: without archived fields.
+-- ws_custom_shown is a record's custom_fields as webhook events show them: without archived
+-- fields, {} for none (a record's to_jsonb holds JSON null then).
 -- +goose StatementBegin
 CREATE FUNCTION ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT CASE WHEN v IS NULL OR v = '{}' THEN '{}'::jsonb
+  SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
     ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
                         WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
 $$;
