@@ -169,6 +169,11 @@ func TestCustomFields(t *testing.T) {
 	if got := list(a, "custom_fields.vip[null]=true"); !strings.Contains(fmt.Sprint(got), id1) {
 		t.Fatalf("cleared vip is still indexed: %v", got)
 	}
+	// A record created without values takes them on PATCH, and gives them up.
+	if cf := must(t, a.patch("/deals/"+id3, map[string]any{"custom_fields": map[string]any{"score": 1}}), http.StatusOK).data()["custom_fields"].(map[string]any); cf["score"] != 1.0 {
+		t.Fatalf("PATCH of a record without values: %v", cf)
+	}
+	must(t, a.patch("/deals/"+id3, map[string]any{"custom_fields": map[string]any{"score": nil}}), http.StatusOK)
 	// Activity names the custom changes per key.
 	acts := must(t, a.get("/activity?entity_id="+id1), http.StatusOK).list()
 	changes := acts[0]["changes"].(map[string]any)

@@ -375,12 +375,14 @@ $$;
 CREATE FUNCTION public.ws_custom_changes(diff jsonb, prior jsonb) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
+  -- A record without values holds NULL (JSON null in to_jsonb): no keys.
   SELECT CASE WHEN diff IS NULL OR NOT diff ? 'custom_fields' THEN diff
     ELSE (diff - 'custom_fields') || coalesce((
-      SELECT jsonb_object_agg('custom_fields.' || k, diff -> 'custom_fields' -> k)
-        FROM (SELECT jsonb_object_keys(diff -> 'custom_fields') AS k
-              UNION SELECT jsonb_object_keys(coalesce(prior, '{}')) AS k) ks
-       WHERE (diff -> 'custom_fields' -> k) IS DISTINCT FROM (prior -> k)), '{}') END
+      SELECT jsonb_object_agg('custom_fields.' || k, n.v -> k)
+        FROM (SELECT CASE WHEN jsonb_typeof(diff -> 'custom_fields') = 'object' THEN diff -> 'custom_fields' ELSE '{}' END AS v,
+                     CASE WHEN jsonb_typeof(prior) = 'object' THEN prior ELSE '{}' END AS p) n,
+             LATERAL (SELECT jsonb_object_keys(n.v) AS k UNION SELECT jsonb_object_keys(n.p)) ks
+       WHERE (n.v -> k) IS DISTINCT FROM (n.p -> k)), '{}') END
 $$;
 
 --
