@@ -22,6 +22,7 @@ const (
 	CodeMethodNotAllowed       Code = "method_not_allowed"      // the resource does not offer the operation
 	CodeIdempotencyInFlight    Code = "idempotency_in_flight"   // the key's first request is still running
 	CodePreconditionFailed     Code = "precondition_failed"     // If-Match names another version
+	CodeConflict               Code = "conflict"                // a unique value another record holds
 	CodeValidation             Code = "validation_error"        // fields fail the catalogue's checks
 	CodeIdempotencyConflict    Code = "idempotency_conflict"    // the key was used for another request
 	CodeRateLimited            Code = "rate_limited"            // a budget is spent

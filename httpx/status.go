@@ -26,6 +26,7 @@ var statuses = map[apierr.Code]int{
 	apierr.CodeUnknownTool:            http.StatusNotFound,
 	apierr.CodeMethodNotAllowed:       http.StatusMethodNotAllowed,
 	apierr.CodeIdempotencyInFlight:    http.StatusConflict,
+	apierr.CodeConflict:               http.StatusConflict,
 	apierr.CodePreconditionFailed:     http.StatusPreconditionFailed,
 	apierr.CodeValidation:             http.StatusUnprocessableEntity,
 	apierr.CodeIdempotencyConflict:    http.StatusUnprocessableEntity,

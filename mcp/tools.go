@@ -191,6 +191,9 @@ func createTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	var required []string
 	for _, f := range r.Writable() {
+		if f.Type == workspace.Custom {
+			continue // a workspace's own fields: described per workspace, not in the fixed schemas
+		}
 		props[f.Name] = inputProperty(f)
 		if f.Required {
 			required = append(required, f.Name)
@@ -222,6 +225,9 @@ func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, requ
 func updateTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	for _, f := range r.Writable() {
+		if f.Type == workspace.Custom {
+			continue // as in createTool
+		}
 		p := inputProperty(f)
 		if r.CanCreate() {
 			p.Description = "" // create_ describes the field, beside it in every list
@@ -362,6 +368,9 @@ func recordSchema(r *workspace.Resource) *jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{"id": typed("string"), "created_at": typed("string"), "updated_at": typed("string")}
 	required := []string{"id", "created_at", "updated_at"}
 	for _, f := range r.Fields {
+		if f.Type == workspace.Custom {
+			continue // custom_fields, which may follow, is described per workspace
+		}
 		required = append(required, f.Name)
 		if f.Writable && r.CanCreate() {
 			continue

@@ -137,6 +137,9 @@ func (w *world) value(t testing.TB, c client, r *workspace.Resource, f workspace
 	if len(f.Enum) > 0 {
 		return f.Enum[0]
 	}
+	if r.Name == "custom_fields" && f.Name == "key" { // distinct and snake_case
+		return "k_" + strings.ReplaceAll(uuid.NewString()[:13], "-", "")
+	}
 	if f.Example != "" {
 		return f.ExampleValue()
 	}

@@ -24,9 +24,13 @@ func findParams(r *workspace.Resource) []any {
 		for _, f := range sorts {
 			values = append(values, f, "-"+f)
 		}
+		schema := obj{"type": "string", "enum": values}
+		if r.Custom { // or a custom field: custom_fields.<key>
+			schema = obj{"anyOf": []any{schema, obj{"type": "string", "pattern": `^-?custom_fields\.[a-z][a-z0-9_]{0,62}$`}}}
+		}
 		params = append(params, obj{"name": "sort", "in": "query", "required": false,
 			"description": "sort by a field, ascending, or descending with -; ties by id; empty values last ascending, first descending",
-			"schema":      obj{"type": "string", "enum": values}})
+			"schema":      schema})
 	}
 	params = append(params, fieldsParam(r),
 		obj{"name": "ids", "in": "query", "required": false,

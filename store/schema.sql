@@ -369,6 +369,193 @@ END
 $$;
 
 --
+-- Name: ws_custom_changes(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_changes(diff jsonb, prior jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  -- A record without values holds NULL (JSON null in to_jsonb): no keys.
+  SELECT CASE WHEN diff IS NULL OR NOT diff ? 'custom_fields' THEN diff
+    ELSE (diff - 'custom_fields') || coalesce((
+      SELECT jsonb_object_agg('custom_fields.' || k, n.v -> k)
+        FROM (SELECT CASE WHEN jsonb_typeof(diff -> 'custom_fields') = 'object' THEN diff -> 'custom_fields' ELSE '{}' END AS v,
+                     CASE WHEN jsonb_typeof(prior) = 'object' THEN prior ELSE '{}' END AS p) n,
+             LATERAL (SELECT jsonb_object_keys(n.v) AS k UNION SELECT jsonb_object_keys(n.p)) ks
+       WHERE (n.v -> k) IS DISTINCT FROM (n.p -> k)), '{}') END
+$$;
+
+--
+-- Name: ws_custom_field_guard(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_field_guard() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    IF NEW.key <> OLD.key OR NEW.resource <> OLD.resource THEN
+      RAISE EXCEPTION 'a custom field''s key and resource never change' USING ERRCODE = '23514';
+    END IF;
+    RETURN NEW;
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtextextended('custom_fields:' || NEW.workspace_id || ':' || NEW.resource, 0));
+  IF (SELECT count(*) FROM custom_fields WHERE workspace_id = NEW.workspace_id AND resource = NEW.resource) >= 200 THEN
+    RAISE EXCEPTION 'at most 200 custom fields per resource' USING ERRCODE = '23514', CONSTRAINT = 'custom_fields_limit';
+  END IF;
+  RETURN NEW;
+END
+$$;
+
+--
+-- Name: ws_custom_index(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_index() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+DECLARE
+  k text;
+BEGIN
+  IF TG_OP = 'UPDATE' AND NEW.custom_fields IS NOT DISTINCT FROM OLD.custom_fields THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'UPDATE' THEN
+    DELETE FROM custom_values WHERE record_id = NEW.id;
+  END IF;
+  IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
+    RETURN NULL;
+  END IF;
+  BEGIN
+    INSERT INTO custom_values
+    SELECT r.* FROM custom_fields f CROSS JOIN LATERAL ws_custom_rows(f, NEW.workspace_id, NEW.id, NEW.custom_fields -> f.key) r
+     WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0] AND NEW.custom_fields ? f.key;
+  EXCEPTION WHEN unique_violation THEN
+    SELECT f.key INTO k FROM custom_fields f
+     WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0] AND f."unique" AND NEW.custom_fields ? f.key
+       AND EXISTS (SELECT 1 FROM ws_custom_rows(f, NEW.workspace_id, NEW.id, NEW.custom_fields -> f.key) r
+                    JOIN custom_values c ON c.field_id = f.id AND c.u = r.u AND c.record_id <> NEW.id)
+     LIMIT 1;
+    RAISE EXCEPTION 'a unique custom field''s value is taken' USING ERRCODE = '23505',
+      CONSTRAINT = 'custom_values_unique', COLUMN = coalesce(k, '');
+  END;
+  RETURN NULL;
+END
+$$;
+
+--
+-- Name: ws_custom_reindex(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_reindex() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $_$
+BEGIN
+  IF NEW.type = OLD.type AND NEW."unique" = OLD."unique" THEN
+    RETURN NULL;
+  END IF;
+  DELETE FROM custom_values WHERE field_id = NEW.id;
+  BEGIN
+    EXECUTE format('INSERT INTO custom_values SELECT r.* FROM %I t CROSS JOIN LATERAL ws_custom_rows($1, t.workspace_id, t.id, t.custom_fields -> $1.key) r
+       WHERE t.workspace_id = $1.workspace_id AND t.custom_fields ? $1.key', NEW.resource) USING NEW;
+  EXCEPTION WHEN unique_violation THEN
+    RAISE EXCEPTION 'two records hold the same value' USING ERRCODE = '23505',
+      CONSTRAINT = 'custom_values_unique', COLUMN = NEW.key;
+  END;
+  RETURN NULL;
+END
+$_$;
+
+--
+-- Name: custom_fields; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.custom_fields (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    created_by uuid DEFAULT public.app_user_id(),
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    resource text NOT NULL,
+    key text NOT NULL,
+    label text NOT NULL,
+    type text NOT NULL,
+    options jsonb DEFAULT '[]'::jsonb NOT NULL,
+    reference_resource text,
+    required boolean DEFAULT false NOT NULL,
+    "unique" boolean DEFAULT false NOT NULL,
+    searchable boolean DEFAULT false NOT NULL,
+    description text,
+    archived boolean DEFAULT false NOT NULL,
+    "position" integer DEFAULT 0 NOT NULL,
+    ready boolean DEFAULT true NOT NULL,
+    CONSTRAINT custom_fields_check CHECK (((type = 'reference'::text) = (reference_resource IS NOT NULL))),
+    CONSTRAINT custom_fields_key_check CHECK ((key ~ '^[a-z][a-z0-9_]{0,62}$'::text)),
+    CONSTRAINT custom_fields_options_check CHECK ((jsonb_typeof(options) = 'array'::text)),
+    CONSTRAINT custom_fields_reference_resource_check CHECK ((reference_resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
+    CONSTRAINT custom_fields_resource_check CHECK ((resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
+    CONSTRAINT custom_fields_type_check CHECK ((type = ANY (ARRAY['text'::text, 'long_text'::text, 'number'::text, 'money'::text, 'date'::text, 'timestamp'::text, 'boolean'::text, 'select'::text, 'multi_select'::text, 'url'::text, 'email'::text, 'phone'::text, 'member'::text, 'reference'::text])))
+);
+
+ALTER TABLE ONLY public.custom_fields FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: custom_values; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.custom_values (
+    workspace_id uuid NOT NULL,
+    field_id uuid NOT NULL,
+    record_id uuid NOT NULL,
+    t text,
+    n numeric,
+    d timestamp with time zone,
+    b boolean,
+    u text
+);
+
+ALTER TABLE ONLY public.custom_values FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: ws_custom_rows(public.custom_fields, uuid, uuid, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_rows(f public.custom_fields, ws uuid, rec uuid, v jsonb) RETURNS SETOF public.custom_values
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT ws, f.id, rec, x.t, x.n, x.d, x.b,
+         CASE WHEN f."unique" THEN coalesce(x.t, x.n::text, to_char(x.d AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), x.b::text)
+           || CASE WHEN f.type = 'money' THEN ' ' || (v ->> 'currency') ELSE '' END END
+  FROM (
+    SELECT CASE WHEN f.type IN ('text', 'url', 'email', 'phone', 'select', 'member', 'reference') THEN v #>> '{}'
+                WHEN f.type = 'multi_select' THEN e END AS t,
+           CASE WHEN f.type = 'number' THEN (v #>> '{}')::numeric
+                WHEN f.type = 'money' THEN (v ->> 'amount')::numeric END AS n,
+           CASE WHEN f.type = 'timestamp' THEN (v #>> '{}')::timestamptz
+                WHEN f.type = 'date' THEN (v #>> '{}')::date::timestamp AT TIME ZONE 'UTC' END AS d,
+           CASE WHEN f.type = 'boolean' THEN (v #>> '{}')::boolean END AS b
+    FROM (SELECT NULL::text AS e WHERE f.type <> 'multi_select'
+          UNION ALL SELECT jsonb_array_elements_text(v) WHERE f.type = 'multi_select') o
+  ) x
+  WHERE v IS NOT NULL AND jsonb_typeof(v) <> 'null'
+$$;
+
+--
+-- Name: ws_custom_shown(uuid, text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
+    ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
+                        WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
+$$;
+
+--
 -- Name: ws_deal_status(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -484,6 +671,7 @@ BEGIN
   ELSE
     rec := to_jsonb(OLD) - 'search_doc'; act := 'detached'; diff := jsonb_strip_nulls(rec - owned);
   END IF;
+  diff := ws_custom_changes(diff, prior -> 'custom_fields');
   INSERT INTO activity (workspace_id, entity_type, entity_id, action, actor_id, changes, feature)
   VALUES (app_workspace_id(), TG_ARGV[0], (rec ->> 'id')::uuid, act, actor, diff, nullif(TG_ARGV[1], ''));
   RETURN NULL;
@@ -523,8 +711,11 @@ BEGIN
   IF TG_OP = 'UPDATE' THEN
     prior := to_jsonb(OLD);
     SELECT coalesce(array_agg(n.key ORDER BY n.key), '{}') INTO diff
-      FROM jsonb_each(rec) n
-     WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
+      FROM jsonb_object_keys(ws_custom_changes((SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each(rec) e
+              WHERE e.key <> 'updated_at' AND e.value IS DISTINCT FROM (prior -> e.key)), prior -> 'custom_fields')) n(key);
+  END IF;
+  IF rec ? 'custom_fields' THEN -- archived fields stay out of events, as out of reads
+    rec := jsonb_set(rec, '{custom_fields}', ws_custom_shown(ws, TG_ARGV[0], rec -> 'custom_fields'));
   END IF;
   IF TG_ARGV[0] = 'webhook_endpoints' AND jsonb_typeof(rec -> 'url') = 'string' THEN
     rec := jsonb_set(rec, '{url}', to_jsonb(ws_redact_url(rec ->> 'url')));
@@ -829,7 +1020,9 @@ CREATE TABLE public.companies (
     industry text,
     size text,
     notes text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
+    custom_fields jsonb,
+    CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
 ALTER TABLE ONLY public.companies FORCE ROW LEVEL SECURITY;
@@ -1012,7 +1205,9 @@ CREATE TABLE public.deal_tasks (
     description text,
     is_private boolean DEFAULT false NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
+    custom_fields jsonb,
     CONSTRAINT deal_tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
+    CONSTRAINT deal_tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
 );
 
@@ -1041,6 +1236,8 @@ CREATE TABLE public.deals (
     company_id uuid,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     status text DEFAULT 'open'::text NOT NULL,
+    custom_fields jsonb,
+    CONSTRAINT deals_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deals_status_check CHECK ((status = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
 
@@ -1614,7 +1811,9 @@ CREATE TABLE public.people (
     "position" text,
     linkedin_url text,
     twitter_url text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
+    custom_fields jsonb,
+    CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
 ALTER TABLE ONLY public.people FORCE ROW LEVEL SECURITY;
@@ -1703,7 +1902,9 @@ CREATE TABLE public.projects (
     start_date date,
     end_date date,
     kanban_enabled boolean DEFAULT false NOT NULL,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
+    custom_fields jsonb,
+    CONSTRAINT projects_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
 ALTER TABLE ONLY public.projects FORCE ROW LEVEL SECURITY;
@@ -1930,7 +2131,9 @@ CREATE TABLE public.tasks (
     stage_id uuid,
     parent_task_id uuid,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
+    custom_fields jsonb,
     CONSTRAINT tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
+    CONSTRAINT tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
 );
 
@@ -2382,6 +2585,27 @@ ALTER TABLE ONLY public.crm_files
 
 ALTER TABLE ONLY public.crm_files
     ADD CONSTRAINT crm_files_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: custom_fields custom_fields_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_fields
+    ADD CONSTRAINT custom_fields_pkey PRIMARY KEY (id);
+
+--
+-- Name: custom_fields custom_fields_workspace_id_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_fields
+    ADD CONSTRAINT custom_fields_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: custom_fields custom_fields_workspace_id_resource_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_fields
+    ADD CONSTRAINT custom_fields_workspace_id_resource_key_key UNIQUE (workspace_id, resource, key);
 
 --
 -- Name: deal_labels deal_labels_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3445,6 +3669,66 @@ CREATE INDEX crm_files_search ON public.crm_files USING gin (workspace_id, searc
 --
 
 CREATE INDEX crm_files_sync ON public.crm_files USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: custom_fields_keyset; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_fields_keyset ON public.custom_fields USING btree (workspace_id, created_at DESC, id DESC);
+
+--
+-- Name: custom_fields_position; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_fields_position ON public.custom_fields USING btree (workspace_id, resource, "position", id);
+
+--
+-- Name: custom_fields_sync; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_fields_sync ON public.custom_fields USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: custom_values_b; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id);
+
+--
+-- Name: custom_values_d; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id);
+
+--
+-- Name: custom_values_n; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id);
+
+--
+-- Name: custom_values_record; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id, field_id);
+
+--
+-- Name: custom_values_search; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[t])) WHERE (t IS NOT NULL);
+
+--
+-- Name: custom_values_t; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, record_id);
+
+--
+-- Name: custom_values_unique; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX custom_values_unique ON public.custom_values USING btree (field_id, u);
 
 --
 -- Name: deal_labels_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4845,6 +5129,12 @@ CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.comments FOR 
 CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('companies', 'crm');
 
 --
+-- Name: custom_fields activity; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('custom_fields', '');
+
+--
 -- Name: deal_labels activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -5067,6 +5357,42 @@ CREATE TRIGGER assignee_ids_check BEFORE INSERT OR UPDATE OF assignee_ids ON pub
 CREATE TRIGGER assignee_ids_check BEFORE INSERT OR UPDATE OF assignee_ids ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_check_id_array('assignee_ids', 'users');
 
 --
+-- Name: companies custom_index; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('companies');
+
+--
+-- Name: deal_tasks custom_index; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('deal_tasks');
+
+--
+-- Name: deals custom_index; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('deals');
+
+--
+-- Name: people custom_index; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('people');
+
+--
+-- Name: projects custom_index; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('projects');
+
+--
+-- Name: tasks custom_index; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('tasks');
+
+--
 -- Name: deal_tasks deal_tasks_assignees; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -5083,6 +5409,12 @@ CREATE TRIGGER deals_status BEFORE INSERT OR UPDATE OF pipeline_stage_id, status
 --
 
 CREATE TRIGGER entity_check BEFORE INSERT OR UPDATE OF entity_type, entity_id ON public.comments FOR EACH ROW EXECUTE FUNCTION public.ws_comment_entity();
+
+--
+-- Name: custom_fields guard; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER guard BEFORE INSERT OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_custom_field_guard();
 
 --
 -- Name: metrics member_ids_check; Type: TRIGGER; Schema: public; Owner: -
@@ -5107,6 +5439,12 @@ CREATE TRIGGER pipeline_ids_check BEFORE INSERT OR UPDATE OF pipeline_ids ON pub
 --
 
 CREATE TRIGGER pipeline_stages_outcome AFTER UPDATE OF outcome ON public.pipeline_stages FOR EACH ROW WHEN ((new.outcome IS DISTINCT FROM old.outcome)) EXECUTE FUNCTION public.ws_stage_outcome();
+
+--
+-- Name: custom_fields reindex; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER reindex AFTER UPDATE OF type, "unique" ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_custom_reindex();
 
 --
 -- Name: hr_change_requests review; Type: TRIGGER; Schema: public; Owner: -
@@ -5215,6 +5553,12 @@ CREATE TRIGGER touch BEFORE UPDATE ON public.credit_ledger FOR EACH ROW EXECUTE 
 --
 
 CREATE TRIGGER touch BEFORE UPDATE ON public.crm_files FOR EACH ROW EXECUTE FUNCTION public.ws_touch();
+
+--
+-- Name: custom_fields touch; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER touch BEFORE UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_touch();
 
 --
 -- Name: deal_labels touch; Type: TRIGGER; Schema: public; Owner: -
@@ -5455,6 +5799,12 @@ CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.comments
 --
 
 CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('companies', 'crm');
+
+--
+-- Name: custom_fields webhook_event; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('custom_fields', '');
 
 --
 -- Name: deal_labels webhook_event; Type: TRIGGER; Schema: public; Owner: -
@@ -5898,6 +6248,34 @@ ALTER TABLE ONLY public.crm_files
 
 ALTER TABLE ONLY public.crm_files
     ADD CONSTRAINT crm_files_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: custom_fields custom_fields_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_fields
+    ADD CONSTRAINT custom_fields_workspace_id_created_by_fkey FOREIGN KEY (workspace_id, created_by) REFERENCES public.users(workspace_id, id);
+
+--
+-- Name: custom_fields custom_fields_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_fields
+    ADD CONSTRAINT custom_fields_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
+-- Name: custom_values custom_values_field_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_values
+    ADD CONSTRAINT custom_values_field_id_fkey FOREIGN KEY (field_id) REFERENCES public.custom_fields(id);
+
+--
+-- Name: custom_values custom_values_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_values
+    ADD CONSTRAINT custom_values_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
 -- Name: deal_labels deal_labels_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -6944,6 +7322,18 @@ ALTER TABLE public.credit_ledger ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.crm_files ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: custom_fields; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.custom_fields ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: custom_values; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.custom_values ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: deal_labels; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -7178,6 +7568,12 @@ ALTER TABLE public.workspaces ENABLE ROW LEVEL SECURITY;
 CREATE POLICY ws_admin_insert ON public.automations AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
+-- Name: custom_fields ws_admin_insert; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_insert ON public.custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
+
+--
 -- Name: webhook_deliveries ws_admin_only; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -7200,6 +7596,12 @@ CREATE POLICY ws_admin_records ON public.activity AS RESTRICTIVE FOR SELECT USIN
 --
 
 CREATE POLICY ws_admin_update ON public.automations AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
+
+--
+-- Name: custom_fields ws_admin_update; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_update ON public.custom_fields AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
 -- Name: workspaces ws_admin_writes; Type: POLICY; Schema: public; Owner: -
@@ -7820,6 +8222,18 @@ CREATE POLICY ws_isolation ON public.credit_holds USING ((workspace_id = ( SELEC
 CREATE POLICY ws_isolation ON public.credit_ledger USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
 
 --
+-- Name: custom_fields ws_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_isolation ON public.custom_fields USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
+
+--
+-- Name: custom_values ws_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_isolation ON public.custom_values USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
+
+--
 -- Name: documents ws_isolation; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -8210,6 +8624,12 @@ CREATE POLICY ws_read ON public.team_members FOR SELECT USING ((workspace_id = (
 CREATE POLICY ws_self_or_admin ON public.users AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (((id = ( SELECT public.app_user_id() AS app_user_id)) OR ( SELECT public.app_is_admin() AS app_is_admin)));
 
 --
+-- Name: custom_fields ws_target_grant; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_target_grant ON public.custom_fields AS RESTRICTIVE FOR SELECT USING (((resource = ANY (ARRAY['tasks'::text, 'projects'::text])) OR (( SELECT public.app_grant('crm'::text) AS app_grant) = ANY (ARRAY['read'::text, 'full'::text]))));
+
+--
 -- Name: agents ws_update; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -8498,6 +8918,18 @@ REVOKE ALL ON FUNCTION public.oauth_refresh_grant(client_id text, client_secret_
 --
 
 REVOKE ALL ON FUNCTION public.oauth_revoke_family(family uuid, at timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: TABLE custom_fields; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.custom_fields TO workspaced_app;
+
+--
+-- Name: TABLE custom_values; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.custom_values TO workspaced_app;
 
 --
 -- Name: FUNCTION ws_sync_horizon(); Type: ACL; Schema: public; Owner: -

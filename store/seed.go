@@ -175,7 +175,7 @@ func fillTable(ctx context.Context, tx pgx.Tx, workspaceID, table string) (bool,
 			v = fmt.Sprintf("$%d::uuid", len(args))
 		case !c.needed:
 			continue
-		case strings.Contains(c.check, "'"): // an enumeration: CHECK (x = ANY (ARRAY['a'::text, ...]))
+		case strings.Contains(c.check, "ANY (ARRAY['"): // an enumeration: CHECK (x = ANY (ARRAY['a'::text, ...]))
 			first := c.check[strings.Index(c.check, "'"):]
 			v = first[:strings.Index(first[1:], "'")+2] + "::" + c.typ
 		default:
@@ -213,6 +213,9 @@ WITH r AS (INSERT INTO pipeline_stages (pipeline_id, name, position, metric_tag)
 WITH r AS (INSERT INTO deals (name, pipeline_id, pipeline_stage_id, owner_id, company_id, value, confidence)
   VALUES ('Acme website', pg_temp.pick('pipelines'), pg_temp.pick('pipeline_stages'), app_user_id(), pg_temp.pick('companies'), 12000, 0.6) RETURNING id)
   INSERT INTO seed_ids SELECT 'deals', id FROM r;
+INSERT INTO custom_fields (resource, key, label, type, options) VALUES ('deals', 'tier', 'Account tier', 'select',
+  '[{"key": "gold", "label": "Gold", "order": 1, "archived": false}, {"key": "silver", "label": "Silver", "order": 2, "archived": false}]');
+UPDATE deals SET custom_fields = '{"tier": "gold"}' WHERE id = pg_temp.pick('deals');
 WITH r AS (INSERT INTO labels (name) VALUES ('Hot') RETURNING id) INSERT INTO seed_ids SELECT 'labels', id FROM r;
 INSERT INTO deal_people (deal_id, person_id, role, is_primary) VALUES (pg_temp.pick('deals'), pg_temp.pick('people'), 'Decision maker', true);
 INSERT INTO deal_labels (deal_id, label_id) VALUES (pg_temp.pick('deals'), pg_temp.pick('labels'));

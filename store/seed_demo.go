@@ -160,6 +160,10 @@ SELECT pg_temp.deal(x.deal), pg_temp.person(x.person), x.role, x.is_primary FROM
   ('Hooli conference booth', 'Denise Hooper', 'Decision maker', true),
   ('Cyberdyne investor deck', 'Miles Dyson', 'Decision maker', true),
   ('Pied Piper launch video', 'Richard Hendricks', 'Decision maker', true)) AS x (deal, person, role, is_primary);
+INSERT INTO custom_fields (resource, key, label, type, options) VALUES ('deals', 'tier', 'Account tier', 'select',
+  '[{"key": "gold", "label": "Gold", "order": 1, "archived": false}, {"key": "silver", "label": "Silver", "order": 2, "archived": false}]');
+UPDATE deals SET custom_fields = jsonb_build_object('tier', CASE WHEN value >= 20000 THEN 'gold' ELSE 'silver' END)
+ WHERE workspace_id = app_workspace_id() AND value IS NOT NULL;
 INSERT INTO labels (name) VALUES ('Hot'), ('Referral'), ('Enterprise');
 INSERT INTO deal_labels (deal_id, label_id)
 SELECT pg_temp.deal(x.deal), (SELECT id FROM labels WHERE workspace_id = app_workspace_id() AND name = x.label) FROM (VALUES

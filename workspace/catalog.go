@@ -128,6 +128,13 @@ type Resource struct {
 	Requester string
 	// Reviewed marks resources whose status changes stamp reviewed_by and reviewed_at.
 	Reviewed bool
+	// Custom marks resources a workspace adds its own fields to (custom_fields.go): their
+	// records carry the field custom_fields, which withTables appends.
+	Custom bool
+	// Governed names the field whose value is the resource each record is about, whose read
+	// scope and feature grant reading the record needs, and whose write scope writing it
+	// (custom_fields: a definition of deals' fields is read as deals are); "" when none.
+	Governed string
 	Doc      string
 	Fields   []Field
 	// toolset overrides Toolset's default, the scope family, where the catalogue groups
@@ -277,7 +284,7 @@ func concat(parts ...[]Field) []Field {
 // catalog is every resource of the REST API, in the spec's order. It is unexported so that
 // nothing outside can add, drop or reorder resources; Catalog hands out a copy.
 var catalog = withTables([]*Resource{
-	{Name: "deals", Scope: "deals", Feature: CRM, Paged: true,
+	{Name: "deals", Scope: "deals", Feature: CRM, Paged: true, Custom: true,
 		Doc: "Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company.",
 		Fields: []Field{
 			req("name", String), filter(req("pipeline_id", UUID)), filter(w("pipeline_stage_id", UUID)),
@@ -297,13 +304,13 @@ var catalog = withTables([]*Resource{
 	{Name: "crm_files", Scope: "deals", Access: ReadOnly, Feature: CRM, Paged: true, toolset: "files",
 		Doc:    "Files attached to deals (metadata only).",
 		Fields: concat([]Field{filter(ro("deal_id", UUID)), link(ro("storage_path", String))}, fileFields)},
-	{Name: "people", Scope: "people", Feature: CRM, Paged: true,
+	{Name: "people", Scope: "people", Feature: CRM, Paged: true, Custom: true,
 		Doc: "People (contacts) in the CRM.",
 		Fields: []Field{
 			req("name", String), w("company", String), filter(w("company_id", UUID)), w("phone", String),
 			filter(w("email", String)), doc(w("position", String), "job title"), link(w("linkedin_url", String)), link(w("twitter_url", String)),
 		}},
-	{Name: "companies", Scope: "companies", Feature: CRM, Paged: true,
+	{Name: "companies", Scope: "companies", Feature: CRM, Paged: true, Custom: true,
 		Doc: "Companies (accounts) in the CRM.",
 		Fields: []Field{
 			req("name", String), link(w("website", String)), link(w("instagram", String)), link(w("linkedin", String)),
@@ -319,10 +326,10 @@ var catalog = withTables([]*Resource{
 			enum(w("metric_tag", String), "messages_sent", "responses", "positive_responses", "deals_closed"),
 			doc(enum(w("outcome", String), "open", "won", "lost"), "open (the default), won or lost: the status of the stage's deals"),
 		}},
-	{Name: "deal_tasks", Scope: "tasks", Feature: CRM, Paged: true,
+	{Name: "deal_tasks", Scope: "tasks", Feature: CRM, Paged: true, Custom: true,
 		Doc:    "Tasks attached to a deal (CRM tasks).",
 		Fields: concat([]Field{filter(req("deal_id", UUID)), req("name", String)}, taskFields)},
-	{Name: "tasks", Scope: "tasks", Paged: true,
+	{Name: "tasks", Scope: "tasks", Paged: true, Custom: true,
 		Doc: "Project tasks in client spaces.",
 		Fields: concat([]Field{req("name", String), filter(w("space_id", UUID)), filter(w("project_id", UUID))}, taskFields,
 			[]Field{filter(w("stage_id", UUID)), w("parent_task_id", UUID)})},
@@ -336,7 +343,7 @@ var catalog = withTables([]*Resource{
 			req("name", String), link(w("image_url", String)), filter(w("is_default", Bool)), filter(w("status", String)),
 			text(w("notes", String)),
 		}},
-	{Name: "projects", Scope: "spaces", Paged: true,
+	{Name: "projects", Scope: "spaces", Paged: true, Custom: true,
 		Doc: "Projects inside a space.",
 		Fields: []Field{
 			filter(req("space_id", UUID)), req("name", String), w("position", Int), w("start_date", Date),
@@ -513,6 +520,20 @@ var catalog = withTables([]*Resource{
 			filter(ro("is_agent", Bool)), filter(enum(ro("status", String), "active", "invited", "suspended")),
 			doc(ro("grants", JSON), "feature grants: "+strings.Join(store.Features, ", ")+" -> "+store.GrantLevelsText()),
 		}},
+	{Name: customFieldsName, Scope: "directory", Paged: true, AdminWrites: true, Governed: "resource",
+		Doc: "The workspace's own fields on deals, people, companies, tasks, deal_tasks and projects; records carry their values in custom_fields. Creating or updating one needs the admin role.",
+		Fields: []Field{
+			doc(filter(enum(req("resource", String), customResources...)), "the resource whose records carry the field; never changes"),
+			example(doc(req("key", String), "snake_case, unique per resource, never a field of the resource; never changes"), `"tier"`),
+			req("label", String),
+			doc(filter(enum(req("type", String), customTypeNames()...)), "changes only when every stored value converts"),
+			doc(w("options", JSON), "select and multi_select: [{key, label, order, archived}]"),
+			doc(enum(w("reference_resource", String), customResources...), "reference: the resource its values name a record of"),
+			doc(w("required", Bool), "required on create"), doc(w("unique", Bool), "no two records of the resource hold the same value"),
+			doc(w("searchable", Bool), "q matches it (text-like types)"), text(w("description", String)),
+			doc(filter(w("archived", Bool)), "hidden from records and schemas, values kept"), w("position", Int),
+			doc(ro("ready", Bool), "filters and sorts on the field are index-backed (from its creation on)"),
+		}},
 	{Name: "workspace", Table: "workspaces", Scope: "directory", Access: Singleton, AdminWrites: true,
 		Doc: "The workspace itself (one row). Updating it needs the admin role.",
 		Fields: []Field{
@@ -541,6 +562,9 @@ func withTables(rs []*Resource) []*Resource {
 		}
 		if r.Feature != NoFeature {
 			resourceFeatures[r.Name] = r.Feature
+		}
+		if r.Custom {
+			r.Fields = append(r.Fields, customValuesField)
 		}
 	}
 	return rs

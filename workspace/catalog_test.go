@@ -65,6 +65,8 @@ var spec21 = []specRow{
 	{"competitor_reports", "competitors", "read only", "", "workflow_id, importance"},
 	{"agents", "agents", "read only", "", "user_id, is_default"},
 	{"users", "directory", "read, update", "", "email, role, is_agent, status"},
+	// Not in the spec: custom fields (docs/rest.md, "Custom fields"), additive.
+	{"custom_fields", "directory", "read, write", "resource, key, label, type", "resource, type, archived"},
 	{"workspace", "directory", "read, update", "", ""},
 	{"credits", "credits", "read only", "", ""},
 	{"enrich", "enrich", "write only", "domain", ""},
@@ -72,20 +74,22 @@ var spec21 = []specRow{
 
 // spec22 is the table of docs/contract.md section 2.2: writable fields, enumerations in
 // parentheses as the spec writes them. Not in the spec, additive: pipeline_stages.outcome
-// (docs/rest.md, "Deal status").
+// (docs/rest.md, "Deal status"); custom_fields on the records that take custom fields
+// and the resource of their definitions (docs/rest.md, "Custom fields").
 var spec22 = map[string]string{
+	"custom_fields":      "resource (deals, people, companies, tasks, deal_tasks, projects), key, label, type (text, long_text, number, money, date, timestamp, boolean, select, multi_select, url, email, phone, member, reference), options, reference_resource (deals, people, companies, tasks, deal_tasks, projects), required, unique, searchable, description, archived, position",
 	"webhook_endpoints":  "url, events, description, enabled",
-	"deals":              "name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id",
+	"deals":              "name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, custom_fields",
 	"deal_people":        "deal_id, person_id, role, is_primary",
 	"deal_labels":        "deal_id, label_id",
-	"people":             "name, company, company_id, phone, email, position, linkedin_url, twitter_url",
-	"companies":          "name, website, instagram, linkedin, twitter, industry, size, notes",
+	"people":             "name, company, company_id, phone, email, position, linkedin_url, twitter_url, custom_fields",
+	"companies":          "name, website, instagram, linkedin, twitter, industry, size, notes, custom_fields",
 	"pipelines":          "name, position",
 	"pipeline_stages":    "pipeline_id, name, position, metric_tag (messages_sent, responses, positive_responses, deals_closed), outcome (open, won, lost)",
-	"deal_tasks":         "deal_id, name, assignee_id, assignee_ids, due_date, start_date, priority, completed, description, is_private",
-	"tasks":              "name, space_id, project_id, assignee_id, assignee_ids, due_date, start_date, priority, completed, description, is_private, stage_id, parent_task_id",
+	"deal_tasks":         "deal_id, name, assignee_id, assignee_ids, due_date, start_date, priority, completed, description, is_private, custom_fields",
+	"tasks":              "name, space_id, project_id, assignee_id, assignee_ids, due_date, start_date, priority, completed, description, is_private, stage_id, parent_task_id, custom_fields",
 	"spaces":             "name, image_url, is_default, status, notes",
-	"projects":           "space_id, name, position, start_date, end_date, kanban_enabled",
+	"projects":           "space_id, name, position, start_date, end_date, kanban_enabled, custom_fields",
 	"project_stages":     "project_id, name, position, color, icon",
 	"space_members":      "space_id, user_id",
 	"space_updates":      "space_id, content, status",

@@ -58,6 +58,14 @@ var dbExtras = map[string][]string{
 	"webhook_endpoints": {"check secret: CHECK ((secret IS NULL))"},
 	// The atomic credit charge (docs/decisions.md 6) runs as the actor; balances never go negative.
 	"credit_balances": {"grant UPDATE", "check balance: CHECK ((balance >= 0))"},
+	// Custom field definitions (workspace/customfields.go) are read with the grant of the
+	// resource they describe; key and resource never change and a resource takes at most
+	// 200 (guard); a change of type or uniqueness rebuilds the field's custom_values
+	// (reindex). restapi's TestCustomFields checks them by behaviour.
+	"custom_fields": {"policy ws_target_grant", "trigger guard", "trigger reindex",
+		"check key: CHECK ((key ~ '^[a-z][a-z0-9_]{0,62}$'::text))",
+		"check options: CHECK ((jsonb_typeof(options) = 'array'::text))",
+		"check type,reference_resource: CHECK (((type = 'reference'::text) = (reference_resource IS NOT NULL)))"},
 }
 
 // The policy expressions of store/migrations, as PostgreSQL prints them back (whitespace
@@ -328,6 +336,10 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 		diffs = append(diffs, r.Name+": "+fmt.Sprintf(format, args...))
 	}
 	extras := dbExtras[r.Table]
+	if r.Custom { // custom_fields.go: the record's values, copied by a trigger into custom_values
+		extras = append(slices.Clone(extras), "trigger custom_index",
+			"check custom_fields: CHECK ((jsonb_typeof(custom_fields) = 'object'::text))")
+	}
 	extra := func(s string) bool { return slices.Contains(extras, s) }
 
 	// Row-level security is on and applies to the table's owner too.

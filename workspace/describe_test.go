@@ -16,7 +16,7 @@ func TestDescribeScope(t *testing.T) {
 		{"deals:write", "CRM", "deals"},
 		{"tasks:read", "Workspace", "deal tasks, tasks, task attachments"},
 		{"hr:write", "HR", "team members, departments, leave requests, hr contracts, hr change requests, org chart"},
-		{"directory:write", "Workspace", "users, workspace settings"},
+		{"directory:write", "Workspace", "users, custom fields, workspace settings"},
 		{"nothing_here:read", "nothing_here", "nothing here"},
 	} {
 		family, words := workspace.DescribeScope(c.scope)

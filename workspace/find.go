@@ -167,20 +167,14 @@ const (
 	OpNull   Operator = "null"
 )
 
-// ops lists the operators a field takes, by type: nil for types no operator compares
-// (JSON, arrays).
+// ops lists the operators a field takes: its type's (types.go), without prefix for a
+// String field with an enumeration; nil for types no operator compares (JSON, arrays).
 func ops(f *Field) []Operator {
-	switch {
-	case f.Type == Bool:
-		return []Operator{OpEq, OpNe, OpNull}
-	case f.Type == UUID || f.Type == String && len(f.Enum) > 0:
-		return []Operator{OpEq, OpNe, OpIn, OpNull}
-	case f.Type == String:
-		return []Operator{OpEq, OpNe, OpIn, OpPrefix, OpNull}
-	case f.Type == Int || f.Type == Number || f.Type == Date || f.Type == Time:
-		return []Operator{OpEq, OpNe, OpLt, OpLte, OpGt, OpGte, OpIn, OpNull}
+	os := fieldTypes[f.Type].ops
+	if f.Type == String && len(f.Enum) > 0 {
+		return slices.DeleteFunc(slices.Clone(os), func(o Operator) bool { return o == OpPrefix })
 	}
-	return nil
+	return os
 }
 
 // Operators lists the operators the field takes, for schemas and messages.

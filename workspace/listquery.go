@@ -134,6 +134,10 @@ type walkKey struct {
 // costs what the first page costs; q reads the matches through the search indexes and
 // sorts them by rank.
 func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*listStatement, error) {
+	cq, params, err := o.customQuery(ctx, p, r, params)
+	if err != nil {
+		return nil, err
+	}
 	c, err := params.check(r)
 	if err != nil {
 		return nil, err
@@ -144,6 +148,12 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	add := func(v any) int {
 		st.args = append(st.args, v)
 		return len(st.args)
+	}
+	if r.Governed != "" {
+		where = append(where, fmt.Sprintf(`%s = ANY($%d::text[])`, ident(r.Governed), add(governedResources(p))))
+	}
+	for _, cc := range cq.conds {
+		where = append(where, cc.sql(r, cq.codePoint, add))
 	}
 	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
 		v, ok := params.Filters[f.Name]
@@ -185,9 +195,15 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if c.query != nil {
 		var match string
 		match, rank = searchSQL(c, add)
+		if len(cq.searchable) > 0 {
+			match = "(" + match + " OR " + customSearch(r, c.query, add) + ")"
+		}
 		where = append(where, match)
 	}
 	st.walk = walkOf(params, c, rank)
+	if cq.sort != nil {
+		st.walk = cq.walk(r, c.query != nil)
+	}
 	if params.Order == OrderUpdated || c.sortBy == &updatedAtField && !c.desc {
 		// Incremental sync, by order or sort: never past a transaction still in flight
 		// (store.QuerySync), so each committed change comes in some walk.
@@ -203,11 +219,19 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		if !r.Paged {
 			return nil, apierr.BadRequest("%s answers one page and takes no cursor", r.Name)
 		}
-		cond, err := st.walk.after(st.key, r.Name, params, add)
-		if err != nil {
-			return nil, err
+		if cq.sort != nil {
+			pos, err := decodeKeyCursor(st.key, r.Name, st.walk.spec, 1, params.Cursor)
+			if err != nil {
+				return nil, err
+			}
+			cq.after = &pos
+		} else {
+			cond, err := st.walk.after(st.key, r.Name, params, add)
+			if err != nil {
+				return nil, err
+			}
+			where = append(where, cond)
 		}
-		where = append(where, cond)
 	}
 	fetch := c.limit
 	if r.Paged {
@@ -233,13 +257,16 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		cols += ", " + rank + ` AS "_rank"`
 	}
 	rec := "row_to_json(y)::text"
-	if c.fields != nil || rank != "" {
+	if c.fields != nil || rank != "" || cq.sort != nil {
 		shown := c.fields
 		if shown == nil {
 			shown = Columns(r)
 		}
 		for i, f := range shown {
 			shown[i] = "y." + ident(f)
+			if f == customFieldsName && cq.keys != nil {
+				shown[i] = customSubset(`y."custom_fields"`, add(cq.keys))
+			}
 		}
 		rec = "(SELECT row_to_json(x)::text FROM (SELECT " + strings.Join(shown, ", ") + ") x)"
 	}
@@ -253,8 +280,14 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if len(c.conds) > 0 && st.walk.legacy && st.walk.desc {
 		with, page = fewOrWalk(r, cols, where, probes, walkSQL, order)
 	}
+	if cq.sort != nil {
+		page = cq.page(r, cols, where, fetch, add)
+	}
 	st.sql = with + "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (" + page +
 		") y ORDER BY " + strings.Join(outer, ", ") + ", y.id" + dir
+	if cq.sort != nil { // its parts come in order, one after the other (customQuery.page)
+		st.sql = "SELECT " + strings.Join(keys, ", ") + ", y.id::text, " + rec + " FROM (" + page + ") y LIMIT " + strconv.Itoa(fetch)
+	}
 	return st, nil
 }
 

@@ -78,6 +78,10 @@ func ParseListParams(res *Resource, q url.Values) (ListParams, error) {
 			params.Where = append(params.Where, cond)
 			continue
 		}
+		if res.Custom && strings.HasPrefix(k, customFieldsName+".") { // custom_fields.<key>=value
+			params.Where = append(params.Where, Condition{Field: k, Op: OpEq, Value: v})
+			continue
+		}
 		if res.FilterField(k) == nil {
 			return params, unknownParam(res, k)
 		}

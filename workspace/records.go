@@ -140,9 +140,20 @@ func ColumnsOf(resource string) []string {
 func columnList(r *Resource) string {
 	cols := Columns(r)
 	for i, c := range cols {
-		cols[i] = ident(c)
+		cols[i] = columnExpr(r, c)
 	}
 	return strings.Join(cols, ", ")
+}
+
+// columnExpr is how a statement selects the column c of r: quoted, except a record's
+// custom_fields, shown without its archived fields (custom_fields.go).
+func columnExpr(r *Resource, c string) string {
+	if r.Custom && c == customFieldsName {
+		// The archived keys are an uncorrelated subquery: read once per statement, not per row.
+		return `coalesce("custom_fields" - (SELECT coalesce(array_agg(f.key), '{}') FROM custom_fields f WHERE f.workspace_id = (SELECT app_workspace_id()) AND f.resource = ` +
+			quoteLiteral(r.Name) + ` AND f.archived), '{}') AS "custom_fields"`
+	}
+	return ident(c)
 }
 
 // param renders the placeholder of a value: text parameters cast in SQL, so the value's
@@ -177,13 +188,22 @@ func (o *Ops) GetFields(ctx context.Context, p *store.Principal, r *Resource, id
 	}
 	defer done()
 	sql := o.statements[r].get
+	var args []any
 	if fields != nil {
-		shown, err := checkFields(r, fields)
+		plain, keys, err := splitCustomFields(r, fields)
+		if err != nil {
+			return nil, err
+		}
+		shown, err := checkFields(r, plain)
 		if err != nil {
 			return nil, err
 		}
 		for i, f := range shown {
-			shown[i] = ident(f)
+			shown[i] = columnExpr(r, f)
+			if f == customFieldsName && keys != nil {
+				args = append(args, keys)
+				shown[i] = customSubset(strings.TrimSuffix(columnExpr(r, f), ` AS "custom_fields"`), len(args)+1)
+			}
 		}
 		sql = getStatement(r, strings.Join(shown, ", "))
 	}
@@ -193,12 +213,17 @@ func (o *Ops) GetFields(ctx context.Context, p *store.Principal, r *Resource, id
 	if !isUUID(id) {
 		return nil, notFound(r, id)
 	}
-	rec, err := one(ctx, o.store, p, sql, []any{id})
+	rec, err := one(ctx, o.store, p, sql, append([]any{id}, args...))
 	if err != nil {
 		return nil, readError(err)
 	}
 	if rec == nil {
 		return nil, notFound(r, id)
+	}
+	if r.Governed != "" {
+		if err := permitGoverned(p, r, rec, id); err != nil {
+			return nil, err
+		}
 	}
 	return rec, nil
 }
@@ -211,6 +236,16 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Reso
 	set, err := checkBody(r, m, true)
 	if err != nil {
 		return nil, err
+	}
+	if r.Name == customFieldsName {
+		if err := o.checkDefinition(ctx, q, p, set, ""); err != nil {
+			return nil, err
+		}
+	}
+	if r.Custom {
+		if set, err = o.customAssignment(ctx, q, p, r, set, true); err != nil {
+			return nil, err
+		}
 	}
 	var cols, vals []string
 	args := make([]any, 0, len(set))
@@ -233,6 +268,9 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Reso
 	sql := "WITH x AS (" + insert + " RETURNING " + o.statements[r].columns + ")" + with + " SELECT row_to_json(x)::text FROM x"
 	rec, err := one(ctx, q, p, sql, args)
 	if err != nil {
+		if e := customWriteError(err); e != nil {
+			return nil, e
+		}
 		return nil, store.MapWriteError(err, "create_failed")
 	}
 	if rec == nil { // RETURNING hid the row: RLS would not let the actor see what it wrote
@@ -299,9 +337,24 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 			return nil, err
 		}
 	}
+	if r.Name == customFieldsName {
+		if err := o.checkDefinition(ctx, o.store, p, set, id); err != nil {
+			return nil, o.refuseBody(ctx, p, r, id, err)
+		}
+	}
+	if r.Custom {
+		if set, err = o.customAssignment(ctx, o.store, p, r, set, false); err != nil {
+			return nil, o.refuseBody(ctx, p, r, id, err)
+		}
+	}
 	args := []any{id}
 	assigns := make([]string, 0, len(set))
 	for _, a := range set {
+		if patch, ok := a.value.(*customPatch); ok { // merged: keys set, null ones cleared
+			args = append(args, patch.set, patch.clear)
+			assigns = append(assigns, fmt.Sprintf(`"custom_fields" = (coalesce("custom_fields", '{}') || $%d::text::jsonb) - $%d::text[]`, len(args)-1, len(args)))
+			continue
+		}
 		args = append(args, a.value)
 		assigns = append(assigns, ident(a.field.Name)+" = "+param(len(args), a.field.Type))
 	}
@@ -314,6 +367,9 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 		` WHERE "id" = $1::text::uuid` + cond + ` RETURNING ` + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
 	rec, err := one(ctx, o.store, p, sql, args)
 	if err != nil {
+		if e := customWriteError(err); e != nil {
+			return nil, e
+		}
 		return nil, store.MapWriteError(err, "update_failed")
 	}
 	if rec == nil && ifMatch != nil {

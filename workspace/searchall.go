@@ -92,7 +92,11 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 		after = fmt.Sprintf(" AND (%%s, \"created_at\", %%s, \"id\") < ($%d::text::real, $%d::text::timestamptz, $%d::text, $%d::text::uuid)",
 			add(*pos.Keys[0]), add(*pos.Keys[1]), add(*pos.Keys[2]), add(pos.ID))
 	}
-	sql := searchStatement(q, types, limit, after, "", add)
+	custom, err := o.customSearchable(ctx, p, types)
+	if err != nil {
+		return nil, err
+	}
+	sql := searchStatement(q, types, custom, limit, after, "", add)
 
 	var buf bytes.Buffer
 	buf.WriteByte('[')
@@ -133,7 +137,8 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 // searchStatement is Search's statement: a branch a type, each q's match as a list's q=
 // (searchSQL), after (a format of the rank and the quoted type name, "" on a first page)
 // and scope ("" under RLS) added to its condition, limit+1 rows best first.
-func searchStatement(q *searchQuery, types []string, limit int, after, scope string, add func(any) int) string {
+// custom names the types whose searchable custom fields q matches too (customSearch).
+func searchStatement(q *searchQuery, types []string, custom map[string]bool, limit int, after, scope string, add func(any) int) string {
 	fetch := strconv.Itoa(limit + 1)
 	branches := make([]string, len(types))
 	for i, name := range types {
@@ -145,6 +150,9 @@ func searchStatement(q *searchQuery, types []string, limit int, after, scope str
 			snippet = "left(concat_ws(' ', " + strings.Join(others, ", ") + "), " + strconv.Itoa(snippetLen) + ")"
 		}
 		cond := match
+		if custom[name] {
+			cond = "(" + match + " OR " + customSearch(r, q, add) + ")"
+		}
 		if after != "" {
 			cond += fmt.Sprintf(after, rank, quoteLiteral(name))
 		}
@@ -172,7 +180,7 @@ func SearchSQL(q string, types []string, limit int, scope string, add func(any) 
 	if err != nil {
 		return "", err
 	}
-	return searchStatement(query, types, limit, "", scope, add), nil
+	return searchStatement(query, types, nil, limit, "", scope, add), nil
 }
 
 // SearchMatch is a list's q= over r: its match condition and its rank, values passed to

@@ -34,6 +34,7 @@ const (
 	JSON         // any JSON value, stored as jsonb
 	UUIDs        // an array of uuid strings
 	Strings      // an array of strings
+	Custom       // a record's custom field values, {key: value}, checked against its definitions
 )
 
 // fieldType is everything one Type means.
@@ -50,6 +51,9 @@ type fieldType struct {
 	// filter reports whether a query string's value is one this type's column accepts;
 	// nil means fields of this type cannot be list filters (TestFieldTypes).
 	filter func(f *Field, v string) bool
+	// ops are the operators of ?field[op]=value a field of this type takes (find.go); a
+	// String field with an enumeration takes them but prefix. nil: no operator compares it.
+	ops []Operator
 	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
 	notNull string
 	// example is a valid body value, as JSON: messages quote it, tests send it.
@@ -67,14 +71,17 @@ var fieldTypes = [...]fieldType{
 		},
 		check:   checkText(nil),
 		filter:  func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
+		ops:     []Operator{OpEq, OpNe, OpIn, OpPrefix, OpNull},
 		example: `"Acme"`,
 	},
-	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, "", isUUID),
+	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, "", isUUID,
+		OpEq, OpNe, OpIn, OpNull),
 	Bool: {sql: "boolean",
 		schema:   func(*Field, Dialect) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean"} },
 		describe: func(*Field) string { return "true or false" },
 		check:    checkLiteral(isBool),
 		filter:   isBool,
+		ops:      []Operator{OpEq, OpNe, OpNull},
 		notNull:  "cannot be null; send true or false",
 		example:  "true",
 	},
@@ -94,6 +101,7 @@ var fieldTypes = [...]fieldType{
 		},
 		check:   checkLiteral(isInt),
 		filter:  isInt,
+		ops:     ordered,
 		example: "1",
 	},
 	Number: {sql: "numeric",
@@ -101,10 +109,11 @@ var fieldTypes = [...]fieldType{
 		describe: func(*Field) string { return "a JSON number" },
 		check:    checkLiteral(isNumber),
 		filter:   isNumber,
+		ops:      ordered,
 		example:  "12.5",
 	},
-	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, yearRange, isDate),
-	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string", `"2026-01-31T09:00:00Z"`, yearRange, isTime),
+	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, yearRange, isDate, ordered...),
+	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string", `"2026-01-31T09:00:00Z"`, yearRange, isTime, ordered...),
 	JSON: {sql: "jsonb",
 		schema:   anyJSON,
 		describe: func(*Field) string { return "any JSON value" },
@@ -136,7 +145,33 @@ var fieldTypes = [...]fieldType{
 		notNull: "cannot be null; send [] for none",
 		example: `["core"]`,
 	},
+	Custom: {sql: "jsonb",
+		schema: func(f *Field, d Dialect) *jsonschema.Schema {
+			s := &jsonschema.Schema{Type: "object"}
+			if d == OpenAPIDialect {
+				s.AdditionalProperties = &jsonschema.Schema{Description: "a custom field's value"}
+			}
+			return s
+		},
+		describe: func(*Field) string {
+			return "an object of custom field values by key (GET /v1/custom_fields lists them); null clears a key"
+		},
+		check: func(f *Field, raw json.RawMessage, want string) (value, string) {
+			if raw[0] != '{' {
+				return nil, want
+			}
+			if p := jsonProblem(raw); p != "" {
+				return nil, p
+			}
+			return string(raw), ""
+		},
+		notNull: "cannot be null; send {} for no change, or a key with null to clear it",
+		example: `{}`,
+	},
 }
+
+// ordered are the operators of types whose values have an order.
+var ordered = []Operator{OpEq, OpNe, OpLt, OpLte, OpGt, OpGte, OpIn, OpNull}
 
 // Dialect is where a schema is read: each reader has its own needs.
 type Dialect int
@@ -263,9 +298,9 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 // textType is a type whose values are JSON strings of a form valid accepts (a uuid, a
 // date), stored as sql, described by format in JSON Schema and in messages by what, an
 // example and a note; a body's string and a filter's text are checked alike.
-func textType(sql, format, what, example, note string, valid func(string) bool) fieldType {
+func textType(sql, format, what, example, note string, valid func(string) bool, ops ...Operator) fieldType {
 	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return what + " such as " + example + note },
-		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }, example: example}
+		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }, ops: ops, example: example}
 }
 
 // checkLiteral validates a body value sent as a bare JSON literal (a number, true or

@@ -59,6 +59,9 @@ func TestFieldTypes(t *testing.T) {
 			t.Errorf("field type %d: incomplete entry", i)
 			continue
 		}
+		if ft.filter != nil && len(ft.ops) == 0 {
+			t.Errorf("field type %d: parses filters but takes no operators", i)
+		}
 		if _, problem := checkValue(&Field{Type: Type(i)}, Type(i).Example()); problem != "" {
 			t.Errorf("field type %d: its example %s %s", i, ft.example, problem)
 		}

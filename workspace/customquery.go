@@ -1,0 +1,282 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/store"
+)
+
+// customQuery is what a list asks of custom fields (custom_fields.go): operator filters,
+// a sort, the keys fields= names and the searchable fields q also matches. Each filter is
+// a semi-join on custom_values through its (field_id, value, record_id) index; a sort
+// walks the field's value, then id.
+type customQuery struct {
+	conds      []customCond
+	sort       *CustomField
+	desc       bool
+	sortSpec   string
+	keys       []string // fields=custom_fields.<key>: the keys shown, nil for all
+	searchable []string // ids of the searchable fields q matches
+	codePoint  bool
+	after      *keyPosition // the cursor's position in a custom sort
+}
+
+type customCond struct {
+	f *CustomField
+	c Condition
+}
+
+// customQuery takes the custom field parts out of a list's params, checked against r's
+// definitions as the actor sees them, and returns the params left for check.
+func (o *Ops) customQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*customQuery, ListParams, error) {
+	cq := &customQuery{codePoint: o.store.TextInCodePointOrder()}
+	if !r.Custom {
+		return cq, params, nil
+	}
+	var conds []Condition
+	var rest []Condition
+	for _, c := range params.Where {
+		if strings.HasPrefix(c.Field, customFieldsName+".") {
+			conds = append(conds, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	sortName := ""
+	if params.Sort != nil {
+		sortName = strings.TrimPrefix(*params.Sort, "-")
+	}
+	customSort := strings.HasPrefix(sortName, customFieldsName+".")
+	var keys []string
+	if params.Fields != nil {
+		plain, k, err := splitCustomFields(r, params.Fields)
+		if err != nil {
+			return nil, params, err
+		}
+		params.Fields, keys = plain, k
+	}
+	if len(conds) == 0 && !customSort && keys == nil && params.Q == nil {
+		return cq, params, nil
+	}
+	defs, err := loadCustomFields(ctx, o.store, p, r.Name)
+	if err != nil {
+		return nil, params, err
+	}
+	if len(conds) > MaxWhere {
+		return nil, params, apierr.BadRequest("where: at most %d operator filters per list, got %d", MaxWhere, len(conds))
+	}
+	active := func(name string) (*CustomField, error) {
+		key := strings.TrimPrefix(name, customFieldsName+".")
+		f := findCustom(defs, key)
+		if f == nil || f.Archived {
+			return nil, apierr.BadRequest("%s: %s has no custom field %q; its fields are %s", clip(name), r.Name, clip(key), customKeys(defs))
+		}
+		return f, nil
+	}
+	for _, c := range conds {
+		f, err := active(c.Field)
+		if err != nil {
+			return nil, params, err
+		}
+		if err := checkCustomCondition(f, c); err != nil {
+			return nil, params, err
+		}
+		cq.conds = append(cq.conds, customCond{f: f, c: c})
+	}
+	params.Where = rest
+	if customSort {
+		f, err := active(sortName)
+		if err != nil {
+			return nil, params, err
+		}
+		if !f.Sortable() {
+			return nil, params, apierr.BadRequest("sort: %s fields do not sort", f.Type)
+		}
+		if params.Order != OrderCreated {
+			return nil, params, apierr.BadRequest("sort and order cannot be given together")
+		}
+		cq.sort, cq.desc, cq.sortSpec = f, sortName != *params.Sort, *params.Sort
+		params.Sort = nil
+	}
+	for _, k := range keys {
+		if _, err := active(customFieldsName + "." + k); err != nil {
+			return nil, params, err
+		}
+	}
+	cq.keys = keys
+	if params.Q != nil {
+		for _, f := range activeFields(slices.Clone(defs)) {
+			if f.Searchable {
+				cq.searchable = append(cq.searchable, f.ID)
+			}
+		}
+	}
+	return cq, params, nil
+}
+
+// checkCustomCondition checks one filter on a custom field: an operator its type takes and
+// values of its type.
+func checkCustomCondition(f *CustomField, c Condition) error {
+	if !slices.Contains(f.Operators(), c.Op) {
+		return apierr.BadRequest("%s[%s]: %s takes the operators %s", f.Path(), clip(string(c.Op)), f.Path(), operatorList(f.Operators()))
+	}
+	if c.Op == OpNull {
+		if c.Value != "true" && c.Value != "false" {
+			return apierr.BadRequest("%s[null] must be true or false, got %q", f.Path(), clip(c.Value))
+		}
+		return nil
+	}
+	values := c.values()
+	if len(values) > MaxInItems {
+		return apierr.BadRequest("%s[in]: at most %d values, got %d", f.Path(), MaxInItems, len(values))
+	}
+	for _, v := range values {
+		if p := filterProblem(f.field(), v, c.Op == OpPrefix); p != "" {
+			return apierr.BadRequest("%s %s", f.Path(), p)
+		}
+	}
+	return nil
+}
+
+// sql is the condition on r's rows: a semi-join on custom_values.
+func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) string {
+	t := customTypeOf(cc.f.Type)
+	rec := ident(r.Table) + `."id"`
+	fid := fmt.Sprintf("$%d::text::uuid", add(cc.f.ID))
+	in := func(cond string) string {
+		return rec + " IN (SELECT v.record_id FROM custom_values v WHERE v.field_id = " + fid + cond + ")"
+	}
+	val := func(v string) string {
+		if cc.f.Type == "member" || cc.f.Type == "reference" {
+			v = strings.ToLower(v)
+		}
+		n := add(v)
+		if cc.f.Type == "date" {
+			return fmt.Sprintf("($%d::text::date::timestamp AT TIME ZONE 'UTC')", n)
+		}
+		return fmt.Sprintf("$%d::text::%s", n, t.sqlType)
+	}
+	col := "v." + t.col
+	c := cc.c
+	switch c.Op {
+	case OpNull:
+		if c.Value == "true" {
+			return "NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + rec + ")"
+		}
+		return in("")
+	case OpIn:
+		var vals []string
+		for _, v := range c.values() {
+			vals = append(vals, val(v))
+		}
+		return in(" AND " + col + " = ANY(ARRAY[" + strings.Join(vals, ", ") + "])")
+	case OpNe:
+		if t.multi { // holds options, none of them this one
+			return "(" + in("") + " AND NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid +
+				" AND v.record_id = " + rec + " AND " + col + " = " + val(c.Value) + "))"
+		}
+		v := val(c.Value)
+		return in(" AND (" + col + " < " + v + " OR " + col + " > " + v + ")")
+	case OpPrefix:
+		like := fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
+		if !codePoint {
+			return in(" AND " + like)
+		}
+		rng := col + " >= " + val(c.Value)
+		if end, ok := prefixEnd(c.Value); ok {
+			rng += " AND " + col + " < " + val(end)
+		}
+		return in(" AND " + rng + " AND " + like)
+	}
+	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
+	return in(" AND " + col + cmp + val(c.Value))
+}
+
+// walk is the keyset walk of a custom sort: the field's value, then id; records without a
+// value come last, in either direction (page).
+func (cq *customQuery) walk(r *Resource, withQ bool) walk {
+	t := customTypeOf(cq.sort.Type)
+	spec := cq.sortSpec
+	if withQ {
+		spec = "q," + spec
+	}
+	return walk{keys: []walkKey{{expr: `"_sort"`, alias: "_sort", sqlType: t.sqlType, nullable: true}}, desc: cq.desc, spec: spec}
+}
+
+// page is the page of a custom sort, in two parts read one after the other: the records
+// with a value, walking the field's custom_values index (field_id, value, record_id) from
+// the cursor and fetching each record by its id under the list's conditions; then those
+// without one, walking the workspace's (workspace_id, id) index. The statement reads the
+// parts in that order (no ORDER BY above them: a Merge Append would start both parts, and
+// the second reads the whole workspace to find no record without a value), stopping at
+// fetch rows, so a page reads about what it shows (TestCustomFieldPlans).
+func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int, add func(any) int) string {
+	t := customTypeOf(cq.sort.Type)
+	table := ident(r.Table)
+	col := "v." + t.col
+	fid := fmt.Sprintf("$%d::text::uuid", add(cq.sort.ID))
+	dir, cmp := " ASC", " > "
+	if cq.desc {
+		dir, cmp = " DESC", " < "
+	}
+	conds := ""
+	if len(where) > 0 {
+		conds = " AND " + strings.Join(where, " AND ")
+	}
+	values := "SELECT d.*, " + col + ` AS "_sort" FROM custom_values v CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
+		` WHERE "id" = v.record_id` + conds + ") d WHERE v.field_id = " + fid
+	nulls := "SELECT " + cols + ", NULL::" + t.sqlType + ` AS "_sort" FROM ` + table +
+		" WHERE NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + table + `."id")` + conds
+	withValues := true
+	if a := cq.after; a != nil {
+		id := fmt.Sprintf("$%d::text::uuid", add(a.ID))
+		if a.Keys[0] == nil { // past a record without a value: the values are behind
+			nulls += ` AND "id"` + cmp + id
+			withValues = false
+		} else {
+			values += " AND (" + col + ", v.record_id)" + cmp + fmt.Sprintf("($%d::text::%s, %s)", add(*a.Keys[0]), t.sqlType, id)
+		}
+	}
+	limit := " LIMIT " + fmt.Sprint(fetch)
+	nullsPart := "(" + nulls + ` ORDER BY "id"` + dir + limit + ")"
+	if !withValues {
+		return nullsPart
+	}
+	return "(" + values + " ORDER BY " + col + dir + ", v.record_id" + dir + limit + ") UNION ALL " + nullsPart
+}
+
+// customSearch is q's match on r's searchable custom fields: a record one of whose values
+// has every word of q as a prefix of its words (the index custom_values_search).
+func customSearch(r *Resource, q *searchQuery, add func(any) int) string {
+	return fmt.Sprintf(`%s."id" IN (SELECT v.record_id FROM custom_fields f JOIN custom_values v ON v.field_id = f.id
+		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND v.t IS NOT NULL
+		AND ws_search_doc(v.t) @@ (SELECT to_tsquery('simple', ws_unaccent($%d::text))))`,
+		ident(r.Table), quoteLiteral(r.Name), add(q.tsquery))
+}
+
+// customSearchable returns which of types have a searchable custom field the actor sees:
+// only their searches read custom_values, so a workspace without one searches as before.
+func (o *Ops) customSearchable(ctx context.Context, p *store.Principal, types []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := o.store.Query(ctx, p, `SELECT DISTINCT resource FROM custom_fields WHERE searchable AND NOT archived AND resource = ANY($1::text[])`,
+		[]any{types}, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var name string
+				if err := rows.Scan(&name); err != nil {
+					return err
+				}
+				out[name] = true
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, readError(err)
+	}
+	return out, nil
+}
