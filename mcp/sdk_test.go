@@ -53,6 +53,7 @@ type sdkAnswer struct {
 		StructuredContent map[string]any `json:"structuredContent"`
 		Text              string         `json:"text"`
 	} `json:"results"`
+	Schemas map[string]json.RawMessage `json:"schemas"` // the listed input schemas of the tools SCHEMAS names
 }
 
 // runAgentKeySDK runs the SDK script against the env with key and calls.

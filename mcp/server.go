@@ -500,5 +500,10 @@ func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.T
 			out = append(out, t)
 		}
 	}
+	if defs := s.customDefs(ctx); defs != nil { // the workspace's own fields: customtools.go
+		for i := range out {
+			out[i] = s.withCustom(out[i], defs)
+		}
+	}
 	return out
 }

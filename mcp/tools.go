@@ -191,6 +191,9 @@ func createTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	var required []string
 	for _, f := range r.Writable() {
+		if f.Name == workspace.CustomValuesField {
+			continue // typed per workspace (customtools.go)
+		}
 		props[f.Name] = inputProperty(f)
 		if f.Required {
 			required = append(required, f.Name)
@@ -221,6 +224,9 @@ func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, requ
 func updateTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	for _, f := range r.Writable() {
+		if f.Name == workspace.CustomValuesField {
+			continue // typed per workspace (customtools.go)
+		}
 		p := inputProperty(f)
 		if r.CanCreate() {
 			p.Description = "" // create_ describes the field, beside it in every list
@@ -354,6 +360,9 @@ func recordSchema(r *workspace.Resource) *jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{"id": typed("string"), "created_at": typed("string"), "updated_at": typed("string")}
 	required := []string{"id", "created_at", "updated_at"}
 	for _, f := range r.Fields {
+		if f.Name == workspace.CustomValuesField {
+			continue // required per workspace, where it has fields (customtools.go)
+		}
 		required = append(required, f.Name)
 		if f.Writable && r.CanCreate() {
 			continue
