@@ -282,3 +282,62 @@ func TestToolsListSizeWithCustomFields(t *testing.T) {
 	row := "default (`/mcp`), full-scope agent key, 20 custom fields on deals and on people"
 	checkDocTable(t, "../docs/mcp.md", map[string]string{row: fmt.Sprintf("| %s | %d | %s |", row, len(names), thousands(after))})
 }
+
+// TestCustomFieldsInTheFieldCatalogue: workspaced://fields lists the workspace's custom
+// fields of each record type after its own, as custom_fields.<key> with type, schema and
+// label; another workspace's catalogue has none of them.
+func TestCustomFieldsInTheFieldCatalogue(t *testing.T) {
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	other := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.token(f.Admin)
+	e.defineField(t, admin, `{"resource":"people","key":"lead_source","label":"Lead source","type":"select",
+		"description":"where we met them","options":[{"key":"event","label":"Event","order":1}]}`)
+	read := func(bearer string) (string, string) {
+		t.Helper()
+		c := e.client(t, bearer, "")
+		req := mcpgo.ReadResourceRequest{}
+		req.Params.URI = "workspaced://fields"
+		res, err := c.ReadResource(t.Context(), req)
+		if err != nil || len(res.Contents) != 2 {
+			t.Fatalf("read fields: %v %v", res, err)
+		}
+		return res.Contents[0].(mcpgo.TextResourceContents).Text, res.Contents[1].(mcpgo.TextResourceContents).Text
+	}
+	doc, md := read(admin)
+	var cat struct {
+		Records []struct {
+			Type   string `json:"type"`
+			Fields []struct {
+				Name       string          `json:"name"`
+				Schema     json.RawMessage `json:"schema"`
+				Writable   bool            `json:"writable"`
+				Filter     bool            `json:"filter"`
+				Doc        string          `json:"doc"`
+				CustomType string          `json:"custom_type"`
+			} `json:"fields"`
+		} `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(doc), &cat); err != nil {
+		t.Fatalf("%v: %s", err, doc)
+	}
+	found := false
+	for _, r := range cat.Records {
+		for _, fl := range r.Fields {
+			if fl.Name != "custom_fields.lead_source" {
+				continue
+			}
+			found = r.Type == "people"
+			if fl.CustomType != "select" || !fl.Writable || !fl.Filter || fl.Doc != "Lead source: where we met them" ||
+				!strings.Contains(string(fl.Schema), `"event"`) {
+				t.Errorf("custom_fields.lead_source in the catalogue: %+v %s", fl, fl.Schema)
+			}
+		}
+	}
+	if !found || !strings.Contains(md, "- `custom_fields.lead_source` (select): Lead source") {
+		t.Errorf("catalogue of people lacks custom_fields.lead_source:\n%s", md)
+	}
+	if otherDoc, _ := read(e.token(other.Admin)); strings.Contains(otherDoc, "lead_source") {
+		t.Errorf("another workspace's catalogue names lead_source")
+	}
+}

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -128,4 +130,22 @@ func editSchema(raw json.RawMessage, edit func(*jsonschema.Schema)) json.RawMess
 	}
 	edit(&s)
 	return mustJSON(&s)
+}
+
+// customCatalogue lists a resource's custom fields in the field catalogue
+// (workspaced://fields) as lists name them, custom_fields.<key>, with their schema, and
+// adds a markdown line for each to md.
+func customCatalogue(fields []workspace.CustomField, md *strings.Builder) []catalogueField {
+	var out []catalogueField
+	for i := range fields {
+		f := &fields[i]
+		doc := f.Label
+		if f.Description != "" {
+			doc += ": " + f.Description
+		}
+		out = append(out, catalogueField{Name: f.Path(), Schema: mustJSON(f.Schema(workspace.ToolDialect)),
+			Required: f.Required, Writable: true, Filter: slices.Contains(f.Operators(), workspace.OpEq), Doc: doc, CustomType: f.Type})
+		fmt.Fprintf(md, "- `%s` (%s): %s\n", f.Path(), f.Type, doc)
+	}
+	return out
 }
