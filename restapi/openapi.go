@@ -281,7 +281,7 @@ func openAPIDoc() obj {
 		"responses":   errorResponses(obj{"200": dataResponse("The credential's identity.", ref("schemas", "me"))}, "401", "429", "500")}}
 	paths["/openapi.json"] = obj{"get": obj{"operationId": "openapi", "summary": "This document",
 		"security": []any{obj{}, obj{"bearer": []any{}, "apikey": []any{}}},
-		"tags": []string{"openapi"}, "description": "The OpenAPI 3.1 document of this API, generated from the resource catalogue; needs no credentials. " +
+		"tags":     []string{"openapi"}, "description": "The OpenAPI 3.1 document of this API, generated from the resource catalogue; needs no credentials. " +
 			"With workspace=current and credentials, the document of the caller's workspace: its custom fields typed in records, bodies, filters and sorts.",
 		"parameters": []any{obj{"name": workspaceParam, "in": "query", "required": false,
 			"description": "current: the caller's workspace's document (needs credentials)", "schema": obj{"type": "string", "enum": []any{"current"}}}},
