@@ -43,6 +43,17 @@ func (s *Server) customDefs(ctx context.Context) map[string][]workspace.CustomFi
 	return defs
 }
 
+// custom reports whether any of the named tools is about a resource a workspace adds
+// fields to: only then are the definitions read.
+func (s *Server) custom(names ...string) bool {
+	for _, n := range names {
+		if sp := s.specs[n]; sp.resource != nil && sp.resource.Custom {
+			return true
+		}
+	}
+	return false
+}
+
 // withCustom returns t as the workspace with defs sees it: t itself when its resource has
 // no fields there.
 func (s *Server) withCustom(t mcpgo.Tool, defs map[string][]workspace.CustomField) mcpgo.Tool {

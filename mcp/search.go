@@ -125,8 +125,12 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 		Tools []foundTool `json:"tools"`
 	}{Tools: []foundTool{}}
 	found := rank(args.Query, candidates, limit)
+	var names []string
+	for _, sp := range found {
+		names = append(names, sp.tool.Name)
+	}
 	var defs map[string][]workspace.CustomField // the workspace's own fields: customtools.go
-	if len(found) > 0 {
+	if s.custom(names...) {
 		defs = s.customDefs(ctx)
 	}
 	for _, sp := range found {
