@@ -27,7 +27,7 @@ const workspaceParam = "workspace"
 // error envelope without a credential, the rate limits charged as for any call).
 func (a *API) workspaceOpenAPI(w http.ResponseWriter, r *http.Request) error {
 	if v := r.URL.Query()[workspaceParam]; len(v) != 1 || v[0] != "current" {
-		return store.BadRequest("%s takes one value, current (the caller's workspace), got %q", workspaceParam, strings.Join(v, ","))
+		return store.BadRequest("%s takes one value, current (the caller's workspace), got %.40q", workspaceParam, strings.Join(v, ","))
 	}
 	p := httpx.PrincipalFrom(r.Context())
 	defs, err := a.ops.WorkspaceCustomFields(r.Context(), p)

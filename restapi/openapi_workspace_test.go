@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // customDoc is the part of an OpenAPI document these tests read.
@@ -81,6 +82,8 @@ func TestWorkspaceOpenAPI(t *testing.T) {
 	wantError(t, e.do("GET", "/openapi.json?workspace=current", "tst_nope", testAPIKey, ""), http.StatusUnauthorized, "unauthorized")
 	wantError(t, admin.get("/openapi.json?workspace=other"), http.StatusBadRequest, "bad_request")
 	wantError(t, admin.get("/openapi.json?workspace=current&workspace=current"), http.StatusBadRequest, "bad_request")
+	wantError(t, admin.get("/openapi.json?workspace="+strings.Repeat("x", 4000)), http.StatusBadRequest, "bad_request")
+	wantError(t, admin.get("/openapi.json?workspace=current%00"), http.StatusBadRequest, "bad_request")
 
 	read := func(c client) (customDoc, response) {
 		t.Helper()
@@ -141,6 +144,19 @@ func TestWorkspaceOpenAPI(t *testing.T) {
 	noneDoc, _ := read(e.as(t, tm.none))
 	if c := noneDoc.customFieldsOf("deals"); c["properties"] != nil {
 		t.Errorf("a member without the crm grant sees deals' fields: %v", c)
+	}
+	// A narrower token (tasks only) reads no field of deals; the workspace's agent key
+	// (crm full) reads them.
+	narrow := *tm.admin
+	narrow.Scopes = []string{"tasks:read"}
+	if c := must(t, e.as(t, &narrow).get("/openapi.json?workspace=current"), http.StatusOK); strings.Contains(string(c.Raw), "Account tier") {
+		t.Errorf("a tasks:read token's document names deals' field tier")
+	}
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	agentAdmin := e.as(t, f.Admin)
+	create(t, agentAdmin, "/custom_fields", map[string]any{"resource": "deals", "key": "stage_note", "label": "Stage note", "type": "text"})
+	if c := must(t, (client{e: e, t: t, token: f.Agent.Key}).get("/openapi.json?workspace=current"), http.StatusOK); !strings.Contains(string(c.Raw), "custom_fields.stage_note") {
+		t.Errorf("the agent key's document lacks its workspace's field stage_note")
 	}
 	// Another workspace's document, and the public one, name none of them.
 	other := storetest.Workspace(t, e.store, nil)

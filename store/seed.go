@@ -175,7 +175,7 @@ func fillTable(ctx context.Context, tx pgx.Tx, workspaceID, table string) (bool,
 			v = fmt.Sprintf("$%d::uuid", len(args))
 		case !c.needed:
 			continue
-		case strings.Contains(c.check, "'"): // an enumeration: CHECK (x = ANY (ARRAY['a'::text, ...]))
+		case strings.Contains(c.check, "ANY (ARRAY['"): // an enumeration: CHECK (x = ANY (ARRAY['a'::text, ...]))
 			first := c.check[strings.Index(c.check, "'"):]
 			v = first[:strings.Index(first[1:], "'")+2] + "::" + c.typ
 		default:
