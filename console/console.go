@@ -3,8 +3,8 @@
 // invited members choose their password. People sign in through the OAuth provider's own
 // sign-in page and session; every page keeps the provider's rules (strict CSP with no
 // script, a CSRF token in every form, cross-origin posts refused). Every action is an
-// admin.Ops operation, the same the `workspaced admin` CLI calls, but the webhooks page's,
-// which are the REST API's own (webhooks.go).
+// admin.Ops operation, the same the `workspaced admin` CLI calls, but the webhooks and
+// fields pages', which are the REST API's own (webhooks.go, fields.go).
 package console
 
 import (
@@ -90,7 +90,7 @@ var templateFS embed.FS
 var consoleCSS []byte
 
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks", "confirm", "connect"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks", "confirm", "connect", "fields"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
@@ -134,6 +134,8 @@ func New(cfg Config) (*Server, error) {
 //	GET  /console/credits           balance, ledger, writes per credential per day (admins)
 //	GET  /console/webhooks          webhook endpoints and their deliveries (admins)
 //	POST /console/webhooks/create, /update, /test, /rotate, /retry
+//	GET  /console/fields            custom fields by resource (admins)
+//	POST /console/fields/create, /update
 //	GET  /console/connect            connecting an assistant to the MCP server (everyone)
 //	GET  /console/account, POST /console/account/revoke, /sign-out-everywhere   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
@@ -174,6 +176,9 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/webhooks/rotate", s.adminForm(s.confirmFirst(confirmRotate, s.webhookAction(workspace.LookupAction(endpointsResource, workspace.ActionRotateSecret),
 			"Secret rotated: for 24 hours deliveries are signed with the new and the old secret, then with the new one only. "+secretNotice))))
 		forms.Post("/webhooks/retry", s.adminForm(s.webhookAction(workspace.LookupAction(deliveriesResource, workspace.ActionRetry), "Delivery queued again.")))
+		r.Get("/fields", s.admin(s.fields))
+		forms.Post("/fields/create", s.adminForm(s.fieldsCreate))
+		forms.Post("/fields/update", s.adminForm(s.fieldsUpdate))
 		r.Get("/connect", s.signedIn(s.connect))
 		r.Get("/account", s.account)
 		forms.Post("/account/revoke", s.form(s.signedIn(s.confirmFirst(confirmRevokeApps, s.accountRevoke))))

@@ -103,6 +103,21 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 			t.Fatal("the ping was not attempted")
 		}
 	}
+	// Custom fields on deals: a select with an archived option, a required text, an archived one.
+	admin.form("/console/fields", "/console/fields/create", url.Values{"resource": {"deals"}, "key": {"tier"}, "label": {"Account tier"},
+		"type": {"select"}, "description": {"the plan they are on"}, "opt-key-0": {"gold"}, "opt-label-0": {"Gold"},
+		"opt-key-1": {"silver"}, "opt-label-1": {"Silver"}, "opt-key-2": {"legacy_bronze"}, "opt-label-2": {"Bronze (old plans)"}})
+	admin.form("/console/fields", "/console/fields/create", url.Values{"resource": {"deals"}, "key": {"lead_source"},
+		"label": {"Lead source"}, "type": {"text"}, "searchable": {"true"}, "required": {"true"}})
+	admin.form("/console/fields", "/console/fields/create", url.Values{"resource": {"deals"}, "key": {"retainer"},
+		"label": {"Retainer (monthly)"}, "type": {"money"}})
+	legacy := admin.form("/console/fields", "/console/fields/create", url.Values{"resource": {"deals"}, "key": {"old_score"},
+		"label": {"Old score"}, "type": {"number"}})
+	if id := regexp.MustCompile(`<tr id="field-([0-9a-f-]+)">\n<td data-label="Field">Old score`).FindStringSubmatch(legacy.Body); id != nil {
+		admin.form("/console/fields", "/console/fields/update", url.Values{"resource": {"deals"}, "id": {id[1]}, "archived": {"true"}})
+	} else {
+		t.Fatalf("fields not created: %d %.300s", legacy.Status, legacy.Body)
+	}
 	rows, err := e.ops.Activity(ctx, e.WorkspaceID, activityAll())
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("no activity to show: %v", err)
@@ -135,6 +150,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 		{"apps", "/console/apps", "#apps", ""},
 		{"credits", "/console/credits", "#ledger", ""},
 		{"webhooks", "/console/webhooks", "#create-endpoint", ""},
+		{"fields", "/console/fields", "#create-field", ""},
 		{"audit-log", "/console/activity", "#activity", ""},
 		{"audit-record", "/console/activity/" + rows[0].ID, "#activity", ""},
 		{"account", "/console/account", "#connected", ""},

@@ -344,10 +344,13 @@ type catalogueField struct {
 	Writable bool            `json:"writable,omitempty"`
 	Filter   bool            `json:"filter,omitempty"`
 	Doc      string          `json:"doc,omitempty"`
+	// CustomType is a custom field's type (text, select, money ...); "" for the catalogue's.
+	CustomType string `json:"custom_type,omitempty"`
 }
 
 // readFields is workspaced://fields: the catalogue's record types the caller may read,
-// each field with its JSON Schema as the tools take it.
+// each field with its JSON Schema as the tools take it, then the workspace's custom fields
+// of the type as custom_fields.<key>.
 func (s *Server) readFields(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 	type kind struct {
 		Type     string           `json:"type"`
@@ -360,6 +363,7 @@ func (s *Server) readFields(ctx context.Context, req mcpgo.ReadResourceRequest) 
 	var kinds []kind
 	var md strings.Builder
 	md.WriteString("# Field catalogue\n")
+	custom := s.customDefs(ctx) // the workspace's own fields: customtools.go
 	for _, r := range workspace.Catalog() {
 		if !r.CanList() || !s.may(ctx, "list_"+r.Name) {
 			continue
@@ -378,6 +382,7 @@ func (s *Server) readFields(ctx context.Context, req mcpgo.ReadResourceRequest) 
 			}
 			md.WriteByte('\n')
 		}
+		k.Fields = append(k.Fields, customCatalogue(custom[r.Name], &md)...)
 		kinds = append(kinds, k)
 	}
 	return document(req.Params.URI, map[string]any{"records": kinds}, md.String())

@@ -124,10 +124,19 @@ func (s *Server) runFind(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo
 	out := struct {
 		Tools []foundTool `json:"tools"`
 	}{Tools: []foundTool{}}
-	for _, sp := range rank(args.Query, candidates, limit) {
+	found := rank(args.Query, candidates, limit)
+	var names []string
+	for _, sp := range found {
+		names = append(names, sp.tool.Name)
+	}
+	var defs map[string][]workspace.CustomField // the workspace's own fields: customtools.go
+	if s.custom(names...) {
+		defs = s.customDefs(ctx)
+	}
+	for _, sp := range found {
 		need, _ := missingScope(p, sp)
 		out.Tools = append(out.Tools, foundTool{Name: sp.tool.Name, Description: firstSentence(sp.tool.Description),
-			InputSchema: sp.tool.RawInputSchema, NeedsScope: need})
+			InputSchema: s.withCustom(sp.tool, defs).RawInputSchema, NeedsScope: need})
 	}
 	text, err := json.Marshal(out)
 	if err != nil {

@@ -522,5 +522,15 @@ func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.T
 			out = append(out, t)
 		}
 	}
+	names := make([]string, len(out))
+	for i, t := range out {
+		names[i] = t.Name
+	}
+	if s.custom(names...) { // the workspace's own fields: customtools.go
+		defs := s.customDefs(ctx)
+		for i := range out {
+			out[i] = s.withCustom(out[i], defs)
+		}
+	}
 	return out
 }

@@ -191,8 +191,8 @@ func createTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	var required []string
 	for _, f := range r.Writable() {
-		if f.Type == workspace.Custom {
-			continue // a workspace's own fields: described per workspace, not in the fixed schemas
+		if f.Name == workspace.CustomValuesField {
+			continue // typed per workspace (customtools.go)
 		}
 		props[f.Name] = inputProperty(f)
 		if f.Required {
@@ -225,8 +225,8 @@ func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, requ
 func updateTool(r *workspace.Resource) toolSpec {
 	props := map[string]*jsonschema.Schema{}
 	for _, f := range r.Writable() {
-		if f.Type == workspace.Custom {
-			continue // as in createTool
+		if f.Name == workspace.CustomValuesField {
+			continue // typed per workspace (customtools.go)
 		}
 		p := inputProperty(f)
 		if r.CanCreate() {
@@ -368,8 +368,8 @@ func recordSchema(r *workspace.Resource) *jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{"id": typed("string"), "created_at": typed("string"), "updated_at": typed("string")}
 	required := []string{"id", "created_at", "updated_at"}
 	for _, f := range r.Fields {
-		if f.Type == workspace.Custom {
-			continue // custom_fields, which may follow, is described per workspace
+		if f.Name == workspace.CustomValuesField {
+			continue // required per workspace, where it has fields (customtools.go)
 		}
 		required = append(required, f.Name)
 		if f.Writable && r.CanCreate() {

@@ -31,6 +31,10 @@ func OpenAPI() []byte {
 }
 
 func (a *API) openAPI(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has(workspaceParam) { // the caller's workspace's document: openapi_workspace.go
+		a.authenticate(a.handle(a.workspaceOpenAPI)).ServeHTTP(w, r)
+		return
+	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	httpx.WriteRaw(w, http.StatusOK, a.openapi)
 }
@@ -272,10 +276,14 @@ func openAPIDoc() obj {
 	paths["/me"] = obj{"get": obj{"operationId": "me", "summary": "What the credential resolves to", "tags": []string{"me"},
 		"description": "The member (or agent user), its workspace, the credential's scopes and kind. Needs no scope.",
 		"responses":   errorResponses(obj{"200": dataResponse("The credential's identity.", ref("schemas", "me"))}, "401", "429", "500")}}
-	paths["/openapi.json"] = obj{"get": obj{"operationId": "openapi", "summary": "This document", "security": []any{},
-		"tags": []string{"openapi"}, "description": "The OpenAPI 3.1 document of this API, generated from the resource catalogue; needs no credentials.",
-		"responses": obj{"200": obj{"description": "OpenAPI 3.1 document", "content": jsonContent(obj{"type": "object"})},
-			"405": obj{"description": "Only GET is supported.", "content": jsonContent(ref("schemas", "Error"))}}}}
+	paths["/openapi.json"] = obj{"get": obj{"operationId": "openapi", "summary": "This document",
+		"security": []any{obj{}, obj{"bearer": []any{}, "apikey": []any{}}},
+		"tags":     []string{"openapi"}, "description": "The OpenAPI 3.1 document of this API, generated from the resource catalogue; needs no credentials. " +
+			"With workspace=current and credentials, the document of the caller's workspace: its custom fields typed in records, bodies, filters and sorts.",
+		"parameters": []any{obj{"name": workspaceParam, "in": "query", "required": false,
+			"description": "current: the caller's workspace's document (needs credentials)", "schema": obj{"type": "string", "enum": []any{"current"}}}},
+		"responses": errorResponses(obj{"200": obj{"description": "OpenAPI 3.1 document", "content": jsonContent(obj{"type": "object"})},
+			"405": obj{"description": "Only GET is supported.", "content": jsonContent(ref("schemas", "Error"))}}, "400", "401", "429", "500")}}
 	schemas["me"] = workspace.MeSchema()
 	paths["/search"], schemas["search_hit"] = searchPath()
 

@@ -72,9 +72,12 @@ func npxTool(t *testing.T, dir string, args ...string) []byte {
 
 func TestOpenAPILinters(t *testing.T) {
 	t.Parallel()
-	dir := openAPITools(t)
-	doc := servedDocument(t)
+	lintOpenAPI(t, openAPITools(t), servedDocument(t))
+}
 
+// lintOpenAPI runs both linters in dir on the document at doc; each must report nothing.
+func lintOpenAPI(t *testing.T, dir, doc string) {
+	t.Helper()
 	t.Run("spectral:oas", func(t *testing.T) {
 		out := npxTool(t, dir, "spectral", "lint", "--ruleset", filepath.Join(dir, ".spectral.yaml"), "--format", "json",
 			"--fail-severity", "hint", "--quiet", doc)
