@@ -77,6 +77,7 @@ func (a *API) Handler() http.Handler {
 		r.Get("/me", a.handle(a.me))
 		a.webhookRoutes(r)
 		r.Get("/search", a.handle(a.search))
+		r.Post("/{resource}/batch", a.handle(a.batch))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})

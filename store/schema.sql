@@ -568,6 +568,19 @@ END
 $$;
 
 --
+-- Name: ws_domain(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_domain(url text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  SELECT nullif(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+           split_part(split_part(split_part(
+             regexp_replace(lower(btrim(url)), '^[a-z][a-z0-9+.-]*://', ''), '/', 1), '?', 1), '#', 1),
+           '^.*@', ''), ':[0-9]*$', ''), '^www\.', ''), '\.$', ''), '')
+$_$;
+
+--
 -- Name: ws_event_to_outbox(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -3488,6 +3501,12 @@ CREATE INDEX comments_search ON public.comments USING gin (workspace_id, search_
 CREATE INDEX comments_sync ON public.comments USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: companies_domain_match; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX companies_domain_match ON public.companies USING btree (workspace_id, public.ws_domain(website));
+
+--
 -- Name: companies_industry; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4518,6 +4537,12 @@ CREATE INDEX people_company ON public.people USING btree (workspace_id, company_
 --
 
 CREATE INDEX people_email ON public.people USING btree (workspace_id, email, created_at DESC, id DESC);
+
+--
+-- Name: people_email_match; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_email_match ON public.people USING btree (workspace_id, lower(email));
 
 --
 -- Name: people_email_sort; Type: INDEX; Schema: public; Owner: -
