@@ -117,7 +117,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs = append(specs, s.searchTool(), s.findTool(), s.callTool())
+	specs = append(specs, s.searchTool(), s.findTool(), s.callTool(), s.importTool())
 	m := server.NewMCPServer("workspaced", "1.0.0", append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),

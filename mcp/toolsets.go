@@ -42,7 +42,7 @@ var (
 				out = append(out, r.Toolset())
 			}
 		}
-		return out
+		return append(out, toolsetImport) // import_records (importtool.go)
 	}()
 	defaultSets = func() map[string]bool {
 		sets := map[string]bool{}
