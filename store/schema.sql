@@ -321,6 +321,21 @@ BEGIN
 END $$;
 
 --
+-- Name: ws_address_words(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_address_words(s text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  SELECT coalesce(string_agg(w, ' '), '') FROM (
+    SELECT regexp_split_to_table(m[1], '[._%+-]+') FROM regexp_matches(s, '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+', 'g') m
+    UNION ALL
+    SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
+      FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
+  ) x(w) WHERE w <> ''
+$$;
+
+--
 -- Name: ws_check_id_array(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -776,7 +791,14 @@ $_$;
 
 CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
     LANGUAGE plpgsql IMMUTABLE LEAKPROOF PARALLEL SAFE
-    AS $_$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $_$;
+    AS $_$
+DECLARE s text := array_to_string($1, ' ');
+BEGIN
+  IF s ~ '[@.]' THEN
+    s := s || ' ' || public.ws_address_words(s);
+  END IF;
+  RETURN to_tsvector('simple', public.ws_unaccent(s));
+END $_$;
 
 --
 -- Name: ws_stage_outcome(); Type: FUNCTION; Schema: public; Owner: -
@@ -1030,8 +1052,8 @@ CREATE TABLE public.companies (
     industry text,
     size text,
     notes text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
     CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1214,8 +1236,8 @@ CREATE TABLE public.deal_tasks (
     completed boolean DEFAULT false NOT NULL,
     description text,
     is_private boolean DEFAULT false NOT NULL,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
     CONSTRAINT deal_tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT deal_tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -1244,9 +1266,9 @@ CREATE TABLE public.deals (
     twitter text,
     notes text,
     company_id uuid,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     status text DEFAULT 'open'::text NOT NULL,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     CONSTRAINT deals_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deals_status_check CHECK ((status = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1821,8 +1843,8 @@ CREATE TABLE public.people (
     "position" text,
     linkedin_url text,
     twitter_url text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1851,8 +1873,8 @@ CREATE TABLE public.pipeline_stages (
     name text NOT NULL,
     "position" integer,
     metric_tag text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     outcome text DEFAULT 'open'::text NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     CONSTRAINT pipeline_stages_metric_tag_check CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text, 'responses'::text, 'positive_responses'::text, 'deals_closed'::text]))),
     CONSTRAINT pipeline_stages_outcome_check CHECK ((outcome = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1912,8 +1934,8 @@ CREATE TABLE public.projects (
     start_date date,
     end_date date,
     kanban_enabled boolean DEFAULT false NOT NULL,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     CONSTRAINT projects_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -2140,8 +2162,8 @@ CREATE TABLE public.tasks (
     is_private boolean DEFAULT false NOT NULL,
     stage_id uuid,
     parent_task_id uuid,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
     CONSTRAINT tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
