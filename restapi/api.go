@@ -78,6 +78,7 @@ func (a *API) Handler() http.Handler {
 		a.webhookRoutes(r)
 		r.Get("/search", a.handle(a.search))
 		r.Post("/{resource}/batch", a.handle(a.batch))
+		r.Get("/{resource}/export", a.handle(a.export))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})

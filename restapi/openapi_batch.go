@@ -30,6 +30,9 @@ func batchPaths(paths, schemas obj) {
 						"additionalProperties": false, "properties": obj{"field": obj{"type": "string"}, "problem": obj{"type": "string"}}}}}},
 		}}
 	for _, r := range workspace.Catalog() {
+		if r.CanList() && r.Paged {
+			paths["/"+r.Name+"/export"] = exportPath(r)
+		}
 		if r.Access == workspace.WriteOnly || r.Access == workspace.Singleton || !(r.CanCreate() || r.CanUpdate()) {
 			continue
 		}
@@ -44,4 +47,29 @@ func batchPaths(paths, schemas obj) {
 			"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", "batch_request"))},
 			"responses":   errorResponses(obj{"200": resp}, "400", "401", "403", "404", "405", "409", "422", "429", "500")}}
 	}
+}
+
+// exportPath is GET /{resource}/export (docs/rest.md, "Export"): the list's parameters
+// but cursor and limit, and format; the body is CSV or NDJSON.
+func exportPath(r *workspace.Resource) obj {
+	list := openAPIListParams(r)
+	params := []any{obj{"name": "format", "in": "query", "required": true, "schema": obj{"type": "string", "enum": []string{workspace.ExportCSV, workspace.ExportNDJSON}}}}
+	params = append(params, list...)
+	return obj{"get": obj{"operationId": "export_" + r.Name, "summary": "Export " + r.Name + " as CSV or NDJSON",
+		"description": r.Doc + " Every record the list would return with the same filters, q, sort and fields, streamed.",
+		"tags":        []string{r.Toolset()}, "parameters": params,
+		"responses": errorResponses(obj{"200": obj{"description": "The records: CSV with a header row, or one JSON object a line.",
+			"content": obj{"text/csv": obj{"schema": obj{"type": "string"}}, "application/x-ndjson": obj{}}}},
+			"400", "401", "403", "404", "429", "500")}}
+}
+
+// openAPIListParams are a list's selecting parameters, without its paging ones.
+func openAPIListParams(r *workspace.Resource) []any {
+	params := []any{}
+	for _, f := range r.Filters() {
+		params = append(params, obj{"name": f.Name, "in": "query", "required": false,
+			"description": "exact match", "schema": f.Schema(workspace.OpenAPIDialect, false)})
+	}
+	params = append(params, findParams(r)...)
+	return append(params, ref("parameters", "UpdatedSince"), ref("parameters", "Order"))
 }
