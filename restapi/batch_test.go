@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agencyos/workspaced/ratelimit"
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -212,6 +213,17 @@ func TestBatchRefusals(t *testing.T) {
 	if r.Status != http.StatusOK || !strings.Contains(string(r.Raw), `"status":201`) {
 		t.Fatalf("agent batch: %d %s", r.Status, r.Raw)
 	}
+
+	// A suspended agent's key is refused before any record is read.
+	susp, err := e.store.CreateAgent(t.Context(), ws.WorkspaceID, "Suspended", map[string]string{"crm": "full"}, store.By{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.SetMember(t.Context(), susp.UserID, store.Member{Status: "suspended"}); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, e.do("POST", "/people/batch", susp.Key, testAPIKey, `{"operation":"create","records":[{"name":"No"}]}`),
+		http.StatusUnauthorized, "unauthorized")
 
 	// Malformed bodies are 400 in the error shape; a NUL inside a value is that record's error.
 	big := make([]any, workspace.MaxBatch+1)
