@@ -38,7 +38,7 @@ func (s *Server) importTool() toolSpec {
 		"Create, update or upsert up to 100 records of one resource at once, each checked as a single write. "+
 			"update: each record has its id. upsert: match is id, email (people), domain (companies, from website) or custom_fields.<key> (unique). "+
 			"atomic: true writes all or none. Answers results, one per record: i (index), s (status), id or error.",
-		args, nil, hints(false, false, false))}
+		args, object(map[string]*jsonschema.Schema{"results": {Type: "array", Items: typed("object")}}), hints(false, false, false))}
 }
 
 // importItem is one record's outcome, compact: a model reads every byte.
