@@ -129,11 +129,11 @@ func TestToolsetCounts(t *testing.T) {
 }
 
 // TestToolsetNames: the toolsets are the catalogue's scope families, with the two file
-// listings grouped as files.
+// listings grouped as files, and import (import_records).
 func TestToolsetNames(t *testing.T) {
 	want := []string{"deals", "files", "people", "companies", "pipelines", "tasks", "spaces", "labels", "comments",
 		"activity", "metrics", "finance", "hr", "docs", "automations", "webhooks", "competitors", "agents", "directory",
-		"credits", "enrich"}
+		"credits", "enrich", "import"}
 	if diff := cmp.Diff(want, mcp.Toolsets()); diff != "" {
 		t.Fatalf("toolsets (-want +got):\n%s", diff)
 	}
