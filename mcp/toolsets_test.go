@@ -97,6 +97,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/directory", adminTok, "", 10, 9000, "`directory`"},
 		{"/mcp/x/credits", adminTok, "", 5, 3500, "`credits`"},
 		{"/mcp/x/enrich", adminTok, "", 5, 4000, "`enrich`"},
+		{"/mcp/x/import", adminTok, "", 5, 4500, "`import`"},
 		{"/mcp", adminTok, "default,hr", 54, 44000, ""},
 		{"/mcp/x/hr", adminTok, "deals", 38, 30000, ""},
 		{"/mcp/x/all", e.token(f.Member), "", 62, 50000, "`all`, member without feature grants (all scopes)"},
