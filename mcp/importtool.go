@@ -24,11 +24,12 @@ const (
 
 func (s *Server) importTool() toolSpec {
 	args := input(map[string]*jsonschema.Schema{
-		"resource":  typed("string"),
-		"operation": {Type: "string", Enum: []any{workspace.BatchCreate, workspace.BatchUpdate, workspace.BatchUpsert}},
-		"match":     typed("string"),
-		"records":   {Type: "array", Items: typed("object"), MaxItems: jsonschema.Ptr(workspace.MaxBatch)},
-		"atomic":    typed("boolean"),
+		"resource":        typed("string"),
+		"operation":       {Type: "string", Enum: []any{workspace.BatchCreate, workspace.BatchUpdate, workspace.BatchUpsert}},
+		"match":           typed("string"),
+		"records":         {Type: "array", Items: typed("object"), MaxItems: jsonschema.Ptr(workspace.MaxBatch)},
+		"atomic":          typed("boolean"),
+		"idempotency_key": idempotencyKeyProperty(),
 	}, "resource", "operation", "records")
 	terms := map[string]int{}
 	for _, w := range words("import batch bulk upsert records many spreadsheet") {
@@ -69,6 +70,7 @@ func (s *Server) runImport(ctx context.Context, req mcpgo.CallToolRequest) (*mcp
 		Match     string          `json:"match,omitempty"`
 		Records   json.RawMessage `json:"records"`
 		Atomic    bool            `json:"atomic,omitempty"`
+		Key       string          `json:"idempotency_key,omitempty"`
 	}
 	if err := decodeArgs(req, &args); err != nil {
 		return s.toolError(ctx, err), nil
@@ -100,7 +102,7 @@ func (s *Server) runImport(ctx context.Context, req mcpgo.CallToolRequest) (*mcp
 	if err := workspace.TakeBatchUnits(ctx, s.cfg.Limiter, p, nil, len(batch.Records)); err != nil {
 		return s.toolError(ctx, err), nil
 	}
-	posted, err := s.cfg.Ops.Batch(ctx, p, r, batch, "", httpx.Status)
+	posted, err := s.cfg.Ops.Batch(ctx, p, r, batch, args.Key, httpx.Status)
 	if err != nil {
 		return s.toolError(ctx, err), nil
 	}

@@ -40,6 +40,17 @@ func TestImportRecords(t *testing.T) {
 	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT count(*) FROM people WHERE workspace_id = $1`, f.WorkspaceID).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("%d people (err %v), want 1", n, err)
 	}
+	// An idempotency_key replays the first answer and writes nothing more.
+	keyed := map[string]any{"resource": "people", "operation": "create", "idempotency_key": "import-1",
+		"records": []any{map[string]any{"name": "Keyed"}}}
+	once := wantOK(t, call(t, c, "import_records", keyed))
+	twice := wantOK(t, call(t, c, "import_records", keyed))
+	if once["results"].([]any)[0].(map[string]any)["id"] != twice["results"].([]any)[0].(map[string]any)["id"] {
+		t.Fatalf("replay differs: %v vs %v", once, twice)
+	}
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT count(*) FROM people WHERE workspace_id = $1`, f.WorkspaceID).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d people after a keyed replay (err %v), want 2", n, err)
+	}
 	// A member without the crm grant is refused the whole batch.
 	m := storetest.AddUser(t, e.store, f.WorkspaceID, "member", map[string]string{}, workspace.Scopes())
 	mc := e.client(t, e.token(m), "", "X-MCP-Toolsets", "import")
