@@ -135,7 +135,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs = append(specs, s.searchTool(), s.findTool(), s.callTool())
+	specs = append(specs, s.searchTool(), s.findTool(), s.callTool(), s.importTool())
 	if cfg.ConformanceFixtures {
 		specs = append(specs, s.conformanceTools()...)
 	}

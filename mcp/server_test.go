@@ -40,7 +40,7 @@ func TestNarrowTokenSeesOnlyItsTools(t *testing.T) {
 	f := storetest.Workspace(t, e.store, nil)
 	p := storetest.AddUser(t, e.store, f.WorkspaceID, "member", map[string]string{"crm": "full"}, []string{"deals:read", "labels:*"})
 	c := e.client(t, e.token(p), "", mcp.HeaderToolsets, "all")
-	want := []string{"call_tool", "create_labels", "find_tools", "get_crm_files", "get_deals", "get_labels", "list_crm_files",
+	want := []string{"call_tool", "create_labels", "find_tools", "get_crm_files", "get_deals", "get_labels", "import_records", "list_crm_files",
 		"list_deal_labels", "list_deal_people", "list_deals", "list_labels", "me", "search", "update_labels"}
 	got := toolNames(t, c)
 	slices.Sort(got)

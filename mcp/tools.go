@@ -31,7 +31,7 @@ type toolSpec struct {
 
 // write reports whether the tool changes workspace data (what a readonly view hides).
 func (sp toolSpec) write() bool {
-	return sp.resource != nil && sp.op.Write()
+	return sp.resource != nil && sp.op.Write() || sp.tool.Name == toolImport
 }
 
 // is reports whether the tool runs op on a catalogue resource.

@@ -43,7 +43,7 @@ var (
 				out = append(out, r.Toolset())
 			}
 		}
-		return out
+		return append(out, toolsetImport) // import_records (importtool.go)
 	}()
 	defaultSets = func() map[string]bool {
 		sets := map[string]bool{}
@@ -223,6 +223,11 @@ func unknownToolset(n string) error {
 // (workspace.Permits: scope, feature grant, admin-only writes). Calls are still checked by
 // the operation layer; this only keeps tools/list and find_tools to what can succeed.
 func canUse(p *store.Principal, sp toolSpec) bool {
+	if sp.tool.Name == toolImport { // any resource: listed to a credential that may write one
+		return slices.ContainsFunc(workspace.Catalog(), func(r *workspace.Resource) bool {
+			return workspace.Permits(p, r, workspace.OpCreate) || workspace.Permits(p, r, workspace.OpUpdate)
+		})
+	}
 	if sp.resource == nil {
 		return sp.scope == "" || workspace.HasScope(p.Scopes, sp.scope)
 	}

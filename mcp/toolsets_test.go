@@ -97,6 +97,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/directory", adminTok, "", 14, 14000, "`directory`"},
 		{"/mcp/x/credits", adminTok, "", 5, 3500, "`credits`"},
 		{"/mcp/x/enrich", adminTok, "", 5, 4000, "`enrich`"},
+		{"/mcp/x/import", adminTok, "", 5, 4500, "`import`"},
 		{"/mcp", adminTok, "default,hr", 54, 44000, ""},
 		{"/mcp/x/hr", adminTok, "deals", 38, 30000, ""},
 		{"/mcp/x/all", e.token(f.Member), "", 64, 50000, "`all`, member without feature grants (all scopes)"},
@@ -129,11 +130,11 @@ func TestToolsetCounts(t *testing.T) {
 }
 
 // TestToolsetNames: the toolsets are the catalogue's scope families, with the two file
-// listings grouped as files.
+// listings grouped as files, and import (import_records).
 func TestToolsetNames(t *testing.T) {
 	want := []string{"deals", "files", "people", "companies", "pipelines", "tasks", "spaces", "labels", "comments",
 		"activity", "metrics", "finance", "hr", "docs", "automations", "webhooks", "competitors", "agents", "directory",
-		"credits", "enrich"}
+		"credits", "enrich", "import"}
 	if diff := cmp.Diff(want, mcp.Toolsets()); diff != "" {
 		t.Fatalf("toolsets (-want +got):\n%s", diff)
 	}

@@ -60,6 +60,8 @@ func (a *API) Handler() http.Handler {
 		r.Get("/me", a.handle(a.me))
 		a.actionRoutes(r)
 		r.Get("/search", a.handle(a.search))
+		r.Post("/{resource}/batch", a.handle(a.batch))
+		r.Get("/{resource}/export", a.handle(a.export))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
 	})

@@ -265,6 +265,7 @@ func openAPIDoc() obj {
 		}
 	}
 	actionPaths(paths, schemas, idParam)
+	batchPaths(paths, schemas)
 	enrich := workspace.Lookup("enrich")
 	schemas["enrich_create"] = writeSchema(enrich, true)
 	paths["/enrich"] = obj{"post": obj{"operationId": "enrich_company", "summary": "Look up a company by domain (metered)",

@@ -321,6 +321,21 @@ BEGIN
 END $$;
 
 --
+-- Name: ws_address_words(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_address_words(s text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  SELECT coalesce(string_agg(w, ' '), '') FROM (
+    SELECT regexp_split_to_table(m[1], '[._%+-]+') FROM regexp_matches(s, '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+', 'g') m
+    UNION ALL
+    SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
+      FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
+  ) x(w) WHERE w <> ''
+$$;
+
+--
 -- Name: ws_check_id_array(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -375,14 +390,12 @@ $$;
 CREATE FUNCTION public.ws_custom_changes(diff jsonb, prior jsonb) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
-  -- A record without values holds NULL (JSON null in to_jsonb): no keys.
   SELECT CASE WHEN diff IS NULL OR NOT diff ? 'custom_fields' THEN diff
     ELSE (diff - 'custom_fields') || coalesce((
-      SELECT jsonb_object_agg('custom_fields.' || k, n.v -> k)
-        FROM (SELECT CASE WHEN jsonb_typeof(diff -> 'custom_fields') = 'object' THEN diff -> 'custom_fields' ELSE '{}' END AS v,
-                     CASE WHEN jsonb_typeof(prior) = 'object' THEN prior ELSE '{}' END AS p) n,
-             LATERAL (SELECT jsonb_object_keys(n.v) AS k UNION SELECT jsonb_object_keys(n.p)) ks
-       WHERE (n.v -> k) IS DISTINCT FROM (n.p -> k)), '{}') END
+      SELECT jsonb_object_agg('custom_fields.' || k, diff -> 'custom_fields' -> k)
+        FROM (SELECT jsonb_object_keys(diff -> 'custom_fields') AS k
+              UNION SELECT jsonb_object_keys(coalesce(prior, '{}')) AS k) ks
+       WHERE (diff -> 'custom_fields' -> k) IS DISTINCT FROM (prior -> k)), '{}') END
 $$;
 
 --
@@ -425,7 +438,7 @@ BEGIN
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM custom_values WHERE record_id = NEW.id;
   END IF;
-  IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
+  IF NEW.custom_fields = '{}' THEN
     RETURN NULL;
   END IF;
   BEGIN
@@ -495,7 +508,6 @@ CREATE TABLE public.custom_fields (
     CONSTRAINT custom_fields_check CHECK (((type = 'reference'::text) = (reference_resource IS NOT NULL))),
     CONSTRAINT custom_fields_key_check CHECK ((key ~ '^[a-z][a-z0-9_]{0,62}$'::text)),
     CONSTRAINT custom_fields_options_check CHECK ((jsonb_typeof(options) = 'array'::text)),
-    CONSTRAINT custom_fields_reference_resource_check CHECK ((reference_resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
     CONSTRAINT custom_fields_resource_check CHECK ((resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
     CONSTRAINT custom_fields_type_check CHECK ((type = ANY (ARRAY['text'::text, 'long_text'::text, 'number'::text, 'money'::text, 'date'::text, 'timestamp'::text, 'boolean'::text, 'select'::text, 'multi_select'::text, 'url'::text, 'email'::text, 'phone'::text, 'member'::text, 'reference'::text])))
 );
@@ -550,7 +562,7 @@ $$;
 CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
+  SELECT CASE WHEN v = '{}' THEN v
     ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
                         WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
 $$;
@@ -569,6 +581,19 @@ BEGIN
   RETURN NEW;
 END
 $$;
+
+--
+-- Name: ws_domain(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_domain(url text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  SELECT nullif(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+           split_part(split_part(split_part(
+             regexp_replace(lower(btrim(url)), '^[a-z][a-z0-9+.-]*://', ''), '/', 1), '?', 1), '#', 1),
+           '^.*@', ''), ':[0-9]*$', ''), '^www\.', ''), '\.$', ''), '')
+$_$;
 
 --
 -- Name: ws_event_to_outbox(); Type: FUNCTION; Schema: public; Owner: -
@@ -766,7 +791,14 @@ $_$;
 
 CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
     LANGUAGE plpgsql IMMUTABLE LEAKPROOF PARALLEL SAFE
-    AS $_$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $_$;
+    AS $_$
+DECLARE s text := array_to_string($1, ' ');
+BEGIN
+  IF s ~ '[@.]' THEN
+    s := s || ' ' || public.ws_address_words(s);
+  END IF;
+  RETURN to_tsvector('simple', public.ws_unaccent(s));
+END $_$;
 
 --
 -- Name: ws_stage_outcome(); Type: FUNCTION; Schema: public; Owner: -
@@ -1020,8 +1052,8 @@ CREATE TABLE public.companies (
     industry text,
     size text,
     notes text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
-    custom_fields jsonb,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
     CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1204,8 +1236,8 @@ CREATE TABLE public.deal_tasks (
     completed boolean DEFAULT false NOT NULL,
     description text,
     is_private boolean DEFAULT false NOT NULL,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
-    custom_fields jsonb,
     CONSTRAINT deal_tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT deal_tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -1234,9 +1266,9 @@ CREATE TABLE public.deals (
     twitter text,
     notes text,
     company_id uuid,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     status text DEFAULT 'open'::text NOT NULL,
-    custom_fields jsonb,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     CONSTRAINT deals_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deals_status_check CHECK ((status = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1811,8 +1843,8 @@ CREATE TABLE public.people (
     "position" text,
     linkedin_url text,
     twitter_url text,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
-    custom_fields jsonb,
     CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1841,8 +1873,8 @@ CREATE TABLE public.pipeline_stages (
     name text NOT NULL,
     "position" integer,
     metric_tag text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     outcome text DEFAULT 'open'::text NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     CONSTRAINT pipeline_stages_metric_tag_check CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text, 'responses'::text, 'positive_responses'::text, 'deals_closed'::text]))),
     CONSTRAINT pipeline_stages_outcome_check CHECK ((outcome = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1902,8 +1934,8 @@ CREATE TABLE public.projects (
     start_date date,
     end_date date,
     kanban_enabled boolean DEFAULT false NOT NULL,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
-    custom_fields jsonb,
     CONSTRAINT projects_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -2130,8 +2162,8 @@ CREATE TABLE public.tasks (
     is_private boolean DEFAULT false NOT NULL,
     stage_id uuid,
     parent_task_id uuid,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
-    custom_fields jsonb,
     CONSTRAINT tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -3491,6 +3523,12 @@ CREATE INDEX comments_search ON public.comments USING gin (workspace_id, search_
 CREATE INDEX comments_sync ON public.comments USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: companies_domain_match; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX companies_domain_match ON public.companies USING btree (workspace_id, public.ws_domain(website));
+
+--
 -- Name: companies_industry; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4521,6 +4559,12 @@ CREATE INDEX people_company ON public.people USING btree (workspace_id, company_
 --
 
 CREATE INDEX people_email ON public.people USING btree (workspace_id, email, created_at DESC, id DESC);
+
+--
+-- Name: people_email_match; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_email_match ON public.people USING btree (workspace_id, lower(email));
 
 --
 -- Name: people_email_sort; Type: INDEX; Schema: public; Owner: -
@@ -7568,12 +7612,6 @@ ALTER TABLE public.workspaces ENABLE ROW LEVEL SECURITY;
 CREATE POLICY ws_admin_insert ON public.automations AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
--- Name: custom_fields ws_admin_insert; Type: POLICY; Schema: public; Owner: -
---
-
-CREATE POLICY ws_admin_insert ON public.custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
-
---
 -- Name: webhook_deliveries ws_admin_only; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -7598,10 +7636,16 @@ CREATE POLICY ws_admin_records ON public.activity AS RESTRICTIVE FOR SELECT USIN
 CREATE POLICY ws_admin_update ON public.automations AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
--- Name: custom_fields ws_admin_update; Type: POLICY; Schema: public; Owner: -
+-- Name: custom_fields ws_admin_updates; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY ws_admin_update ON public.custom_fields AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
+CREATE POLICY ws_admin_updates ON public.custom_fields AS RESTRICTIVE FOR UPDATE USING ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))) WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
+
+--
+-- Name: custom_fields ws_admin_writes; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_writes ON public.custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
 
 --
 -- Name: workspaces ws_admin_writes; Type: POLICY; Schema: public; Owner: -

@@ -137,9 +137,32 @@ type Resource struct {
 	Governed string
 	Doc      string
 	Fields   []Field
+	// Matches are the natural keys a batch upsert may match records on besides id and a
+	// unique custom field (workspace/batch.go); nil when there are none.
+	Matches []Match
 	// toolset overrides Toolset's default, the scope family, where the catalogue groups
 	// better otherwise.
 	toolset string
+}
+
+// Match is a natural key of a resource: the value of an input record's field From,
+// normalised by Key, names the stored records whose Column equals it. Both are SQL over an
+// index of store/migrations/00051_batch_match.sql; the key is not unique in the table.
+type Match struct {
+	Name   string // the batch's match value: "email"
+	From   string // the field of an input record carrying the key
+	Key    string // SQL of the key of a text value, with one %s: "lower(%s)"
+	Column string // SQL of a stored record's key
+}
+
+// Match returns the natural key named name, or nil.
+func (r *Resource) Match(name string) *Match {
+	for i := range r.Matches {
+		if r.Matches[i].Name == name {
+			return &r.Matches[i]
+		}
+	}
+	return nil
 }
 
 // Writable lists the fields accepted in create and update bodies.
@@ -305,13 +328,15 @@ var catalog = withTables([]*Resource{
 		Doc:    "Files attached to deals (metadata only).",
 		Fields: concat([]Field{filter(ro("deal_id", UUID)), link(ro("storage_path", String))}, fileFields)},
 	{Name: "people", Scope: "people", Feature: CRM, Paged: true, Custom: true,
-		Doc: "People (contacts) in the CRM.",
+		Doc:     "People (contacts) in the CRM.",
+		Matches: []Match{{Name: "email", From: "email", Key: "lower(%s)", Column: `lower("email")`}},
 		Fields: []Field{
 			req("name", String), w("company", String), filter(w("company_id", UUID)), w("phone", String),
 			filter(w("email", String)), doc(w("position", String), "job title"), link(w("linkedin_url", String)), link(w("twitter_url", String)),
 		}},
 	{Name: "companies", Scope: "companies", Feature: CRM, Paged: true, Custom: true,
-		Doc: "Companies (accounts) in the CRM.",
+		Doc:     "Companies (accounts) in the CRM.",
+		Matches: []Match{{Name: "domain", From: "website", Key: "ws_domain(%s)", Column: `ws_domain("website")`}},
 		Fields: []Field{
 			req("name", String), link(w("website", String)), link(w("instagram", String)), link(w("linkedin", String)),
 			link(w("twitter", String)), filter(w("industry", String)), w("size", String), text(w("notes", String)),

@@ -34,7 +34,7 @@ var findings = map[string]finding{
 	"crm_files": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"deal_id", "name"}},
 	"people": {search: []string{"name", "company", "email", "position"}, names: []string{"name", "email"},
 		sort: []string{"name", "email"}, summary: []string{"name", "email", "company", "company_id"}},
-	"companies": {search: []string{"name", "industry", "notes"}, names: []string{"name"}, sort: []string{"name"},
+	"companies": {search: []string{"name", "industry", "notes", "website"}, names: []string{"name"}, sort: []string{"name"},
 		summary: []string{"name", "industry", "website"}},
 	"pipelines":       {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name"}},
 	"pipeline_stages": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"pipeline_id", "name", "outcome"}},

@@ -95,16 +95,7 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 		return nil, err
 	}
 	if held != nil {
-		switch {
-		case !bytes.Equal(held.Fingerprint, fp):
-			return nil, apierr.Errorf(apierr.CodeIdempotencyConflict,
-				"this Idempotency-Key was used within the last %s for a different request (another operation, resource or body); use a new key for a new request",
-				IdempotencyWindow())
-		case held.Status == 0:
-			return nil, apierr.Errorf(apierr.CodeIdempotencyInFlight,
-				"a request with this Idempotency-Key is still being processed; retry after it finishes to get its response")
-		}
-		return &Posted{Status: held.Status, Data: held.Body, Replayed: true}, nil
+		return replay(held, fp)
 	}
 
 	var data json.RawMessage
@@ -143,6 +134,21 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 		return nil, readError(err)
 	}
 	return &Posted{Status: status, Data: data}, nil
+}
+
+// replay answers a request whose key was held already: the stored response, or the
+// conflict or in-flight error when the key's first request differs or is still running.
+func replay(held *store.IdempotencyRecord, fp []byte) (*Posted, error) {
+	switch {
+	case !bytes.Equal(held.Fingerprint, fp):
+		return nil, apierr.Errorf(apierr.CodeIdempotencyConflict,
+			"this Idempotency-Key was used within the last %s for a different request (another operation, resource or body); use a new key for a new request",
+			IdempotencyWindow())
+	case held.Status == 0:
+		return nil, apierr.Errorf(apierr.CodeIdempotencyInFlight,
+			"a request with this Idempotency-Key is still being processed; retry after it finishes to get its response")
+	}
+	return &Posted{Status: held.Status, Data: held.Body, Replayed: true}, nil
 }
 
 // checkIdempotencyKey accepts 1 to 255 printable ASCII characters.

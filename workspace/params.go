@@ -359,5 +359,39 @@ func parseSearch(q string) (*searchQuery, error) {
 		parts[i] = w + ":*"
 	}
 	text := strings.Join(words, " ")
+	if addr := addressQuery(q); addr != "" {
+		return &searchQuery{tsquery: addr, text: text}, nil
+	}
 	return &searchQuery{tsquery: strings.Join(parts, " & "), text: text, typos: utf8.RuneCountInString(text) >= minTypoLen}, nil
+}
+
+// addressQuery is the tsquery of a q holding an email or a host ("acme.example",
+// "ada@acme.example"), "" for any other q. Each such chunk of q matches as one token (the
+// parser keeps an email or a host whole) or as its words in a row, which is how a search
+// document holds an address's parts (ws_address_words, store/migrations/00052_search_addresses.sql):
+// "acme.example" finds ada@acme.example and not bob@other.example, as the words "acme" and
+// "example" apart would. An address is not forgiven typos: its words are exact prefixes.
+func addressQuery(q string) string {
+	chunks := strings.Fields(strings.ToLower(q))
+	if !slices.ContainsFunc(chunks, func(c string) bool { return strings.ContainsAny(c, "@.") }) {
+		return ""
+	}
+	var parts []string
+	for _, c := range chunks {
+		words := strings.FieldsFunc(c, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if len(words) == 0 {
+			continue
+		}
+		for i, w := range words {
+			words[i] = w + ":*"
+		}
+		part := strings.Join(words, " <-> ")
+		// The whole chunk, quoted, when it holds nothing but an address's characters.
+		if len(words) > 1 && strings.Trim(c, "abcdefghijklmnopqrstuvwxyz0123456789.@_+-") == "" &&
+			!strings.ContainsFunc(c, func(r rune) bool { return r > unicode.MaxASCII }) {
+			part = "('" + c + "':* | " + part + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " & ")
 }

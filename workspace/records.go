@@ -314,14 +314,20 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	// says nothing about the record or the values (refuseBody).
 	m, err := DecodeObject(body)
 	if err != nil {
-		return nil, o.refuseBody(ctx, p, r, id, err)
+		return nil, o.refuseBody(ctx, o.store, p, r, id, err)
 	}
 	if err := o.permitWrite(p, r, OpUpdate, id, m); err != nil {
 		return nil, err
 	}
+	return o.update(ctx, o.store, p, r, id, m, ifMatch)
+}
+
+// update is UpdateIf's write, for a decoded body past the gates (UpdateIf, Batch),
+// running its statements through q.
+func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
 	set, err := checkBody(r, m, false)
 	if err != nil {
-		return nil, o.refuseBody(ctx, p, r, id, err)
+		return nil, o.refuseBody(ctx, q, p, r, id, err)
 	}
 	if r.AuthorEdits {
 		if err := o.permitAuthorEdit(ctx, p, r, id); err != nil {
@@ -330,7 +336,7 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	}
 	if r.Name == webhookEndpoints {
 		// The URL check resolves the host: only for a record the actor sees.
-		if err := o.refuseBody(ctx, p, r, id, nil); err != nil {
+		if err := o.refuseBody(ctx, q, p, r, id, nil); err != nil {
 			return nil, err
 		}
 		if err := o.checkEndpoint(ctx, r, set); err != nil {
@@ -338,13 +344,13 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 		}
 	}
 	if r.Name == customFieldsName {
-		if err := o.checkDefinition(ctx, o.store, p, set, id); err != nil {
-			return nil, o.refuseBody(ctx, p, r, id, err)
+		if err := o.checkDefinition(ctx, q, p, set, id); err != nil {
+			return nil, o.refuseBody(ctx, q, p, r, id, err)
 		}
 	}
 	if r.Custom {
-		if set, err = o.customAssignment(ctx, o.store, p, r, set, false); err != nil {
-			return nil, o.refuseBody(ctx, p, r, id, err)
+		if set, err = o.customAssignment(ctx, q, p, r, set, false); err != nil {
+			return nil, o.refuseBody(ctx, q, p, r, id, err)
 		}
 	}
 	args := []any{id}
@@ -365,7 +371,7 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	}
 	sql := "WITH x AS (UPDATE " + ident(r.Table) + " SET " + strings.Join(assigns, ", ") +
 		` WHERE "id" = $1::text::uuid` + cond + ` RETURNING ` + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
-	rec, err := one(ctx, o.store, p, sql, args)
+	rec, err := one(ctx, q, p, sql, args)
 	if err != nil {
 		if e := customWriteError(err); e != nil {
 			return nil, e
@@ -385,9 +391,9 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 // else bodyErr: an update's body is judged only for a record the actor sees, so another
 // workspace's id is a 404 whatever the body. The lookup runs only on the way to a
 // refusal, or before a check that costs more than it (a webhook URL's resolution).
-func (o *Ops) refuseBody(ctx context.Context, p *store.Principal, r *Resource, id string, bodyErr error) error {
+func (o *Ops) refuseBody(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, bodyErr error) error {
 	found := false
-	err := o.store.Query(ctx, p, `SELECT 1 FROM `+ident(r.Table)+` WHERE id = $1::text::uuid`, []any{id},
+	err := q.Query(ctx, p, `SELECT 1 FROM `+ident(r.Table)+` WHERE id = $1::text::uuid`, []any{id},
 		func(rows pgx.Rows) error {
 			found = rows.Next()
 			return nil
