@@ -52,6 +52,7 @@ type API struct {
 	cfg     Config
 	ops     *workspace.Ops
 	openapi []byte // the OpenAPI document, generated once from the catalogue
+	imports Importer
 }
 
 // New builds the REST API.
@@ -63,6 +64,10 @@ func New(cfg Config) *API {
 		WebhookURLs: cfg.WebhookURLs, Capacities: cfg.Capacities})
 	return &API{cfg: cfg, ops: ops, openapi: OpenAPI()}
 }
+
+// ServeImports has the API serve /imports with im (docs/rest.md, "Imports"); until it is
+// called they answer 503. The importer is built over Ops, so it comes after New.
+func (a *API) ServeImports(im Importer) { a.imports = im }
 
 // Ops returns the operation layer, for the MCP server.
 func (a *API) Ops() *workspace.Ops { return a.ops }
@@ -76,6 +81,7 @@ func (a *API) Handler() http.Handler {
 		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
 		a.webhookRoutes(r)
+		a.importRoutes(r)
 		r.Get("/search", a.handle(a.search))
 		r.Post("/{resource}/batch", a.handle(a.batch))
 		r.HandleFunc("/{resource}", a.handle(a.collection))

@@ -343,6 +343,12 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
+	importer, runImports, err := srv.imports(api.Ops())
+	if err != nil {
+		return nil, nil, err
+	}
+	api.ServeImports(importer)
+	background = append(background, loop{"imports", runImports})
 	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: api.Ops(),
 		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
