@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -45,61 +44,50 @@ const queue = "imports"
 
 // Config is what the service needs; cmd builds it.
 type Config struct {
-	Store  *store.Store
-	Ops    *workspace.Ops
-	Logger *slog.Logger
+	Store *store.Store
 	// Status is the HTTP status of an error (httpx.Status): a row's, and whether a
 	// failure is the import's fault (4xx) or the service's (retried).
 	Status func(*store.Error) int
 	// Workers is how many imports one process runs at once (default 2).
 	Workers int
-	// RescueAfter is how long a job may run before River hands it to another worker, the
-	// way an import of a process that died resumes (default 1 minute). A job rescued while
-	// its first worker still runs is safe: each chunk commits only from the offset it read.
-	RescueAfter time.Duration
 }
 
-// Service creates, runs and reports imports.
+// Service creates, runs and reports imports. Its jobs run on the process's River client
+// (webhooks.Service's): Register adds the worker and queue to it, Use hands it over.
 type Service struct {
 	cfg   Config
+	ops   *workspace.Ops
 	river *river.Client[pgx.Tx]
 }
 
-// New builds the service; Start runs its workers.
-func New(cfg Config) (*Service, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+// Slice is how long a job works an import before it yields (a snooze) and is picked up
+// again at the committed offset; jobTimeout bounds an attempt, so River's rescuer hands the
+// import of a process that died to another worker once the client's rescue horizon
+// (RescueStuckJobsAfter) has passed.
+const (
+	Slice      = 10 * time.Second
+	jobTimeout = 25 * time.Second
+)
+
+// New builds the service; Register and Use wire it to River, UseOps to the operations.
+func New(cfg Config) *Service {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
-	if cfg.RescueAfter <= 0 {
-		cfg.RescueAfter = time.Minute
-	}
-	s := &Service{cfg: cfg}
-	workers := river.NewWorkers()
-	river.AddWorker(workers, &worker{s: s})
-	client, err := river.NewClient(cfg.Store.RiverDriver(), &river.Config{
-		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
-		Workers:              workers,
-		Logger:               cfg.Logger,
-		FetchCooldown:        20 * time.Millisecond,
-		FetchPollInterval:    200 * time.Millisecond,
-		RescueStuckJobsAfter: cfg.RescueAfter,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("imports: river: %w", err)
-	}
-	s.river = client
-	return s, nil
+	return &Service{cfg: cfg}
 }
 
-// Start runs the workers until Stop.
-func (s *Service) Start(ctx context.Context) error { return s.river.Start(ctx) }
+// Register adds the import worker to workers and returns its queue.
+func (s *Service) Register(workers *river.Workers) map[string]river.QueueConfig {
+	river.AddWorker(workers, &worker{s: s})
+	return map[string]river.QueueConfig{queue: {MaxWorkers: s.cfg.Workers}}
+}
 
-// Stop stops the workers, waiting for the running chunks up to ctx's deadline; an import
-// stopped so resumes on the next start.
-func (s *Service) Stop(ctx context.Context) error { return s.river.Stop(ctx) }
+// Use sets the River client the jobs are queued on (the one Register's workers run in).
+func (s *Service) Use(c *river.Client[pgx.Tx]) { s.river = c }
+
+// UseOps sets the operation layer the rows are written through.
+func (s *Service) UseOps(ops *workspace.Ops) { s.ops = ops }
 
 // Params are an import's parts beside its file.
 type Params struct {
@@ -127,7 +115,7 @@ func (s *Service) plan(ctx context.Context, p *store.Principal, prm *Params) (*w
 	if res == nil && prm.Resource != "" {
 		return nil, workspace.UnknownResource(prm.Resource)
 	}
-	plan, err := s.cfg.Ops.PlanImport(ctx, p, res, prm.Operation, prm.Match, prm.Mapping)
+	plan, err := s.ops.PlanImport(ctx, p, res, prm.Operation, prm.Match, prm.Mapping)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +146,7 @@ type jobArgs struct {
 func (jobArgs) Kind() string { return "import" }
 
 func (jobArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queue, MaxAttempts: 25}
+	return river.InsertOpts{Queue: queue, MaxAttempts: 25} // a snooze (Slice) spends no attempt
 }
 
 // Create checks the import, stores file (refusing one past MaxFileBytes or MaxRows, or
@@ -264,7 +252,7 @@ func (s *Service) Preview(ctx context.Context, p *store.Principal, prm Params, f
 	var data json.RawMessage
 	if len(req.Records) > 0 {
 		req.Then = func(_ context.Context, _ pgx.Tx, d json.RawMessage) error { data = d; return errDryRun }
-		if _, err := s.cfg.Ops.Batch(ctx, p, plan.Resource, req, "", status); data == nil {
+		if _, err := s.ops.Batch(ctx, p, plan.Resource, req, "", status); data == nil {
 			return nil, err
 		}
 	}

@@ -89,24 +89,30 @@ type worker struct {
 	s *Service
 }
 
-// Timeout: an import runs as long as its file takes; one whose process died is rescued
-// (Config.RescueAfter).
-func (w *worker) Timeout(*river.Job[jobArgs]) time.Duration { return -1 }
-
 // errMoved says another worker committed the import's progress since this one read it.
 var errMoved = errors.New("imports: the import moved on")
 
 // errEnded says a chunk's failure ended the import (it is marked failed).
 var errEnded = errors.New("imports: the import failed")
 
+// Timeout bounds an attempt; the worker yields after Slice, well within it.
+func (w *worker) Timeout(*river.Job[jobArgs]) time.Duration { return jobTimeout }
+
 func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
+	until := time.Now().Add(Slice)
 	for {
-		err := w.s.run(ctx, job.Args.Principal, job.Args.ImportID)
-		if !errors.Is(err, errMoved) {
+		err := w.s.run(ctx, job.Args.Principal, job.Args.ImportID, until)
+		switch {
+		case errors.Is(err, errSlice):
+			return river.JobSnooze(0)
+		case !errors.Is(err, errMoved):
 			return err
 		}
 	}
 }
+
+// errSlice says the job worked its Slice: it yields and is run again at once.
+var errSlice = errors.New("imports: slice over")
 
 // importRow is what the job reads of an import.
 type importRow struct {
@@ -144,7 +150,7 @@ func (s *Service) finish(ctx context.Context, p *store.Principal, id, status, fa
 // run works the import from its stored offset to the end of the file, a cancel, or a
 // failure of the whole import (the member lost the right to write, the file no longer
 // parses). errMoved: another worker committed progress first; start again from there.
-func (s *Service) run(ctx context.Context, p *store.Principal, id string) error {
+func (s *Service) run(ctx context.Context, p *store.Principal, id string, until time.Time) error {
 	imp, err := s.load(ctx, p, id)
 	if err != nil {
 		return err
@@ -201,6 +207,9 @@ func (s *Service) run(ctx context.Context, p *store.Principal, id string) error 
 		}
 		if cancel {
 			return s.finish(ctx, p, id, "cancelled", "")
+		}
+		if time.Now().After(until) {
+			return errSlice
 		}
 	}
 }
@@ -278,7 +287,7 @@ func (s *Service) commit(ctx context.Context, p *store.Principal, id string, ch 
 		err = s.cfg.Store.InTx(ctx, p, func(tx pgx.Tx) error { return progress(ctx, tx, nil) })
 	} else {
 		req.Then = progress
-		_, err = s.cfg.Ops.Batch(ctx, p, workspace.Lookup(ch.plan.Resource.Name), req, "", s.cfg.Status)
+		_, err = s.ops.Batch(ctx, p, workspace.Lookup(ch.plan.Resource.Name), req, "", s.cfg.Status)
 	}
 	switch {
 	case moved:

@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/riverqueue/river"
 
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports"
@@ -22,19 +25,24 @@ import (
 // withImports has e's API serve /imports with a running import service.
 func withImports(t testing.TB, e *env) *imports.Service {
 	t.Helper()
-	svc, err := imports.New(imports.Config{Store: e.store, Ops: e.api.Ops(), Status: httpx.Status})
+	svc := imports.New(imports.Config{Store: e.store, Status: httpx.Status})
+	svc.UseOps(e.api.Ops())
+	workers := river.NewWorkers()
+	client, err := river.NewClient(e.store.RiverDriver(), &river.Config{Queues: svc.Register(workers), Workers: workers,
+		FetchCooldown: 20 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc.Use(client)
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := svc.Start(ctx); err != nil {
+	if err := client.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cancel()
 		stop, done := context.WithTimeout(context.Background(), 10*time.Second)
 		defer done()
-		_ = svc.Stop(stop)
+		_ = client.Stop(stop)
 	})
 	e.api.ServeImports(svc)
 	return svc

@@ -43,8 +43,6 @@ type config struct {
 	// the divisor of the retry schedule (drills).
 	WebhookRetentionDays int
 	WebhookRetrySpeedup  int
-	// ImportRescueSeconds: how long an import's job runs before River hands it on.
-	ImportRescueSeconds int
 
 	// Serving (docs/operations.md): TLS here, deadlines, shutdown.
 	TLSCertFile      string

@@ -321,10 +321,12 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 			return err
 		}),
 	}
-	hooks, hookURLs, deliver, err := srv.webhooks()
+	importer := srv.imports()
+	hooks, hookURLs, deliver, err := srv.webhooks(importer.Register)
 	if err != nil {
 		return nil, nil, err
 	}
+	importer.Use(hooks.River())
 	background = append(background, loop{"webhook delivery", deliver},
 		srv.periodic("webhook retention", webhooks.RetentionEvery, func(ctx context.Context, _ time.Time) error {
 			_, _, err := hooks.Prune(ctx)
@@ -343,12 +345,8 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
-	importer, runImports, err := srv.imports(api.Ops())
-	if err != nil {
-		return nil, nil, err
-	}
+	importer.UseOps(api.Ops())
 	api.ServeImports(importer)
-	background = append(background, loop{"imports", runImports})
 	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: api.Ops(),
 		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins)})
 	if err != nil {
