@@ -54,7 +54,11 @@ func (c *chunker) row(n int, cells []string) pending {
 	}
 	rec, problems := c.plan.Record(m)
 	if len(problems) > 0 {
-		pr.err = &workspace.ItemError{Code: store.CodeValidation, Message: "the row has cells that are not values of their fields", Fields: problems}
+		msg := make([]string, len(problems))
+		for i, f := range problems {
+			msg[i] = f.Field + " " + f.Problem
+		}
+		pr.err = &workspace.ItemError{Code: store.CodeValidation, Message: "fix these cells: " + strings.Join(msg, "; "), Fields: problems}
 		return pr
 	}
 	pr.rec = rec
@@ -74,15 +78,9 @@ func (c *chunker) batch(chunk []pending) (*workspace.BatchRequest, []int) {
 	return req, index
 }
 
-// reason is a failed row's error as one line of errors.csv.
-func reason(e *workspace.ItemError) string {
-	var b strings.Builder
-	b.WriteString(string(e.Code) + ": " + e.Message)
-	for _, f := range e.Fields {
-		b.WriteString("; " + f.Field + " " + f.Problem)
-	}
-	return b.String()
-}
+// reason is a failed row's error as one line of errors.csv (the message names the
+// fields at fault).
+func reason(e *workspace.ItemError) string { return string(e.Code) + ": " + e.Message }
 
 type worker struct {
 	river.WorkerDefaults[jobArgs]

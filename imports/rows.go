@@ -40,6 +40,9 @@ func newRowReader(format string, r io.Reader, delimiter rune, columns []string) 
 	if errors.Is(err, io.EOF) {
 		return nil, store.BadRequest("file is empty: a CSV file starts with a header row")
 	}
+	if errors.Is(err, errTooBig) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, store.BadRequest("file is not CSV: %s", csvProblem(err))
 	}
@@ -58,7 +61,7 @@ func (c *csvReader) Header() []string { return c.header }
 
 func (c *csvReader) Next() ([]string, error) {
 	rec, err := c.r.Read()
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errTooBig) {
 		return nil, store.BadRequest("file is not CSV: %s", csvProblem(err))
 	}
 	return rec, err
@@ -82,8 +85,8 @@ func (n *ndjsonReader) Header() []string { return n.header }
 func (n *ndjsonReader) Next() ([]string, error) {
 	var obj map[string]json.RawMessage
 	if err := n.dec.Decode(&obj); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, io.EOF
+		if errors.Is(err, io.EOF) || errors.Is(err, errTooBig) {
+			return nil, err
 		}
 		return nil, store.BadRequest("file is not NDJSON: each line must be a JSON object")
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports"
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -249,9 +250,25 @@ func TestImportRefusals(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d %s", name, r.Status, r.Raw, c.status, c.code)
 		}
 	}
-	if n := e.count(t, `SELECT count(*) FROM imports WHERE workspace_id = $1`, tm.ws); n != 0 {
-		t.Fatalf("%d imports stored by refused requests", n)
+	// The limits: rows past 200,000, bytes past 50 MB.
+	rows := "name\n" + strings.Repeat("a\n", imports.MaxRows+1)
+	if r := a.postImport(rows, ok); r.Status != http.StatusBadRequest || !strings.Contains(r.Body["message"].(string), "200000 rows") {
+		t.Errorf("too many rows: %d %s", r.Status, r.Raw)
 	}
+	if r := a.postImport(rows[:len(rows)-2], ok); r.Status != http.StatusAccepted {
+		t.Errorf("exactly %d rows: %d %s", imports.MaxRows, r.Status, r.Raw)
+	}
+	big := "name\n" + strings.Repeat(strings.Repeat("b", 1023)+"\n", imports.MaxFileBytes/1024+1)
+	if r := a.postImport(big, ok); r.Status != http.StatusBadRequest || !strings.Contains(r.Body["message"].(string), "50 MB") {
+		t.Errorf("too big: %d %.300s", r.Status, r.Raw)
+	}
+	if n := e.count(t, `SELECT count(*) FROM imports WHERE workspace_id = $1`, tm.ws); n != 1 {
+		t.Fatalf("%d imports stored, want only the one within the limits", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM import_parts`); n == 0 {
+		t.Fatal("the accepted file was not stored")
+	}
+	must(t, a.raw("POST", "/imports/"+e.lastImport(t, tm.ws)+"/cancel", nil, ""), http.StatusOK)
 
 	// Who may import: the member's grant and the token's scope.
 	noGrant := e.as(t, storetest.AddUser(t, e.store, tm.ws, "member", map[string]string{"crm": "read"}, workspace.Scopes()))
@@ -265,6 +282,21 @@ func TestImportRefusals(t *testing.T) {
 	// Who may see it: its member only; another member, another workspace: 404.
 	id := must(t, a.postImport("name\nA\n", ok), http.StatusAccepted).data()["id"].(string)
 	waitImport(t, a, id)
+	// An agent imports as a member does; a suspended one is refused at the door.
+	ak, err := e.store.CreateAgent(context.Background(), tm.ws, "Importer", map[string]string{"crm": "full"}, store.By{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := client{e: e, t: t, token: ak.Key}
+	aid := must(t, agent.postImport("name\nFrom agent\n", ok), http.StatusAccepted).data()["id"].(string)
+	wantCounts(t, waitImport(t, agent, aid), 1, 1, 0, 0)
+	if err := e.store.SetMember(context.Background(), ak.UserID, store.Member{Status: "suspended"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the key cache hears of the suspension
+	if r := agent.postImport("name\nA\n", ok); r.Status != http.StatusUnauthorized {
+		t.Errorf("suspended agent: %d %s", r.Status, r.Raw)
+	}
 	other := newTeam(t, e)
 	for name, c := range map[string]client{"other member": b, "other workspace": e.as(t, other.admin)} {
 		for _, path := range []string{"/imports/" + id, "/imports/" + id + "/errors.csv"} {
@@ -319,4 +351,14 @@ func TestImportNDJSONAndCancel(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM companies WHERE workspace_id = $1`, tm.ws); n != read {
 		t.Fatalf("%d companies written, import says %d", n, read)
 	}
+}
+
+// lastImport is the id of the workspace's latest import.
+func (e *env) lastImport(t testing.TB, ws string) string {
+	t.Helper()
+	var id string
+	if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT id::text FROM imports WHERE workspace_id = $1 ORDER BY created_at DESC LIMIT 1`, ws).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
