@@ -159,6 +159,27 @@ func (s *Service) run(ctx context.Context, p *store.Principal, id string, until 
 	if imp.cancel {
 		return s.finish(ctx, p, id, "cancelled", "")
 	}
+	// The member as they are now: a member suspended since, or whose role or grants
+	// changed, is judged so from the next slice on, not as they were at the upload.
+	var active bool
+	var role string
+	var grants map[string]string
+	if err := s.cfg.Store.Query(ctx, p, `SELECT status = 'active', role, grants FROM users WHERE id = app_user_id()`, nil, func(rows pgx.Rows) error {
+		for rows.Next() {
+			if err := rows.Scan(&active, &role, &grants); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}); err != nil {
+		return err
+	}
+	if !active {
+		return s.finish(ctx, p, id, "failed", "the member who started the import is no longer active")
+	}
+	now := *p
+	now.Role, now.Grants = role, grants
+	p = &now
 	plan, err := s.plan(ctx, p, &imp.prm)
 	if err != nil {
 		return s.fail(ctx, p, id, err)

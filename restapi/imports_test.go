@@ -362,3 +362,37 @@ func (e *env) lastImport(t testing.TB, ws string) string {
 	}
 	return id
 }
+
+// TestImportStopsForASuspendedMember: an import whose member is suspended ends failed at
+// its next slice (every job run reads the member afresh) instead of writing as them.
+func TestImportStopsForASuspendedMember(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	withImports(t, e)
+	tm := newTeam(t, e)
+	a := e.as(t, tm.a)
+	// The harness's tokens skip the member's status, so the import is accepted from a
+	// member suspended already: the job, which looks, must not write as them.
+	if err := e.store.SetMember(context.Background(), tm.a.UserID, store.Member{Status: "suspended"}); err != nil {
+		t.Fatal(err)
+	}
+	id := must(t, a.postImport("name\nA\nB\n", map[string]string{"resource": "people", "operation": "create",
+		"mapping": `{"name": "name"}`}), http.StatusAccepted).data()["id"].(string)
+	deadline := time.Now().Add(30 * time.Second)
+	var status string
+	for time.Now().Before(deadline) {
+		if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT status FROM imports WHERE id = $1`, id).Scan(&status); err != nil {
+			t.Fatal(err)
+		}
+		if status != "queued" && status != "running" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if status != "failed" {
+		t.Fatalf("import of a suspended member: %s", status)
+	}
+	if n := e.count(t, `SELECT count(*) FROM people WHERE workspace_id = $1`, tm.ws); n != 0 {
+		t.Fatalf("%d people written for a suspended member", n)
+	}
+}
