@@ -43,6 +43,9 @@ func newRowReader(format string, r io.Reader, delimiter rune, columns []string) 
 	if errors.Is(err, errTooBig) {
 		return nil, err
 	}
+	if e, ok := asStoreError(err); ok {
+		return nil, e
+	}
 	if err != nil {
 		return nil, store.BadRequest("file is not CSV: %s", csvProblem(err))
 	}
@@ -61,10 +64,19 @@ func (c *csvReader) Header() []string { return c.header }
 
 func (c *csvReader) Next() ([]string, error) {
 	rec, err := c.r.Read()
+	if e, ok := asStoreError(err); ok {
+		return nil, e
+	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errTooBig) {
 		return nil, store.BadRequest("file is not CSV: %s", csvProblem(err))
 	}
 	return rec, err
+}
+
+// asStoreError is err when it is already the answer (an XLSX file's own, through the pipe).
+func asStoreError(err error) (*store.Error, bool) {
+	var e *store.Error
+	return e, errors.As(err, &e)
 }
 
 func csvProblem(err error) string {

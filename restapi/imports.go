@@ -111,11 +111,20 @@ func (a *API) importCreate(w http.ResponseWriter, r *http.Request) error {
 		return store.BadRequest("the file could not be read")
 	}
 	defer f.Close()
+	var file io.Reader = f
+	if prm.Format == imports.FormatXLSX {
+		sheet, err := imports.XLSXAsCSV(f, files[0].Size)
+		if err != nil {
+			return err
+		}
+		defer sheet.Close()
+		file, prm.Format = sheet, imports.FormatCSV
+	}
 	if dryRun {
-		data, err := im.Preview(r.Context(), p, prm, f, httpx.Status)
+		data, err := im.Preview(r.Context(), p, prm, file, httpx.Status)
 		return writeData(w, http.StatusOK, data, err)
 	}
-	data, err := im.Create(r.Context(), p, prm, f)
+	data, err := im.Create(r.Context(), p, prm, file)
 	return writeData(w, http.StatusAccepted, data, err)
 }
 

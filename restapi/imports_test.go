@@ -1,6 +1,7 @@
 package restapi_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -394,5 +395,70 @@ func TestImportStopsForASuspendedMember(t *testing.T) {
 	}
 	if n := e.count(t, `SELECT count(*) FROM people WHERE workspace_id = $1`, tm.ws); n != 0 {
 		t.Fatalf("%d people written for a suspended member", n)
+	}
+}
+
+// xlsx builds an XLSX file of the rows (the first a header), strings shared; extra is
+// written into the worksheet before its rows (a bomb's padding).
+func xlsx(t testing.TB, rows [][]string, padding int) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	var strs []string
+	sheet, _ := zw.Create("xl/worksheets/sheet1.xml")
+	io.WriteString(sheet, `<?xml version="1.0"?><worksheet><sheetData>`)
+	for pad := padding; pad > 0; pad -= 1 << 20 {
+		sheet.Write(bytes.Repeat([]byte(" "), min(pad, 1<<20)))
+	}
+	for i, row := range rows {
+		fmt.Fprintf(sheet, `<row r="%d">`, i+1)
+		for j, v := range row {
+			if v == "" {
+				continue
+			}
+			fmt.Fprintf(sheet, `<c r="%c%d" t="s"><v>%d</v></c>`, 'A'+j, i+1, len(strs))
+			strs = append(strs, v)
+		}
+		io.WriteString(sheet, `</row>`)
+	}
+	io.WriteString(sheet, `</sheetData></worksheet>`)
+	ss, _ := zw.Create("xl/sharedStrings.xml")
+	io.WriteString(ss, `<?xml version="1.0"?><sst>`)
+	for _, v := range strs {
+		fmt.Fprintf(ss, `<si><t>%s</t></si>`, v)
+	}
+	io.WriteString(ss, `</sst>`)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestImportXLSX: a spreadsheet's first worksheet imports as a CSV file would, a missing
+// cell left empty; a file that unpacks past the limit, or is no zip, is refused.
+func TestImportXLSX(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	withImports(t, e)
+	tm := newTeam(t, e)
+	a := e.as(t, tm.a)
+	parts := map[string]string{"resource": "people", "operation": "create", "format": "xlsx",
+		"mapping": `{"Name": "name", "Email": "email", "Job": "position"}`}
+	file := xlsx(t, [][]string{{"Name", "Email", "Job"}, {"Ada", "ada@x.example", "Engineer"}, {"Grace", "", "Admiral"}}, 0)
+	id := must(t, a.postImport(file, parts), http.StatusAccepted).data()["id"].(string)
+	wantCounts(t, waitImport(t, a, id), 2, 2, 0, 0)
+	if n := e.count(t, `SELECT count(*) FROM people WHERE workspace_id = $1 AND ((name = 'Ada' AND email = 'ada@x.example')
+		OR (name = 'Grace' AND email IS NULL AND position = 'Admiral'))`, tm.ws); n != 2 {
+		t.Fatalf("%d of 2 people as the spreadsheet has them", n)
+	}
+	bomb := xlsx(t, [][]string{{"Name"}, {"A"}}, imports.MaxXLSXInflated+1)
+	if len(bomb) > 2<<20 {
+		t.Fatalf("the bomb is %d bytes, not small", len(bomb))
+	}
+	if r := a.postImport(bomb, parts); r.Status != http.StatusBadRequest || !strings.Contains(r.Body["message"].(string), "unpacks") {
+		t.Fatalf("bomb: %d %s", r.Status, r.Raw)
+	}
+	if r := a.postImport("name\nA\n", parts); r.Status != http.StatusBadRequest {
+		t.Fatalf("not a zip: %d %s", r.Status, r.Raw)
 	}
 }
