@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -353,7 +354,11 @@ func (s *Service) Errors(ctx context.Context, p *store.Principal, id string, w f
 					return err
 				}
 				n++
-				if err := w(append([]string{fmt.Sprint(after), reason}, cells...)); err != nil {
+				row := append([]string{fmt.Sprint(after), reason}, cells...)
+				for i := range row {
+					row[i] = neutralise(row[i])
+				}
+				if err := w(row); err != nil {
 					return err
 				}
 			}
@@ -366,6 +371,15 @@ func (s *Service) Errors(ctx context.Context, p *store.Principal, id string, w f
 			return nil
 		}
 	}
+}
+
+// neutralise keeps a spreadsheet from running a cell as a formula (OWASP's CSV injection
+// advice): a cell starting with =, +, -, @, a tab or a carriage return gets a leading '.
+func neutralise(cell string) string {
+	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+		return "'" + cell
+	}
+	return cell
 }
 
 func notFound(id string) *store.Error {

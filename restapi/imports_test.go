@@ -130,7 +130,7 @@ func TestImportCSV(t *testing.T) {
 		"Grace Hopper,grace@navy.example,Admiral,7,01/02/2026,y\n" +
 		"Bad Score,bad@x.example,,lots,,\n" + // not a number
 		"Grace Again,grace@navy.example,,,,\n" + // the same key twice in the file
-		",noname@x.example,,,,\n" + // name is required: the batch refuses it
+		",\"=HYPERLINK(\"\"http://evil.example\"\")\",,,,\n" + // name is required: the batch refuses it
 		"Alan Turing,alan@bletchley.example,,,,\n"
 	r := must(t, a.postImport(file, map[string]string{"resource": "people", "operation": "upsert", "match": "email",
 		"mapping": peopleMapping, "date_format": "DD/MM/YYYY"}), http.StatusAccepted)
@@ -167,7 +167,8 @@ func TestImportCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(recs) != 4 || strings.Join(recs[0], ",") != "row,error,Full name,E-mail,Job,Score,Since,Ignored" ||
-		recs[1][0] != "3" || recs[1][2] != "Bad Score" || recs[2][0] != "4" || recs[3][0] != "5" {
+		recs[1][0] != "3" || recs[1][2] != "Bad Score" || recs[2][0] != "4" || recs[3][0] != "5" ||
+		recs[3][3] != `'=HYPERLINK("http://evil.example")` {
 		t.Fatalf("errors.csv:\n%s", got.Raw)
 	}
 }
