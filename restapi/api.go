@@ -40,6 +40,7 @@ type API struct {
 	cfg     Config
 	ops     *workspace.Ops
 	openapi []byte // the OpenAPI document, generated once from the catalogue
+	imports Importer
 }
 
 // New builds the REST API.
@@ -50,6 +51,10 @@ func New(cfg Config) *API {
 	return &API{cfg: cfg, ops: cfg.Ops, openapi: OpenAPI()}
 }
 
+// ServeImports has the API serve /imports with im (docs/rest.md, "Imports"); until it is
+// called they answer 503. The importer is built over Ops, so it comes after New.
+func (a *API) ServeImports(im Importer) { a.imports = im }
+
 // Handler serves the API; mount it at /v1 (paths below are relative to it).
 func (a *API) Handler() http.Handler {
 	r := chi.NewRouter()
@@ -59,6 +64,7 @@ func (a *API) Handler() http.Handler {
 		r.Use(a.authenticate, a.wellFormedQuery)
 		r.Get("/me", a.handle(a.me))
 		a.actionRoutes(r)
+		a.importRoutes(r)
 		r.Get("/search", a.handle(a.search))
 		r.Post("/{resource}/batch", a.handle(a.batch))
 		r.Get("/{resource}/export", a.handle(a.export))

@@ -1494,6 +1494,65 @@ CREATE TABLE public.idempotency_keys (
 ALTER TABLE ONLY public.idempotency_keys FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: import_errors; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.import_errors (
+    import_id uuid NOT NULL,
+    row_number bigint NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    reason text NOT NULL,
+    cells text[] NOT NULL
+);
+
+ALTER TABLE ONLY public.import_errors FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: import_parts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.import_parts (
+    import_id uuid NOT NULL,
+    seq integer NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    data bytea NOT NULL
+);
+
+ALTER TABLE ONLY public.import_parts FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: imports; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.imports (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    user_id uuid DEFAULT public.app_user_id() NOT NULL,
+    resource text NOT NULL,
+    operation text NOT NULL,
+    match text,
+    mapping jsonb NOT NULL,
+    format text NOT NULL,
+    delimiter text DEFAULT ','::text NOT NULL,
+    date_format text DEFAULT ''::text NOT NULL,
+    size bigint DEFAULT 0 NOT NULL,
+    header text[],
+    status text DEFAULT 'queued'::text NOT NULL,
+    cancel_requested boolean DEFAULT false NOT NULL,
+    row_offset bigint DEFAULT 0 NOT NULL,
+    rows_created bigint DEFAULT 0 NOT NULL,
+    rows_updated bigint DEFAULT 0 NOT NULL,
+    rows_failed bigint DEFAULT 0 NOT NULL,
+    failure text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT imports_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE ONLY public.imports FORCE ROW LEVEL SECURITY;
+
+--
 -- Name: income; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2857,6 +2916,27 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (workspace_id, credential, key);
 
 --
+-- Name: import_errors import_errors_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_errors
+    ADD CONSTRAINT import_errors_pkey PRIMARY KEY (import_id, row_number);
+
+--
+-- Name: import_parts import_parts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_parts
+    ADD CONSTRAINT import_parts_pkey PRIMARY KEY (import_id, seq);
+
+--
+-- Name: imports imports_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.imports
+    ADD CONSTRAINT imports_pkey PRIMARY KEY (id);
+
+--
 -- Name: income income_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -4211,6 +4291,12 @@ CREATE INDEX hr_contracts_sync ON public.hr_contracts USING btree (workspace_id,
 --
 
 CREATE INDEX idempotency_keys_expiry ON public.idempotency_keys USING btree (expires_at);
+
+--
+-- Name: imports_workspace; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX imports_workspace ON public.imports USING btree (workspace_id, created_at);
 
 --
 -- Name: income_amount_sort; Type: INDEX; Schema: public; Owner: -
@@ -6609,6 +6695,27 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
+-- Name: import_errors import_errors_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_errors
+    ADD CONSTRAINT import_errors_import_id_fkey FOREIGN KEY (import_id) REFERENCES public.imports(id) ON DELETE CASCADE;
+
+--
+-- Name: import_parts import_parts_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_parts
+    ADD CONSTRAINT import_parts_import_id_fkey FOREIGN KEY (import_id) REFERENCES public.imports(id) ON DELETE CASCADE;
+
+--
+-- Name: imports imports_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.imports
+    ADD CONSTRAINT imports_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
 -- Name: income income_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -7460,6 +7567,24 @@ ALTER TABLE public.hr_contracts ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE public.idempotency_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: import_errors; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.import_errors ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: import_parts; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.import_parts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: imports; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.imports ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: income; Type: ROW SECURITY; Schema: public; Owner: -
@@ -8380,6 +8505,28 @@ CREATE POLICY ws_isolation ON public.webhook_secrets USING ((workspace_id = ( SE
 CREATE POLICY ws_isolation ON public.workspaces USING ((id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
 
 --
+-- Name: import_errors ws_own; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_own ON public.import_errors USING ((import_id IN ( SELECT imports.id
+   FROM public.imports))) WITH CHECK ((import_id IN ( SELECT imports.id
+   FROM public.imports)));
+
+--
+-- Name: import_parts ws_own; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_own ON public.import_parts USING ((import_id IN ( SELECT imports.id
+   FROM public.imports))) WITH CHECK ((import_id IN ( SELECT imports.id
+   FROM public.imports)));
+
+--
+-- Name: imports ws_own; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_own ON public.imports USING (((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)) AND (user_id = ( SELECT public.app_user_id() AS app_user_id)))) WITH CHECK (((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)) AND (user_id = ( SELECT public.app_user_id() AS app_user_id))));
+
+--
 -- Name: deal_tasks ws_private; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -9149,6 +9296,24 @@ GRANT SELECT,INSERT,UPDATE ON TABLE public.hr_contracts TO workspaced_app;
 --
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.idempotency_keys TO workspaced_app;
+
+--
+-- Name: TABLE import_errors; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE public.import_errors TO workspaced_app;
+
+--
+-- Name: TABLE import_parts; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE public.import_parts TO workspaced_app;
+
+--
+-- Name: TABLE imports; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.imports TO workspaced_app;
 
 --
 -- Name: TABLE income; Type: ACL; Schema: public; Owner: -

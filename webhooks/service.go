@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -65,6 +67,10 @@ type Config struct {
 	// Retention is how long deliveries and events are kept (retention.go); 0 means
 	// DefaultRetention.
 	Retention time.Duration
+	// MoreWork adds other background work's workers to the River client and returns its
+	// queues (imports/). A process has one River client: River's elected leader rescues
+	// the stuck jobs of every kind, and discards those of kinds its own client lacks.
+	MoreWork []func(*river.Workers) map[string]river.QueueConfig
 }
 
 // Service dispatches outbox events to deliveries and works them on River.
@@ -137,8 +143,12 @@ func New(cfg Config) (*Service, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
+	queues := map[string]river.QueueConfig{queueName: {MaxWorkers: cfg.Workers}}
+	for _, more := range cfg.MoreWork {
+		maps.Copy(queues, more(workers))
+	}
 	client, err := river.NewClient(queue.Driver(cfg.Store), &river.Config{
-		Queues:            map[string]river.QueueConfig{queueName: {MaxWorkers: cfg.Workers}},
+		Queues:            queues,
 		Workers:           workers,
 		Logger:            cfg.Logger,
 		FetchCooldown:     5 * time.Millisecond,
@@ -155,6 +165,9 @@ func New(cfg Config) (*Service, error) {
 	s.river = client
 	return s, nil
 }
+
+// River is the River client, which queues the jobs of MoreWork too.
+func (s *Service) River() *river.Client[pgx.Tx] { return s.river }
 
 // Start runs River's workers and the dispatcher until Stop.
 func (s *Service) Start(ctx context.Context) error {

@@ -53,7 +53,11 @@ type BatchRequest struct {
 	Match     string // upsert only: "id", a natural key, or custom_fields.<key>
 	Records   []map[string]json.RawMessage
 	Atomic    bool
-	raw       []byte // the body, for the idempotency fingerprint
+	// Then, when set, runs in the batch's transaction after its records are written, with
+	// the per-record results: what it writes commits or rolls back with them (an import's
+	// progress, imports/).
+	Then func(ctx context.Context, tx pgx.Tx, data json.RawMessage) error
+	raw  []byte // the body, for the idempotency fingerprint
 }
 
 // BatchItem is one record's outcome, in the order of the input.
@@ -209,6 +213,9 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 		err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
 			var err error
 			data, err = o.runBatch(ctx, tx, p, r, req, m, status, savepoints)
+			if err == nil && req.Then != nil {
+				err = req.Then(ctx, tx, data)
+			}
 			if err == nil && key != "" {
 				err = store.SaveIdempotentResponse(ctx, tx, p, key, http.StatusOK, data)
 			}

@@ -324,10 +324,12 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 			return err
 		}),
 	}
-	hooks, hookURLs, deliver, err := srv.webhooks()
+	importer := srv.imports()
+	hooks, hookURLs, deliver, err := srv.webhooks(importer.Register)
 	if err != nil {
 		return nil, nil, err
 	}
+	importer.Use(hooks.River())
 	background = append(background, loop{"webhook delivery", deliver},
 		srv.periodic("webhook retention", webhooks.RetentionEvery, func(ctx context.Context, _ time.Time) error {
 			_, _, err := hooks.Prune(ctx)
@@ -348,6 +350,8 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		apiCfg.Limiter = nil
 	}
 	api := restapi.New(apiCfg)
+	importer.UseOps(ops)
+	api.ServeImports(importer)
 	stateKey, err := srv.mcpStateKey(ctx)
 	if err != nil {
 		return nil, nil, err

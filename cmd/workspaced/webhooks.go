@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/agencyos/workspaced/webhooks"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -12,14 +14,14 @@ import (
 // webhooks builds webhook delivery (docs/webhooks.md) and the background loop that runs it.
 // While PUBLIC_URL is loopback, endpoints may be http:// on loopback too, so a developer can
 // run a receiver beside the service.
-func (srv *server) webhooks() (*webhooks.Service, *webhooks.URLPolicy, func(context.Context), error) {
+func (srv *server) webhooks(more ...func(*river.Workers) map[string]river.QueueConfig) (*webhooks.Service, *webhooks.URLPolicy, func(context.Context), error) {
 	policy := &webhooks.URLPolicy{}
 	if u, err := url.Parse(srv.cfg.PublicURL); err == nil && isLoopback(u.Hostname()) {
 		policy.LoopbackHTTP = true
 	}
 	svc, err := webhooks.New(webhooks.Config{Store: srv.store, URLs: *policy, Logger: srv.log, Registerer: srv.reg,
 		RetrySpeedup: srv.cfg.WebhookRetrySpeedup, Retention: time.Duration(srv.cfg.WebhookRetentionDays) * 24 * time.Hour,
-		Columns: workspace.ColumnsOf})
+		Columns: workspace.ColumnsOf, MoreWork: more})
 	if err != nil {
 		return nil, policy, nil, err
 	}
