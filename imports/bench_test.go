@@ -17,6 +17,7 @@ import (
 
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports"
+	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -97,7 +98,7 @@ func BenchmarkImportPeople(b *testing.B) {
 	svc := imports.New(imports.Config{Store: s, Status: httpx.Status})
 	svc.UseOps(ops)
 	workers := river.NewWorkers()
-	client, err := river.NewClient(s.RiverDriver(), &river.Config{Queues: svc.Register(workers), Workers: workers,
+	client, err := river.NewClient(queue.Driver(s), &river.Config{Queues: svc.Register(workers), Workers: workers,
 		FetchCooldown: 20 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports"
+	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -28,9 +29,9 @@ import (
 func withImports(t testing.TB, e *env) *imports.Service {
 	t.Helper()
 	svc := imports.New(imports.Config{Store: e.store, Status: httpx.Status})
-	svc.UseOps(e.api.Ops())
+	svc.UseOps(e.ops)
 	workers := river.NewWorkers()
-	client, err := river.NewClient(e.store.RiverDriver(), &river.Config{Queues: svc.Register(workers), Workers: workers,
+	client, err := river.NewClient(queue.Driver(e.store), &river.Config{Queues: svc.Register(workers), Workers: workers,
 		FetchCooldown: 20 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
