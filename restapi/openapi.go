@@ -262,6 +262,9 @@ func openAPIDoc() obj {
 		if len(item) > 0 {
 			paths["/"+r.Name+"/{id}"] = item
 		}
+		if r.Mergeable {
+			paths["/"+r.Name+"/{id}/merge"] = mergePath(r, idParam, rec)
+		}
 	}
 	actionPaths(paths, schemas, idParam)
 	enrich := workspace.Lookup("enrich")

@@ -663,6 +663,9 @@ BEGIN
     rec := to_jsonb(NEW) - 'search_doc'; act := 'created'; diff := jsonb_strip_nulls(rec - owned);
   ELSIF TG_OP = 'UPDATE' THEN
     rec := to_jsonb(NEW) - 'search_doc'; act := 'updated'; prior := to_jsonb(OLD);
+    IF rec ->> 'merged_into_id' IS NOT NULL AND prior ->> 'merged_into_id' IS NULL THEN
+      act := 'merged';
+    END IF;
     SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') INTO diff
       FROM jsonb_each(rec) n
      WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
@@ -687,7 +690,7 @@ CREATE FUNCTION public.ws_record_event() RETURNS trigger
 DECLARE
   ws uuid := app_workspace_id();
   act text := CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'detached' END;
-  typ text := TG_ARGV[0] || '.' || act;
+  typ text;
   rec jsonb;
   prior jsonb;
   diff text[];
@@ -696,6 +699,10 @@ BEGIN
   IF app_user_id() IS NULL OR ws IS NULL THEN
     RETURN NULL; -- as ws_record_activity: seeding and the admin CLI act outside a request
   END IF;
+  IF TG_OP = 'UPDATE' AND to_jsonb(NEW) ->> 'merged_into_id' IS NOT NULL AND to_jsonb(OLD) ->> 'merged_into_id' IS NULL THEN
+    act := 'merged';
+  END IF;
+  typ := TG_ARGV[0] || '.' || act;
   SELECT array_agg(id) INTO targets FROM webhook_endpoints
    WHERE workspace_id = ws AND enabled AND events && ARRAY['*', TG_ARGV[0] || '.*', typ];
   IF targets IS NULL THEN
@@ -1020,7 +1027,9 @@ CREATE TABLE public.companies (
     notes text,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
-    CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
+    merged_into_id uuid,
+    CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
+    CONSTRAINT companies_merged_into_check CHECK ((merged_into_id <> id))
 );
 
 ALTER TABLE ONLY public.companies FORCE ROW LEVEL SECURITY;
@@ -1811,7 +1820,9 @@ CREATE TABLE public.people (
     twitter_url text,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
-    CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
+    merged_into_id uuid,
+    CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
+    CONSTRAINT people_merged_into_check CHECK ((merged_into_id <> id))
 );
 
 ALTER TABLE ONLY public.people FORCE ROW LEVEL SECURITY;
@@ -6122,6 +6133,13 @@ ALTER TABLE ONLY public.comments
     ADD CONSTRAINT comments_workspace_id_user_id_fkey FOREIGN KEY (workspace_id, user_id) REFERENCES public.users(workspace_id, id);
 
 --
+-- Name: companies companies_merged_into_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.companies
+    ADD CONSTRAINT companies_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES public.companies(workspace_id, id);
+
+--
 -- Name: companies companies_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6869,6 +6887,13 @@ ALTER TABLE ONLY public.org_chart
 
 ALTER TABLE ONLY public.org_chart
     ADD CONSTRAINT org_chart_workspace_id_user_id_fkey FOREIGN KEY (workspace_id, user_id) REFERENCES public.users(workspace_id, id);
+
+--
+-- Name: people people_merged_into_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.people
+    ADD CONSTRAINT people_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES public.people(workspace_id, id);
 
 --
 -- Name: people people_workspace_id_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

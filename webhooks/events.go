@@ -15,15 +15,18 @@ const (
 	Created  = "created"
 	Updated  = "updated"
 	Detached = "detached"
+	// Merged is the event of a merge (people, companies), sent for the merged record when
+	// it is marked merged_into_id (store/migrations/00055_merge_records.sql).
+	Merged = "merged"
 )
 
-var actions = []string{Created, Updated, Detached}
+var actions = []string{Created, Updated, Detached, Merged}
 
 // PingType is the type of the event POST /v1/webhook_endpoints/{id}/test sends.
 const PingType = "ping"
 
 // takes says what an endpoint's events may hold, for CheckPatterns' problems.
-const takes = "use *, <resource>.*, <resource>.created, <resource>.updated or, for a join resource, <resource>.detached"
+const takes = "use *, <resource>.*, <resource>.created, <resource>.updated, for a join resource <resource>.detached or, for people and companies, <resource>.merged"
 
 // CheckPatterns returns a problem phrase for patterns as an endpoint's events, or "": they
 // name at least one event type, and each is *, or <resource>.* or <resource>.<action> of a

@@ -554,6 +554,9 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 	if actions := r.Events(); len(actions) > 0 && !extra("no activity trigger") {
 		var events []string
 		for _, a := range actions {
+			if a == webhooks.Merged { // the UPDATE that marks merged_into_id
+				a = webhooks.Updated
+			}
 			events = append(events, map[string]string{webhooks.Created: "INSERT", webhooks.Updated: "UPDATE", webhooks.Detached: "DELETE"}[a])
 		}
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
