@@ -1028,8 +1028,7 @@ CREATE TABLE public.companies (
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     merged_into_id uuid,
-    CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
-    CONSTRAINT companies_merged_into_check CHECK ((merged_into_id <> id))
+    CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
 ALTER TABLE ONLY public.companies FORCE ROW LEVEL SECURITY;
@@ -1821,8 +1820,7 @@ CREATE TABLE public.people (
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     merged_into_id uuid,
-    CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
-    CONSTRAINT people_merged_into_check CHECK ((merged_into_id <> id))
+    CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
 ALTER TABLE ONLY public.people FORCE ROW LEVEL SECURITY;

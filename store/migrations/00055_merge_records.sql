@@ -4,12 +4,12 @@
 -- mark the merged record merged_into_id; it is never deleted. The mark is what the activity
 -- trail and the webhook outbox call "merged": the UPDATE that sets merged_into_id leaves
 -- one activity row with action merged and one <resource>.merged event, instead of updated.
+-- The column is server-owned (the catalogue does not make it writable); the merge refuses
+-- a record into itself before it writes.
 ALTER TABLE people ADD COLUMN merged_into_id uuid,
-  ADD CONSTRAINT people_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES people (workspace_id, id),
-  ADD CONSTRAINT people_merged_into_check CHECK (merged_into_id <> id);
+  ADD CONSTRAINT people_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES people (workspace_id, id);
 ALTER TABLE companies ADD COLUMN merged_into_id uuid,
-  ADD CONSTRAINT companies_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES companies (workspace_id, id),
-  ADD CONSTRAINT companies_merged_into_check CHECK (merged_into_id <> id);
+  ADD CONSTRAINT companies_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES companies (workspace_id, id);
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ws_record_activity() RETURNS trigger
