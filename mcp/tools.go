@@ -363,6 +363,9 @@ func recordSchema(r *workspace.Resource) *jsonschema.Schema {
 		if f.Type == workspace.Custom {
 			continue // custom_fields, which may follow, is described per workspace
 		}
+		if f.Name == workspace.MergedIntoField {
+			continue // the merge mark, which may follow, is null on every record a list answers
+		}
 		required = append(required, f.Name)
 		if f.Writable && r.CanCreate() {
 			continue

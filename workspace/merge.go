@@ -12,11 +12,11 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// mergedIntoName is the read-only field of a Mergeable resource that marks a merged record
+// MergedIntoField is the read-only field of a Mergeable resource that marks a merged record
 // with the id of the record it was merged into (null while it stands on its own).
-const mergedIntoName = "merged_into_id"
+const MergedIntoField = "merged_into_id"
 
-var mergedInto = doc(ro(mergedIntoName, UUID),
+var mergedInto = doc(ro(MergedIntoField, UUID),
 	"null, or the id of the record this one was merged into (POST /<resource>/{id}/merge); a merged record is left out of lists and search")
 
 // notMerged is the condition lists, q and search add for a Mergeable resource: a merged

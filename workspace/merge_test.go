@@ -30,7 +30,7 @@ func TestMergeMovesEveryForeignKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		if table == target && column == mergedIntoName {
+		if table == target && column == MergedIntoField {
 			continue
 		}
 		r := mergeableByTable(target)
