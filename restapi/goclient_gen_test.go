@@ -267,36 +267,36 @@ func (e ListDealsParamsStatus) Valid() bool {
 	}
 }
 
-// Defines values for ListDealsParamsSort.
+// Defines values for ListDealsParamsSort0.
 const (
-	ListDealsParamsSortCreatedAt      ListDealsParamsSort = "created_at"
-	ListDealsParamsSortMinusCreatedAt ListDealsParamsSort = "-created_at"
-	ListDealsParamsSortMinusName      ListDealsParamsSort = "-name"
-	ListDealsParamsSortMinusUpdatedAt ListDealsParamsSort = "-updated_at"
-	ListDealsParamsSortMinusValue     ListDealsParamsSort = "-value"
-	ListDealsParamsSortName           ListDealsParamsSort = "name"
-	ListDealsParamsSortUpdatedAt      ListDealsParamsSort = "updated_at"
-	ListDealsParamsSortValue          ListDealsParamsSort = "value"
+	ListDealsParamsSort0CreatedAt      ListDealsParamsSort0 = "created_at"
+	ListDealsParamsSort0MinusCreatedAt ListDealsParamsSort0 = "-created_at"
+	ListDealsParamsSort0MinusName      ListDealsParamsSort0 = "-name"
+	ListDealsParamsSort0MinusUpdatedAt ListDealsParamsSort0 = "-updated_at"
+	ListDealsParamsSort0MinusValue     ListDealsParamsSort0 = "-value"
+	ListDealsParamsSort0Name           ListDealsParamsSort0 = "name"
+	ListDealsParamsSort0UpdatedAt      ListDealsParamsSort0 = "updated_at"
+	ListDealsParamsSort0Value          ListDealsParamsSort0 = "value"
 )
 
-// Valid indicates whether the value is a known member of the ListDealsParamsSort enum.
-func (e ListDealsParamsSort) Valid() bool {
+// Valid indicates whether the value is a known member of the ListDealsParamsSort0 enum.
+func (e ListDealsParamsSort0) Valid() bool {
 	switch e {
-	case ListDealsParamsSortCreatedAt:
+	case ListDealsParamsSort0CreatedAt:
 		return true
-	case ListDealsParamsSortMinusCreatedAt:
+	case ListDealsParamsSort0MinusCreatedAt:
 		return true
-	case ListDealsParamsSortMinusName:
+	case ListDealsParamsSort0MinusName:
 		return true
-	case ListDealsParamsSortMinusUpdatedAt:
+	case ListDealsParamsSort0MinusUpdatedAt:
 		return true
-	case ListDealsParamsSortMinusValue:
+	case ListDealsParamsSort0MinusValue:
 		return true
-	case ListDealsParamsSortName:
+	case ListDealsParamsSort0Name:
 		return true
-	case ListDealsParamsSortUpdatedAt:
+	case ListDealsParamsSort0UpdatedAt:
 		return true
-	case ListDealsParamsSortValue:
+	case ListDealsParamsSort0Value:
 		return true
 	default:
 		return false
@@ -615,14 +615,17 @@ type Deals struct {
 	CreatedAt  time.Time           `json:"created_at"`
 
 	// CreatedBy the user who created it
-	CreatedBy       *openapi_types.UUID `json:"created_by"`
-	Id              openapi_types.UUID  `json:"id"`
-	Instagram       *string             `json:"instagram"`
-	Name            string              `json:"name"`
-	Notes           *string             `json:"notes"`
-	OwnerId         *openapi_types.UUID `json:"owner_id"`
-	PipelineId      openapi_types.UUID  `json:"pipeline_id"`
-	PipelineStageId *openapi_types.UUID `json:"pipeline_stage_id"`
+	CreatedBy *openapi_types.UUID `json:"created_by"`
+
+	// CustomFields the workspace's own fields by key (GET /v1/custom_fields?resource=...); a key with null clears it
+	CustomFields    *map[string]interface{} `json:"custom_fields"`
+	Id              openapi_types.UUID      `json:"id"`
+	Instagram       *string                 `json:"instagram"`
+	Name            string                  `json:"name"`
+	Notes           *string                 `json:"notes"`
+	OwnerId         *openapi_types.UUID     `json:"owner_id"`
+	PipelineId      openapi_types.UUID      `json:"pipeline_id"`
+	PipelineStageId *openapi_types.UUID     `json:"pipeline_stage_id"`
 
 	// Status the outcome of the deal's stage (pipeline_stages.outcome); open when it has no stage. Open deals: status=open
 	Status      *DealsStatus       `json:"status"`
@@ -638,17 +641,20 @@ type DealsStatus string
 
 // DealsCreate Writable fields of deals; other keys are ignored.
 type DealsCreate struct {
-	CompanyId       *openapi_types.UUID `json:"company_id,omitempty"`
-	Confidence      *float64            `json:"confidence,omitempty"`
-	Instagram       *string             `json:"instagram,omitempty"`
-	Name            string              `json:"name"`
-	Notes           *string             `json:"notes,omitempty"`
-	OwnerId         *openapi_types.UUID `json:"owner_id,omitempty"`
-	PipelineId      openapi_types.UUID  `json:"pipeline_id"`
-	PipelineStageId *openapi_types.UUID `json:"pipeline_stage_id,omitempty"`
-	Twitter         *string             `json:"twitter,omitempty"`
-	Value           *float64            `json:"value,omitempty"`
-	Website         *string             `json:"website,omitempty"`
+	CompanyId  *openapi_types.UUID `json:"company_id,omitempty"`
+	Confidence *float64            `json:"confidence,omitempty"`
+
+	// CustomFields the workspace's own fields by key (GET /v1/custom_fields?resource=...); a key with null clears it
+	CustomFields    *map[string]interface{} `json:"custom_fields,omitempty"`
+	Instagram       *string                 `json:"instagram,omitempty"`
+	Name            string                  `json:"name"`
+	Notes           *string                 `json:"notes,omitempty"`
+	OwnerId         *openapi_types.UUID     `json:"owner_id,omitempty"`
+	PipelineId      openapi_types.UUID      `json:"pipeline_id"`
+	PipelineStageId *openapi_types.UUID     `json:"pipeline_stage_id,omitempty"`
+	Twitter         *string                 `json:"twitter,omitempty"`
+	Value           *float64                `json:"value,omitempty"`
+	Website         *string                 `json:"website,omitempty"`
 }
 
 // DealsFields Deals in the CRM pipeline: a potential sale with its stage, status (open, won, lost), owner, value and company. Lists and gets return the fields asked for with fields= (every field by default).
@@ -658,14 +664,17 @@ type DealsFields struct {
 	CreatedAt  *time.Time          `json:"created_at,omitempty"`
 
 	// CreatedBy the user who created it
-	CreatedBy       *openapi_types.UUID `json:"created_by,omitempty"`
-	Id              openapi_types.UUID  `json:"id"`
-	Instagram       *string             `json:"instagram,omitempty"`
-	Name            *string             `json:"name,omitempty"`
-	Notes           *string             `json:"notes,omitempty"`
-	OwnerId         *openapi_types.UUID `json:"owner_id,omitempty"`
-	PipelineId      *openapi_types.UUID `json:"pipeline_id,omitempty"`
-	PipelineStageId *openapi_types.UUID `json:"pipeline_stage_id,omitempty"`
+	CreatedBy *openapi_types.UUID `json:"created_by,omitempty"`
+
+	// CustomFields the workspace's own fields by key (GET /v1/custom_fields?resource=...); a key with null clears it
+	CustomFields    *map[string]interface{} `json:"custom_fields,omitempty"`
+	Id              openapi_types.UUID      `json:"id"`
+	Instagram       *string                 `json:"instagram,omitempty"`
+	Name            *string                 `json:"name,omitempty"`
+	Notes           *string                 `json:"notes,omitempty"`
+	OwnerId         *openapi_types.UUID     `json:"owner_id,omitempty"`
+	PipelineId      *openapi_types.UUID     `json:"pipeline_id,omitempty"`
+	PipelineStageId *openapi_types.UUID     `json:"pipeline_stage_id,omitempty"`
 
 	// Status the outcome of the deal's stage (pipeline_stages.outcome); open when it has no stage. Open deals: status=open
 	Status      *DealsFieldsStatus  `json:"status,omitempty"`
@@ -681,17 +690,20 @@ type DealsFieldsStatus string
 
 // DealsUpdate Writable fields of deals; other keys are ignored.
 type DealsUpdate struct {
-	CompanyId       *openapi_types.UUID `json:"company_id,omitempty"`
-	Confidence      *float64            `json:"confidence,omitempty"`
-	Instagram       *string             `json:"instagram,omitempty"`
-	Name            *string             `json:"name,omitempty"`
-	Notes           *string             `json:"notes,omitempty"`
-	OwnerId         *openapi_types.UUID `json:"owner_id,omitempty"`
-	PipelineId      *openapi_types.UUID `json:"pipeline_id,omitempty"`
-	PipelineStageId *openapi_types.UUID `json:"pipeline_stage_id,omitempty"`
-	Twitter         *string             `json:"twitter,omitempty"`
-	Value           *float64            `json:"value,omitempty"`
-	Website         *string             `json:"website,omitempty"`
+	CompanyId  *openapi_types.UUID `json:"company_id,omitempty"`
+	Confidence *float64            `json:"confidence,omitempty"`
+
+	// CustomFields the workspace's own fields by key (GET /v1/custom_fields?resource=...); a key with null clears it
+	CustomFields    *map[string]interface{} `json:"custom_fields,omitempty"`
+	Instagram       *string                 `json:"instagram,omitempty"`
+	Name            *string                 `json:"name,omitempty"`
+	Notes           *string                 `json:"notes,omitempty"`
+	OwnerId         *openapi_types.UUID     `json:"owner_id,omitempty"`
+	PipelineId      *openapi_types.UUID     `json:"pipeline_id,omitempty"`
+	PipelineStageId *openapi_types.UUID     `json:"pipeline_stage_id,omitempty"`
+	Twitter         *string                 `json:"twitter,omitempty"`
+	Value           *float64                `json:"value,omitempty"`
+	Website         *string                 `json:"website,omitempty"`
 }
 
 // Me Examples: {"credential":{"client_id":"crm-sync","expires_at":"2026-11-22T15:00:00Z","type":"oauth"},"scopes":["deals:read","deals:write"],"user":{"display_name":"Ann","email":"ann@example.com","grants":{"agents":"none","competitors":"none","crm":"full","finance":"read","hr":"none","metrics":"none"},"id":"5f0c6a36-3d0e-4c39-9a57-0d7e3f1b2c4d","is_agent":false,"role":"member"},"workspace":{"id":"0b6b3f5c-0a43-4c43-8f0e-54a4e0d7d3a1","name":"Acme Agency"}}
@@ -826,9 +838,11 @@ type ListDealsParams struct {
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Sort sort by a field, ascending, or descending with -; ties by id; empty values last ascending, first descending
-	Sort *ListDealsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+	Sort *struct {
+		union json.RawMessage
+	} `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, status, created_by, created_at, updated_at
+	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, status, custom_fields, created_by, created_at, updated_at
 	Fields *string `form:"fields,omitempty" json:"fields,omitempty"`
 
 	// Ids comma-separated ids (at most 100): the ones you may see, in one request; others are absent
@@ -1021,8 +1035,11 @@ type ListDealsParams struct {
 // ListDealsParamsStatus defines parameters for ListDeals.
 type ListDealsParamsStatus string
 
-// ListDealsParamsSort defines parameters for ListDeals.
-type ListDealsParamsSort string
+// ListDealsParamsSort0 defines parameters for ListDeals.
+type ListDealsParamsSort0 string
+
+// ListDealsParamsSort1 defines parameters for ListDeals.
+type ListDealsParamsSort1 = string
 
 // ListDealsParamsStatusEq defines parameters for ListDeals.
 type ListDealsParamsStatusEq string
@@ -1041,7 +1058,7 @@ type CreateDealsParams struct {
 
 // GetDealsParams defines parameters for GetDeals.
 type GetDealsParams struct {
-	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, status, created_by, created_at, updated_at
+	// Fields comma-separated fields to return (id always): id, workspace_id, name, pipeline_id, pipeline_stage_id, owner_id, value, confidence, website, instagram, twitter, notes, company_id, status, custom_fields, created_by, created_at, updated_at
 	Fields *string `form:"fields,omitempty" json:"fields,omitempty"`
 
 	// IfNoneMatch answer 304 with no body if the record's ETag is one of these
@@ -2960,7 +2977,7 @@ func NewListDealsRequest(server string, params *ListDealsParams) (*http.Request,
 
 		if params.Sort != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
