@@ -42,7 +42,7 @@ var (
 				out = append(out, r.Toolset())
 			}
 		}
-		return out
+		return append(out, toolsetMerge)
 	}()
 	defaultSets = func() map[string]bool {
 		sets := map[string]bool{}
