@@ -161,6 +161,9 @@ func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw j
 		}
 		delete(args, "id")
 		body, _ := json.Marshal(args)
+		if sp.merge {
+			return one(ops.Merge(ctx, p, r, id, body))
+		}
 		return one(ops.Update(ctx, p, r, id, body))
 	case workspace.OpCreate, workspace.OpDetach: // enrich_company is a create on enrich, as POST /enrich is
 		body := raw

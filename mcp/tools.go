@@ -23,6 +23,7 @@ type toolSpec struct {
 	resource *workspace.Resource // nil for me, find_tools and call_tool
 	scope    string              // "" for me, find_tools and call_tool: any valid credential
 	toolset  string              // "" for the tools every selection shows
+	merge    bool                // merge_<resource> (merge.go): op is OpUpdate, run by Ops.Merge
 	// run answers find_tools and call_tool; nil runs the operation (Server.handler).
 	run server.ToolHandlerFunc
 	// terms are the weighed words find_tools matches (toolTerms), computed once.
@@ -67,6 +68,9 @@ func buildTools(catalog []*workspace.Resource) ([]toolSpec, error) {
 		for _, sp := range ops {
 			sp.toolset = r.Toolset()
 			specs = append(specs, sp)
+		}
+		if r.Mergeable {
+			specs = append(specs, mergeTool(r))
 		}
 	}
 	for i := range specs {
@@ -370,6 +374,9 @@ func recordSchema(r *workspace.Resource) *jsonschema.Schema {
 	for _, f := range r.Fields {
 		if f.Name == workspace.CustomValuesField {
 			continue // required per workspace, where it has fields (customtools.go)
+		}
+		if f.Name == workspace.MergedIntoField {
+			continue // the merge mark, which may follow, is null on every record a list answers
 		}
 		required = append(required, f.Name)
 		if f.Writable && r.CanCreate() {

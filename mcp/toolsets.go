@@ -43,7 +43,7 @@ var (
 				out = append(out, r.Toolset())
 			}
 		}
-		return append(out, toolsetImport) // import_records (importtool.go)
+		return append(out, toolsetImport, toolsetMerge) // import_records (importtool.go), merge_people and merge_companies
 	}()
 	defaultSets = func() map[string]bool {
 		sets := map[string]bool{}

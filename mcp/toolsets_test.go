@@ -72,8 +72,8 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp", f.Agent.Key, "", 30, 24000, "default (`/mcp`), full-scope agent key"},
 		{"/mcp/x/default", adminTok, "", 30, 24000, ""},
 		{"/mcp", adminTok, "default", 30, 24000, ""},
-		{"/mcp/x/all", adminTok, "", 169, 136000, "`all`"},
-		{"/mcp", adminTok, "all", 169, 136000, ""},
+		{"/mcp/x/all", adminTok, "", 171, 136000, "`all`"},
+		{"/mcp", adminTok, "all", 171, 136000, ""},
 		{"/mcp/readonly", adminTok, "", 16, 13000, "default, readonly (`/mcp/readonly`)"},
 		{"/mcp/x/all/readonly", adminTok, "", 94, 76000, "`all`, readonly"},
 		{"/mcp/x/deals", adminTok, "", 14, 11000, "`deals`"},
@@ -98,6 +98,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/credits", adminTok, "", 5, 3500, "`credits`"},
 		{"/mcp/x/enrich", adminTok, "", 5, 4000, "`enrich`"},
 		{"/mcp/x/import", adminTok, "", 5, 4500, "`import`"},
+		{"/mcp/x/merge", adminTok, "", 6, 4500, "`merge`"},
 		{"/mcp", adminTok, "default,hr", 54, 44000, ""},
 		{"/mcp/x/hr", adminTok, "deals", 38, 30000, ""},
 		{"/mcp/x/all", e.token(f.Member), "", 64, 50000, "`all`, member without feature grants (all scopes)"},
@@ -130,11 +131,12 @@ func TestToolsetCounts(t *testing.T) {
 }
 
 // TestToolsetNames: the toolsets are the catalogue's scope families, with the two file
-// listings grouped as files, and import (import_records).
+// listings grouped as files, import (import_records) and merge (merge_people,
+// merge_companies).
 func TestToolsetNames(t *testing.T) {
 	want := []string{"deals", "files", "people", "companies", "pipelines", "tasks", "spaces", "labels", "comments",
 		"activity", "metrics", "finance", "hr", "docs", "automations", "webhooks", "competitors", "agents", "directory",
-		"credits", "enrich", "import"}
+		"credits", "enrich", "import", "merge"}
 	if diff := cmp.Diff(want, mcp.Toolsets()); diff != "" {
 		t.Fatalf("toolsets (-want +got):\n%s", diff)
 	}

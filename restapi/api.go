@@ -70,6 +70,7 @@ func (a *API) Handler() http.Handler {
 		r.Get("/{resource}/export", a.handle(a.export))
 		r.HandleFunc("/{resource}", a.handle(a.collection))
 		r.HandleFunc("/{resource}/{id}", a.handle(a.item))
+		r.HandleFunc("/{resource}/{id}/merge", a.handle(a.merge))
 	})
 	r.MethodNotAllowed(a.authenticate(a.handle(a.methodNotAllowed)).ServeHTTP)
 	r.NotFound(a.handle(func(w http.ResponseWriter, r *http.Request) error {

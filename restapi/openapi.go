@@ -263,6 +263,9 @@ func openAPIDoc() obj {
 		if len(item) > 0 {
 			paths["/"+r.Name+"/{id}"] = item
 		}
+		if r.Mergeable {
+			paths["/"+r.Name+"/{id}/merge"] = mergePath(r, idParam, rec)
+		}
 	}
 	actionPaths(paths, schemas, idParam)
 	batchPaths(paths, schemas)

@@ -321,21 +321,6 @@ BEGIN
 END $$;
 
 --
--- Name: ws_address_words(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.ws_address_words(s text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
-  SELECT coalesce(string_agg(w, ' '), '') FROM (
-    SELECT regexp_split_to_table(m[1], '[._%+-]+') FROM regexp_matches(s, '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+', 'g') m
-    UNION ALL
-    SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
-      FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
-  ) x(w) WHERE w <> ''
-$$;
-
---
 -- Name: ws_check_id_array(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -508,6 +493,7 @@ CREATE TABLE public.custom_fields (
     CONSTRAINT custom_fields_check CHECK (((type = 'reference'::text) = (reference_resource IS NOT NULL))),
     CONSTRAINT custom_fields_key_check CHECK ((key ~ '^[a-z][a-z0-9_]{0,62}$'::text)),
     CONSTRAINT custom_fields_options_check CHECK ((jsonb_typeof(options) = 'array'::text)),
+    CONSTRAINT custom_fields_reference_resource_check CHECK ((reference_resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
     CONSTRAINT custom_fields_resource_check CHECK ((resource = ANY (ARRAY['deals'::text, 'people'::text, 'companies'::text, 'tasks'::text, 'deal_tasks'::text, 'projects'::text]))),
     CONSTRAINT custom_fields_type_check CHECK ((type = ANY (ARRAY['text'::text, 'long_text'::text, 'number'::text, 'money'::text, 'date'::text, 'timestamp'::text, 'boolean'::text, 'select'::text, 'multi_select'::text, 'url'::text, 'email'::text, 'phone'::text, 'member'::text, 'reference'::text])))
 );
@@ -581,19 +567,6 @@ BEGIN
   RETURN NEW;
 END
 $$;
-
---
--- Name: ws_domain(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.ws_domain(url text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $_$
-  SELECT nullif(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
-           split_part(split_part(split_part(
-             regexp_replace(lower(btrim(url)), '^[a-z][a-z0-9+.-]*://', ''), '/', 1), '?', 1), '#', 1),
-           '^.*@', ''), ':[0-9]*$', ''), '^www\.', ''), '\.$', ''), '')
-$_$;
 
 --
 -- Name: ws_event_to_outbox(); Type: FUNCTION; Schema: public; Owner: -
@@ -690,6 +663,9 @@ BEGIN
     rec := to_jsonb(NEW) - 'search_doc'; act := 'created'; diff := jsonb_strip_nulls(rec - owned);
   ELSIF TG_OP = 'UPDATE' THEN
     rec := to_jsonb(NEW) - 'search_doc'; act := 'updated'; prior := to_jsonb(OLD);
+    IF rec ->> 'merged_into_id' IS NOT NULL AND prior ->> 'merged_into_id' IS NULL THEN
+      act := 'merged';
+    END IF;
     SELECT coalesce(jsonb_object_agg(n.key, n.value), '{}') INTO diff
       FROM jsonb_each(rec) n
      WHERE n.key <> 'updated_at' AND n.value IS DISTINCT FROM (prior -> n.key);
@@ -714,7 +690,7 @@ CREATE FUNCTION public.ws_record_event() RETURNS trigger
 DECLARE
   ws uuid := app_workspace_id();
   act text := CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'detached' END;
-  typ text := TG_ARGV[0] || '.' || act;
+  typ text;
   rec jsonb;
   prior jsonb;
   diff text[];
@@ -723,6 +699,10 @@ BEGIN
   IF app_user_id() IS NULL OR ws IS NULL THEN
     RETURN NULL; -- as ws_record_activity: seeding and the admin CLI act outside a request
   END IF;
+  IF TG_OP = 'UPDATE' AND to_jsonb(NEW) ->> 'merged_into_id' IS NOT NULL AND to_jsonb(OLD) ->> 'merged_into_id' IS NULL THEN
+    act := 'merged';
+  END IF;
+  typ := TG_ARGV[0] || '.' || act;
   SELECT array_agg(id) INTO targets FROM webhook_endpoints
    WHERE workspace_id = ws AND enabled AND events && ARRAY['*', TG_ARGV[0] || '.*', typ];
   IF targets IS NULL THEN
@@ -791,14 +771,7 @@ $_$;
 
 CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
     LANGUAGE plpgsql IMMUTABLE LEAKPROOF PARALLEL SAFE
-    AS $_$
-DECLARE s text := array_to_string($1, ' ');
-BEGIN
-  IF s ~ '[@.]' THEN
-    s := s || ' ' || public.ws_address_words(s);
-  END IF;
-  RETURN to_tsvector('simple', public.ws_unaccent(s));
-END $_$;
+    AS $_$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $_$;
 
 --
 -- Name: ws_stage_outcome(); Type: FUNCTION; Schema: public; Owner: -
@@ -1052,8 +1025,9 @@ CREATE TABLE public.companies (
     industry text,
     size text,
     notes text,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
+    merged_into_id uuid,
     CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1236,8 +1210,8 @@ CREATE TABLE public.deal_tasks (
     completed boolean DEFAULT false NOT NULL,
     description text,
     is_private boolean DEFAULT false NOT NULL,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT deal_tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT deal_tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -1266,9 +1240,9 @@ CREATE TABLE public.deals (
     twitter text,
     notes text,
     company_id uuid,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     status text DEFAULT 'open'::text NOT NULL,
     custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     CONSTRAINT deals_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deals_status_check CHECK ((status = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1492,65 +1466,6 @@ CREATE TABLE public.idempotency_keys (
 );
 
 ALTER TABLE ONLY public.idempotency_keys FORCE ROW LEVEL SECURITY;
-
---
--- Name: import_errors; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.import_errors (
-    import_id uuid NOT NULL,
-    row_number bigint NOT NULL,
-    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
-    reason text NOT NULL,
-    cells text[] NOT NULL
-);
-
-ALTER TABLE ONLY public.import_errors FORCE ROW LEVEL SECURITY;
-
---
--- Name: import_parts; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.import_parts (
-    import_id uuid NOT NULL,
-    seq integer NOT NULL,
-    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
-    data bytea NOT NULL
-);
-
-ALTER TABLE ONLY public.import_parts FORCE ROW LEVEL SECURITY;
-
---
--- Name: imports; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.imports (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
-    user_id uuid DEFAULT public.app_user_id() NOT NULL,
-    resource text NOT NULL,
-    operation text NOT NULL,
-    match text,
-    mapping jsonb NOT NULL,
-    format text NOT NULL,
-    delimiter text DEFAULT ','::text NOT NULL,
-    date_format text DEFAULT ''::text NOT NULL,
-    size bigint DEFAULT 0 NOT NULL,
-    header text[],
-    status text DEFAULT 'queued'::text NOT NULL,
-    cancel_requested boolean DEFAULT false NOT NULL,
-    row_offset bigint DEFAULT 0 NOT NULL,
-    rows_created bigint DEFAULT 0 NOT NULL,
-    rows_updated bigint DEFAULT 0 NOT NULL,
-    rows_failed bigint DEFAULT 0 NOT NULL,
-    failure text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    started_at timestamp with time zone,
-    finished_at timestamp with time zone,
-    CONSTRAINT imports_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
-);
-
-ALTER TABLE ONLY public.imports FORCE ROW LEVEL SECURITY;
 
 --
 -- Name: income; Type: TABLE; Schema: public; Owner: -
@@ -1902,8 +1817,9 @@ CREATE TABLE public.people (
     "position" text,
     linkedin_url text,
     twitter_url text,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    merged_into_id uuid,
     CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1932,8 +1848,8 @@ CREATE TABLE public.pipeline_stages (
     name text NOT NULL,
     "position" integer,
     metric_tag text,
-    outcome text DEFAULT 'open'::text NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
+    outcome text DEFAULT 'open'::text NOT NULL,
     CONSTRAINT pipeline_stages_metric_tag_check CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text, 'responses'::text, 'positive_responses'::text, 'deals_closed'::text]))),
     CONSTRAINT pipeline_stages_outcome_check CHECK ((outcome = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1993,8 +1909,8 @@ CREATE TABLE public.projects (
     start_date date,
     end_date date,
     kanban_enabled boolean DEFAULT false NOT NULL,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT projects_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -2221,8 +2137,8 @@ CREATE TABLE public.tasks (
     is_private boolean DEFAULT false NOT NULL,
     stage_id uuid,
     parent_task_id uuid,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
+    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -2916,27 +2832,6 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (workspace_id, credential, key);
 
 --
--- Name: import_errors import_errors_pkey; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.import_errors
-    ADD CONSTRAINT import_errors_pkey PRIMARY KEY (import_id, row_number);
-
---
--- Name: import_parts import_parts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.import_parts
-    ADD CONSTRAINT import_parts_pkey PRIMARY KEY (import_id, seq);
-
---
--- Name: imports imports_pkey; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.imports
-    ADD CONSTRAINT imports_pkey PRIMARY KEY (id);
-
---
 -- Name: income income_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3601,12 +3496,6 @@ CREATE INDEX comments_search ON public.comments USING gin (workspace_id, search_
 --
 
 CREATE INDEX comments_sync ON public.comments USING btree (workspace_id, updated_at, id);
-
---
--- Name: companies_domain_match; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX companies_domain_match ON public.companies USING btree (workspace_id, public.ws_domain(website));
 
 --
 -- Name: companies_industry; Type: INDEX; Schema: public; Owner: -
@@ -4293,12 +4182,6 @@ CREATE INDEX hr_contracts_sync ON public.hr_contracts USING btree (workspace_id,
 CREATE INDEX idempotency_keys_expiry ON public.idempotency_keys USING btree (expires_at);
 
 --
--- Name: imports_workspace; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX imports_workspace ON public.imports USING btree (workspace_id, created_at);
-
---
 -- Name: income_amount_sort; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4645,12 +4528,6 @@ CREATE INDEX people_company ON public.people USING btree (workspace_id, company_
 --
 
 CREATE INDEX people_email ON public.people USING btree (workspace_id, email, created_at DESC, id DESC);
-
---
--- Name: people_email_match; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX people_email_match ON public.people USING btree (workspace_id, lower(email));
 
 --
 -- Name: people_email_sort; Type: INDEX; Schema: public; Owner: -
@@ -6254,6 +6131,13 @@ ALTER TABLE ONLY public.comments
     ADD CONSTRAINT comments_workspace_id_user_id_fkey FOREIGN KEY (workspace_id, user_id) REFERENCES public.users(workspace_id, id);
 
 --
+-- Name: companies companies_merged_into_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.companies
+    ADD CONSTRAINT companies_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES public.companies(workspace_id, id);
+
+--
 -- Name: companies companies_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -6695,27 +6579,6 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
--- Name: import_errors import_errors_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.import_errors
-    ADD CONSTRAINT import_errors_import_id_fkey FOREIGN KEY (import_id) REFERENCES public.imports(id) ON DELETE CASCADE;
-
---
--- Name: import_parts import_parts_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.import_parts
-    ADD CONSTRAINT import_parts_import_id_fkey FOREIGN KEY (import_id) REFERENCES public.imports(id) ON DELETE CASCADE;
-
---
--- Name: imports imports_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.imports
-    ADD CONSTRAINT imports_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
-
---
 -- Name: income income_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -7022,6 +6885,13 @@ ALTER TABLE ONLY public.org_chart
 
 ALTER TABLE ONLY public.org_chart
     ADD CONSTRAINT org_chart_workspace_id_user_id_fkey FOREIGN KEY (workspace_id, user_id) REFERENCES public.users(workspace_id, id);
+
+--
+-- Name: people people_merged_into_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.people
+    ADD CONSTRAINT people_merged_into_fkey FOREIGN KEY (workspace_id, merged_into_id) REFERENCES public.people(workspace_id, id);
 
 --
 -- Name: people people_workspace_id_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -7569,24 +7439,6 @@ ALTER TABLE public.hr_contracts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.idempotency_keys ENABLE ROW LEVEL SECURITY;
 
 --
--- Name: import_errors; Type: ROW SECURITY; Schema: public; Owner: -
---
-
-ALTER TABLE public.import_errors ENABLE ROW LEVEL SECURITY;
-
---
--- Name: import_parts; Type: ROW SECURITY; Schema: public; Owner: -
---
-
-ALTER TABLE public.import_parts ENABLE ROW LEVEL SECURITY;
-
---
--- Name: imports; Type: ROW SECURITY; Schema: public; Owner: -
---
-
-ALTER TABLE public.imports ENABLE ROW LEVEL SECURITY;
-
---
 -- Name: income; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -7737,6 +7589,12 @@ ALTER TABLE public.workspaces ENABLE ROW LEVEL SECURITY;
 CREATE POLICY ws_admin_insert ON public.automations AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
+-- Name: custom_fields ws_admin_insert; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_admin_insert ON public.custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
+
+--
 -- Name: webhook_deliveries ws_admin_only; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -7761,16 +7619,10 @@ CREATE POLICY ws_admin_records ON public.activity AS RESTRICTIVE FOR SELECT USIN
 CREATE POLICY ws_admin_update ON public.automations AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
--- Name: custom_fields ws_admin_updates; Type: POLICY; Schema: public; Owner: -
+-- Name: custom_fields ws_admin_update; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY ws_admin_updates ON public.custom_fields AS RESTRICTIVE FOR UPDATE USING ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name))) WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
-
---
--- Name: custom_fields ws_admin_writes; Type: POLICY; Schema: public; Owner: -
---
-
-CREATE POLICY ws_admin_writes ON public.custom_fields AS RESTRICTIVE FOR INSERT WITH CHECK ((( SELECT public.app_is_admin() AS app_is_admin) OR (CURRENT_USER <> 'workspaced_app'::name)));
+CREATE POLICY ws_admin_update ON public.custom_fields AS RESTRICTIVE FOR UPDATE USING (true) WITH CHECK (( SELECT public.app_is_admin() AS app_is_admin));
 
 --
 -- Name: workspaces ws_admin_writes; Type: POLICY; Schema: public; Owner: -
@@ -8503,28 +8355,6 @@ CREATE POLICY ws_isolation ON public.webhook_secrets USING ((workspace_id = ( SE
 --
 
 CREATE POLICY ws_isolation ON public.workspaces USING ((id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
-
---
--- Name: import_errors ws_own; Type: POLICY; Schema: public; Owner: -
---
-
-CREATE POLICY ws_own ON public.import_errors USING ((import_id IN ( SELECT imports.id
-   FROM public.imports))) WITH CHECK ((import_id IN ( SELECT imports.id
-   FROM public.imports)));
-
---
--- Name: import_parts ws_own; Type: POLICY; Schema: public; Owner: -
---
-
-CREATE POLICY ws_own ON public.import_parts USING ((import_id IN ( SELECT imports.id
-   FROM public.imports))) WITH CHECK ((import_id IN ( SELECT imports.id
-   FROM public.imports)));
-
---
--- Name: imports ws_own; Type: POLICY; Schema: public; Owner: -
---
-
-CREATE POLICY ws_own ON public.imports USING (((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)) AND (user_id = ( SELECT public.app_user_id() AS app_user_id)))) WITH CHECK (((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)) AND (user_id = ( SELECT public.app_user_id() AS app_user_id))));
 
 --
 -- Name: deal_tasks ws_private; Type: POLICY; Schema: public; Owner: -
@@ -9296,24 +9126,6 @@ GRANT SELECT,INSERT,UPDATE ON TABLE public.hr_contracts TO workspaced_app;
 --
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.idempotency_keys TO workspaced_app;
-
---
--- Name: TABLE import_errors; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT,INSERT ON TABLE public.import_errors TO workspaced_app;
-
---
--- Name: TABLE import_parts; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT,INSERT ON TABLE public.import_parts TO workspaced_app;
-
---
--- Name: TABLE imports; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT,INSERT,UPDATE ON TABLE public.imports TO workspaced_app;
 
 --
 -- Name: TABLE income; Type: ACL; Schema: public; Owner: -

@@ -64,21 +64,22 @@ func TestOutboxHoldsOnlySubscribedEvents(t *testing.T) {
 }
 
 // TestEndpointEventsNameEventsThatHappen: an endpoint's events (docs/webhooks.md) are *,
-// <resource>.* or an action its resource's writes produce (created, updated, and detached
-// for a join resource); create and update refuse with a 422 on events, saying what the
+// <resource>.* or an action its resource's writes produce (created, updated, detached
+// for a join resource, merged for people and companies); create and update refuse with a 422 on events, saying what the
 // field takes, an empty list, an unknown resource or action, a resource whose writes send
 // no event, and an action its resource never has.
 func TestEndpointEventsNameEventsThatHappen(t *testing.T) {
 	e := newEnv(t, loopbackPolicy)
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	id, _ := e.createEndpoint(f.Admin, "http://127.0.0.1:9/hook", "labels.created")
-	const takes = "use *, <resource>.*, <resource>.created, <resource>.updated or, for a join resource, <resource>.detached"
+	const takes = "use *, <resource>.*, <resource>.created, <resource>.updated, for a join resource <resource>.detached or, for people and companies, <resource>.merged"
 	for _, c := range []struct {
 		events []string
 		says   string
 	}{
 		{[]string{}, "must name at least one event type: " + takes},
 		{[]string{"deals.detached"}, `has "deals.detached", but deals sends only deals.created and deals.updated`},
+		{[]string{"deals.merged"}, `has "deals.merged", but deals sends only deals.created and deals.updated`},
 		{[]string{"*", "users.created"}, `has "users.created", but users sends only users.updated`},
 		{[]string{"deal_people.updated"}, `has "deal_people.updated", but deal_people sends only deal_people.created and deal_people.detached`},
 		{[]string{"webhook_deliveries.*"}, `has "webhook_deliveries.*", but no write of webhook_deliveries sends an event: ` + takes},
@@ -98,7 +99,8 @@ func TestEndpointEventsNameEventsThatHappen(t *testing.T) {
 		}
 	}
 	for _, good := range [][]string{{"*"}, {"deals.*"}, {"deals.created", "deals.updated"}, {"deal_people.detached"},
-		{"space_members.*", "deal_labels.created"}, {"users.updated", "workspace.updated"}, {"webhook_endpoints.updated"}} {
+		{"space_members.*", "deal_labels.created"}, {"users.updated", "workspace.updated"}, {"webhook_endpoints.updated"},
+		{"people.merged", "companies.merged"}} {
 		if r := e.do(f.Admin, "POST", "/webhook_endpoints", map[string]any{"url": "http://127.0.0.1:9/hook", "events": good}); r.Status != http.StatusCreated {
 			t.Errorf("create with events %q: %d %s, want 201", good, r.Status, r.Raw)
 		}

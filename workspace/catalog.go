@@ -128,6 +128,10 @@ type Resource struct {
 	Requester string
 	// Reviewed marks resources whose status changes stamp reviewed_by and reviewed_at.
 	Reviewed bool
+	// Mergeable marks people and companies: POST /<resource>/{id}/merge folds a duplicate
+	// into the record (merge.go), which keeps the duplicate marked merged_into_id; lists,
+	// q and search leave merged records out.
+	Mergeable bool
 	// Custom marks resources a workspace adds its own fields to (custom_fields.go): their
 	// records carry the field custom_fields, which withTables appends.
 	Custom bool
@@ -327,19 +331,21 @@ var catalog = withTables([]*Resource{
 	{Name: "crm_files", Scope: "deals", Access: ReadOnly, Feature: CRM, Paged: true, toolset: "files",
 		Doc:    "Files attached to deals (metadata only).",
 		Fields: concat([]Field{filter(ro("deal_id", UUID)), link(ro("storage_path", String))}, fileFields)},
-	{Name: "people", Scope: "people", Feature: CRM, Paged: true, Custom: true,
+	{Name: "people", Scope: "people", Feature: CRM, Paged: true, Custom: true, Mergeable: true,
 		Doc:     "People (contacts) in the CRM.",
 		Matches: []Match{{Name: "email", From: "email", Key: "lower(%s)", Column: `lower("email")`}},
 		Fields: []Field{
 			req("name", String), w("company", String), filter(w("company_id", UUID)), w("phone", String),
 			filter(w("email", String)), doc(w("position", String), "job title"), link(w("linkedin_url", String)), link(w("twitter_url", String)),
+			mergedInto,
 		}},
-	{Name: "companies", Scope: "companies", Feature: CRM, Paged: true, Custom: true,
+	{Name: "companies", Scope: "companies", Feature: CRM, Paged: true, Custom: true, Mergeable: true,
 		Doc:     "Companies (accounts) in the CRM.",
 		Matches: []Match{{Name: "domain", From: "website", Key: "ws_domain(%s)", Column: `ws_domain("website")`}},
 		Fields: []Field{
 			req("name", String), link(w("website", String)), link(w("instagram", String)), link(w("linkedin", String)),
 			link(w("twitter", String)), filter(w("industry", String)), w("size", String), text(w("notes", String)),
+			mergedInto,
 		}},
 	{Name: "pipelines", Scope: "pipelines", Feature: CRM, Paged: true,
 		Doc:    "Sales pipelines that deals move through.",

@@ -553,6 +553,9 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 	if actions := r.Events(); len(actions) > 0 && !extra("no activity trigger") {
 		var events []string
 		for _, a := range actions {
+			if a == workspace.EventMerged { // the UPDATE that marks merged_into_id
+				a = workspace.EventUpdated
+			}
 			events = append(events, map[string]string{workspace.EventCreated: "INSERT", workspace.EventUpdated: "UPDATE", workspace.EventDetached: "DELETE"}[a])
 		}
 		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)

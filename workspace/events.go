@@ -18,9 +18,12 @@ const (
 	EventCreated  = "created"
 	EventUpdated  = "updated"
 	EventDetached = "detached"
+	// EventMerged is the event of a merge (people, companies), sent for the merged record
+	// when it is marked merged_into_id (store/migrations/00055_merge_records.sql).
+	EventMerged = "merged"
 )
 
-var eventActions = []string{EventCreated, EventUpdated, EventDetached}
+var eventActions = []string{EventCreated, EventUpdated, EventDetached, EventMerged}
 
 // EventPing is the type of the event the webhook endpoints' test action sends.
 const EventPing = "ping"
@@ -40,7 +43,7 @@ func NewSigningSecret() string {
 }
 
 // takes says what an endpoint's events may hold, for CheckEventPatterns' problems.
-const takes = "use *, <resource>.*, <resource>.created, <resource>.updated or, for a join resource, <resource>.detached"
+const takes = "use *, <resource>.*, <resource>.created, <resource>.updated, for a join resource <resource>.detached or, for people and companies, <resource>.merged"
 
 // CheckEventPatterns returns a problem phrase for patterns as an endpoint's events, or "": they
 // name at least one event type, and each is *, or <resource>.* or <resource>.<action> of a

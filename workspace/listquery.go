@@ -155,6 +155,9 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	for _, cc := range cq.conds {
 		where = append(where, cc.sql(r, cq.codePoint, add))
 	}
+	if r.Mergeable {
+		where = append(where, notMerged)
+	}
 	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
 		v, ok := params.Filters[f.Name]
 		if !ok {

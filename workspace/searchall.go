@@ -159,6 +159,9 @@ func searchStatement(q *searchQuery, types []string, custom map[string]bool, lim
 		if scope != "" {
 			cond += " AND " + scope
 		}
+		if r.Mergeable {
+			cond += " AND " + notMerged
+		}
 		branches[i] = "(SELECT " + quoteLiteral(name) + "::text AS type, \"id\", \"created_at\", left(" + title + ", " +
 			strconv.Itoa(snippetLen) + ") AS title, " + snippet + " AS snippet, " + rank + " AS score FROM " + ident(r.Table) +
 			" WHERE " + cond + " ORDER BY score DESC, \"created_at\" DESC, \"id\" DESC LIMIT " + fetch + ")"

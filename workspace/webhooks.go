@@ -211,7 +211,7 @@ func eventsSent() map[string][]string {
 
 // Events lists the actions of the webhook events a write of the resource through the API
 // leaves (docs/webhooks.md): created for a create, updated for an update, detached for a
-// detach; none for a resource that is no table (enrich). ws_protect gives the tables the
+// detach, merged for a merge (merge.go); none for a resource that is no table (enrich). ws_protect gives the tables the
 // API writes the outbox trigger, and workspace's TestDatabaseRulesFollowCatalogue holds
 // each table's trigger to these actions.
 func (r *Resource) Events() []string {
@@ -227,6 +227,9 @@ func (r *Resource) Events() []string {
 	}
 	if r.CanDetach() {
 		actions = append(actions, EventDetached)
+	}
+	if r.Mergeable {
+		actions = append(actions, EventMerged)
 	}
 	return actions
 }
