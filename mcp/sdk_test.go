@@ -105,8 +105,8 @@ func TestTypeScriptSDKWithAgentKey(t *testing.T) {
 		"arguments": map[string]any{"pipeline_id": pipeline}}})
 	calls = append(calls, sdkCall{Name: "find_tools", Arguments: map[string]any{"query": "add a label to a deal"}})
 	out := runAgentKeySDK(t, e, key, calls)
-	if want, _ := e.listTools(t, "/mcp/x/all", key); len(out.Tools) != len(want) || len(want) != 96 {
-		t.Fatalf("the SDK sees %d tools on /mcp/x/all, want the agent key's 96", len(out.Tools))
+	if want, _ := e.listTools(t, "/mcp/x/all", key); len(out.Tools) != len(want) || len(want) != 99 {
+		t.Fatalf("the SDK sees %d tools on /mcp/x/all, want the agent key's 99", len(out.Tools))
 	}
 	for i, r := range out.Results {
 		if r.IsError || r.StructuredContent == nil {

@@ -24,8 +24,8 @@ func TestAgentKeySeesEveryTool(t *testing.T) {
 		t.Run("version "+version, func(t *testing.T) {
 			c := e.client(t, f.Agent.Key, version, mcp.HeaderToolsets, "all")
 			got := toolNames(t, c)
-			if len(got) != 96 {
-				t.Fatalf("tools/list for an agent key: %d tools, want 96", len(got))
+			if len(got) != 99 {
+				t.Fatalf("tools/list for an agent key: %d tools, want 99", len(got))
 			}
 			me := wantOK(t, call(t, c, "me", nil))
 			if user := me["user"].(map[string]any); user["id"] != f.Agent.UserID {
@@ -121,11 +121,12 @@ func TestToolsAnnotatedAndFlat(t *testing.T) {
 }
 
 // TestToolCount: one tool per operation of the catalogue (45 resources, 155 operations, and
-// the 2 webhook resources of docs/webhooks.md with 6), me, search, find_tools and call_tool.
+// the 2 webhook resources of docs/webhooks.md with 6), me, search, find_tools, call_tool,
+// import_records, merge_people and merge_companies.
 func TestToolCount(t *testing.T) {
 	e := newEnv(t)
-	if got := len(e.mcp.Tools()); got != 169 {
-		t.Fatalf("%d tools, want 169: 165 catalogue operations, me, search, find_tools and call_tool", got)
+	if got := len(e.mcp.Tools()); got != 172 {
+		t.Fatalf("%d tools, want 172: 165 catalogue operations, me, search, find_tools, call_tool, import_records, merge_people and merge_companies", got)
 	}
 	if got := len(workspace.Catalog()); got != 48 {
 		t.Fatalf("%d resources, want the spec's 45, 2 for webhooks and custom_fields", got)

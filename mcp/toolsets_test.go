@@ -72,8 +72,8 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp", f.Agent.Key, "", 30, 24000, "default (`/mcp`), full-scope agent key"},
 		{"/mcp/x/default", adminTok, "", 30, 24000, ""},
 		{"/mcp", adminTok, "default", 30, 24000, ""},
-		{"/mcp/x/all", adminTok, "", 171, 136000, "`all`"},
-		{"/mcp", adminTok, "all", 171, 136000, ""},
+		{"/mcp/x/all", adminTok, "", 172, 136000, "`all`"},
+		{"/mcp", adminTok, "all", 172, 136000, ""},
 		{"/mcp/readonly", adminTok, "", 16, 13000, "default, readonly (`/mcp/readonly`)"},
 		{"/mcp/x/all/readonly", adminTok, "", 94, 76000, "`all`, readonly"},
 		{"/mcp/x/deals", adminTok, "", 14, 11000, "`deals`"},
@@ -101,7 +101,7 @@ func TestToolsetCounts(t *testing.T) {
 		{"/mcp/x/merge", adminTok, "", 6, 4500, "`merge`"},
 		{"/mcp", adminTok, "default,hr", 54, 44000, ""},
 		{"/mcp/x/hr", adminTok, "deals", 38, 30000, ""},
-		{"/mcp/x/all", e.token(f.Member), "", 64, 50000, "`all`, member without feature grants (all scopes)"},
+		{"/mcp/x/all", e.token(f.Member), "", 65, 50000, "`all`, member without feature grants (all scopes)"},
 		{"/mcp", e.token(f.Member), "", 8, 7000, "default, member without feature grants"},
 	}
 	measured := map[string]string{} // the table's rows as measured

@@ -321,6 +321,21 @@ BEGIN
 END $$;
 
 --
+-- Name: ws_address_words(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_address_words(s text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+  SELECT coalesce(string_agg(w, ' '), '') FROM (
+    SELECT regexp_split_to_table(m[1], '[._%+-]+') FROM regexp_matches(s, '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+', 'g') m
+    UNION ALL
+    SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
+      FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
+  ) x(w) WHERE w <> ''
+$$;
+
+--
 -- Name: ws_check_id_array(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -375,12 +390,14 @@ $$;
 CREATE FUNCTION public.ws_custom_changes(diff jsonb, prior jsonb) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
+  -- A record without values holds NULL (JSON null in to_jsonb): no keys.
   SELECT CASE WHEN diff IS NULL OR NOT diff ? 'custom_fields' THEN diff
     ELSE (diff - 'custom_fields') || coalesce((
-      SELECT jsonb_object_agg('custom_fields.' || k, diff -> 'custom_fields' -> k)
-        FROM (SELECT jsonb_object_keys(diff -> 'custom_fields') AS k
-              UNION SELECT jsonb_object_keys(coalesce(prior, '{}')) AS k) ks
-       WHERE (diff -> 'custom_fields' -> k) IS DISTINCT FROM (prior -> k)), '{}') END
+      SELECT jsonb_object_agg('custom_fields.' || k, n.v -> k)
+        FROM (SELECT CASE WHEN jsonb_typeof(diff -> 'custom_fields') = 'object' THEN diff -> 'custom_fields' ELSE '{}' END AS v,
+                     CASE WHEN jsonb_typeof(prior) = 'object' THEN prior ELSE '{}' END AS p) n,
+             LATERAL (SELECT jsonb_object_keys(n.v) AS k UNION SELECT jsonb_object_keys(n.p)) ks
+       WHERE (n.v -> k) IS DISTINCT FROM (n.p -> k)), '{}') END
 $$;
 
 --
@@ -423,7 +440,7 @@ BEGIN
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM custom_values WHERE record_id = NEW.id;
   END IF;
-  IF NEW.custom_fields = '{}' THEN
+  IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
     RETURN NULL;
   END IF;
   BEGIN
@@ -548,7 +565,7 @@ $$;
 CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
-  SELECT CASE WHEN v = '{}' THEN v
+  SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
     ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
                         WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
 $$;
@@ -567,6 +584,19 @@ BEGIN
   RETURN NEW;
 END
 $$;
+
+--
+-- Name: ws_domain(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_domain(url text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+  SELECT nullif(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+           split_part(split_part(split_part(
+             regexp_replace(lower(btrim(url)), '^[a-z][a-z0-9+.-]*://', ''), '/', 1), '?', 1), '#', 1),
+           '^.*@', ''), ':[0-9]*$', ''), '^www\.', ''), '\.$', ''), '')
+$_$;
 
 --
 -- Name: ws_event_to_outbox(); Type: FUNCTION; Schema: public; Owner: -
@@ -771,7 +801,14 @@ $_$;
 
 CREATE FUNCTION public.ws_search_doc(VARIADIC text[]) RETURNS tsvector
     LANGUAGE plpgsql IMMUTABLE LEAKPROOF PARALLEL SAFE
-    AS $_$ BEGIN RETURN to_tsvector('simple'::regconfig, public.ws_unaccent(array_to_string($1, ' '))); END $_$;
+    AS $_$
+DECLARE s text := array_to_string($1, ' ');
+BEGIN
+  IF s ~ '[@.]' THEN
+    s := s || ' ' || public.ws_address_words(s);
+  END IF;
+  RETURN to_tsvector('simple', public.ws_unaccent(s));
+END $_$;
 
 --
 -- Name: ws_stage_outcome(); Type: FUNCTION; Schema: public; Owner: -
@@ -1025,8 +1062,8 @@ CREATE TABLE public.companies (
     industry text,
     size text,
     notes text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
     merged_into_id uuid,
     CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
@@ -1210,8 +1247,8 @@ CREATE TABLE public.deal_tasks (
     completed boolean DEFAULT false NOT NULL,
     description text,
     is_private boolean DEFAULT false NOT NULL,
+    custom_fields jsonb,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT deal_tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT deal_tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deal_tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -1240,9 +1277,9 @@ CREATE TABLE public.deals (
     twitter text,
     notes text,
     company_id uuid,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     status text DEFAULT 'open'::text NOT NULL,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    custom_fields jsonb,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, notes])) STORED,
     CONSTRAINT deals_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT deals_status_check CHECK ((status = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1466,6 +1503,65 @@ CREATE TABLE public.idempotency_keys (
 );
 
 ALTER TABLE ONLY public.idempotency_keys FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: import_errors; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.import_errors (
+    import_id uuid NOT NULL,
+    row_number bigint NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    reason text NOT NULL,
+    cells text[] NOT NULL
+);
+
+ALTER TABLE ONLY public.import_errors FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: import_parts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.import_parts (
+    import_id uuid NOT NULL,
+    seq integer NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    data bytea NOT NULL
+);
+
+ALTER TABLE ONLY public.import_parts FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: imports; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.imports (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    user_id uuid DEFAULT public.app_user_id() NOT NULL,
+    resource text NOT NULL,
+    operation text NOT NULL,
+    match text,
+    mapping jsonb NOT NULL,
+    format text NOT NULL,
+    delimiter text DEFAULT ','::text NOT NULL,
+    date_format text DEFAULT ''::text NOT NULL,
+    size bigint DEFAULT 0 NOT NULL,
+    header text[],
+    status text DEFAULT 'queued'::text NOT NULL,
+    cancel_requested boolean DEFAULT false NOT NULL,
+    row_offset bigint DEFAULT 0 NOT NULL,
+    rows_created bigint DEFAULT 0 NOT NULL,
+    rows_updated bigint DEFAULT 0 NOT NULL,
+    rows_failed bigint DEFAULT 0 NOT NULL,
+    failure text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT imports_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
+);
+
+ALTER TABLE ONLY public.imports FORCE ROW LEVEL SECURITY;
 
 --
 -- Name: income; Type: TABLE; Schema: public; Owner: -
@@ -1817,8 +1913,8 @@ CREATE TABLE public.people (
     "position" text,
     linkedin_url text,
     twitter_url text,
+    custom_fields jsonb,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     merged_into_id uuid,
     CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
@@ -1848,8 +1944,8 @@ CREATE TABLE public.pipeline_stages (
     name text NOT NULL,
     "position" integer,
     metric_tag text,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     outcome text DEFAULT 'open'::text NOT NULL,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
     CONSTRAINT pipeline_stages_metric_tag_check CHECK ((metric_tag = ANY (ARRAY['messages_sent'::text, 'responses'::text, 'positive_responses'::text, 'deals_closed'::text]))),
     CONSTRAINT pipeline_stages_outcome_check CHECK ((outcome = ANY (ARRAY['open'::text, 'won'::text, 'lost'::text])))
 );
@@ -1909,8 +2005,8 @@ CREATE TABLE public.projects (
     start_date date,
     end_date date,
     kanban_enabled boolean DEFAULT false NOT NULL,
+    custom_fields jsonb,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT projects_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -2137,8 +2233,8 @@ CREATE TABLE public.tasks (
     is_private boolean DEFAULT false NOT NULL,
     stage_id uuid,
     parent_task_id uuid,
+    custom_fields jsonb,
     search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, description])) STORED,
-    custom_fields jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT tasks_assignees_agree CHECK ((NOT (assignee_id IS DISTINCT FROM assignee_ids[1]))),
     CONSTRAINT tasks_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text)),
     CONSTRAINT tasks_priority_check CHECK (((priority >= 0) AND (priority <= 4)))
@@ -2832,6 +2928,27 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (workspace_id, credential, key);
 
 --
+-- Name: import_errors import_errors_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_errors
+    ADD CONSTRAINT import_errors_pkey PRIMARY KEY (import_id, row_number);
+
+--
+-- Name: import_parts import_parts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_parts
+    ADD CONSTRAINT import_parts_pkey PRIMARY KEY (import_id, seq);
+
+--
+-- Name: imports imports_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.imports
+    ADD CONSTRAINT imports_pkey PRIMARY KEY (id);
+
+--
 -- Name: income income_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3496,6 +3613,12 @@ CREATE INDEX comments_search ON public.comments USING gin (workspace_id, search_
 --
 
 CREATE INDEX comments_sync ON public.comments USING btree (workspace_id, updated_at, id);
+
+--
+-- Name: companies_domain_match; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX companies_domain_match ON public.companies USING btree (workspace_id, public.ws_domain(website));
 
 --
 -- Name: companies_industry; Type: INDEX; Schema: public; Owner: -
@@ -4182,6 +4305,12 @@ CREATE INDEX hr_contracts_sync ON public.hr_contracts USING btree (workspace_id,
 CREATE INDEX idempotency_keys_expiry ON public.idempotency_keys USING btree (expires_at);
 
 --
+-- Name: imports_workspace; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX imports_workspace ON public.imports USING btree (workspace_id, created_at);
+
+--
 -- Name: income_amount_sort; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4528,6 +4657,12 @@ CREATE INDEX people_company ON public.people USING btree (workspace_id, company_
 --
 
 CREATE INDEX people_email ON public.people USING btree (workspace_id, email, created_at DESC, id DESC);
+
+--
+-- Name: people_email_match; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX people_email_match ON public.people USING btree (workspace_id, lower(email));
 
 --
 -- Name: people_email_sort; Type: INDEX; Schema: public; Owner: -
@@ -6579,6 +6714,27 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
+-- Name: import_errors import_errors_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_errors
+    ADD CONSTRAINT import_errors_import_id_fkey FOREIGN KEY (import_id) REFERENCES public.imports(id) ON DELETE CASCADE;
+
+--
+-- Name: import_parts import_parts_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_parts
+    ADD CONSTRAINT import_parts_import_id_fkey FOREIGN KEY (import_id) REFERENCES public.imports(id) ON DELETE CASCADE;
+
+--
+-- Name: imports imports_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.imports
+    ADD CONSTRAINT imports_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
 -- Name: income income_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -7437,6 +7593,24 @@ ALTER TABLE public.hr_contracts ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE public.idempotency_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: import_errors; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.import_errors ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: import_parts; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.import_parts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: imports; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.imports ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: income; Type: ROW SECURITY; Schema: public; Owner: -
@@ -8357,6 +8531,28 @@ CREATE POLICY ws_isolation ON public.webhook_secrets USING ((workspace_id = ( SE
 CREATE POLICY ws_isolation ON public.workspaces USING ((id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
 
 --
+-- Name: import_errors ws_own; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_own ON public.import_errors USING ((import_id IN ( SELECT imports.id
+   FROM public.imports))) WITH CHECK ((import_id IN ( SELECT imports.id
+   FROM public.imports)));
+
+--
+-- Name: import_parts ws_own; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_own ON public.import_parts USING ((import_id IN ( SELECT imports.id
+   FROM public.imports))) WITH CHECK ((import_id IN ( SELECT imports.id
+   FROM public.imports)));
+
+--
+-- Name: imports ws_own; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_own ON public.imports USING (((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)) AND (user_id = ( SELECT public.app_user_id() AS app_user_id)))) WITH CHECK (((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)) AND (user_id = ( SELECT public.app_user_id() AS app_user_id))));
+
+--
 -- Name: deal_tasks ws_private; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -9126,6 +9322,24 @@ GRANT SELECT,INSERT,UPDATE ON TABLE public.hr_contracts TO workspaced_app;
 --
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.idempotency_keys TO workspaced_app;
+
+--
+-- Name: TABLE import_errors; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE public.import_errors TO workspaced_app;
+
+--
+-- Name: TABLE import_parts; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE public.import_parts TO workspaced_app;
+
+--
+-- Name: TABLE imports; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT,UPDATE ON TABLE public.imports TO workspaced_app;
 
 --
 -- Name: TABLE income; Type: ACL; Schema: public; Owner: -

@@ -159,16 +159,17 @@ func lockMergePair(ctx context.Context, tx pgx.Tx, r *Resource, id, from string)
 func (o *Ops) mergeRows(ctx context.Context, tx pgx.Tx, r *Resource, id, from string) error {
 	t := ident(r.Table)
 	var custom string // from's custom values before the mark moves its unique ones away
-	if err := tx.QueryRow(ctx, `SELECT custom_fields::text FROM `+t+` WHERE id = $1::text::uuid`, from).Scan(&custom); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT coalesce(custom_fields, '{}')::text FROM `+t+` WHERE id = $1::text::uuid`, from).Scan(&custom); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE `+t+` m SET merged_into_id = $1::text::uuid,
-		custom_fields = m.custom_fields - ARRAY(SELECT cf.key FROM custom_fields cf, `+t+` k
-			WHERE k.id = $1::text::uuid AND cf.resource = $3 AND cf."unique" AND NOT k.custom_fields ? cf.key)
+		custom_fields = nullif(m.custom_fields - ARRAY(SELECT cf.key FROM custom_fields cf, `+t+` k
+			WHERE k.id = $1::text::uuid AND cf.resource = $3 AND cf."unique" AND NOT coalesce(k.custom_fields, '{}') ? cf.key), '{}')
 		WHERE m.id = $2::text::uuid`, id, from, r.Name); err != nil {
 		return err
 	}
-	fills := []string{`custom_fields = $3::text::jsonb || k.custom_fields`}
+	// A record without custom values holds NULL (store/migrations/00040_custom_fields.sql).
+	fills := []string{`custom_fields = nullif($3::text::jsonb || coalesce(k.custom_fields, '{}'), '{}')`}
 	for _, f := range r.Writable() {
 		if f.Name == customFieldsName {
 			continue
