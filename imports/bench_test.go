@@ -17,6 +17,7 @@ import (
 
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports"
+	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -131,7 +132,7 @@ func BenchmarkImportPeople(b *testing.B) {
 	b.Run("import", func(b *testing.B) {
 		for range b.N {
 			start := time.Now()
-			data, err := svc.Create(ctx, p, imports.Params{Resource: "people", Operation: "create", Mapping: peopleMapping}, &peopleFile{n: rows})
+			data, err := svc.Create(ctx, p, importfile.Params{Resource: "people", Operation: "create", Mapping: peopleMapping}, &peopleFile{n: rows})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -21,25 +21,18 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// Limits of an import (docs/rest.md, "Imports").
+// Limits of an import's work (docs/rest.md, "Imports"); the file's own are importfile's.
 const (
-	MaxFileBytes = 50 << 20 // the largest file taken
-	MaxRows      = 200_000  // the most rows a file may hold, header not counted
-	PreviewRows  = 20       // rows a dry run reads
-	ChunkRows    = workspace.MaxBatch
-	PartSize     = 1 << 20 // bytes per stored part of the file
+	PreviewRows = 20 // rows a dry run reads
+	ChunkRows   = workspace.MaxBatch
+	PartSize    = 1 << 20 // bytes per stored part of the file
 	// FirstErrors is how many failed rows GET /v1/imports/{id} shows; errors.csv has all.
 	FirstErrors = 10
-)
-
-// File formats.
-const (
-	FormatCSV    = "csv"
-	FormatNDJSON = "ndjson"
 )
 
 const queue = "imports"
@@ -91,22 +84,11 @@ func (s *Service) Use(c *river.Client[pgx.Tx]) { s.river = c }
 // UseOps sets the operation layer the rows are written through.
 func (s *Service) UseOps(ops *workspace.Ops) { s.ops = ops }
 
-// Params are an import's parts beside its file.
-type Params struct {
-	Resource   string
-	Operation  string
-	Match      string
-	Mapping    map[string]string
-	Format     string // csv (default) or ndjson
-	Delimiter  rune   // CSV only; default ','
-	DateFormat string // a key of workspace.ImportDateFormats, or ""
-}
-
-func (s *Service) plan(ctx context.Context, p *store.Principal, prm *Params) (*workspace.ImportPlan, error) {
+func (s *Service) plan(ctx context.Context, p *store.Principal, prm *importfile.Params) (*workspace.ImportPlan, error) {
 	switch prm.Format {
 	case "":
-		prm.Format = FormatCSV
-	case FormatCSV, FormatNDJSON:
+		prm.Format = importfile.FormatCSV
+	case importfile.FormatCSV, importfile.FormatNDJSON:
 	default:
 		return nil, apierr.BadRequest("format must be csv or ndjson")
 	}
@@ -151,9 +133,9 @@ func (jobArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: queue, MaxAttempts: 25} // a snooze (Slice) spends no attempt
 }
 
-// Create checks the import, stores file (refusing one past MaxFileBytes or MaxRows, or
+// Create checks the import, stores file (refusing one past importfile.MaxFileBytes or importfile.MaxRows, or
 // one that does not parse) and queues its job; it returns the import.
-func (s *Service) Create(ctx context.Context, p *store.Principal, prm Params, file io.Reader) (json.RawMessage, error) {
+func (s *Service) Create(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error) {
 	if _, err := s.plan(ctx, p, &prm); err != nil {
 		return nil, err
 	}
@@ -181,8 +163,8 @@ func (s *Service) Create(ctx context.Context, p *store.Principal, prm Params, fi
 			if err != nil {
 				return err
 			}
-			if n++; n > MaxRows {
-				return apierr.BadRequest("the file holds more than %d rows; split it into several imports", MaxRows)
+			if n++; n > importfile.MaxRows {
+				return apierr.BadRequest("the file holds more than %d rows; split it into several imports", importfile.MaxRows)
 			}
 		}
 		if _, err := io.Copy(io.Discard, io.TeeReader(file, w)); err != nil {
@@ -203,7 +185,7 @@ func (s *Service) Create(ctx context.Context, p *store.Principal, prm Params, fi
 		return err
 	})
 	if errors.Is(err, errTooBig) {
-		return nil, apierr.BadRequest("the file exceeds %d MB; split it into several imports", MaxFileBytes>>20)
+		return nil, apierr.BadRequest("the file exceeds %d MB; split it into several imports", importfile.MaxFileBytes>>20)
 	}
 	if err != nil {
 		var e *apierr.Error
@@ -228,12 +210,12 @@ var errDryRun = errors.New("imports: dry run")
 
 // Preview reads the first PreviewRows rows of file and runs them as the import would, in a
 // transaction rolled back: the rows' results say what would be written and why not.
-func (s *Service) Preview(ctx context.Context, p *store.Principal, prm Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error) {
+func (s *Service) Preview(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error) {
 	plan, err := s.plan(ctx, p, &prm)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := newRowReader(prm.Format, io.LimitReader(file, MaxFileBytes), prm.Delimiter, mappedColumns(prm.Mapping))
+	rows, err := newRowReader(prm.Format, io.LimitReader(file, importfile.MaxFileBytes), prm.Delimiter, mappedColumns(prm.Mapping))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -115,7 +116,7 @@ var errSlice = errors.New("imports: slice over")
 
 // importRow is what the job reads of an import.
 type importRow struct {
-	prm    Params
+	prm    importfile.Params
 	status string
 	cancel bool
 	offset int64

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -28,7 +29,7 @@ type rowReader interface {
 // newRowReader reads format ("csv" or "ndjson") from r. A CSV's first record is its
 // header; an NDJSON file's columns are the mapping's, sorted (columns maps header -> field).
 func newRowReader(format string, r io.Reader, delimiter rune, columns []string) (rowReader, error) {
-	if format == FormatNDJSON {
+	if format == importfile.FormatNDJSON {
 		dec := json.NewDecoder(r)
 		dec.UseNumber()
 		cols := slices.Sorted(slices.Values(columns))
@@ -131,7 +132,7 @@ type partWriter struct {
 
 func (w *partWriter) Write(b []byte) (int, error) {
 	w.size += int64(len(b))
-	if w.size > MaxFileBytes {
+	if w.size > importfile.MaxFileBytes {
 		return 0, errTooBig
 	}
 	w.buf = append(w.buf, b...)

@@ -13,20 +13,19 @@ import (
 
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/imports"
+	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
 )
 
-// Importer runs file imports (docs/rest.md, "Imports"); imports.Service implements it.
+// Importer runs file imports (docs/rest.md, "Imports"); imports.Service implements it (cmd
+// hands it to ServeImports, which checks that it does), so the adapter needs no queue.
 type Importer interface {
-	Create(ctx context.Context, p *store.Principal, prm imports.Params, file io.Reader) (json.RawMessage, error)
-	Preview(ctx context.Context, p *store.Principal, prm imports.Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error)
+	Create(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error)
+	Preview(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error)
 	Get(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error)
 	Cancel(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error)
 	Errors(ctx context.Context, p *store.Principal, id string, w func(row []string) error) error
 }
-
-var _ Importer = (*imports.Service)(nil)
 
 // importRoutes serves /imports beside the generic routes.
 func (a *API) importRoutes(r chi.Router) {
@@ -65,11 +64,11 @@ func (a *API) importCreate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := httpx.PrincipalFrom(r.Context())
-	r.Body = http.MaxBytesReader(w, r.Body, imports.MaxFileBytes+1<<20)
+	r.Body = http.MaxBytesReader(w, r.Body, importfile.MaxFileBytes+1<<20)
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return apierr.BadRequest("the file exceeds %d MB; split it into several imports", imports.MaxFileBytes>>20)
+			return apierr.BadRequest("the file exceeds %d MB; split it into several imports", importfile.MaxFileBytes>>20)
 		}
 		return apierr.BadRequest("the body must be multipart/form-data with the parts file, resource, mapping and operation")
 	}
@@ -81,7 +80,7 @@ func (a *API) importCreate(w http.ResponseWriter, r *http.Request) error {
 		}
 		return ""
 	}
-	prm := imports.Params{Resource: one("resource"), Operation: one("operation"), Match: one("match"),
+	prm := importfile.Params{Resource: one("resource"), Operation: one("operation"), Match: one("match"),
 		Format: one("format"), DateFormat: one("date_format")}
 	if d := one("delimiter"); d != "" {
 		c, size := utf8.DecodeRuneInString(d)
@@ -113,13 +112,13 @@ func (a *API) importCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer f.Close()
 	var file io.Reader = f
-	if prm.Format == imports.FormatXLSX {
-		sheet, err := imports.XLSXAsCSV(f, files[0].Size)
+	if prm.Format == importfile.FormatXLSX {
+		sheet, err := importfile.XLSXAsCSV(f, files[0].Size)
 		if err != nil {
 			return err
 		}
 		defer sheet.Close()
-		file, prm.Format = sheet, imports.FormatCSV
+		file, prm.Format = sheet, importfile.FormatCSV
 	}
 	if dryRun {
 		data, err := im.Preview(r.Context(), p, prm, file, httpx.Status)

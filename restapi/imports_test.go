@@ -19,6 +19,7 @@ import (
 
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports"
+	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -254,14 +255,14 @@ func TestImportRefusals(t *testing.T) {
 		}
 	}
 	// The limits: rows past 200,000, bytes past 50 MB.
-	rows := "name\n" + strings.Repeat("a\n", imports.MaxRows+1)
+	rows := "name\n" + strings.Repeat("a\n", importfile.MaxRows+1)
 	if r := a.postImport(rows, ok); r.Status != http.StatusBadRequest || !strings.Contains(r.Body["message"].(string), "200000 rows") {
 		t.Errorf("too many rows: %d %s", r.Status, r.Raw)
 	}
 	if r := a.postImport(rows[:len(rows)-2], ok); r.Status != http.StatusAccepted {
-		t.Errorf("exactly %d rows: %d %s", imports.MaxRows, r.Status, r.Raw)
+		t.Errorf("exactly %d rows: %d %s", importfile.MaxRows, r.Status, r.Raw)
 	}
-	big := "name\n" + strings.Repeat(strings.Repeat("b", 1023)+"\n", imports.MaxFileBytes/1024+1)
+	big := "name\n" + strings.Repeat(strings.Repeat("b", 1023)+"\n", importfile.MaxFileBytes/1024+1)
 	if r := a.postImport(big, ok); r.Status != http.StatusBadRequest || !strings.Contains(r.Body["message"].(string), "50 MB") {
 		t.Errorf("too big: %d %.300s", r.Status, r.Raw)
 	}
@@ -453,7 +454,7 @@ func TestImportXLSX(t *testing.T) {
 		OR (name = 'Grace' AND email IS NULL AND position = 'Admiral'))`, tm.ws); n != 2 {
 		t.Fatalf("%d of 2 people as the spreadsheet has them", n)
 	}
-	bomb := xlsx(t, [][]string{{"Name"}, {"A"}}, imports.MaxXLSXInflated+1)
+	bomb := xlsx(t, [][]string{{"Name"}, {"A"}}, importfile.MaxXLSXInflated+1)
 	if len(bomb) > 2<<20 {
 		t.Fatalf("the bomb is %d bytes, not small", len(bomb))
 	}

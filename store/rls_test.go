@@ -52,6 +52,17 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 			t.Fatal(err)
 		}
 	}
+	// An import of each admin's, with a stored part and a failed row: an import is visible
+	// only to the member who started it (store/migrations/00057_imports.sql).
+	for _, d := range []struct{ ws, user string }{{da.WorkspaceID, da.AdminUserID}, {db.WorkspaceID, db.AdminUserID}} {
+		if _, err := store.PoolOf(s).Exec(ctx, `WITH i AS (INSERT INTO imports (workspace_id, user_id, resource, operation, mapping, format)
+				VALUES ($1, $2, 'people', 'create', '{}', 'csv') RETURNING id, workspace_id),
+			p AS (INSERT INTO import_parts (import_id, seq, workspace_id, data) SELECT id, 0, workspace_id, 'name' FROM i)
+			INSERT INTO import_errors (import_id, row_number, workspace_id, reason, cells) SELECT id, 1, workspace_id, 'seed', '{}' FROM i`,
+			d.ws, d.user); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Act as the admins, who hold every grant.
 	pa.UserID, pa.Role = da.AdminUserID, "admin"
 	pb.UserID, pb.Role = db.AdminUserID, "admin"

@@ -15,9 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agencyos/workspaced/internal/tooltest"
 )
 
 // TestProxySnippets runs docs/operations.md's HAProxy and nginx configurations, as the
