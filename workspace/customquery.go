@@ -143,8 +143,21 @@ func checkCustomCondition(f *CustomField, c Condition) error {
 	return nil
 }
 
-// sql is the condition on r's rows: a semi-join on custom_values.
-func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) string {
+// customProbe is a custom condition as fewOrWalk's probe reads it: the field's
+// custom_values rows whose value matches (cond, on v), read through the field's
+// (field_id, value, record_id) index in the order of col (none for in and for a field
+// without a value column). For ne on a multi-valued field, the rows are all the field's:
+// a record holding another option may also hold this one, which the page's check of the
+// condition itself then tells.
+type customProbe struct {
+	fid  string
+	cond string
+	col  string
+}
+
+// sql is the condition on r's rows, a semi-join on custom_values, and its probe: nil for
+// [null]=true, whose records have no row in custom_values to read.
+func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string, *customProbe) {
 	t := customTypeOf(cc.f.Type)
 	rec := ident(r.Table) + `."id"`
 	fid := fmt.Sprintf("$%d::text::uuid", add(cc.f.ID))
@@ -162,39 +175,52 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) string 
 		return fmt.Sprintf("$%d::text::%s", n, t.sqlType)
 	}
 	col := "v." + t.col
+	ordered := &customProbe{fid: fid, col: col}
+	if t.col == "" {
+		ordered.col = ""
+	}
+	matching := func(cond string) (string, *customProbe) {
+		p := *ordered
+		p.cond = cond
+		return in(cond), &p
+	}
 	c := cc.c
 	switch c.Op {
 	case OpNull:
 		if c.Value == "true" {
-			return "NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + rec + ")"
+			return "NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + rec + ")", nil
 		}
-		return in("")
+		return matching("")
 	case OpIn:
 		var vals []string
 		for _, v := range c.values() {
 			vals = append(vals, val(v))
 		}
-		return in(" AND " + col + " = ANY(ARRAY[" + strings.Join(vals, ", ") + "])")
+		sql, p := matching(" AND " + col + " = ANY(ARRAY[" + strings.Join(vals, ", ") + "])")
+		p.col = "" // a list of values on the index's second column yields no order
+		return sql, p
 	case OpNe:
 		if t.multi { // holds options, none of them this one
-			return "(" + in("") + " AND NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid +
+			sql := "(" + in("") + " AND NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid +
 				" AND v.record_id = " + rec + " AND " + col + " = " + val(c.Value) + "))"
+			p := *ordered
+			return sql, &p
 		}
 		v := val(c.Value)
-		return in(" AND (" + col + " < " + v + " OR " + col + " > " + v + ")")
+		return matching(" AND (" + col + " < " + v + " OR " + col + " > " + v + ")")
 	case OpPrefix:
 		like := fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
 		if !codePoint {
-			return in(" AND " + like)
+			return matching(" AND " + like)
 		}
 		rng := col + " >= " + val(c.Value)
 		if end, ok := prefixEnd(c.Value); ok {
 			rng += " AND " + col + " < " + val(end)
 		}
-		return in(" AND " + rng + " AND " + like)
+		return matching(" AND " + rng + " AND " + like)
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
-	return in(" AND " + col + cmp + val(c.Value))
+	return matching(" AND " + col + cmp + val(c.Value))
 }
 
 // walk is the keyset walk of a custom sort: the field's value, then id; records without a
@@ -278,4 +304,20 @@ func (o *Ops) customSearchable(ctx context.Context, p *store.Principal, types []
 		return nil, readError(err)
 	}
 	return out, nil
+}
+
+// probe is fewOrWalk's probe of a custom condition: up to fewMatches+1 of the field's
+// custom_values rows matching it, read in the order of the field's (field_id, value,
+// record_id) index, their records' ids, which the page then fetches by primary key
+// under all of the list's conditions (fewOrWalk's check). The probe reads no record:
+// a handful of index pages tell whether the condition holds for fewMatches or fewer of
+// the workspace's records (then the page is those of them the list's conditions keep,
+// each read once) or for more (then the walk, which finds a match in about every
+// workspace/fewMatches records). [null]=true has no probe (customCond.sql).
+func (p *customProbe) probe() string {
+	order := ""
+	if p.col != "" {
+		order = " ORDER BY " + p.col
+	}
+	return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + p.cond + order + " LIMIT " + fmt.Sprint(fewMatches+1)
 }
