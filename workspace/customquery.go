@@ -149,10 +149,13 @@ func checkCustomCondition(f *CustomField, c Condition) error {
 // without a value column). For ne on a multi-valued field, the rows are all the field's:
 // a record holding another option may also hold this one, which the page's check of the
 // condition itself then tells.
+//
+// alts, for ne, are two conditions, either of which holds, each read in col's order.
 type customProbe struct {
 	fid  string
 	cond string
 	col  string
+	alts []string
 }
 
 // sql is the condition on r's rows, a semi-join on custom_values, and its probe: nil for
@@ -207,7 +210,10 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 			return sql, &p
 		}
 		v := val(c.Value)
-		return matching(" AND (" + col + " < " + v + " OR " + col + " > " + v + ")")
+		sql, p := matching(" AND (" + col + " < " + v + " OR " + col + " > " + v + ")")
+		// Either range alone is one of the index, where OR reads the field's whole range.
+		p.cond, p.alts = "", []string{" AND " + col + " < " + v, " AND " + col + " > " + v}
+		return sql, p
 	case OpPrefix:
 		like := fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
 		if !codePoint {
@@ -319,5 +325,16 @@ func (p *customProbe) probe() string {
 	if p.col != "" {
 		order = " ORDER BY " + p.col
 	}
-	return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + p.cond + order + " LIMIT " + fmt.Sprint(fewMatches+1)
+	limit := " LIMIT " + fmt.Sprint(fewMatches+1)
+	scan := func(cond string) string {
+		return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + cond + order + limit
+	}
+	if len(p.alts) == 0 {
+		return scan(p.cond)
+	}
+	var scans []string
+	for _, a := range p.alts {
+		scans = append(scans, "("+scan(a)+")")
+	}
+	return `SELECT "id" FROM (` + strings.Join(scans, " UNION ALL ") + ") p" + limit
 }
