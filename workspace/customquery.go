@@ -11,10 +11,11 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// customQuery is what a list asks of custom fields (custom_fields.go): operator filters,
+// customQuery is what a list asks of custom fields (customfields.go): operator filters,
 // a sort, the keys fields= names and the searchable fields q also matches. Each filter is
-// a semi-join on custom_values through its (field_id, value, record_id) index; a sort
-// walks the field's value, then id.
+// a condition on the record's own custom_fields, which a probe of custom_values' (field_id,
+// value, record_id) index answers first (customProbe); a sort walks the field's value,
+// then id.
 type customQuery struct {
 	conds      []customCond
 	sort       *CustomField
@@ -158,15 +159,49 @@ type customProbe struct {
 	alts []string
 }
 
-// sql is the condition on r's rows, a semi-join on custom_values, and its probe: nil for
-// [null]=true, whose records have no row in custom_values to read.
+// customRecordValue is, for each type with a value column in custom_values, the value of
+// the record's own custom_fields entry v as that column holds it: the conversions of
+// ws_custom_rows (store/migrations/00040_custom_fields.sql), which writes custom_values
+// from the same entry. A multi_select's elements are read one by one (customCond.sql).
+var customRecordValue = map[string]string{
+	"number": "(%s #>> '{}')::numeric", "money": "(%s ->> 'amount')::numeric",
+	"timestamp": "(%s #>> '{}')::timestamptz", "date": "((%s #>> '{}')::date::timestamp AT TIME ZONE 'UTC')",
+	"boolean": "(%s #>> '{}')::boolean",
+}
+
+// sql is the condition on r's rows and its probe (nil for [null]=true, whose records have
+// no row in custom_values to read). The condition reads the record's own custom_fields
+// entry, converted as custom_values holds it, so a walk checks each record it reads
+// without reading custom_values too; the probe reads the field's custom_values index.
 func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string, *customProbe) {
 	t := customTypeOf(cc.f.Type)
-	rec := ident(r.Table) + `."id"`
-	fid := fmt.Sprintf("$%d::text::uuid", add(cc.f.ID))
-	in := func(cond string) string {
-		return rec + " IN (SELECT v.record_id FROM custom_values v WHERE v.field_id = " + fid + cond + ")"
+	entry := fmt.Sprintf(`(%s."custom_fields" -> $%d::text)`, ident(r.Table), add(cc.f.Key))
+	// has is whether the record has a value: a row in custom_values (an empty
+	// multi_select has none).
+	has := "coalesce(jsonb_typeof(" + entry + ") <> 'null', false)"
+	elems := ""
+	recCol := entry + " #>> '{}'"
+	if f, ok := customRecordValue[cc.f.Type]; ok {
+		recCol = fmt.Sprintf(f, entry)
 	}
+	if t.multi {
+		has = "coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(" + entry + ") = 'array' THEN " + entry + " END) > 0, false)"
+		elems = "jsonb_array_elements_text(CASE WHEN jsonb_typeof(" + entry + ") = 'array' THEN " + entry + " END) e(t)"
+		recCol = "e.t"
+	}
+	// onRecord is the record's condition, cond on its value (recCol): for a multi_select,
+	// on one of its elements.
+	onRecord := func(cond string) string {
+		if t.multi {
+			return "EXISTS (SELECT 1 FROM " + elems + " WHERE " + cond + ")"
+		}
+		return cond
+	}
+	c := cc.c
+	if c.Op == OpNull && c.Value == "true" {
+		return "NOT " + has, nil
+	}
+	fid := fmt.Sprintf("$%d::text::uuid", add(cc.f.ID))
 	val := func(v string) string {
 		if cc.f.Type == "member" || cc.f.Type == "reference" {
 			v = strings.ToLower(v)
@@ -178,55 +213,54 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 		return fmt.Sprintf("$%d::text::%s", n, t.sqlType)
 	}
 	col := "v." + t.col
-	ordered := &customProbe{fid: fid, col: col}
+	probe := &customProbe{fid: fid, col: col}
 	if t.col == "" {
-		ordered.col = ""
+		probe.col = ""
 	}
-	matching := func(cond string) (string, *customProbe) {
-		p := *ordered
-		p.cond = cond
-		return in(cond), &p
+	// both is cond on the record's value and, as the probe's, on custom_values'.
+	both := func(cond func(col string) string) (string, *customProbe) {
+		p := *probe
+		p.cond = " AND " + cond(col)
+		return onRecord(cond(recCol)), &p
 	}
-	c := cc.c
 	switch c.Op {
-	case OpNull:
-		if c.Value == "true" {
-			return "NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + rec + ")", nil
-		}
-		return matching("")
+	case OpNull: // false: has a value
+		return has, probe
 	case OpIn:
 		var vals []string
 		for _, v := range c.values() {
 			vals = append(vals, val(v))
 		}
-		sql, p := matching(" AND " + col + " = ANY(ARRAY[" + strings.Join(vals, ", ") + "])")
+		list := " = ANY(ARRAY[" + strings.Join(vals, ", ") + "])"
+		sql, p := both(func(col string) string { return col + list })
 		p.col = "" // a list of values on the index's second column yields no order
 		return sql, p
 	case OpNe:
-		if t.multi { // holds options, none of them this one
-			sql := "(" + in("") + " AND NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid +
-				" AND v.record_id = " + rec + " AND " + col + " = " + val(c.Value) + "))"
-			p := *ordered
-			return sql, &p
-		}
 		v := val(c.Value)
-		sql, p := matching(" AND (" + col + " < " + v + " OR " + col + " > " + v + ")")
+		if t.multi { // holds options, none of them this one
+			return "(" + has + " AND NOT " + onRecord(recCol+" = "+v) + ")", probe
+		}
+		sql, p := both(func(col string) string { return "(" + col + " < " + v + " OR " + col + " > " + v + ")" })
 		// Either range alone is one of the index, where OR reads the field's whole range.
 		p.cond, p.alts = "", []string{" AND " + col + " < " + v, " AND " + col + " > " + v}
 		return sql, p
 	case OpPrefix:
-		like := fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
-		if !codePoint {
-			return matching(" AND " + like)
+		pattern := add(likePrefix(c.Value))
+		like := func(col string) string { return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, pattern) }
+		sql, p := both(like)
+		if codePoint {
+			// LIKE is no range of the index; in code point order its matches are one.
+			rng := " AND " + col + " >= " + val(c.Value)
+			if end, ok := prefixEnd(c.Value); ok {
+				rng += " AND " + col + " < " + val(end)
+			}
+			p.cond = rng + p.cond
 		}
-		rng := col + " >= " + val(c.Value)
-		if end, ok := prefixEnd(c.Value); ok {
-			rng += " AND " + col + " < " + val(end)
-		}
-		return matching(" AND " + rng + " AND " + like)
+		return sql, p
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
-	return matching(" AND " + col + cmp + val(c.Value))
+	v := val(c.Value)
+	return both(func(col string) string { return col + cmp + v })
 }
 
 // walk is the keyset walk of a custom sort: the field's value, then id; records without a
