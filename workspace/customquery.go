@@ -12,10 +12,11 @@ import (
 	"github.com/agencyos/workspaced/store"
 )
 
-// customQuery is what a list asks of custom fields (custom_fields.go): operator filters,
+// customQuery is what a list asks of custom fields (customfields.go): operator filters,
 // a sort, the keys fields= names and the searchable fields q also matches. Each filter is
-// a semi-join on custom_values through its (field_id, value, record_id) index; a sort
-// walks the field's value, then id.
+// a condition on the record's own custom_fields, which a probe of custom_values' (field_id,
+// value, record_id) index answers first (customProbe); a sort walks the field's value,
+// then id.
 type customQuery struct {
 	conds      []customCond
 	sort       *CustomField
@@ -144,14 +145,64 @@ func checkCustomCondition(f *CustomField, c Condition) error {
 	return nil
 }
 
-// sql is the condition on r's rows: a semi-join on custom_values.
-func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) string {
+// customProbe is a custom condition as fewOrWalk's probe reads it: the field's
+// custom_values rows whose value matches (cond, on v), read through the field's
+// (field_id, value, record_id) index in the order of col (none for in and for a field
+// without a value column). For ne on a multi-valued field, the rows are all the field's:
+// a record holding another option may also hold this one, which the page's check of the
+// condition itself then tells.
+//
+// alts, for ne, are two conditions, either of which holds, each read in col's order.
+type customProbe struct {
+	fid  string
+	cond string
+	col  string
+	alts []string
+}
+
+// customRecordValue is, for each type with a value column in custom_values, the value of
+// the record's own custom_fields entry v as that column holds it: the conversions of
+// ws_custom_rows (store/migrations/00040_custom_fields.sql), which writes custom_values
+// from the same entry. A multi_select's elements are read one by one (customCond.sql).
+var customRecordValue = map[string]string{
+	"number": "(%s #>> '{}')::numeric", "money": "(%s ->> 'amount')::numeric",
+	"timestamp": "(%s #>> '{}')::timestamptz", "date": "((%s #>> '{}')::date::timestamp AT TIME ZONE 'UTC')",
+	"boolean": "(%s #>> '{}')::boolean",
+}
+
+// sql is the condition on r's rows and its probe (nil for [null]=true, whose records have
+// no row in custom_values to read). The condition reads the record's own custom_fields
+// entry, converted as custom_values holds it, so a walk checks each record it reads
+// without reading custom_values too; the probe reads the field's custom_values index.
+func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string, *customProbe) {
 	t := customTypeOf(cc.f.Type)
-	rec := ident(r.Table) + `."id"`
-	fid := fmt.Sprintf("$%d::text::uuid", add(cc.f.ID))
-	in := func(cond string) string {
-		return rec + " IN (SELECT v.record_id FROM custom_values v WHERE v.field_id = " + fid + cond + ")"
+	entry := fmt.Sprintf(`(%s."custom_fields" -> $%d::text)`, ident(r.Table), add(cc.f.Key))
+	// has is whether the record has a value: a row in custom_values (an empty
+	// multi_select has none).
+	has := "coalesce(jsonb_typeof(" + entry + ") <> 'null', false)"
+	elems := ""
+	recCol := entry + " #>> '{}'"
+	if f, ok := customRecordValue[cc.f.Type]; ok {
+		recCol = fmt.Sprintf(f, entry)
 	}
+	if t.multi {
+		has = "coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(" + entry + ") = 'array' THEN " + entry + " END) > 0, false)"
+		elems = "jsonb_array_elements_text(CASE WHEN jsonb_typeof(" + entry + ") = 'array' THEN " + entry + " END) e(t)"
+		recCol = "e.t"
+	}
+	// onRecord is the record's condition, cond on its value (recCol): for a multi_select,
+	// on one of its elements.
+	onRecord := func(cond string) string {
+		if t.multi {
+			return "EXISTS (SELECT 1 FROM " + elems + " WHERE " + cond + ")"
+		}
+		return cond
+	}
+	c := cc.c
+	if c.Op == OpNull && c.Value == "true" {
+		return "NOT " + has, nil
+	}
+	fid := fmt.Sprintf("$%d::text::uuid", add(cc.f.ID))
 	val := func(v string) string {
 		if cc.f.Type == "member" || cc.f.Type == "reference" {
 			v = strings.ToLower(v)
@@ -163,39 +214,54 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) string 
 		return fmt.Sprintf("$%d::text::%s", n, t.sqlType)
 	}
 	col := "v." + t.col
-	c := cc.c
+	probe := &customProbe{fid: fid, col: col}
+	if t.col == "" {
+		probe.col = ""
+	}
+	// both is cond on the record's value and, as the probe's, on custom_values'.
+	both := func(cond func(col string) string) (string, *customProbe) {
+		p := *probe
+		p.cond = " AND " + cond(col)
+		return onRecord(cond(recCol)), &p
+	}
 	switch c.Op {
-	case OpNull:
-		if c.Value == "true" {
-			return "NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + rec + ")"
-		}
-		return in("")
+	case OpNull: // false: has a value
+		return has, probe
 	case OpIn:
 		var vals []string
 		for _, v := range c.values() {
 			vals = append(vals, val(v))
 		}
-		return in(" AND " + col + " = ANY(ARRAY[" + strings.Join(vals, ", ") + "])")
+		list := " = ANY(ARRAY[" + strings.Join(vals, ", ") + "])"
+		sql, p := both(func(col string) string { return col + list })
+		p.col = "" // a list of values on the index's second column yields no order
+		return sql, p
 	case OpNe:
-		if t.multi { // holds options, none of them this one
-			return "(" + in("") + " AND NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid +
-				" AND v.record_id = " + rec + " AND " + col + " = " + val(c.Value) + "))"
-		}
 		v := val(c.Value)
-		return in(" AND (" + col + " < " + v + " OR " + col + " > " + v + ")")
+		if t.multi { // holds options, none of them this one
+			return "(" + has + " AND NOT " + onRecord(recCol+" = "+v) + ")", probe
+		}
+		sql, p := both(func(col string) string { return "(" + col + " < " + v + " OR " + col + " > " + v + ")" })
+		// Either range alone is one of the index, where OR reads the field's whole range.
+		p.cond, p.alts = "", []string{" AND " + col + " < " + v, " AND " + col + " > " + v}
+		return sql, p
 	case OpPrefix:
-		like := fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, add(likePrefix(c.Value)))
-		if !codePoint {
-			return in(" AND " + like)
+		pattern := add(likePrefix(c.Value))
+		like := func(col string) string { return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, pattern) }
+		sql, p := both(like)
+		if codePoint {
+			// LIKE is no range of the index; in code point order its matches are one.
+			rng := " AND " + col + " >= " + val(c.Value)
+			if end, ok := prefixEnd(c.Value); ok {
+				rng += " AND " + col + " < " + val(end)
+			}
+			p.cond = rng + p.cond
 		}
-		rng := col + " >= " + val(c.Value)
-		if end, ok := prefixEnd(c.Value); ok {
-			rng += " AND " + col + " < " + val(end)
-		}
-		return in(" AND " + rng + " AND " + like)
+		return sql, p
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
-	return in(" AND " + col + cmp + val(c.Value))
+	v := val(c.Value)
+	return both(func(col string) string { return col + cmp + v })
 }
 
 // walk is the keyset walk of a custom sort: the field's value, then id; records without a
@@ -279,4 +345,31 @@ func (o *Ops) customSearchable(ctx context.Context, p *store.Principal, types []
 		return nil, readError(err)
 	}
 	return out, nil
+}
+
+// probe is fewOrWalk's probe of a custom condition: up to fewMatches+1 of the field's
+// custom_values rows matching it, read in the order of the field's (field_id, value,
+// record_id) index, their records' ids, which the page then fetches by primary key
+// under all of the list's conditions (fewOrWalk's check). The probe reads no record:
+// a handful of index pages tell whether the condition holds for fewMatches or fewer of
+// the workspace's records (then the page is those of them the list's conditions keep,
+// each read once) or for more (then the walk, which finds a match in about every
+// workspace/fewMatches records). [null]=true has no probe (customCond.sql).
+func (p *customProbe) probe() string {
+	order := ""
+	if p.col != "" {
+		order = " ORDER BY " + p.col
+	}
+	limit := " LIMIT " + fmt.Sprint(fewMatches+1)
+	scan := func(cond string) string {
+		return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + cond + order + limit
+	}
+	if len(p.alts) == 0 {
+		return scan(p.cond)
+	}
+	var scans []string
+	for _, a := range p.alts {
+		scans = append(scans, "("+scan(a)+")")
+	}
+	return `SELECT "id" FROM (` + strings.Join(scans, " UNION ALL ") + ") p" + limit
 }

@@ -152,8 +152,13 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if r.Governed != "" {
 		where = append(where, fmt.Sprintf(`%s = ANY($%d::text[])`, ident(r.Governed), add(governedResources(p))))
 	}
+	var drive *customProbe // the custom condition the probe of fewOrWalk reads, if any
 	for _, cc := range cq.conds {
-		where = append(where, cc.sql(r, cq.codePoint, add))
+		sql, probe := cc.sql(r, cq.codePoint, add)
+		if drive == nil {
+			drive = probe
+		}
+		where = append(where, sql)
 	}
 	if r.Mergeable {
 		where = append(where, notMerged)
@@ -280,8 +285,13 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	}
 	page := walkSQL + order
 	var with string
-	if len(c.conds) > 0 && st.walk.legacy && st.walk.desc {
-		with, page = fewOrWalk(r, cols, where, probes, walkSQL, order)
+	if st.walk.legacy && st.walk.desc {
+		switch {
+		case len(c.conds) > 0:
+			with, page = fewOrWalk(r, cols, conditionProbe(r, where, probes), "", walkSQL, order)
+		case drive != nil:
+			with, page = fewOrWalk(r, cols, drive.probe(), " AND "+strings.Join(where, " AND "), walkSQL, order)
+		}
 	}
 	if cq.sort != nil {
 		page = cq.page(r, cols, where, fetch, add)
@@ -303,13 +313,28 @@ const fewMatches = 200
 // (docs/performance.md, "Plans at scale"), and with sorting off (store/actor.go) the
 // planner never reads the few matches through the field's index and sorts them. So the
 // statement probes first: up to fewMatches+1 ids matching the conditions, in no order, so
-// the planner reads them through whichever index answers the conditions. If there are
-// fewMatches or fewer, the page is those rows, fetched by primary key and sorted (a
-// materialized CTE: the planner cannot turn it into a walk); otherwise the usual walk, which
-// then finds a match in about every workspace/fewMatches rows. One-time filters run only
-// one of the two.
-//
-// probes holds conditions of where the probe writes otherwise (conditionSQL); one written
+// the planner reads them through whichever index answers the conditions (probe:
+// conditionProbe, or customProbe.probe when only custom fields have operator conditions,
+// whose ids are candidates the page checks against the list's conditions, check). If
+// there are fewMatches or fewer, the page is those rows, fetched by primary key and
+// sorted (a materialized CTE: the planner cannot turn it into a walk); otherwise the usual
+// walk, which then finds a match in about every workspace/fewMatches rows. One-time
+// filters run only one of the two. A probe may name a record more than once (a
+// multi-valued custom field's options): the page fetches each once, and the count, of
+// rows, still tells that there may be more matches than fewMatches.
+func fewOrWalk(r *Resource, cols, probe, check, walkSQL, order string) (with, page string) {
+	table := ident(r.Table)
+	count := `(SELECT count(*) FROM "_probe")`
+	k := strconv.Itoa(fewMatches)
+	with = `WITH "_probe" AS MATERIALIZED (` + probe + "), " +
+		`"_few" AS MATERIALIZED (SELECT f.* FROM (SELECT DISTINCT "id" FROM "_probe") p CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
+		` WHERE "id" = p."id"` + check + " OFFSET 0) f WHERE " + count + " <= " + k + ") "
+	page = `(SELECT * FROM "_few"` + order + ") UNION ALL (" + walkSQL + " AND " + count + " > " + k + order + ")"
+	return with, page
+}
+
+// conditionProbe is fewOrWalk's probe of built-in operator conditions: where's conditions
+// on r's table, probes holding those the probe writes otherwise (conditionSQL). One written
 // as two alternatives (ne: below or above the value, each a range of an index) makes the
 // probe a union of two scans, each stopped at fewMatches+1 rows and ordered by the
 // condition's field; a single scan is ordered by the field of the first condition that
@@ -318,7 +343,7 @@ const fewMatches = 200
 // takes the index that yields it, where unordered it may plan a condition it guesses wide
 // as a Seq Scan of every workspace's rows (docs/performance.md, "Plans at scale", has the
 // figures; TestFindPlansAtScale bounds the buffers read).
-func fewOrWalk(r *Resource, cols string, where []string, probes map[int]probeForm, walkSQL, order string) (with, page string) {
+func conditionProbe(r *Resource, where []string, probes map[int]probeForm) string {
 	table := ident(r.Table)
 	limit := " LIMIT " + strconv.Itoa(fewMatches+1)
 	conds := slices.Clone(where)
@@ -356,13 +381,7 @@ func fewOrWalk(r *Resource, cols string, where []string, probes map[int]probeFor
 		}
 		probe = "SELECT \"id\" FROM (" + strings.Join(scans, " UNION ALL ") + ") p" + limit
 	}
-	count := `(SELECT count(*) FROM "_probe")`
-	k := strconv.Itoa(fewMatches)
-	with = `WITH "_probe" AS MATERIALIZED (` + probe + "), " +
-		`"_few" AS MATERIALIZED (SELECT f.* FROM "_probe" p CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
-		` WHERE "id" = p."id" OFFSET 0) f WHERE ` + count + " <= " + k + ") "
-	page = `(SELECT * FROM "_few"` + order + ") UNION ALL (" + walkSQL + " AND " + count + " > " + k + order + ")"
-	return with, page
+	return probe
 }
 
 // checkEntityFilter is the second gate of a filter naming an entity type: comments and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,106 @@ func TestConditionPagesFollowTheWalk(t *testing.T) {
 		{workspace.Condition{Field: "due_date", Op: workspace.OpNull, Value: "false"}, "due_date IS NOT NULL"},
 	} {
 		t.Run(c.where, func(t *testing.T) {
+			rows, err := pool.Query(ctx, `SELECT id::text FROM tasks WHERE workspace_id = $1 AND NOT is_private AND `+c.where+
+				` ORDER BY created_at DESC, id DESC`, f.WorkspaceID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			params := workspace.ListParams{Where: []workspace.Condition{c.op}, Limit: 50}
+			for pages := 0; ; pages++ {
+				if pages > 20 {
+					t.Fatal("paging does not end")
+				}
+				page, err := ops.List(ctx, reader, workspace.Lookup("tasks"), params)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var recs []struct{ ID string }
+				if err := json.Unmarshal(page.Data, &recs); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range recs {
+					got = append(got, r.ID)
+				}
+				if page.NextCursor == nil {
+					break
+				}
+				params.Cursor = *page.NextCursor
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d tasks, want %d in the walk's order\ngot  %v\nwant %v", len(got), len(want), got, want)
+			}
+		})
+	}
+}
+
+// TestCustomConditionPagesFollowTheWalk is TestConditionPagesFollowTheWalk for filters on
+// custom fields, which probe custom_values' index for fewMatches+1 candidate records
+// before walking (customProbe, workspace/customquery.go): every page, as a member, holds
+// the tasks the test's own SQL on the records' custom_fields selects as the owner, in the
+// list's order, each once, none private to another member. The conditions match from
+// none to all of 600 tasks, on either side of fewMatches, and a multi_select in holds
+// records with both options (two custom_values rows matching).
+func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	ctx := context.Background()
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	reader := readerOfEverything(t, s, f.WorkspaceID)
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	for _, def := range []struct{ key, typ, options string }{
+		{"n", "number", "[]"}, {"s", "text", "[]"},
+		{"m", "multi_select", `[{"key":"o0","label":"O0"},{"key":"o1","label":"O1"},{"key":"o2","label":"O2"},{"key":"o3","label":"O3"},{"key":"o4","label":"O4"}]`},
+	} {
+		if _, err := pool.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options)
+			VALUES ($1, $2, 'tasks', $3, $3, $4, $5::jsonb)`, f.WorkspaceID, f.Admin.UserID, def.key, def.typ, def.options); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 600 tasks as in TestConditionPagesFollowTheWalk; n is g % 5 but for one in eight,
+	// which has none; s is 'task ' || (g % 50); m holds two of o0, o1 and o2, and one in
+	// ten also o3 and o4.
+	if _, err := pool.Exec(ctx, `INSERT INTO tasks (workspace_id, created_by, name, is_private, created_at, custom_fields)
+		SELECT $1, $2, 'task', g % 7 = 0, CASE WHEN g <= 300 THEN now() ELSE now() - g * interval '1 ms' END,
+		       jsonb_build_object('s', 'task ' || (g % 50), 'm', jsonb_build_array('o' || (g % 3), 'o' || ((g + 1) % 3))
+		       || CASE WHEN g % 10 = 0 THEN '["o3", "o4"]'::jsonb ELSE '[]' END)
+		       || CASE WHEN g % 8 = 0 THEN '{}' ELSE jsonb_build_object('n', g % 5) END
+		  FROM generate_series(1, 600) g`, f.WorkspaceID, f.Admin.UserID); err != nil {
+		t.Fatal(err)
+	}
+	cond := func(key string, op workspace.Operator, v string) workspace.Condition {
+		c := workspace.Condition{Field: "custom_fields." + key, Op: op, Value: v}
+		if op == workspace.OpIn {
+			c.Values = strings.Split(v, ",")
+		}
+		return c
+	}
+	for _, c := range []struct {
+		op    workspace.Condition
+		where string // the same condition in SQL
+	}{
+		{cond("n", workspace.OpEq, "1"), "(custom_fields->>'n')::int = 1"},
+		{cond("n", workspace.OpEq, "7"), "(custom_fields->>'n')::int = 7"},
+		{cond("n", workspace.OpGte, "1"), "(custom_fields->>'n')::int >= 1"},
+		{cond("n", workspace.OpLt, "1"), "(custom_fields->>'n')::int < 1"},
+		{cond("n", workspace.OpNe, "3"), "(custom_fields->>'n')::int <> 3"},
+		{cond("n", workspace.OpIn, "0,4"), "(custom_fields->>'n')::int IN (0, 4)"},
+		{cond("n", workspace.OpNull, "true"), "NOT custom_fields ? 'n'"},
+		{cond("n", workspace.OpNull, "false"), "custom_fields ? 'n'"},
+		{cond("s", workspace.OpPrefix, "task 1"), "custom_fields->>'s' LIKE 'task 1%'"},
+		{cond("s", workspace.OpEq, "task 7"), "custom_fields->>'s' = 'task 7'"},
+		{cond("m", workspace.OpEq, "o0"), "custom_fields->'m' ? 'o0'"},
+		{cond("m", workspace.OpIn, "o0,o1"), "custom_fields->'m' ?| array['o0', 'o1']"},
+		{cond("m", workspace.OpIn, "o3,o4"), "custom_fields->'m' ?| array['o3', 'o4']"},
+		{cond("m", workspace.OpNe, "o0"), "NOT custom_fields->'m' ? 'o0'"},
+		{cond("m", workspace.OpNe, "o3"), "NOT custom_fields->'m' ? 'o3'"},
+	} {
+		t.Run(c.op.Field+"["+string(c.op.Op)+"]="+c.op.Value, func(t *testing.T) {
 			rows, err := pool.Query(ctx, `SELECT id::text FROM tasks WHERE workspace_id = $1 AND NOT is_private AND `+c.where+
 				` ORDER BY created_at DESC, id DESC`, f.WorkspaceID)
 			if err != nil {
