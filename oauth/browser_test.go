@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -16,28 +14,12 @@ import (
 	"github.com/agencyos/workspaced/internal/tooltest"
 )
 
-// chromiumPath finds the browser: $CHROMIUM, else Debian's /usr/bin/chromium.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	tooltest.Require(t, "headless Chromium")
-	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	t.Fatal("headless Chromium is required for this test and was not found: install it (apt-get install -y chromium) " +
-		"or set CHROMIUM to the browser's path")
-	return ""
-}
-
 // TestRealBrowser drives headless Chromium through sign-in and consent: the unverified
 // warning is visible above the password field and on the consent page, one scope is unticked, and the token carries exactly the ticked
 // scopes. It also proves the pages work under their CSP with no script at all.
 func TestRealBrowser(t *testing.T) {
-	path := chromiumPath(t)
+	tooltest.Require(t, "headless Chromium")
+	path := tooltest.ChromiumPath(t)
 	e := newEnv(t)
 
 	// The client's loopback redirect endpoint (RFC 8252 7.3).
