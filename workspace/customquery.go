@@ -158,7 +158,15 @@ type customProbe struct {
 	cond string
 	col  string
 	alts []string
+	// own are the values of the parameters only the probe reads (the field's id, a
+	// prefix's range), written as ownParam placeholders: they are added to the statement
+	// when the probe is rendered, since a parameter the statement never reads is one
+	// PostgreSQL cannot type (a list with two custom conditions probes by one of them).
+	own []any
 }
+
+// ownParam is the placeholder of the probe's own parameter i, numbered by probe.
+func ownParam(i int) string { return fmt.Sprintf("\x00%d\x00", i) }
 
 // customRecordValue is, for each type with a value column in custom_values, the value of
 // the record's own custom_fields entry v as that column holds it: the conversions of
@@ -202,19 +210,28 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 	if c.Op == OpNull && c.Value == "true" {
 		return "NOT " + has, nil
 	}
-	fid := fmt.Sprintf("$%d::text::uuid", add(cc.f.ID))
-	val := func(v string) string {
+	probe := &customProbe{own: []any{cc.f.ID}}
+	probe.fid = ownParam(0) + "::text::uuid"
+	typed := func(param string) string {
+		if cc.f.Type == "date" {
+			return "(" + param + "::text::date::timestamp AT TIME ZONE 'UTC')"
+		}
+		return param + "::text::" + t.sqlType
+	}
+	value := func(v string) string {
 		if cc.f.Type == "member" || cc.f.Type == "reference" {
 			v = strings.ToLower(v)
 		}
-		n := add(v)
-		if cc.f.Type == "date" {
-			return fmt.Sprintf("($%d::text::date::timestamp AT TIME ZONE 'UTC')", n)
-		}
-		return fmt.Sprintf("$%d::text::%s", n, t.sqlType)
+		return v
+	}
+	val := func(v string) string { return typed(fmt.Sprintf("$%d", add(value(v)))) }
+	// ownVal is a value only the probe reads.
+	ownVal := func(v string) string {
+		probe.own = append(probe.own, value(v))
+		return typed(ownParam(len(probe.own) - 1))
 	}
 	col := "v." + t.col
-	probe := &customProbe{fid: fid, col: col}
+	probe.col = col
 	if t.col == "" {
 		probe.col = ""
 	}
@@ -248,15 +265,17 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 	case OpPrefix:
 		pattern := add(likePrefix(c.Value))
 		like := func(col string) string { return fmt.Sprintf(`%s LIKE $%d::text ESCAPE '\'`, col, pattern) }
-		sql, p := both(like)
+		// LIKE is no range of the index; in code point order its matches are one (read
+		// before both copies the probe, so the copy holds the range's values).
+		rng := ""
 		if codePoint {
-			// LIKE is no range of the index; in code point order its matches are one.
-			rng := " AND " + col + " >= " + val(c.Value)
+			rng = " AND " + col + " >= " + ownVal(c.Value)
 			if end, ok := prefixEnd(c.Value); ok {
-				rng += " AND " + col + " < " + val(end)
+				rng += " AND " + col + " < " + ownVal(end)
 			}
-			p.cond = rng + p.cond
 		}
+		sql, p := both(like)
+		p.cond = rng + p.cond
 		return sql, p
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
@@ -355,7 +374,16 @@ func (o *Ops) customSearchable(ctx context.Context, p *store.Principal, types []
 // the workspace's records (then the page is those of them the list's conditions keep,
 // each read once) or for more (then the walk, which finds a match in about every
 // workspace/fewMatches records). [null]=true has no probe (customCond.sql).
-func (p *customProbe) probe() string {
+func (p *customProbe) probe(add func(any) int) string {
+	sql := p.render()
+	for i, v := range p.own {
+		sql = strings.ReplaceAll(sql, ownParam(i), fmt.Sprintf("$%d", add(v)))
+	}
+	return sql
+}
+
+// render is the probe's statement with its own parameters as placeholders.
+func (p *customProbe) render() string {
 	order := ""
 	if p.col != "" {
 		order = " ORDER BY " + p.col

@@ -290,7 +290,7 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		case len(c.conds) > 0:
 			with, page = fewOrWalk(r, cols, conditionProbe(r, where, probes), "", walkSQL, order)
 		case drive != nil:
-			with, page = fewOrWalk(r, cols, drive.probe(), " AND "+strings.Join(where, " AND "), walkSQL, order)
+			with, page = fewOrWalk(r, cols, drive.probe(add), " AND "+strings.Join(where, " AND "), walkSQL, order)
 		}
 	}
 	if cq.sort != nil {

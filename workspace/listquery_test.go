@@ -129,23 +129,28 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 	}
 	for _, c := range []struct {
 		op    workspace.Condition
-		where string // the same condition in SQL
+		where string                // the same condition in SQL
+		more  []workspace.Condition // further conditions, which where states too: one probes, the others are checked
 	}{
-		{cond("n", workspace.OpEq, "1"), "(custom_fields->>'n')::int = 1"},
-		{cond("n", workspace.OpEq, "7"), "(custom_fields->>'n')::int = 7"},
-		{cond("n", workspace.OpGte, "1"), "(custom_fields->>'n')::int >= 1"},
-		{cond("n", workspace.OpLt, "1"), "(custom_fields->>'n')::int < 1"},
-		{cond("n", workspace.OpNe, "3"), "(custom_fields->>'n')::int <> 3"},
-		{cond("n", workspace.OpIn, "0,4"), "(custom_fields->>'n')::int IN (0, 4)"},
-		{cond("n", workspace.OpNull, "true"), "NOT custom_fields ? 'n'"},
-		{cond("n", workspace.OpNull, "false"), "custom_fields ? 'n'"},
-		{cond("s", workspace.OpPrefix, "task 1"), "custom_fields->>'s' LIKE 'task 1%'"},
-		{cond("s", workspace.OpEq, "task 7"), "custom_fields->>'s' = 'task 7'"},
-		{cond("m", workspace.OpEq, "o0"), "custom_fields->'m' ? 'o0'"},
-		{cond("m", workspace.OpIn, "o0,o1"), "custom_fields->'m' ?| array['o0', 'o1']"},
-		{cond("m", workspace.OpIn, "o3,o4"), "custom_fields->'m' ?| array['o3', 'o4']"},
-		{cond("m", workspace.OpNe, "o0"), "NOT custom_fields->'m' ? 'o0'"},
-		{cond("m", workspace.OpNe, "o3"), "NOT custom_fields->'m' ? 'o3'"},
+		{cond("n", workspace.OpEq, "1"), "(custom_fields->>'n')::int = 1", nil},
+		{cond("n", workspace.OpEq, "7"), "(custom_fields->>'n')::int = 7", nil},
+		{cond("n", workspace.OpGte, "1"), "(custom_fields->>'n')::int >= 1", nil},
+		{cond("n", workspace.OpLt, "1"), "(custom_fields->>'n')::int < 1", nil},
+		{cond("n", workspace.OpNe, "3"), "(custom_fields->>'n')::int <> 3", nil},
+		{cond("n", workspace.OpIn, "0,4"), "(custom_fields->>'n')::int IN (0, 4)", nil},
+		{cond("n", workspace.OpNull, "true"), "NOT custom_fields ? 'n'", nil},
+		{cond("n", workspace.OpNull, "false"), "custom_fields ? 'n'", nil},
+		{cond("s", workspace.OpPrefix, "task 1"), "custom_fields->>'s' LIKE 'task 1%'", nil},
+		{cond("s", workspace.OpEq, "task 7"), "custom_fields->>'s' = 'task 7'", nil},
+		{cond("m", workspace.OpEq, "o0"), "custom_fields->'m' ? 'o0'", nil},
+		{cond("m", workspace.OpIn, "o0,o1"), "custom_fields->'m' ?| array['o0', 'o1']", nil},
+		{cond("m", workspace.OpIn, "o3,o4"), "custom_fields->'m' ?| array['o3', 'o4']", nil},
+		{cond("m", workspace.OpNe, "o0"), "NOT custom_fields->'m' ? 'o0'", nil},
+		{cond("m", workspace.OpNe, "o3"), "NOT custom_fields->'m' ? 'o3'", nil},
+		{cond("s", workspace.OpPrefix, "task 1"), "custom_fields->>'s' LIKE 'task 1%' AND (custom_fields->>'n')::int >= 1",
+			[]workspace.Condition{cond("n", workspace.OpGte, "1")}},
+		{cond("n", workspace.OpEq, "1"), "(custom_fields->>'n')::int = 1 AND custom_fields->>'s' LIKE 'task 1%'",
+			[]workspace.Condition{cond("s", workspace.OpPrefix, "task 1")}},
 	} {
 		t.Run(c.op.Field+"["+string(c.op.Op)+"]="+c.op.Value, func(t *testing.T) {
 			rows, err := pool.Query(ctx, `SELECT id::text FROM tasks WHERE workspace_id = $1 AND NOT is_private AND `+c.where+
@@ -158,7 +163,7 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			params := workspace.ListParams{Where: []workspace.Condition{c.op}, Limit: 50}
+			params := workspace.ListParams{Where: append([]workspace.Condition{c.op}, c.more...), Limit: 50}
 			for pages := 0; ; pages++ {
 				if pages > 20 {
 					t.Fatal("paging does not end")
