@@ -160,7 +160,9 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 		}
 		where = append(where, sql)
 	}
+	merged := -1 // where's notMerged, which fewOrWalk's probe leaves to its page
 	if r.Mergeable {
+		merged = len(where)
 		where = append(where, notMerged)
 	}
 	for _, f := range r.Filters() { // catalogue order keeps the statement text stable
@@ -288,7 +290,14 @@ func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, pa
 	if st.walk.legacy && st.walk.desc {
 		switch {
 		case len(c.conds) > 0:
-			with, page = fewOrWalk(r, cols, conditionProbe(r, where, probes), "", walkSQL, order)
+			// merged_into_id is in no index: in the probe it would read every candidate's
+			// row, where the probe otherwise reads its index alone; the page checks it.
+			probeWhere, check := where, ""
+			if merged >= 0 {
+				probeWhere, check = slices.Clone(where), " AND "+notMerged
+				probeWhere[merged] = "true"
+			}
+			with, page = fewOrWalk(r, cols, conditionProbe(r, probeWhere, probes), check, walkSQL, order)
 		case drive != nil:
 			with, page = fewOrWalk(r, cols, drive.probe(add), " AND "+strings.Join(where, " AND "), walkSQL, order)
 		}
