@@ -6,12 +6,13 @@ import (
 )
 
 // What each resource offers to finding records (docs/rest.md, "Finding records"), declared
-// once beside the catalogue: the text a q= search reads, the names and emails typos are
-// forgiven in, the fields a list sorts on and filters with operators, and the compact
-// summary MCP lists return. Migration 00019 builds the indexes these declarations need;
-// TestFindIndexes checks each declaration against the migrated database.
+// in its catalogue entry (catalog.go, Resource.find): the text a q= search reads, the names
+// and emails typos are forgiven in, the fields a list sorts on and filters with operators,
+// and the compact summary MCP lists return. Migration 00019 builds the indexes these
+// declarations need; TestFindIndexes checks each declaration against the migrated database.
 
-// finding is one resource's declaration; field names are catalogue fields.
+// finding is one resource's declaration; field names are catalogue fields of the resource
+// (TestFindingNamesFields).
 type finding struct {
 	// search are the text fields q= matches, word prefixes, case and accents ignored.
 	// Never secrets or storage URLs.
@@ -28,61 +29,6 @@ type finding struct {
 	summary []string
 }
 
-var findings = map[string]finding{
-	"deals": {search: []string{"name", "notes"}, names: []string{"name"}, sort: []string{"name", "value"},
-		ops: []string{"confidence"}, summary: []string{"name", "pipeline_stage_id", "status", "value"}},
-	"crm_files": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"deal_id", "name"}},
-	"people": {search: []string{"name", "company", "email", "position"}, names: []string{"name", "email"},
-		sort: []string{"name", "email"}, summary: []string{"name", "email", "company", "company_id"}},
-	"companies": {search: []string{"name", "industry", "notes", "website"}, names: []string{"name"}, sort: []string{"name"},
-		summary: []string{"name", "industry", "website"}},
-	"pipelines":       {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name"}},
-	"pipeline_stages": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"pipeline_id", "name", "outcome"}},
-	"deal_tasks": {search: []string{"name", "description"}, names: []string{"name"}, sort: []string{"name", "due_date"}, ops: []string{"priority"},
-		summary: []string{"deal_id", "name", "assignee_id", "due_date", "completed"}},
-	"tasks": {search: []string{"name", "description"}, names: []string{"name"}, sort: []string{"name", "due_date"}, ops: []string{"priority"},
-		summary: []string{"name", "space_id", "project_id", "assignee_id", "due_date", "completed"}},
-	"task_attachments": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"},
-		summary: []string{"task_id", "crm_task_id", "name"}},
-	"spaces":         {search: []string{"name", "notes"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name", "status"}},
-	"projects":       {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"space_id", "name"}},
-	"project_stages": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"project_id", "name"}},
-	"space_updates":  {search: []string{"content"}, summary: []string{"space_id", "status"}},
-	"labels":         {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name"}},
-	"comments":       {search: []string{"content"}, summary: []string{"entity_type", "entity_id", "user_id"}},
-	"metrics":        {search: []string{"name", "slug"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name", "kind", "page_id"}},
-	"metric_pages":   {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name"}},
-	"metric_entries": {search: []string{"note"}, summary: []string{"metric_id", "entry_kind", "value", "user_id"}},
-	"income": {search: []string{"name", "type"}, names: []string{"name"}, sort: []string{"name", "date", "amount"},
-		summary: []string{"name", "date", "amount", "type"}},
-	"expenses": {search: []string{"name", "type"}, names: []string{"name"}, sort: []string{"name", "date", "amount"},
-		summary: []string{"name", "date", "amount", "type"}},
-	"finance_categories": {search: []string{"key", "label"}, names: []string{"label"}, sort: []string{"label"},
-		summary: []string{"key", "label", "kind"}},
-	"debts": {search: []string{"name", "notes"}, names: []string{"name"}, sort: []string{"name", "total_amount"},
-		summary: []string{"name", "total_amount", "paid_amount"}},
-	"debt_payments": {sort: []string{"date", "amount"}, summary: []string{"debt_id", "amount", "date"}},
-	"team_members": {search: []string{"display_name", "email", "team_role", "location"}, names: []string{"display_name", "email"},
-		sort: []string{"display_name", "date_hired"}, summary: []string{"user_id", "display_name", "team_role", "email"}},
-	"departments":        {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name"}},
-	"leave_requests":     {search: []string{"reason"}, sort: []string{"leave_date"}, summary: []string{"user_id", "leave_date", "return_date", "type", "status"}},
-	"hr_contracts":       {search: []string{"name"}, names: []string{"name"}, sort: []string{"date"}, summary: []string{"member_id", "name", "date", "is_current"}},
-	"hr_change_requests": {search: []string{"message"}, summary: []string{"member_id", "type", "status"}},
-	"org_chart":          {search: []string{"title"}, names: []string{"title"}, sort: []string{"title"}, summary: []string{"parent_id", "title", "user_id"}},
-	"documents":          {search: []string{"name", "content"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name"}},
-	"knowledge":          {search: []string{"name", "content"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name", "type", "source"}},
-	"canvases":           {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name", "type", "folder_id"}},
-	"automations":        {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"name", "enabled", "section"}},
-	"automation_logs":    {search: []string{"message"}, summary: []string{"automation_id", "success"}},
-	"competitor_workflows": {search: []string{"name"}, names: []string{"name"}, sort: []string{"name"},
-		summary: []string{"name", "status", "space_id"}},
-	"competitor_reports": {search: []string{"title", "content"}, names: []string{"title"}, sort: []string{"title"},
-		summary: []string{"workflow_id", "importance", "title"}},
-	"agents": {search: []string{"name", "description"}, names: []string{"name"}, sort: []string{"name"}, summary: []string{"user_id", "name"}},
-	"users": {search: []string{"display_name", "email"}, names: []string{"display_name", "email"}, sort: []string{"display_name", "email"},
-		summary: []string{"display_name", "email", "role", "is_agent", "status"}},
-}
-
 // Columns every record has that lists sort and filter on beside the catalogue's fields.
 var (
 	createdAtField = Field{Name: "created_at", Type: Time, Doc: "when the record was created"}
@@ -90,10 +36,10 @@ var (
 )
 
 // Searchable lists the text fields q= matches; none means the resource takes no q.
-func (r *Resource) Searchable() []string { return findings[r.Name].search }
+func (r *Resource) Searchable() []string { return r.find.search }
 
 // NameFields lists the names and emails a search forgives typos in; the first is the title.
-func (r *Resource) NameFields() []string { return findings[r.Name].names }
+func (r *Resource) NameFields() []string { return r.find.names }
 
 // SortFields lists the fields sort= takes: the declared ones, then created_at and updated_at
 // (paged resources only: one bounded page needs no sort).
@@ -101,13 +47,13 @@ func (r *Resource) SortFields() []string {
 	if !r.Paged {
 		return nil
 	}
-	return append(slices.Clone(findings[r.Name].sort), "created_at", "updated_at")
+	return append(slices.Clone(r.find.sort), "created_at", "updated_at")
 }
 
 // Summary lists the fields an MCP list returns by default: id, the declared summary and
 // updated_at; nil (every field) when the resource declares none.
 func (r *Resource) Summary() []string {
-	s := findings[r.Name].summary
+	s := r.find.summary
 	if s == nil {
 		return nil
 	}
@@ -127,10 +73,10 @@ func (r *Resource) OpField(name string) *Field {
 		return &updatedAtField
 	}
 	f := r.Field(name)
-	if f == nil || ops(f) == nil {
+	if f == nil || len(ops(f)) == 0 {
 		return nil
 	}
-	d := findings[r.Name]
+	d := r.find
 	if f.Filter || slices.Contains(d.sort, name) || slices.Contains(d.ops, name) {
 		return f
 	}
@@ -168,7 +114,7 @@ const (
 )
 
 // ops lists the operators a field takes: its type's (types.go), without prefix for a
-// String field with an enumeration; nil for types no operator compares (JSON, arrays).
+// String field with an enumeration; none for types no operator compares (JSON, arrays).
 func ops(f *Field) []Operator {
 	os := fieldTypes[f.Type].ops
 	if f.Type == String && len(f.Enum) > 0 {

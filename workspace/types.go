@@ -52,7 +52,8 @@ type fieldType struct {
 	// nil means fields of this type cannot be list filters (TestFieldTypes).
 	filter func(f *Field, v string) bool
 	// ops are the operators of ?field[op]=value a field of this type takes (find.go); a
-	// String field with an enumeration takes them but prefix. nil: no operator compares it.
+	// String field with an enumeration takes them but prefix; noOperators where no
+	// operator compares its values. Never nil: TestFieldTypes fails an entry without ops.
 	ops []Operator
 	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
 	notNull string
@@ -123,6 +124,7 @@ var fieldTypes = [...]fieldType{
 			}
 			return string(raw), ""
 		},
+		ops:     noOperators,
 		example: `{"k": "v"}`,
 	},
 	UUIDs: {sql: "uuid[]",
@@ -132,6 +134,7 @@ var fieldTypes = [...]fieldType{
 		describe: func(*Field) string { return "an array of uuid strings" },
 		check:    checkList(UUID),
 		notNull:  "cannot be null; send [] for none",
+		ops:      noOperators,
 		example:  `["3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"]`,
 	},
 	Strings: {sql: "text[]",
@@ -143,6 +146,7 @@ var fieldTypes = [...]fieldType{
 		},
 		check:   checkList(String),
 		notNull: "cannot be null; send [] for none",
+		ops:     noOperators,
 		example: `["core"]`,
 	},
 	Custom: {sql: "jsonb",
@@ -166,12 +170,17 @@ var fieldTypes = [...]fieldType{
 			return string(raw), ""
 		},
 		notNull: "cannot be null; send {} for no change, or a key with null to clear it",
+		ops:     noOperators,
 		example: `{}`,
 	},
 }
 
 // ordered are the operators of types whose values have an order.
 var ordered = []Operator{OpEq, OpNe, OpLt, OpLte, OpGt, OpGte, OpIn, OpNull}
+
+// noOperators are the operators of types no operator compares (JSON, arrays): none, said
+// explicitly, so an entry that forgets its operators fails TestFieldTypes.
+var noOperators = []Operator{}
 
 // Dialect is where a schema is read: each reader has its own needs.
 type Dialect int

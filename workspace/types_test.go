@@ -59,7 +59,10 @@ func TestFieldTypes(t *testing.T) {
 			t.Errorf("field type %d: incomplete entry", i)
 			continue
 		}
-		if ft.filter != nil && len(ft.ops) == 0 {
+		switch {
+		case ft.ops == nil:
+			t.Errorf("field type %d: declares no operators; list them, or noOperators if none compares its values", i)
+		case ft.filter != nil && len(ft.ops) == 0:
 			t.Errorf("field type %d: parses filters but takes no operators", i)
 		}
 		if _, problem := checkValue(&Field{Type: Type(i)}, Type(i).Example()); problem != "" {
