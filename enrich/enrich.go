@@ -11,25 +11,16 @@ package enrich
 import (
 	"context"
 	"errors"
+
+	"github.com/agencyos/workspaced/workspace"
 )
 
-// Company is what a lookup finds. The JSON keys are the ones POST /enrich
-// returns inside data.
-type Company struct {
-	Domain   string  `json:"domain"`
-	Name     string  `json:"name"`
-	Website  string  `json:"website"`
-	Industry string  `json:"industry"`
-	Socials  Socials `json:"socials"`
-}
+// Company is what a lookup finds (workspace.EnrichCompany, whose JSON keys are the ones
+// POST /enrich returns inside data).
+type Company = workspace.EnrichCompany
 
 // Socials holds the company's social profile URLs, each an https URL or "".
-type Socials struct {
-	LinkedIn  string `json:"linkedin"`
-	Twitter   string `json:"twitter"`
-	Instagram string `json:"instagram"`
-	Facebook  string `json:"facebook"`
-}
+type Socials = workspace.EnrichSocials
 
 // Provider looks a company up by its normalised domain.
 //

@@ -9,15 +9,11 @@ import (
 
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
-// Result is the body of POST /enrich (docs/decisions.md 6).
-type Result struct {
-	Company
-	Cached           bool  `json:"cached"`
-	CreditsSpent     int64 `json:"credits_spent"`
-	CreditsRemaining int64 `json:"credits_remaining"`
-}
+// Result is the body of POST /enrich (docs/decisions.md 6), the domain's type.
+type Result = workspace.EnrichResult
 
 // Ledger is what metered enrichment needs from the database; *store.Store implements it
 // (asserted in service_test.go). Every method but SweepCreditHolds runs as the principal,
@@ -140,7 +136,7 @@ func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain stri
 		s.refund(p, holdID)
 		return nil, errUnbilled(err)
 	}
-	return &Result{Company: company, CreditsSpent: s.cfg.Cost, CreditsRemaining: remaining}, nil
+	return &Result{EnrichCompany: company, CreditsSpent: s.cfg.Cost, CreditsRemaining: remaining}, nil
 }
 
 // inFlightPoll is how often a request waiting for another's enrichment of the same domain
@@ -154,7 +150,7 @@ func (s *Service) cached(ctx context.Context, p *store.Principal, domain string)
 		return nil, err
 	}
 	res := &Result{Cached: true, CreditsRemaining: balance}
-	return res, json.Unmarshal(raw, &res.Company)
+	return res, json.Unmarshal(raw, &res.EnrichCompany)
 }
 
 // reserve takes the cost off the balance and records a hold.

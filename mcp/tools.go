@@ -214,7 +214,7 @@ func createTool(r *workspace.Resource) toolSpec {
 }
 
 func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, required []string) toolSpec {
-	output := outline(workspace.EnrichSchema(workspace.ToolDialect))
+	output := outline(workspace.EnrichSchema())
 	desc := "Look up a company's firmographics by its domain: name, website, industry and social profiles " +
 		"(linkedin, twitter, instagram, facebook), read from public sources. A fresh lookup spends workspace " +
 		"credits; the same domain looked up again within 30 days is served from cache for free. Fails with " +

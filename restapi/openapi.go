@@ -275,7 +275,7 @@ func openAPIDoc() obj {
 		"description": enrich.Doc, "tags": tag(enrich),
 		"parameters":  []any{ref("parameters", "IdempotencyKey")},
 		"requestBody": obj{"required": true, "content": jsonContent(ref("schemas", "enrich_create"))},
-		"responses": errorResponses(obj{"200": dataResponse("The company's firmographics.", workspace.EnrichSchema(workspace.OpenAPIDialect))},
+		"responses": errorResponses(obj{"200": dataResponse("The company's firmographics.", workspace.EnrichSchema())},
 			"400", "401", "402", "403", "405", "409", "422", "429", "500", "502", "503")}}
 	paths["/me"] = obj{"get": obj{"operationId": "me", "summary": "What the credential resolves to", "tags": []string{"me"},
 		"description": "The member (or agent user), its workspace, the credential's scopes and kind. Needs no scope.",

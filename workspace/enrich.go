@@ -47,3 +47,30 @@ type EnricherFunc func(ctx context.Context, p *store.Principal, domain string) (
 func (f EnricherFunc) Enrich(ctx context.Context, p *store.Principal, domain string) (any, error) {
 	return f(ctx, p, domain)
 }
+
+// EnrichResult is the data of POST /enrich and enrich_company's result (docs/decisions.md
+// 6): what the lookup found and what it cost. The enrich package returns it; EnrichSchema
+// is derived from it.
+type EnrichResult struct {
+	EnrichCompany
+	Cached           bool  `json:"cached" jsonschema:"served from the 30-day cache, free"`
+	CreditsSpent     int64 `json:"credits_spent"`
+	CreditsRemaining int64 `json:"credits_remaining"`
+}
+
+// EnrichCompany is what a lookup finds of a company: empty text where it found nothing.
+type EnrichCompany struct {
+	Domain   string        `json:"domain"`
+	Name     string        `json:"name"`
+	Website  string        `json:"website"`
+	Industry string        `json:"industry"`
+	Socials  EnrichSocials `json:"socials" jsonschema:"social profile URLs, each https or empty"`
+}
+
+// EnrichSocials holds the company's social profile URLs, each an https URL or "".
+type EnrichSocials struct {
+	LinkedIn  string `json:"linkedin"`
+	Twitter   string `json:"twitter"`
+	Instagram string `json:"instagram"`
+	Facebook  string `json:"facebook"`
+}

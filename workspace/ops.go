@@ -78,11 +78,12 @@ func getStatement(r *Resource, cols string) string {
 		` WHERE "id" = $1::text::uuid) x`
 }
 
-// MeResult is the body of GET /me (docs/decisions.md 4).
+// MeResult is the body of GET /me (docs/decisions.md 4). Its schema, MeSchema, is derived
+// from these types: the json tags name the members, the jsonschema tags describe them.
 type MeResult struct {
-	User       MeUser       `json:"user"`
+	User       MeUser       `json:"user" jsonschema:"the member (or agent user) behind the credential"`
 	Workspace  MeWorkspace  `json:"workspace"`
-	Scopes     []string     `json:"scopes"`
+	Scopes     []string     `json:"scopes" jsonschema:"the scopes the credential carries"`
 	Credential MeCredential `json:"credential"`
 }
 
@@ -93,7 +94,7 @@ type MeUser struct {
 	DisplayName string            `json:"display_name"`
 	Role        string            `json:"role"`
 	IsAgent     bool              `json:"is_agent"`
-	Grants      map[string]string `json:"grants"`
+	Grants      map[string]string `json:"grants" jsonschema:"feature grants; admins hold full on every feature"`
 }
 
 // MeWorkspace names the credential's workspace.
@@ -105,8 +106,8 @@ type MeWorkspace struct {
 // MeCredential says what was presented.
 type MeCredential struct {
 	Type      string     `json:"type"`
-	ClientID  string     `json:"client_id,omitempty"`
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	ClientID  string     `json:"client_id,omitempty" jsonschema:"the OAuth client, for oauth"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty" jsonschema:"when the access token expires, for oauth"`
 }
 
 // Me returns what the credential resolves to; it touches no resource.

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agencyos/workspaced/enrich"
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -27,8 +28,7 @@ func TestResultSchemasMatchTheirTypes(t *testing.T) {
 		value  any
 	}{
 		{"me", workspace.MeSchema(), me},
-		{"enrich (OpenAPI)", workspace.EnrichSchema(workspace.OpenAPIDialect), enrich.Result{}},
-		{"enrich (tools)", workspace.EnrichSchema(workspace.ToolDialect), enrich.Result{}},
+		{"enrich", workspace.EnrichSchema(), enrich.Result{}},
 	}
 	for _, c := range cases {
 		raw, err := json.Marshal(c.value)
@@ -40,6 +40,53 @@ func TestResultSchemasMatchTheirTypes(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameMembers(t, c.name, c.schema, v)
+	}
+}
+
+// TestResultSchemasValidate: a body the server sends validates against its schema, and one
+// the schema's enumerations or closing refuse does not: role and the grants take only
+// their constants' values, and no member beyond the type's.
+func TestResultSchemasValidate(t *testing.T) {
+	now := time.Now()
+	grants := map[string]string{}
+	for _, f := range store.Features {
+		grants[f] = workspace.GrantLevels()[0]
+	}
+	me := workspace.MeResult{User: workspace.MeUser{ID: "5f0c6a36-3d0e-4c39-9a57-0d7e3f1b2c4d", Role: store.Roles()[0], Grants: grants},
+		Scopes: []string{"deals:read"}, Credential: workspace.MeCredential{Type: "oauth", ClientID: "c", ExpiresAt: &now}}
+	enriched := workspace.EnrichResult{EnrichCompany: workspace.EnrichCompany{Domain: "example.com"}, Cached: true}
+	cases := []struct {
+		name   string
+		schema *jsonschema.Schema
+		value  any
+		bad    func(map[string]any)
+	}{
+		{"me", workspace.MeSchema(), me, func(v map[string]any) { v["user"].(map[string]any)["role"] = "owner" }},
+		{"me grants", workspace.MeSchema(), me, func(v map[string]any) {
+			v["user"].(map[string]any)["grants"].(map[string]any)["crm"] = "write"
+		}},
+		{"enrich", workspace.EnrichSchema(), enriched, func(v map[string]any) { v["score"] = 1 }},
+	}
+	for _, c := range cases {
+		resolved, err := c.schema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		raw, err := json.Marshal(c.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(v); err != nil {
+			t.Errorf("%s: the server's body %s fails its schema: %v", c.name, raw, err)
+		}
+		c.bad(v)
+		if err := resolved.Validate(v); err == nil {
+			t.Errorf("%s: the schema accepts %v", c.name, v)
+		}
 	}
 }
 
