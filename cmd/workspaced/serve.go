@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 	adminops "github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/internal/gctune"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/ratelimit"
@@ -108,27 +108,12 @@ func serve(ctx context.Context, args []string) int {
 	out := newBatchedLog(os.Stderr, 100*time.Millisecond)
 	defer out.Close()
 	log := newLogger(out, cfg.LogLevel)
-	collectLessOften()
+	gctune.Apply(os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
 	if err := runServer(ctx, cfg, log, os.Stdout); err != nil {
 		log.Error("server stopped", "err", err)
 		return 1
 	}
 	return 0
-}
-
-// collectLessOften runs the garbage collector at GOGC=200 with a soft limit of 160 MiB,
-// unless GOGC or GOMEMLIMIT say otherwise: the live heap is small, so Go's default collects
-// often enough to cost about a tenth of a GET's server CPU, and the limit keeps a burst of
-// sign-ins (argon2id holds 64 MiB a check) from growing the heap several times over. The
-// measurements: docs/operations.md, "Memory and the garbage collector", and
-// docs/performance.md, "Against a floor (load run)".
-func collectLessOften() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(200)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(160 << 20)
-	}
 }
 
 // batchedLog gathers log lines and writes them together at most every interval (or when
