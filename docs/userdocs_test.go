@@ -13,7 +13,7 @@ import (
 // does; the tests, migrations and tracker entries behind it belong in docs/architecture.md
 // and docs/performance.md.
 var userPages = []string{"README.md", "docs/rest.md", "docs/mcp.md", "docs/webhooks.md", "docs/console.md",
-	"docs/oauth.md", "docs/operations.md"}
+	"docs/oauth.md", "docs/operations.md", "docs/zero-to-crm.md"}
 
 // internalsRE matches what a user page must not name: a test, benchmark or fuzz target
 // (TestX), a migration number (00012) and an issue number (issue 33, issue #33).

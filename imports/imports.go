@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -110,6 +109,7 @@ func (s *Service) plan(ctx context.Context, p *store.Principal, prm *importfile.
 		}
 		plan.DateLayout = layout
 	}
+	plan.CSV = prm.Format == importfile.FormatCSV // an XLSX file arrives as CSV too
 	return plan, nil
 }
 
@@ -356,14 +356,10 @@ func (s *Service) Errors(ctx context.Context, p *store.Principal, id string, w f
 	}
 }
 
-// neutralise keeps a spreadsheet from running a cell as a formula (OWASP's CSV injection
-// advice): a cell starting with =, +, -, @, a tab or a carriage return gets a leading '.
-func neutralise(cell string) string {
-	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
-		return "'" + cell
-	}
-	return cell
-}
+// neutralise keeps a spreadsheet from running a file's cell as a formula: the cell as the
+// import read it (workspace.RestoreCell), written as an export writes text, so the row
+// fixed and imported again reads as it did the first time.
+func neutralise(cell string) string { return workspace.NeutraliseCell(workspace.RestoreCell(cell)) }
 
 func notFound(id string) *apierr.Error {
 	return apierr.Errorf(apierr.CodeNotFound, "no import %q", clip(id))

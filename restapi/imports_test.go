@@ -66,19 +66,27 @@ func (c client) postImport(file string, parts map[string]string) response {
 	return c.raw("POST", "/imports", &body, mw.FormDataContentType())
 }
 
-// raw sends a request outside the OpenAPI check (multipart, CSV answers).
+// raw sends a request whose body is not JSON (multipart) or whose answer may not be (CSV),
+// and checks the exchange against the OpenAPI document as doT does.
 func (c client) raw(method, path string, body io.Reader, contentType string) response {
 	c.t.Helper()
-	req, err := http.NewRequest(method, c.e.srv.URL+"/v1"+path, body)
-	if err != nil {
-		c.t.Fatal(err)
+	var sent []byte
+	if body != nil {
+		sent, _ = io.ReadAll(body)
 	}
-	req.Header.Set("apikey", testAPIKey)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+	newReq := func() *http.Request {
+		req, err := http.NewRequest(method, c.e.srv.URL+"/v1"+path, bytes.NewReader(sent))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		req.Header.Set("apikey", testAPIKey)
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		return req
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := http.DefaultClient.Do(newReq())
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -86,6 +94,7 @@ func (c client) raw(method, path string, body io.Reader, contentType string) res
 	raw, _ := io.ReadAll(res.Body)
 	out := response{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	_ = json.Unmarshal(raw, &out.Body)
+	c.e.checkOpenAPI(c.t, newReq(), res, raw)
 	return out
 }
 

@@ -269,6 +269,7 @@ func openAPIDoc() obj {
 	}
 	actionPaths(paths, schemas, idParam)
 	batchPaths(paths, schemas)
+	importPaths(paths, schemas)
 	enrich := workspace.Lookup("enrich")
 	schemas["enrich_create"] = writeSchema(enrich, true)
 	paths["/enrich"] = obj{"post": obj{"operationId": "enrich_company", "summary": "Look up a company by domain (metered)",
@@ -294,6 +295,7 @@ func openAPIDoc() obj {
 	families, members := toolsets()
 	tags := []any{obj{"name": "me", "description": "What the credential resolves to."},
 		obj{"name": "search", "description": "One search across every resource the credential may read."},
+		obj{"name": "imports", "description": "Files of records written in the background (POST /imports), their progress, failed rows and cancelling."},
 		obj{"name": "openapi", "description": "This document."}}
 	for _, f := range families {
 		tags = append(tags, obj{"name": f, "description": "The " + f + " toolset, as MCP groups it too: " +

@@ -384,7 +384,7 @@ func (o *Ops) batchUpdate(ctx context.Context, q querier, p *store.Principal, r 
 	if err := o.permitWrite(p, r, OpUpdate, id, rec); err != nil {
 		return nil, 0, err
 	}
-	out, err := o.update(ctx, q, p, r, id, rec, nil)
+	out, err := o.update(ctx, q, p, r, id, rec, nil, true)
 	return out, http.StatusOK, err
 }
 

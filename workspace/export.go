@@ -167,8 +167,34 @@ func csvCell(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) != nil {
 		return string(raw)
 	}
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	return NeutraliseCell(s)
+}
+
+// formulaStarts are the first characters that make a spreadsheet run a cell as a formula.
+const formulaStarts = "=+-@\t\r"
+
+// NeutraliseCell is a text cell of a CSV file this service writes (exports, errors.csv):
+// one a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage
+// return) gets a leading ', as OWASP's CSV injection advice says; so does one that already
+// starts with ' followed by one of those or another ', so that RestoreCell, which an
+// import applies to every CSV cell, gives back every text exactly (an export re-imported
+// changes nothing).
+func NeutraliseCell(s string) string {
+	if s != "" && (strings.ContainsRune(formulaStarts, rune(s[0])) || quoted(s)) {
 		return "'" + s
 	}
 	return s
+}
+
+// RestoreCell undoes NeutraliseCell: a cell starting with ' followed by a formula's first
+// character or another ' loses its first '. Any other cell is read as written.
+func RestoreCell(s string) string {
+	if quoted(s) {
+		return s[1:]
+	}
+	return s
+}
+
+func quoted(s string) bool {
+	return len(s) > 1 && s[0] == '\'' && strings.ContainsRune(formulaStarts+"'", rune(s[1]))
 }

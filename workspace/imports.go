@@ -24,6 +24,9 @@ type ImportPlan struct {
 	columns   map[string]importColumn
 	// DateLayout is the Go layout date cells are read with ("" reads ISO dates as given).
 	DateLayout string
+	// CSV says the cells come from a CSV file: each is read through RestoreCell, so the
+	// leading ' an export puts before a formula's text is not taken for the value's.
+	CSV bool
 }
 
 type importColumn struct {
@@ -129,6 +132,9 @@ func (pl *ImportPlan) Record(row map[string]string) (map[string]json.RawMessage,
 		if !ok || cell == "" {
 			continue
 		}
+		if pl.CSV {
+			cell = RestoreCell(cell)
+		}
 		v, problem := pl.cell(c.typ, cell)
 		name := c.field
 		if c.custom != "" {
@@ -211,6 +217,11 @@ func (pl *ImportPlan) cell(t Type, s string) (json.RawMessage, string) {
 		}
 		return json.RawMessage(s), ""
 	case UUIDs, Strings:
+		var list []string // a JSON list, as an export writes lists
+		if strings.HasPrefix(s, "[") && json.Unmarshal([]byte(s), &list) == nil {
+			b, _ := json.Marshal(list)
+			return b, ""
+		}
 		parts := []string{}
 		for v := range strings.SplitSeq(s, ";") {
 			if v = strings.TrimSpace(v); v != "" {

@@ -321,12 +321,14 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	if err := o.permitWrite(p, r, OpUpdate, id, m); err != nil {
 		return nil, err
 	}
-	return o.update(ctx, o.store, p, r, id, m, ifMatch)
+	return o.update(ctx, o.store, p, r, id, m, ifMatch, false)
 }
 
 // update is UpdateIf's write, for a decoded body past the gates (UpdateIf, Batch),
-// running its statements through q.
-func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+// running its statements through q. With keepSame (a batch's updates, and so imports) a
+// record that already holds every value of m is left as it is and returned: no new
+// updated_at, activity row or webhook event, so an export imported again changes nothing.
+func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch, keepSame bool) (json.RawMessage, error) {
 	set, err := checkBody(r, m, false)
 	if err != nil {
 		return nil, o.refuseBody(ctx, q, p, r, id, err)
@@ -357,19 +359,26 @@ func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Reso
 	}
 	args := []any{id}
 	assigns := make([]string, 0, len(set))
+	olds, news := make([]string, 0, len(set)), make([]string, 0, len(set))
 	for _, a := range set {
+		col, value := ident(a.field.Name), ""
 		if patch, ok := a.value.(*customPatch); ok { // merged: keys set, null ones cleared
 			args = append(args, patch.set, patch.clear)
-			assigns = append(assigns, fmt.Sprintf(`"custom_fields" = (coalesce("custom_fields", '{}') || $%d::text::jsonb) - $%d::text[]`, len(args)-1, len(args)))
-			continue
+			col, value = `"custom_fields"`, fmt.Sprintf(`(coalesce("custom_fields", '{}') || $%d::text::jsonb) - $%d::text[]`, len(args)-1, len(args))
+		} else {
+			args = append(args, a.value)
+			value = param(len(args), a.field.Type)
 		}
-		args = append(args, a.value)
-		assigns = append(assigns, ident(a.field.Name)+" = "+param(len(args), a.field.Type))
+		assigns = append(assigns, col+" = "+value)
+		olds, news = append(olds, col), append(news, value)
 	}
 	cond := ""
+	if keepSame {
+		cond = " AND (" + strings.Join(olds, ", ") + ") IS DISTINCT FROM (" + strings.Join(news, ", ") + ")"
+	}
 	if ifMatch != nil {
 		args = append(args, ifMatch.Versions)
-		cond = fmt.Sprintf(` AND "updated_at" = ANY($%d::timestamptz[])`, len(args))
+		cond += fmt.Sprintf(` AND "updated_at" = ANY($%d::timestamptz[])`, len(args))
 	}
 	sql := "WITH x AS (UPDATE " + ident(r.Table) + " SET " + strings.Join(assigns, ", ") +
 		` WHERE "id" = $1::text::uuid` + cond + ` RETURNING ` + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x"
@@ -382,6 +391,16 @@ func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Reso
 	}
 	if rec == nil && ifMatch != nil {
 		return nil, o.preconditionFailed(ctx, p, r, id)
+	}
+	if rec == nil && keepSame {
+		// Unchanged, or not there for p: FOR UPDATE holds it to the rules of an update
+		// (row-level security's UPDATE policies), so a record p may read but not change is
+		// not_found, as its update would have been.
+		rec, err = one(ctx, q, p, "SELECT row_to_json(x)::text FROM (SELECT "+o.statements[r].columns+" FROM "+ident(r.Table)+
+			` WHERE "id" = $1::text::uuid FOR UPDATE) x`, []any{id})
+		if err != nil {
+			return nil, readError(err)
+		}
 	}
 	if rec == nil {
 		return nil, notFound(r, id)

@@ -106,7 +106,7 @@ func (d *docShell) run(first string, set map[string]string, want ...string) stri
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // TestDocShellCommands runs the shell commands of README.md, docs/rest.md,
-// docs/webhooks.md and docs/oauth.md as printed, against the server's real wiring on the
+// docs/zero-to-crm.md, docs/webhooks.md and docs/oauth.md as printed, against the server's real wiring on the
 // demo workspace, with the admin CLI built as the README says. docs/architecture.md lists
 // which commands other tests run and which none can.
 func TestDocShellCommands(t *testing.T) {
@@ -156,6 +156,27 @@ func TestDocShellCommands(t *testing.T) {
 		sh.run("since=2026-11-21T09:00:00Z", nil, `"name":"Northwind website relaunch"`)
 		sh.run("# The biggest open deal", nil, `"name":"Northwind website relaunch"`, `"outcome":"won"`)
 		sh.run("# Text search", nil, `"name":"Globex`)
+	})
+
+	t.Run("docs/zero-to-crm.md", func(t *testing.T) {
+		// Run from the repository's root, as the page says: the sample file is there.
+		sample, err := filepath.Abs(filepath.Join("..", "..", "docs", "samples", "contacts.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := map[string]string{"pk_...": e2eAPIKey, "@docs/samples/contacts.csv": "@" + sample}
+		sh := newDocShell(t, "docs/zero-to-crm.md", ts.URL, values, env...)
+		sh.run("APIKEY=pk_...", nil, `{"workspace":"Acme Agency","member":"Assistant"}`)
+		// The admin's access token the page asks for (docs/oauth.md's flow, played here).
+		values["svc_at_..."] = adminToken(t, ts.URL, "you@acme.example", "a long passphrase of your own",
+			"directory:read directory:write people:read people:write")
+		sh.run("ADMIN=(", nil, `{"key":"lead_source","type":"select"}`, `{"key":"budget","type":"number"}`)
+		sh.run("MAPPING=", nil, `{"status":201,"name":"Quinn Moreau","custom_fields":{"budget":27500,"lead_source":"outbound"}}`,
+			`{"status":"completed","rows_read":300,"rows_created":300,"rows_updated":0,"rows_failed":0}`)
+		out := sh.run("ask() {", nil, "Northwind\t", "Tara Haddad\tStark Textiles\t{\"budget\":100000}", "Initech\t")
+		if strings.Contains(out, `"error"`) {
+			t.Errorf("a tool call of docs/zero-to-crm.md failed:\n%s", out)
+		}
 	})
 
 	t.Run("docs/webhooks.md", func(t *testing.T) {
