@@ -12,11 +12,17 @@ import (
 // again (docs/mcp.md, "Results"). Clients that read only text still get every record, its
 // id and its key values; a client that reads both does not pay for the data twice. A list
 // is a table: a header of field names, then one tab-separated row per record; a column
-// with one value in every row is said once below it ("every row: status=open"), columns
-// null in every row are named ("empty: owner_id"), and text cells are cut at cellRunes.
-// A record is "field: value" lines, nulls and empty objects left out, a nested object's
-// fields as "field.name: value" (short values on one line, "grants: crm=full, hr=none").
-// In both, times are shown to the minute (2026-11-27T20:38Z) and the fields in
+// with one value in every row is said once below it ("every row: status=open", the value
+// JSON-quoted when it holds ", "), columns null in every row are named ("empty:
+// owner_id"), and text cells are cut at cellRunes. A record is "field: value" lines,
+// nulls and empty objects left out, a nested object's fields as "field.name: value"
+// (short values on one line, "grants: crm=full, hr=none"). In both, times are shown to
+// the minute (2026-11-27T20:38Z) and the fields in textOmitted are left out and named on
+// a last line; structured content carries every value as written. Text is bare unless it
+// would be misread (empty, with a tab or line break, or starting with a quote or
+// bracket), then JSON-quoted; a list of bare text without commas is comma-separated
+// (scopes grouped by family, "deals:read+write"); other arrays are compact JSON.
+
 // textOmitted are left out and named on a last line; structured content carries every
 // value as written. Text is bare unless it would be misread (empty, with a tab or line
 // break, or starting with a quote or bracket), then JSON-quoted; a list of bare text
@@ -177,7 +183,12 @@ func renderTable(out []byte, arr json.RawMessage) []byte {
 			if len(same) > 0 {
 				same = append(same, ", "...)
 			}
-			same = appendCell(append(append(same, c...), '='), first, cellRunes)
+			same = append(append(same, c...), '=')
+			if cell := appendCell(nil, first, cellRunes); bytes.Contains(cell, []byte(", ")) {
+				same = appendJSONString(same, string(cell)) // quoted: ", " separates the pairs
+			} else {
+				same = append(same, cell...)
+			}
 		default:
 			shown = append(shown, c)
 		}

@@ -29,6 +29,8 @@ func TestRender(t *testing.T) {
 			renderPage(json.RawMessage(`[{"id":"1","type":"deals","owner_id":null,"notes":"`+strings.Repeat("x", 70)+`","score":0.5},`+
 				`{"id":"2","type":"deals","notes":"short","score":0.4}]`), nil),
 			"id\tnotes\n1\t" + strings.Repeat("x", 60) + "…\n2\tshort\nevery row: type=deals\nempty: owner_id\nnot shown: score\n"},
+		{"a value said once with a comma is quoted", renderPage(json.RawMessage(`[{"id":"1","name":"Acme, Inc","tags":["a","b"]},{"id":"2","name":"Acme, Inc","tags":["a","b"]}]`), nil),
+			"id\n1\n2\nevery row: name=\"Acme, Inc\", tags=\"a, b\"\n"},
 		{"an array of objects under its name", renderValue(json.RawMessage(`{"tools":[{"name":"a","schema":{"type": "object"}},{"name":"b","extra":1}]}`)),
 			"tools:\nname\tschema\textra\na\t{\"type\":\"object\"}\t\nb\t\t1\n"},
 		{"a page", renderPage(json.RawMessage(`[{"id": "1", "name": "A", "value": null}, {"id": "2", "name": "B", "value": 3}]`), &cursor),
