@@ -38,11 +38,12 @@ func TestListPageBytes(t *testing.T) {
 		f.WorkspaceID, f.Admin.UserID).Scan(&company); err != nil {
 		t.Fatal(err)
 	}
-	// A deal as agencies keep them: owner, stage, company, value, links and a few lines of notes.
+	// A deal as agencies keep them: owner, stage, company, value, links and a few lines of
+	// notes, each deal's own (a column alike in every row is said once in the text).
 	if _, err := pool.Exec(ctx, `INSERT INTO deals (workspace_id, created_by, pipeline_id, pipeline_stage_id, owner_id, company_id,
 		name, value, confidence, website, instagram, twitter, notes)
 		SELECT $1, $2, $3, $4, $2, $5, 'Acme retainer ' || g, 1000 + g * 250, 0.6, 'https://acme-' || g || '.example.com',
-		'https://instagram.com/acme' || g, 'https://x.com/acme' || g, $6
+		'https://instagram.com/acme' || g, 'https://x.com/acme' || g, 'Call ' || g || ': ' || $6
 		FROM generate_series(1, 50) g`, f.WorkspaceID, f.Admin.UserID, pipeline, stage, company,
 		strings.Repeat("Met the marketing lead; wants a proposal for Q3. ", 4)); err != nil {
 		t.Fatal(err)
@@ -72,7 +73,8 @@ func TestListPageBytes(t *testing.T) {
 // TestAnswerBytes measures what five everyday questions cost over MCP in tool-result bytes
 // (text and structured content), against what they cost when the text repeated the
 // structured content's JSON (every result before the compact rendering, render.go). It
-// prints the figures (docs/mcp.md, "Results"): 0.86 of the bytes when written. With
+// prints the figures (docs/mcp.md, "Results"): 0.86 of the bytes with a table of every
+// value, 0.74 since constant columns are said once and times shown to the minute. With
 // DUMP=1 it also prints each answer's text and JSON, to see where the bytes go.
 func TestAnswerBytes(t *testing.T) {
 	e := newEnv(t)
@@ -130,10 +132,10 @@ func TestAnswerBytes(t *testing.T) {
 	}
 	ratio := float64(after) / float64(before)
 	t.Logf("five questions: %d bytes, was %d (%.2f)", after, before, ratio)
-	// A bound of 0.6 would need the text to be a fifth of the JSON, which only
-	// a summary that leaves values out reaches, and clients that hand the model only the
-	// text would lose them. A faithful table or field list is about 0.7 of the JSON.
-	if ratio > 0.9 {
-		t.Errorf("the five questions cost %.2f of what they did; want at most 0.9", ratio)
+	// At 0.6 the text could hold a fifth of the JSON: 1,600 bytes here, less than the ids
+	// of the 36 records the lists and the search answer (37 bytes a row), so it would have
+	// to leave records out, and clients that read only the text would lose them.
+	if ratio > 0.8 {
+		t.Errorf("the five questions cost %.2f of what they did; want at most 0.8", ratio)
 	}
 }

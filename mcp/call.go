@@ -52,6 +52,10 @@ func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 				}
 				raw = withoutConfirmation(raw)
 			}
+			var answer *mcpgo.CallToolResult
+			if raw, answer = s.chosen(ctx, p, sp, req, raw); answer != nil {
+				return answer, nil
+			}
 			if err := s.takeRate(ctx, p); err != nil {
 				return s.toolError(ctx, err), nil
 			}

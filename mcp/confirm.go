@@ -1,11 +1,9 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -160,19 +158,8 @@ func (s *Server) declined(ctx context.Context, name string) *mcpgo.CallToolResul
 // integrity check. Only bodies that carry a requestState are decoded.
 func (s *Server) checkState(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := peekBody(r, []byte(`"requestState"`))
-		if !ok {
-			next.ServeHTTP(w, r)
-			return
-		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				State *string `json:"requestState"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(body, &req) != nil || req.Params.State == nil || *req.Params.State == "" ||
+		req, ok := peekCall(r, `"requestState"`)
+		if !ok || req.Params.State == nil || *req.Params.State == "" ||
 			(req.Method != string(mcpgo.MethodToolsCall) && req.Method != string(mcpgo.MethodPromptsGet)) {
 			next.ServeHTTP(w, r)
 			return
@@ -187,16 +174,4 @@ func (s *Server) checkState(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// readAllRestore reads r's body and puts it back for the next handler; a read error (the
-// body limit) is handed on to it as well.
-func readAllRestore(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-		return nil, err
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return body, nil
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -364,22 +363,8 @@ func (s *Server) fixtureVisible(ctx context.Context, name string) bool {
 // gives a tool handler no way to answer with that error.
 func (s *Server) checkFixtureCapability(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := peekBody(r, []byte(`"test_missing_capability"`))
-		if !ok || !viewFrom(r.Context()).fixtures() {
-			next.ServeHTTP(w, r)
-			return
-		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-				Meta struct {
-					Caps map[string]json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
-				} `json:"_meta"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(body, &req) != nil || req.Method != string(mcpgo.MethodToolsCall) ||
+		req, ok := peekCall(r, `"test_missing_capability"`)
+		if !ok || !viewFrom(r.Context()).fixtures() || req.Method != string(mcpgo.MethodToolsCall) ||
 			req.Params.Name != "test_missing_capability" || req.Params.Meta.Caps == nil || req.Params.Meta.Caps["sampling"] != nil {
 			next.ServeHTTP(w, r)
 			return
@@ -391,17 +376,4 @@ func (s *Server) checkFixtureCapability(next http.Handler) http.Handler {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write(append(out, '\n'))
 	})
-}
-
-// peekBody reads r's body when it contains marker, leaving the body for the next
-// handler either way; false without the marker or a body.
-func peekBody(r *http.Request, marker []byte) ([]byte, bool) {
-	if r.Method != http.MethodPost || r.Body == nil {
-		return nil, false
-	}
-	body, err := readAllRestore(r)
-	if err != nil || !bytes.Contains(body, marker) {
-		return nil, false
-	}
-	return body, true
 }

@@ -39,13 +39,11 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
+		body, err := readAllRestore(r)
 		if err != nil { // over the body limit: the transport words the error
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 			next.ServeHTTP(w, r)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
 			var msgs []json.RawMessage
 			_ = json.Unmarshal(body, &msgs)
@@ -173,4 +171,47 @@ func missingScope(p *store.Principal, sp toolSpec) (need string, ok bool) {
 	granted := *p
 	granted.Scopes = append(slices.Clone(p.Scopes), sp.scope)
 	return sp.scope, canUse(&granted, sp)
+}
+
+// peekedCall is what checkState (confirm.go) and checkFixtureCapability (conformance.go)
+// read of a JSON-RPC request before the transport does: its id, its method and the
+// params they check.
+type peekedCall struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name  string  `json:"name"`
+		State *string `json:"requestState"`
+		Meta  struct {
+			Caps map[string]json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+		} `json:"_meta"`
+	} `json:"params"`
+}
+
+// peekCall decodes a POST's body as one JSON-RPC request when the body contains marker
+// (a cheap test that spares decoding every other request), leaving the body for the next
+// handler either way; false without a body, without the marker, or for a body that is
+// not one request (the transport answers those).
+func peekCall(r *http.Request, marker string) (peekedCall, bool) {
+	var req peekedCall
+	if r.Method != http.MethodPost || r.Body == nil {
+		return req, false
+	}
+	body, err := readAllRestore(r)
+	if err != nil || !bytes.Contains(body, []byte(marker)) || json.Unmarshal(body, &req) != nil {
+		return req, false
+	}
+	return req, true
+}
+
+// readAllRestore reads r's body and puts it back for the next handler; a read error (the
+// body limit) is handed on to it as well.
+func readAllRestore(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		return nil, err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
 }

@@ -123,12 +123,12 @@ func TestBoundTokenGetsExactlyItsView(t *testing.T) {
 	}
 	for _, args := range []string{`{"q":"fenceline"}`, `{"q":"fenceline","types":["deals","companies"]}`} {
 		got := e.callOn(t, "/mcp/x/companies", companies, "search", args)
-		text := got.Result.Content[0].Text
-		if got.Result.IsError || strings.Contains(text, "\ndeals\t") || !strings.Contains(text, "\ncompanies\t") {
-			t.Errorf("search %s on a companies-bound token: %s", args, text)
+		hits := string(got.Result.StructuredContent)
+		if got.Result.IsError || strings.Contains(hits, `"type":"deals"`) || !strings.Contains(hits, `"type":"companies"`) {
+			t.Errorf("search %s on a companies-bound token: %s", args, hits)
 		}
-		if got := e.callOn(t, "/mcp/x/companies", unbound, "search", args); !strings.Contains(got.Result.Content[0].Text, "\ndeals\t") {
-			t.Errorf("search %s unbound: %s", args, got.Result.Content[0].Text)
+		if got := e.callOn(t, "/mcp/x/companies", unbound, "search", args); !strings.Contains(string(got.Result.StructuredContent), `"type":"deals"`) {
+			t.Errorf("search %s unbound: %s", args, got.Result.StructuredContent)
 		}
 	}
 }

@@ -183,8 +183,8 @@ func call(t testing.TB, c *client.Client, name string, args map[string]any) *mcp
 }
 
 // wantOK asserts a successful result with structured content and, as text, a compact
-// rendering of it (every top-level text value shown, not the same JSON again), and returns
-// the structured content.
+// rendering of it (every top-level text value shown, a time to the minute, the workspace
+// named as not shown; not the same JSON again), and returns the structured content.
 func wantOK(t testing.TB, res *mcpgo.CallToolResult) map[string]any {
 	t.Helper()
 	text := resultText(t, res)
@@ -203,8 +203,19 @@ func wantOK(t testing.TB, res *mcpgo.CallToolResult) map[string]any {
 		t.Fatalf("text is not a compact rendering of the structured content: %s", text)
 	}
 	for k, v := range structured {
-		if s, ok := v.(string); ok && s != "" && !strings.ContainsAny(s, "\t\n\"") && !strings.Contains(text, k+": "+s) {
-			t.Fatalf("text does not show %s: %s in %s", k, s, text)
+		s, ok := v.(string)
+		if !ok || s == "" || strings.ContainsAny(s, "\t\n\"") {
+			continue
+		}
+		want := k + ": " + s
+		if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			want = k + ": " + s[:16] // a time is shown to the minute
+		}
+		if k == "workspace_id" {
+			want = "not shown: workspace_id" // the caller's own
+		}
+		if !strings.Contains(text, want) {
+			t.Fatalf("text does not show %s in %s", want, text)
 		}
 	}
 	return structured

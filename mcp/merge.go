@@ -21,7 +21,7 @@ func mergeTool(r *workspace.Resource) toolSpec {
 		"from": workspace.UUID.Schema(workspace.ToolDialect),
 	}
 	desc := fmt.Sprintf("Merge the duplicate %s record from into the record id, which is kept: references move to it, "+
-		"its blank fields are filled, from is marked merged_into_id. %s", human(r.Name), needs(r, true))
+		"its blank fields are filled, from is marked merged_into_id.", human(r.Name))
 	return toolSpec{op: workspace.OpUpdate, merge: true, resource: r, scope: r.WriteScope(), toolset: toolsetMerge,
 		tool: newTool("merge_"+r.Name, desc, input(props, "id", "from"), typed("object"), hints(false, false, false))}
 }

@@ -5,20 +5,41 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // A result's text is a compact rendering of its structured content, not the same JSON
-// again (docs/mcp.md, "Results"): clients that read only text still get every value, and a
-// client that reads both does not pay for the data twice. A list is a table: a header of
-// its field names, then one tab-separated row per record, a null an empty cell; a record is
-// "field: value" lines, nulls left out, a nested object's fields as "field.name: value".
-// Text is bare unless it would be misread (empty, with a tab or line break, or starting
-// with a quote or bracket), then JSON-quoted; a list of bare text without commas is
-// comma-separated; other arrays are compact JSON.
+// again (docs/mcp.md, "Results"). Clients that read only text still get every record, its
+// id and its key values; a client that reads both does not pay for the data twice. A list
+// is a table: a header of field names, then one tab-separated row per record; a column
+// with one value in every row is said once below it ("every row: status=open", the value
+// JSON-quoted when it holds ", "), columns null in every row are named ("empty:
+// owner_id"), and text cells are cut at cellRunes. A record is "field: value" lines,
+// nulls and empty objects left out, a nested object's fields as "field.name: value"
+// (short values on one line, "grants: crm=full, hr=none"). In both, times are shown to
+// the minute (2026-11-27T20:38Z) and the fields in textOmitted are left out and named on
+// a last line; structured content carries every value as written. Text is bare unless it
+// would be misread (empty, with a tab or line break, or starting with a quote or
+// bracket), then JSON-quoted; a list of bare text without commas is comma-separated
+// (scopes grouped by family, "deals:read+write"); other arrays are compact JSON.
+
+// textOmitted are left out and named on a last line; structured content carries every
+// value as written. Text is bare unless it would be misread (empty, with a tab or line
+// break, or starting with a quote or bracket), then JSON-quoted; a list of bare text
+// without commas is comma-separated (scopes grouped by family, "deals:read+write");
+// other arrays are compact JSON.
+
+// textOmitted are fields the text leaves out: the workspace is the caller's own (me
+// names it), and a search's score only orders the hits, which the rows already are in.
+var textOmitted = map[string]bool{"workspace_id": true, "score": true}
+
+// cellRunes bounds a table cell's text (a note, a search snippet); a record's lines are
+// shown whole.
+const cellRunes = 60
 
 // renderPage renders a list's data and next_cursor.
 func renderPage(data json.RawMessage, nextCursor *string) []byte {
-	out := renderTable(make([]byte, 0, len(data)*2/3+32), data)
+	out := renderTable(make([]byte, 0, len(data)/3+32), data)
 	if nextCursor != nil {
 		out = append(out, "next_cursor: "...)
 		out = append(out, *nextCursor...)
@@ -31,23 +52,25 @@ func renderPage(data json.RawMessage, nextCursor *string) []byte {
 // objects among them as a table under its name), an array of objects as a table.
 func renderValue(v json.RawMessage) []byte {
 	v = bytes.TrimSpace(v)
-	out := make([]byte, 0, len(v)*2/3+32)
+	out := make([]byte, 0, len(v)/2+32)
 	switch {
 	case len(v) > 0 && v[0] == '{':
-		if out, ok := appendFields(out, "", v); ok {
-			return out
+		var omitted []string
+		if out, ok := appendFields(out, "", v, &omitted); ok {
+			return appendOmitted(out, omitted)
 		}
 	case len(v) > 0 && v[0] == '[':
 		if _, ok := objects(v); ok {
 			return renderTable(out, v)
 		}
 	}
-	return appendCell(out, v)
+	return appendCell(out, v, 0)
 }
 
 // appendFields appends an object's fields as "name: value" lines, a nested object's as
-// "name.field: value", an array of objects as a table under "name:".
-func appendFields(out []byte, prefix string, obj json.RawMessage) ([]byte, bool) {
+// "name.field: value", an array of objects as a table under "name:"; the textOmitted
+// fields it meets are added to omitted.
+func appendFields(out []byte, prefix string, obj json.RawMessage, omitted *[]string) ([]byte, bool) {
 	keys, values, ok := members(obj)
 	if !ok {
 		return out, false
@@ -55,9 +78,15 @@ func appendFields(out []byte, prefix string, obj json.RawMessage) ([]byte, bool)
 	for i, k := range keys {
 		v := bytes.TrimSpace(values[i])
 		switch rows, table := objects(v); {
-		case isNull(v):
+		case isNull(v), string(v) == "{}":
+		case textOmitted[k]:
+			*omitted = append(*omitted, prefix+k)
 		case len(v) > 0 && v[0] == '{':
-			if o, ok := appendFields(out, prefix+k+".", v); ok && len(o) > len(out) {
+			if line, ok := appendPairs(append(append(out, prefix+k...), ": "...), v); ok {
+				out = append(line, '\n')
+				continue
+			}
+			if o, ok := appendFields(out, prefix+k+".", v, omitted); ok && len(o) > len(out) {
 				out = o
 				continue
 			}
@@ -72,17 +101,52 @@ func appendFields(out []byte, prefix string, obj json.RawMessage) ([]byte, bool)
 	return out, true
 }
 
+// pairMax bounds the values appendPairs puts on one line.
+const pairMax = 16
+
+// appendPairs appends an object of two or more short scalar values on one line,
+// "crm=full, hr=none"; ok is false, and out unusable, for any other object.
+func appendPairs(out []byte, obj json.RawMessage) ([]byte, bool) {
+	keys, values, ok := members(obj)
+	if !ok || len(keys) < 2 {
+		return out, false
+	}
+	for i, k := range keys {
+		v := bytes.TrimSpace(values[i])
+		if len(v) == 0 || len(v) > pairMax+2 || v[0] == '{' || v[0] == '[' || isNull(v) {
+			return out, false
+		}
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = appendCell(append(append(out, k...), '='), v, 0)
+	}
+	return out, true
+}
+
 func appendLine(out []byte, name string, v json.RawMessage) []byte {
 	out = append(append(out, name...), ": "...)
-	return append(appendCell(out, v), '\n')
+	return append(appendCell(out, v, 0), '\n')
+}
+
+// appendOmitted names the fields the text left out, so a model reading only the text
+// knows they exist.
+func appendOmitted(out []byte, omitted []string) []byte {
+	if len(omitted) == 0 {
+		return out
+	}
+	out = append(out, "not shown: "...)
+	return append(append(out, strings.Join(omitted, ", ")...), '\n')
 }
 
 // renderTable appends an array of objects as a header line and one row per object; the
-// columns are every field in the order first met. An empty array is "(none)".
+// columns are every field in the order first met, less those textOmitted names and, when
+// there are two rows or more, those with one value in every row (said once, after the
+// rows) or null in every row (named). An empty array is "(none)".
 func renderTable(out []byte, arr json.RawMessage) []byte {
 	rows, ok := objects(arr)
 	if !ok {
-		return append(appendCell(out, arr), '\n')
+		return append(appendCell(out, arr, 0), '\n')
 	}
 	if len(rows) == 0 {
 		return append(out, "(none)\n"...)
@@ -98,46 +162,91 @@ func renderTable(out []byte, arr json.RawMessage) []byte {
 				index[k] = len(cols)
 				cols = append(cols, k)
 			}
-			cells[i][k] = values[j]
+			cells[i][k] = bytes.TrimSpace(values[j])
 		}
 	}
-	out = append(out, strings.Join(cols, "\t")...)
+	var shown, empty, omitted []string
+	var same []byte // "status=open, completed=false"
+	for _, c := range cols {
+		first, constant, null := cells[0][c], len(rows) > 1, true
+		for _, row := range cells {
+			v, ok := row[c]
+			null = null && (!ok || isNull(v))
+			constant = constant && ok && bytes.Equal(v, first)
+		}
+		switch {
+		case textOmitted[c]:
+			omitted = append(omitted, c)
+		case null && len(rows) > 1:
+			empty = append(empty, c)
+		case constant && !isNull(first):
+			if len(same) > 0 {
+				same = append(same, ", "...)
+			}
+			same = append(append(same, c...), '=')
+			if cell := appendCell(nil, first, cellRunes); bytes.Contains(cell, []byte(", ")) {
+				same = appendJSONString(same, string(cell)) // quoted: ", " separates the pairs
+			} else {
+				same = append(same, cell...)
+			}
+		default:
+			shown = append(shown, c)
+		}
+	}
+	out = append(out, strings.Join(shown, "\t")...)
 	out = append(out, '\n')
 	for _, row := range cells {
-		for j, c := range cols {
+		for j, c := range shown {
 			if j > 0 {
 				out = append(out, '\t')
 			}
 			if v, ok := row[c]; ok && !isNull(v) {
-				out = appendCell(out, v)
+				out = appendCell(out, v, cellRunes)
 			}
 		}
 		out = append(out, '\n')
 	}
-	return out
+	if len(same) > 0 {
+		out = append(append(append(out, "every row: "...), same...), '\n')
+	}
+	if len(empty) > 0 {
+		out = append(append(append(out, "empty: "...), strings.Join(empty, ", ")...), '\n')
+	}
+	return appendOmitted(out, omitted)
 }
 
-// appendCell appends one value: text bare where it cannot be misread, an array of such
-// text comma-separated, numbers and booleans as written, anything else as compact JSON.
-func appendCell(out []byte, v json.RawMessage) []byte {
+// appendCell appends one value: text bare where it cannot be misread, a time to the
+// minute, an array of such text comma-separated, numbers and booleans as written,
+// anything else as compact JSON. With max > 0, text longer than max runes is cut there
+// and ends in "…".
+func appendCell(out []byte, v json.RawMessage, max int) []byte {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
 		return out
 	}
 	switch v[0] {
 	case '"':
-		if len(v) >= 2 && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 { // no escapes: its own bytes
-			if raw := v[1 : len(v)-1]; bare(string(raw)) {
-				return append(out, raw...)
+		var text []byte
+		ok := len(v) >= 2 && v[len(v)-1] == '"'
+		if ok {
+			text = v[1 : len(v)-1]
+		}
+		if ok && bytes.IndexByte(text, '\\') >= 0 { // escapes: decoded (rarely: a line break, a quote)
+			var s string
+			s, ok = unquote(v)
+			text = []byte(s)
+		}
+		if ok && bare(text) {
+			if minute(text) {
+				return append(append(out, text[:16]...), 'Z')
 			}
-		} else if s, ok := unquote(v); ok && bare(s) {
-			return append(out, s...)
+			return appendCut(out, text, max)
 		}
 	case '[':
 		var list []string
 		if json.Unmarshal(v, &list) == nil && len(list) > 0 &&
 			!slices.ContainsFunc(list, func(s string) bool { return !bare(s) || strings.Contains(s, ",") }) {
-			return append(out, strings.Join(list, ", ")...)
+			return appendCut(out, []byte(joinGrouped(list)), max)
 		}
 	case '{':
 	default: // a number, true or false, written without spaces
@@ -148,6 +257,76 @@ func appendCell(out []byte, v json.RawMessage) []byte {
 		return append(out, v...)
 	}
 	return append(out, b.Bytes()...)
+}
+
+// joinGrouped joins text with ", ", items of the form "family:name" that follow one of
+// the same family as "family:name+name" (scopes: "deals:read+write, activity:read").
+func joinGrouped(list []string) string {
+	if slices.ContainsFunc(list, func(s string) bool { f, name, ok := strings.Cut(s, ":"); return !ok || !word(f) || !word(name) }) {
+		return strings.Join(list, ", ")
+	}
+	var b strings.Builder
+	family := ""
+	for _, item := range list {
+		f, name, _ := strings.Cut(item, ":")
+		if f == family {
+			b.WriteString("+" + name)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(item)
+		family = f
+	}
+	return b.String()
+}
+
+// word reports whether s is a lower-case word: letters, digits and underscores.
+func word(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') })
+}
+
+// appendCut appends s, cut to max runes (none when max is 0) and then ending in "…".
+func appendCut(out, s []byte, max int) []byte {
+	if max <= 0 || len(s) <= max {
+		return append(out, s...)
+	}
+	for i, n := 0, 0; i < len(s); n++ {
+		if n == max {
+			return append(append(out, s[:i]...), "…"...)
+		}
+		_, size := utf8.DecodeRune(s[i:])
+		i += size
+	}
+	return append(out, s...)
+}
+
+// minute reports whether s is a UTC time as PostgreSQL writes it
+// (2026-11-27T20:38:46.493991+00:00), whose first 16 bytes and a Z are it to the minute.
+func minute(s []byte) bool {
+	const layout = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(layout)+len("+00:00") || !bytes.HasSuffix(s, []byte("+00:00")) {
+		return false
+	}
+	for i := range len(layout) {
+		if c := s[i]; layout[i] == 'd' && (c < '0' || c > '9') || layout[i] != 'd' && c != layout[i] {
+			return false
+		}
+	}
+	fraction := s[len(layout) : len(s)-len("+00:00")]
+	if len(fraction) == 0 {
+		return true
+	}
+	if len(fraction) < 2 || fraction[0] != '.' {
+		return false
+	}
+	for _, c := range fraction[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // unquote reads a JSON string; one without escapes is its own bytes.
@@ -280,8 +459,16 @@ func skipSpace(b []byte, i int) int {
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // bare reports whether text can be shown without quotes and not be misread.
-func bare(s string) bool {
-	return s != "" && !strings.ContainsAny(s, "\t\n\r") && s[0] != '"' && s[0] != '[' && s[0] != '{'
+func bare[T string | []byte](s T) bool {
+	if len(s) == 0 || s[0] == '"' || s[0] == '[' || s[0] == '{' {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; c == '\t' || c == '\n' || c == '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }

@@ -70,15 +70,16 @@ var instructions = `Tools read and write one agency workspace (CRM, tasks, space
 	`Names are verb_resource: list_ (newest first), get_ (one record by id), create_, update_ (partial: ` +
 	`only the fields sent change), detach_ (unlink a join record); nothing is ever deleted. ` +
 	`Lists return {data, next_cursor}: while next_cursor is not null, call again with the same filters and cursor=next_cursor. ` +
-	`Result text is compact: a list a tab-separated table under a header of field names (null an empty cell) and a next_cursor: line when there is more; a record field: value lines, nulls left out. ` +
+	`Result text is compact (structured content has every value as written): a list a tab-separated table under a header of field names (null an empty cell), ` +
+	`then "every row: field=value" for columns alike in every row, "empty:" for columns null in every row, and a next_cursor: line when there is more; ` +
+	`a record field: value lines, nulls left out; times to the minute, long table cells cut with …, "not shown:" names fields left out. ` +
 	`For what changed since a time, list with where [{field: updated_at, op: gte, value: an RFC 3339 time}] and sort updated_at (least recently updated first, ` +
 	`each change once across the pages; a page never passes a write still in flight, so every committed change comes in some run); keep the last record's updated_at for next time. ` +
 	`To find records, call search {q, types} ({type, id, title, snippet, score} across everything), or list with q (words or their beginnings, accents and case ignored, a typo forgiven in names; best match first), ` +
 	`where [{field, op, value}] (op eq, ne, lt, lte, gt, gte, in with comma-separated values, prefix, null with true or false), sort (a field, - first for descending); ` +
 	`where [{field: id, op: in, value: "id,id"}] reads up to 100 records in one call; limit is ` + workspace.ListLimitRange() + `. Lists return a summary of each record (id, its main fields, updated_at); fields "name,value" returns those instead, get_ the whole record. ` +
 	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
-	`Each description ends with what a call needs: a scope (deals:read), the member's feature grant ("crm grant read" ` +
-	`means read or full; "full" means full), the admin role. Call me first to see your scopes and grants. ` +
+	`tools/list names only the tools you may call (your scopes, the member's feature grants, the admin role); me shows your scopes and grants. ` +
 	`This connection lists a chosen toolset; find_tools {query} searches every tool you may use ` +
 	`(answering {name, description, inputSchema, needs_scope?}; needs_scope: this token lacks the scope, a call asks to authorize again for it) ` +
 	`and call_tool {name, arguments} runs any of them. ` +

@@ -137,16 +137,6 @@ func mustJSON(s *jsonschema.Schema) json.RawMessage {
 // human turns deal_people into "deal people".
 func human(name string) string { return strings.ReplaceAll(name, "_", " ") }
 
-// needs ends every description with what a call needs, in the short form the server
-// instructions explain: "Needs deals:write, crm grant full, admin."
-func needs(r *workspace.Resource, write bool) string {
-	op := workspace.OpList
-	if write {
-		op = workspace.OpCreate
-	}
-	return "Needs " + strings.Join(r.Needs(op), ", ") + "."
-}
-
 func meTool() toolSpec {
 	output := outline(workspace.MeSchema())
 	return toolSpec{tool: newTool(toolMe, "The member (or agent) this connection acts as, its workspace, feature grants ("+store.GrantLevelsText()+") "+
@@ -172,19 +162,18 @@ func listProperties(r *workspace.Resource) map[string]*jsonschema.Schema {
 func listTool(r *workspace.Resource) toolSpec {
 	props := listProperties(r)
 	var b strings.Builder
-	fmt.Fprintf(&b, "List %s. %s ", human(r.Name), r.Doc)
+	fmt.Fprintf(&b, "List %s. %s", human(r.Name), r.Doc)
 	if !r.Paged {
-		b.WriteString("One page, next_cursor null. ")
+		b.WriteString(" One page, next_cursor null.")
 	}
-	b.WriteString(needs(r, false))
 	return toolSpec{op: workspace.OpList, resource: r, scope: r.ReadScope(),
 		tool: newTool("list_"+r.Name, b.String(), object(props), pageSchema(listItem(r)), hints(true, true, false))}
 }
 
 func getTool(r *workspace.Resource) toolSpec {
-	desc := fmt.Sprintf("Get one %s record by id. %s %s", human(r.Name), r.Doc, needs(r, false))
+	desc := fmt.Sprintf("Get one %s record by id. %s", human(r.Name), r.Doc)
 	if r.CanList() {
-		desc = fmt.Sprintf("Get one %s record by id (see list_%s). %s", human(r.Name), r.Name, needs(r, false))
+		desc = fmt.Sprintf("Get one %s record by id (see list_%s).", human(r.Name), r.Name)
 	}
 	args := input(map[string]*jsonschema.Schema{"id": workspace.UUID.Schema(workspace.ToolDialect)}, "id")
 	return toolSpec{op: workspace.OpGet, resource: r, scope: r.ReadScope(),
@@ -207,7 +196,7 @@ func createTool(r *workspace.Resource) toolSpec {
 	if r.Access == workspace.WriteOnly {
 		return enrichTool(r, props, required)
 	}
-	desc := fmt.Sprintf("Create a %s record (see list_%s); returns it. %s", human(r.Name), r.Name, needs(r, true))
+	desc := fmt.Sprintf("Create a %s record (see list_%s); returns it.", human(r.Name), r.Name)
 	return toolSpec{op: workspace.OpCreate, resource: r, scope: r.WriteScope(),
 		tool: newTool("create_"+r.Name, desc, input(props, required...), typed("object"),
 			hints(false, false, false))}
@@ -219,7 +208,7 @@ func enrichTool(r *workspace.Resource, props map[string]*jsonschema.Schema, requ
 		"(linkedin, twitter, instagram, facebook), read from public sources. A fresh lookup spends workspace " +
 		"credits; the same domain looked up again within 30 days is served from cache for free. Fails with " +
 		"insufficient_credits when the balance is too low (see list_credits), validation_error when the domain " +
-		"is not a valid hostname. " + needs(r, true)
+		"is not a valid hostname."
 	props[confirmArg] = confirmProperty()
 	return toolSpec{op: workspace.OpCreate, resource: r, scope: r.WriteScope(),
 		tool: newTool(toolEnrich, desc, input(props, required...), output,
@@ -246,11 +235,11 @@ func updateTool(r *workspace.Resource) toolSpec {
 	} else {
 		required = []string{"id"}
 	}
-	desc := fmt.Sprintf("Update a %s record by id%s; fields not sent keep their values. %s %s",
-		human(r.Name), idNote, r.Doc, needs(r, true))
+	desc := fmt.Sprintf("Update a %s record by id%s; fields not sent keep their values. %s",
+		human(r.Name), idNote, r.Doc)
 	if r.CanCreate() {
-		desc = fmt.Sprintf("Update a %s record by id; fields not sent keep their values (see create_%s). %s",
-			human(r.Name), r.Name, needs(r, true))
+		desc = fmt.Sprintf("Update a %s record by id; fields not sent keep their values (see create_%s).",
+			human(r.Name), r.Name)
 	}
 	return toolSpec{op: workspace.OpUpdate, resource: r, scope: r.WriteScope(),
 		tool: newTool("update_"+r.Name, desc, input(props, required...), typed("object"),
@@ -265,8 +254,8 @@ func detachTool(r *workspace.Resource) toolSpec {
 	}
 	props[idempotencyKeyArg] = idempotencyKeyProperty()
 	props[confirmArg] = confirmProperty()
-	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found if not linked. %s",
-		b, a, human(r.Name), needs(r, true))
+	desc := fmt.Sprintf("Unlink %s from %s (a %s record); both records stay. not_found if not linked.",
+		b, a, human(r.Name))
 	output := object(map[string]*jsonschema.Schema{a: typed("string"), b: typed("string"), "detached": typed("boolean")}, a, b, "detached")
 	return toolSpec{op: workspace.OpDetach, resource: r, scope: r.WriteScope(),
 		tool: newTool("detach_"+r.Name, desc, input(props, a, b), output, hints(false, false, false))}

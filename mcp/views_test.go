@@ -140,7 +140,7 @@ func parseListing(t testing.TB, result json.RawMessage) listing {
 // initialize (2025-11-25, then sending the session id it was offered) or on every
 // request (2026-07-28), sees get_ linked to the record card, list_deals to the board and
 // the other list_ tools to the table, the three views in resources/list, and every tool
-// otherwise unchanged.
+// otherwise unchanged; the list stays within the default's budget with the links.
 func TestViewsLinkedOnlyForAppHosts(t *testing.T) {
 	e := newEnv(t)
 	f := storetest.Workspace(t, e.store, nil)
@@ -211,6 +211,9 @@ func TestViewsLinkedOnlyForAppHosts(t *testing.T) {
 			}
 		}
 		t.Logf("%s: default tools/list %d bytes, %d with the extension (%d of %d tools link a view)", version, len(plainResult), len(uiResult), linkedN, len(apps.names))
+		if len(uiResult) > defaultListBudget {
+			t.Errorf("%s: the default tools/list with the extension is %d bytes, over the budget of %d", version, len(uiResult), defaultListBudget)
+		}
 		resources, _ = e.viewRPC(t, key, version, true, uiSession, "resources/list")
 		for _, v := range []string{viewRecordURI, viewListURI, viewBoardURI} {
 			if !bytes.Contains(resources, []byte(`"`+v+`"`)) {
