@@ -3822,25 +3822,25 @@ CREATE INDEX custom_fields_sync ON public.custom_fields USING btree (workspace_i
 -- Name: custom_values_b; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id);
+CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_d; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id);
+CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_n; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id);
+CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_record; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id, field_id);
+CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id, field_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_search; Type: INDEX; Schema: public; Owner: -
@@ -3852,7 +3852,7 @@ CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, p
 -- Name: custom_values_t; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, record_id);
+CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_unique; Type: INDEX; Schema: public; Owner: -
