@@ -665,9 +665,17 @@ func fieldLimitError(resource string) error {
 
 // checkConversion refuses a type change unless every stored value of the field is a value
 // of the new type; values that name records (member, reference) are never converted to.
+// q is the transaction that then changes the type (updateDefinition): it first locks the
+// resource's table in SHARE mode, which waits for writes in flight and holds new ones
+// until the change commits, so no value the check did not see is written under the old
+// type before ws_custom_reindex converts them. Writes wait for the check and the
+// conversion, proportional to the records holding the field; a type change is rare.
 func (o *Ops) checkConversion(ctx context.Context, q querier, p *store.Principal, prev, next *CustomField) error {
 	r := Lookup(next.Resource)
 	t := customTypeOf(next.Type)
+	if err := q.Query(ctx, p, `LOCK TABLE `+ident(r.Table)+` IN SHARE MODE`, nil, func(pgx.Rows) error { return nil }); err != nil {
+		return readError(err)
+	}
 	var bad, count int
 	var example string
 	err := q.Query(ctx, p, `SELECT custom_fields -> $1 FROM `+ident(r.Table)+` WHERE custom_fields ? $1`, []any{next.Key},

@@ -321,7 +321,31 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	if err := o.permitWrite(p, r, OpUpdate, id, m); err != nil {
 		return nil, err
 	}
+	if r.Name == customFieldsName {
+		return o.updateDefinition(ctx, p, r, id, m, ifMatch)
+	}
 	return o.update(ctx, o.store, p, r, id, m, ifMatch)
+}
+
+// updateDefinition is update of a custom field's definition in one transaction: a type
+// change's check of the stored values (checkConversion, which locks the resource's table
+// against writes first) and the change with its conversion of the values
+// (ws_custom_reindex) see the same values.
+func (o *Ops) updateDefinition(ctx context.Context, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+	var rec json.RawMessage
+	err := o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+		var err error
+		rec, err = o.update(ctx, txQuerier{tx}, p, r, id, m, ifMatch)
+		return err
+	})
+	if err != nil {
+		var e *apierr.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, store.MapWriteError(err, "update_failed")
+	}
+	return rec, nil
 }
 
 // update is UpdateIf's write, for a decoded body past the gates (UpdateIf, Batch),
