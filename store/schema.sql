@@ -384,6 +384,16 @@ END
 $$;
 
 --
+-- Name: ws_custom_archived(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_archived(ws uuid, res text) RETURNS text[]
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT coalesce(array_agg(f.key), '{}') FROM custom_fields f WHERE f.workspace_id = ws AND f.resource = res AND f.archived
+$$;
+
+--
 -- Name: ws_custom_changes(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -566,8 +576,7 @@ CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
-    ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
-                        WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
+    ELSE v - ws_custom_archived(ws, res) END
 $$;
 
 --

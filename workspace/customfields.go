@@ -24,7 +24,9 @@ import (
 // resources marked Custom. Definitions are the catalogue resource custom_fields, admin
 // written, read as the resource they are about is read (Governed). A record keeps its
 // values in its column custom_fields, {key: value}, which every read returns without the
-// archived fields (columnExpr in records.go; webhook events use ws_custom_shown); a trigger copies each value into custom_values, typed,
+// archived fields (the SQL function ws_custom_archived names them, for reads in
+// columnExpr, records.go, and for webhook events in ws_custom_shown); a trigger copies
+// each value into custom_values, typed,
 // whose fixed indexes answer filters, sorts and uniqueness (store/migrations/00040_custom_fields.sql),
 // so adding a field needs no DDL and is ready at once.
 
