@@ -296,6 +296,29 @@ func TestCustomFieldTypeChangeWaitsForWriters(t *testing.T) {
 	}
 }
 
+// TestCustomLongTextSearch: a searchable long_text field is matched by q on the words of its
+// first 10,000 characters, and not on words past them.
+func TestCustomLongTextSearch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.as(t, f.Admin)
+	create(t, admin, "/custom_fields", map[string]any{"resource": "deals", "key": "brief", "label": "Brief", "type": "long_text", "searchable": true})
+	pl := create(t, admin, "/pipelines", map[string]any{"name": "Sales"})["id"]
+	// "quokka" ends at character 10,000; "wombat" starts after it.
+	brief := "quokka " + strings.Repeat("x", 10_000-len("quokka ")-len(" quokka")) + " quokka wombat"
+	deal := create(t, admin, "/deals", map[string]any{"name": "Long", "pipeline_id": pl, "custom_fields": map[string]any{"brief": brief}})["id"].(string)
+	if got := must(t, admin.get("/deals?q=quokka"), http.StatusOK).list(); len(got) != 1 || got[0]["id"] != deal {
+		t.Fatalf("q=quokka: %v", got)
+	}
+	if hits := must(t, admin.get("/search?q=quokka"), http.StatusOK).list(); len(hits) != 1 || hits[0]["id"] != deal {
+		t.Fatalf("/search?q=quokka: %v", hits)
+	}
+	if got := must(t, admin.get("/deals?q=wombat"), http.StatusOK).list(); len(got) != 0 {
+		t.Fatalf("q=wombat matches a word past the first 10,000 characters: %v", got)
+	}
+}
+
 func findDef(t testing.TB, c client, key string) string {
 	t.Helper()
 	for _, d := range must(t, c.get("/custom_fields?resource=deals&limit=200"), http.StatusOK).list() {

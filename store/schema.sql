@@ -539,7 +539,8 @@ CREATE TABLE public.custom_values (
     n numeric,
     d timestamp with time zone,
     b boolean,
-    u text
+    u text,
+    s text
 );
 
 ALTER TABLE ONLY public.custom_values FORCE ROW LEVEL SECURITY;
@@ -553,7 +554,8 @@ CREATE FUNCTION public.ws_custom_rows(f public.custom_fields, ws uuid, rec uuid,
     AS $$
   SELECT ws, f.id, rec, x.t, x.n, x.d, x.b,
          CASE WHEN f."unique" THEN coalesce(x.t, x.n::text, to_char(x.d AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), x.b::text)
-           || CASE WHEN f.type = 'money' THEN ' ' || (v ->> 'currency') ELSE '' END END
+           || CASE WHEN f.type = 'money' THEN ' ' || (v ->> 'currency') ELSE '' END END,
+         CASE WHEN f.type = 'long_text' THEN left(v #>> '{}', 10000) END
   FROM (
     SELECT CASE WHEN f.type IN ('text', 'url', 'email', 'phone', 'select', 'member', 'reference') THEN v #>> '{}'
                 WHEN f.type = 'multi_select' THEN e END AS t,
@@ -3855,7 +3857,7 @@ CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id
 -- Name: custom_values_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[t])) WHERE (t IS NOT NULL);
+CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[COALESCE(t, s)])) WHERE (COALESCE(t, s) IS NOT NULL);
 
 --
 -- Name: custom_values_t; Type: INDEX; Schema: public; Owner: -

@@ -84,13 +84,13 @@ type customType struct {
 	// names (member, reference), which the database must show the caller.
 	check    func(f *CustomField, raw json.RawMessage) (json.RawMessage, string)
 	multi    bool // one row per element: no sort, no unique
-	textLike bool // searchable may be set
+	textLike bool // searchable may be set (long_text by its first 10,000 characters, customSearch)
 	noUnique bool
 }
 
 var customTypes = []customType{
 	{name: "text", base: String, col: "t", sqlType: "text", check: customText(ShortText, nil, "a string of at most 500 characters"), textLike: true},
-	{name: "long_text", base: String, check: customText(LongText, nil, "a string of at most 200000 characters"), noUnique: true},
+	{name: "long_text", base: String, check: customText(LongText, nil, "a string of at most 200000 characters"), noUnique: true, textLike: true},
 	{name: "number", base: Number, col: "n", sqlType: "numeric", check: customLiteral(func(s string) bool { return isNumber(nil, s) }, "a JSON number")},
 	{name: "money", base: Number, col: "n", sqlType: "numeric", check: checkMoney},
 	{name: "date", base: Date, col: "d", sqlType: "timestamptz", check: customText(10, isDate, "an ISO date string such as \"2026-01-31\""+yearRange)},
@@ -589,7 +589,7 @@ func (o *Ops) checkDefinition(ctx context.Context, q querier, p *store.Principal
 	case next.Unique && (t.noUnique || t.multi):
 		return apierr.BadRequest("unique: %s fields cannot be unique", next.Type)
 	case next.Searchable && !t.textLike:
-		return apierr.BadRequest("searchable: only text, url, email and phone fields are searchable")
+		return apierr.BadRequest("searchable: only text, long_text, url, email and phone fields are searchable")
 	}
 	seen := map[string]bool{}
 	for _, opt := range next.Options {

@@ -337,11 +337,13 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 }
 
 // customSearch is q's match on r's searchable custom fields: a record one of whose values
-// has every word of q as a prefix of its words (the index custom_values_search).
+// (t, or for a long_text s: its first 10,000 characters, so that one value adds a bounded
+// number of words to the index, store/migrations/00063_custom_values_indexes.sql) has every word of q as a prefix of its words (the index
+// custom_values_search).
 func customSearch(r *Resource, q *searchQuery, add func(any) int) string {
 	return fmt.Sprintf(`%s."id" IN (SELECT v.record_id FROM custom_fields f JOIN custom_values v ON v.field_id = f.id
-		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND v.t IS NOT NULL
-		AND ws_search_doc(v.t) @@ (SELECT to_tsquery('simple', ws_unaccent($%d::text))))`,
+		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND coalesce(v.t, v.s) IS NOT NULL
+		AND ws_search_doc(coalesce(v.t, v.s)) @@ (SELECT to_tsquery('simple', ws_unaccent($%d::text))))`,
 		ident(r.Table), quoteLiteral(r.Name), add(q.tsquery))
 }
 
