@@ -142,7 +142,7 @@ const probeLimit = 201
 //     buffers each, as a built-in condition with as many matches does;
 //   - [null]=true has no index to probe (records without a value have no row in
 //     custom_values): the list walks its order checking each deal, and one matching no
-//     deal reads every deal of the workspace, about one heap page per seven.
+//     deal reads every deal of the workspace, about one heap page per eight.
 func customFilterBound(typ string, op workspace.Operator, v string, n int) int {
 	switch {
 	case op == workspace.OpNull && v == "true":
