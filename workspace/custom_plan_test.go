@@ -210,6 +210,14 @@ func checkCustomPlans(t *testing.T, s *store.Store, ops *workspace.Ops, reader *
 			}
 		}
 	}
+	// A sort with a custom condition fetches each record by its id and checks it there:
+	// with one that every deal meets (the member field), a page is the sort's.
+	var byKey = map[string]*workspace.CustomField{}
+	for i := range defs {
+		byKey[defs[i].Key] = &defs[i]
+	}
+	sort, cond := "-"+byKey["f03"].Path(), workspace.Condition{Field: byKey["f15"].Path(), Op: workspace.OpEq, Value: member}
+	check("sort="+sort+" with "+cond.Field+"[eq]", workspace.ListParams{Sort: &sort, Where: []workspace.Condition{cond}}, customSortBuffers)
 	return figures
 }
 
