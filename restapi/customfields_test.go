@@ -258,6 +258,67 @@ func TestCustomFieldUniqueConcurrent(t *testing.T) {
 	}
 }
 
+// TestCustomFieldTypeChangeWaitsForWriters: a type change's check of the stored values and
+// the change are one transaction that writes to the resource wait for. A value that does
+// not convert, written by a transaction still open when the change starts, is seen once it
+// commits, and the change is refused: the field never holds a value of another type.
+func TestCustomFieldTypeChangeWaitsForWriters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.as(t, f.Admin)
+	ctx := context.Background()
+	field := create(t, admin, "/custom_fields", map[string]any{"resource": "deals", "key": "ref_code", "label": "Ref code", "type": "text"})["id"].(string)
+	pl := create(t, admin, "/pipelines", map[string]any{"name": "Sales"})["id"]
+	deal := create(t, admin, "/deals", map[string]any{"name": "Waits", "pipeline_id": pl})["id"].(string)
+
+	tx, err := storetest.Pool(t).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `UPDATE deals SET custom_fields = '{"ref_code": "abc"}' WHERE id = $1`, deal); err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan response, 1)
+	go func() { changed <- admin.patch("/custom_fields/"+field, map[string]any{"type": "number"}) }()
+	select {
+	case r := <-changed:
+		t.Fatalf("the type change did not wait for the open write: %d %s", r.Status, r.Raw)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, <-changed, http.StatusBadRequest, "bad_request")
+	if typ := must(t, admin.get("/custom_fields/"+field), http.StatusOK).data()["type"]; typ != "text" {
+		t.Fatalf("type = %v, want text", typ)
+	}
+}
+
+// TestCustomLongTextSearch: a searchable long_text field is matched by q on the words of its
+// first 10,000 characters, and not on words past them.
+func TestCustomLongTextSearch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	f := storetest.Workspace(t, e.store, workspace.Scopes())
+	admin := e.as(t, f.Admin)
+	create(t, admin, "/custom_fields", map[string]any{"resource": "deals", "key": "brief", "label": "Brief", "type": "long_text", "searchable": true})
+	pl := create(t, admin, "/pipelines", map[string]any{"name": "Sales"})["id"]
+	// "quokka" ends at character 10,000; "wombat" starts after it.
+	brief := "quokka " + strings.Repeat("x", 10_000-len("quokka ")-len(" quokka")) + " quokka wombat"
+	deal := create(t, admin, "/deals", map[string]any{"name": "Long", "pipeline_id": pl, "custom_fields": map[string]any{"brief": brief}})["id"].(string)
+	if got := must(t, admin.get("/deals?q=quokka"), http.StatusOK).list(); len(got) != 1 || got[0]["id"] != deal {
+		t.Fatalf("q=quokka: %v", got)
+	}
+	if hits := must(t, admin.get("/search?q=quokka"), http.StatusOK).list(); len(hits) != 1 || hits[0]["id"] != deal {
+		t.Fatalf("/search?q=quokka: %v", hits)
+	}
+	if got := must(t, admin.get("/deals?q=wombat"), http.StatusOK).list(); len(got) != 0 {
+		t.Fatalf("q=wombat matches a word past the first 10,000 characters: %v", got)
+	}
+}
+
 func findDef(t testing.TB, c client, key string) string {
 	t.Helper()
 	for _, d := range must(t, c.get("/custom_fields?resource=deals&limit=200"), http.StatusOK).list() {

@@ -384,6 +384,16 @@ END
 $$;
 
 --
+-- Name: ws_custom_archived(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_archived(ws uuid, res text) RETURNS text[]
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT coalesce(array_agg(f.key), '{}') FROM custom_fields f WHERE f.workspace_id = ws AND f.resource = res AND f.archived
+$$;
+
+--
 -- Name: ws_custom_changes(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -529,7 +539,8 @@ CREATE TABLE public.custom_values (
     n numeric,
     d timestamp with time zone,
     b boolean,
-    u text
+    u text,
+    s text
 );
 
 ALTER TABLE ONLY public.custom_values FORCE ROW LEVEL SECURITY;
@@ -543,7 +554,8 @@ CREATE FUNCTION public.ws_custom_rows(f public.custom_fields, ws uuid, rec uuid,
     AS $$
   SELECT ws, f.id, rec, x.t, x.n, x.d, x.b,
          CASE WHEN f."unique" THEN coalesce(x.t, x.n::text, to_char(x.d AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), x.b::text)
-           || CASE WHEN f.type = 'money' THEN ' ' || (v ->> 'currency') ELSE '' END END
+           || CASE WHEN f.type = 'money' THEN ' ' || (v ->> 'currency') ELSE '' END END,
+         CASE WHEN f.type = 'long_text' THEN left(v #>> '{}', 10000) END
   FROM (
     SELECT CASE WHEN f.type IN ('text', 'url', 'email', 'phone', 'select', 'member', 'reference') THEN v #>> '{}'
                 WHEN f.type = 'multi_select' THEN e END AS t,
@@ -566,8 +578,7 @@ CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
   SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
-    ELSE v - coalesce((SELECT array_agg(f.key) FROM custom_fields f
-                        WHERE f.workspace_id = ws AND f.resource = res AND f.archived), '{}') END
+    ELSE v - ws_custom_archived(ws, res) END
 $$;
 
 --
@@ -3822,37 +3833,37 @@ CREATE INDEX custom_fields_sync ON public.custom_fields USING btree (workspace_i
 -- Name: custom_values_b; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id);
+CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_d; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id);
+CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_n; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id);
+CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_record; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id, field_id);
+CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id, field_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[t])) WHERE (t IS NOT NULL);
+CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[COALESCE(t, s)])) WHERE (COALESCE(t, s) IS NOT NULL);
 
 --
 -- Name: custom_values_t; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, record_id);
+CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, record_id) INCLUDE (workspace_id);
 
 --
 -- Name: custom_values_unique; Type: INDEX; Schema: public; Owner: -

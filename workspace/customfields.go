@@ -24,7 +24,9 @@ import (
 // resources marked Custom. Definitions are the catalogue resource custom_fields, admin
 // written, read as the resource they are about is read (Governed). A record keeps its
 // values in its column custom_fields, {key: value}, which every read returns without the
-// archived fields (columnExpr in records.go; webhook events use ws_custom_shown); a trigger copies each value into custom_values, typed,
+// archived fields (the SQL function ws_custom_archived names them, for reads in
+// columnExpr, records.go, and for webhook events in ws_custom_shown); a trigger copies
+// each value into custom_values, typed,
 // whose fixed indexes answer filters, sorts and uniqueness (store/migrations/00040_custom_fields.sql),
 // so adding a field needs no DDL and is ready at once.
 
@@ -82,13 +84,13 @@ type customType struct {
 	// names (member, reference), which the database must show the caller.
 	check    func(f *CustomField, raw json.RawMessage) (json.RawMessage, string)
 	multi    bool // one row per element: no sort, no unique
-	textLike bool // searchable may be set
+	textLike bool // searchable may be set (long_text by its first 10,000 characters, customSearch)
 	noUnique bool
 }
 
 var customTypes = []customType{
 	{name: "text", base: String, col: "t", sqlType: "text", check: customText(ShortText, nil, "a string of at most 500 characters"), textLike: true},
-	{name: "long_text", base: String, check: customText(LongText, nil, "a string of at most 200000 characters"), noUnique: true},
+	{name: "long_text", base: String, check: customText(LongText, nil, "a string of at most 200000 characters"), noUnique: true, textLike: true},
 	{name: "number", base: Number, col: "n", sqlType: "numeric", check: customLiteral(func(s string) bool { return isNumber(nil, s) }, "a JSON number")},
 	{name: "money", base: Number, col: "n", sqlType: "numeric", check: checkMoney},
 	{name: "date", base: Date, col: "d", sqlType: "timestamptz", check: customText(10, isDate, "an ISO date string such as \"2026-01-31\""+yearRange)},
@@ -587,7 +589,7 @@ func (o *Ops) checkDefinition(ctx context.Context, q querier, p *store.Principal
 	case next.Unique && (t.noUnique || t.multi):
 		return apierr.BadRequest("unique: %s fields cannot be unique", next.Type)
 	case next.Searchable && !t.textLike:
-		return apierr.BadRequest("searchable: only text, url, email and phone fields are searchable")
+		return apierr.BadRequest("searchable: only text, long_text, url, email and phone fields are searchable")
 	}
 	seen := map[string]bool{}
 	for _, opt := range next.Options {
@@ -665,9 +667,17 @@ func fieldLimitError(resource string) error {
 
 // checkConversion refuses a type change unless every stored value of the field is a value
 // of the new type; values that name records (member, reference) are never converted to.
+// q is the transaction that then changes the type (updateDefinition): it first locks the
+// resource's table in SHARE mode, which waits for writes in flight and holds new ones
+// until the change commits, so no value the check did not see is written under the old
+// type before ws_custom_reindex converts them. Writes wait for the check and the
+// conversion, proportional to the records holding the field; a type change is rare.
 func (o *Ops) checkConversion(ctx context.Context, q querier, p *store.Principal, prev, next *CustomField) error {
 	r := Lookup(next.Resource)
 	t := customTypeOf(next.Type)
+	if err := q.Query(ctx, p, `LOCK TABLE `+ident(r.Table)+` IN SHARE MODE`, nil, func(pgx.Rows) error { return nil }); err != nil {
+		return readError(err)
+	}
 	var bad, count int
 	var example string
 	err := q.Query(ctx, p, `SELECT custom_fields -> $1 FROM `+ident(r.Table)+` WHERE custom_fields ? $1`, []any{next.Key},

@@ -149,11 +149,14 @@ func columnList(r *Resource) string {
 // custom_fields, shown without its archived fields (custom_fields.go).
 func columnExpr(r *Resource, c string) string {
 	if r.Custom && c == customFieldsName {
-		// The archived keys are an uncorrelated subquery: read once per statement, not per
-		// row, and not at all by a page whose records hold no custom values (NULL), so a
-		// workspace without custom fields reads nothing more (TestFindPlansAtScale's bound).
-		return `CASE WHEN "custom_fields" IS NULL THEN '{}'::jsonb ELSE coalesce("custom_fields" - (SELECT coalesce(array_agg(f.key), '{}') FROM custom_fields f WHERE f.workspace_id = (SELECT app_workspace_id()) AND f.resource = ` +
-			quoteLiteral(r.Name) + ` AND f.archived), '{}') END AS "custom_fields"`
+		// The archived keys (ws_custom_archived, the rule webhook events' ws_custom_shown
+		// follows too, store/migrations/00064_custom_archived_keys.sql) are an uncorrelated
+		// subquery: read once per statement, not per row (a function call in the row's
+		// expression would run per row), and not at all by a page whose records hold no
+		// custom values (NULL), so a workspace without custom fields reads nothing more
+		// (TestFindPlansAtScale's bound).
+		return `CASE WHEN "custom_fields" IS NULL THEN '{}'::jsonb ELSE "custom_fields" - (SELECT ws_custom_archived((SELECT app_workspace_id()), ` +
+			quoteLiteral(r.Name) + `)) END AS "custom_fields"`
 	}
 	return ident(c)
 }
@@ -321,7 +324,31 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 	if err := o.permitWrite(p, r, OpUpdate, id, m); err != nil {
 		return nil, err
 	}
+	if r.Name == customFieldsName {
+		return o.updateDefinition(ctx, p, r, id, m, ifMatch)
+	}
 	return o.update(ctx, o.store, p, r, id, m, ifMatch, false)
+}
+
+// updateDefinition is update of a custom field's definition in one transaction: a type
+// change's check of the stored values (checkConversion, which locks the resource's table
+// against writes first) and the change with its conversion of the values
+// (ws_custom_reindex) see the same values.
+func (o *Ops) updateDefinition(ctx context.Context, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+	var rec json.RawMessage
+	err := o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+		var err error
+		rec, err = o.update(ctx, txQuerier{tx}, p, r, id, m, ifMatch, false)
+		return err
+	})
+	if err != nil {
+		var e *apierr.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, store.MapWriteError(err, "update_failed")
+	}
+	return rec, nil
 }
 
 // update is UpdateIf's write, for a decoded body past the gates (UpdateIf, Batch),

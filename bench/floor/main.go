@@ -2,7 +2,8 @@
 // answering GET /v1/{resource}/{id}, GET /v1/{resource} (exact-match filters, q, limit,
 // cursor) and GET /v1/search (q, types, limit) with the same rows in the same JSON as
 // workspaced, searching with the SQL the workspace package builds for it (SearchMatch,
-// SearchSQL), and nothing else: no apikey,
+// SearchSQL) and listing by a custom field with the statement List builds (ListSQL), and
+// nothing else: no apikey,
 // no authentication, no gates, no row-level security (it connects as the schema owner and
 // names the workspace in the statement), no rate limits, no logs, no metrics. What the
 // service costs beyond it is the price of everything it does that the floor does not.
@@ -16,14 +17,17 @@ import (
 	"flag"
 	"log"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -42,6 +46,9 @@ func main() {
 		log.Fatal(err)
 	}
 	f := &floor{pool: pool, ws: *wsID, columns: map[*workspace.Resource]string{}}
+	if f.custom, err = newCustomLists(context.Background(), *wsID); err != nil {
+		log.Fatal(err)
+	}
 	for _, r := range workspace.Catalog() {
 		f.columns[r] = columns(r)
 	}
@@ -56,6 +63,95 @@ type floor struct {
 	pool    *pgxpool.Pool
 	ws      string
 	columns map[*workspace.Resource]string // quoted column lists, made once
+	custom  *customLists
+}
+
+// customLists are the statements of lists by a custom field, as workspace.Ops.ListSQL
+// builds them for the workspace's admin, made once per query string: the definitions they
+// read to build one are the service's work, not the statement's.
+type customLists struct {
+	ops   *workspace.Ops
+	admin *store.Principal
+	made  sync.Map // resource?query -> *customList
+}
+
+type customList struct {
+	sql   string
+	args  []any
+	keys  int
+	limit int
+}
+
+func newCustomLists(ctx context.Context, ws string) (*customLists, error) {
+	s, err := store.Open(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		return nil, err
+	}
+	var admin string
+	if ws != "" {
+		if err := s.Pool().QueryRow(ctx, `SELECT id::text FROM users WHERE workspace_id = $1 AND role = 'admin' LIMIT 1`, ws).Scan(&admin); err != nil {
+			return nil, err
+		}
+	}
+	p := &store.Principal{UserID: admin, WorkspaceID: ws, Role: "admin", Grants: map[string]string{"crm": "full"}, Scopes: workspace.Scopes()}
+	return &customLists{ops: workspace.NewOps(workspace.Config{Store: s}), admin: p}, nil
+}
+
+// isCustom reports whether a list's query names a custom field (a filter or a sort).
+func isCustom(q url.Values) bool {
+	for k, vs := range q {
+		if strings.HasPrefix(k, "custom_fields.") || k == "sort" && strings.Contains(vs[0], "custom_fields.") {
+			return true
+		}
+	}
+	return false
+}
+
+// customList answers a list by a custom field: the service's statement, run on the
+// floor's pool as the schema owner (no row-level security: the database holds one
+// workspace) with the planner setting the service's requests run with (store/actor.go).
+func (f *floor) customList(w http.ResponseWriter, r *http.Request, res *workspace.Resource) {
+	key := res.Name + "?" + r.URL.RawQuery
+	v, ok := f.custom.made.Load(key)
+	if !ok {
+		params, err := workspace.ParseListParams(res, r.URL.Query())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		sql, args, keys, err := f.custom.ops.ListSQL(r.Context(), f.custom.admin, res, params)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		limit := params.Limit
+		if limit == 0 {
+			limit = workspace.DefaultLimit
+		}
+		v, _ = f.custom.made.LoadOrStore(key, &customList{sql: sql, args: args, keys: keys, limit: limit})
+	}
+	l := v.(*customList)
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('enable_sort', 'off', true)`)
+	b.Queue(l.sql, l.args...)
+	br := f.pool.SendBatch(r.Context(), b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rows, err := br.Query()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	keys := make([]any, l.keys) // the sort keys, of their own types
+	var id string
+	dest := make([]any, 0, l.keys+1)
+	for i := range keys {
+		dest = append(dest, &keys[i])
+	}
+	writePage(w, rows, l.limit, 64<<10, append(dest, &id), func() string { return id })
 }
 
 // columns is the record's column list, as the service selects it.
@@ -97,6 +193,10 @@ func (f *floor) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	if isCustom(q) {
+		f.customList(w, r, res)
+		return
+	}
 	limit := 50
 	if v := q.Get("limit"); v != "" {
 		limit, _ = strconv.Atoi(v)
