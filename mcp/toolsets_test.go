@@ -69,9 +69,9 @@ func TestToolsetCounts(t *testing.T) {
 		maxBytes  int
 		row       string // its row of the table in docs/mcp.md, if any
 	}{
-		{"/mcp", f.Agent.Key, "", 30, 24000, "default (`/mcp`), full-scope agent key"},
-		{"/mcp/x/default", adminTok, "", 30, 24000, ""},
-		{"/mcp", adminTok, "default", 30, 24000, ""},
+		{"/mcp", f.Agent.Key, "", 30, 24100, "default (`/mcp`), full-scope agent key"},
+		{"/mcp/x/default", adminTok, "", 30, 24100, ""},
+		{"/mcp", adminTok, "default", 30, 24100, ""},
 		{"/mcp/x/all", adminTok, "", 172, 136000, "`all`"},
 		{"/mcp", adminTok, "all", 172, 136000, ""},
 		{"/mcp/readonly", adminTok, "", 16, 13000, "default, readonly (`/mcp/readonly`)"},

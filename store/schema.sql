@@ -614,6 +614,20 @@ END
 $$;
 
 --
+-- Name: ws_ilike(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_ilike(s text, pattern text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $$
+BEGIN
+  IF (length(pattern) - length(rtrim(pattern, '\'))) % 2 = 1 THEN
+    RETURN false;
+  END IF;
+  RETURN s ILIKE pattern;
+END $$;
+
+--
 -- Name: ws_protect(text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -905,6 +919,40 @@ $$;
 CREATE FUNCTION public.ws_unaccent(text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $_$ BEGIN RETURN public.unaccent('public.unaccent'::regdictionary, $1); END $_$;
+
+--
+-- Name: ~~*!; Type: OPERATOR; Schema: public; Owner: -
+--
+
+CREATE OPERATOR public.~~*! (
+    FUNCTION = public.ws_ilike,
+    LEFTARG = text,
+    RIGHTARG = text,
+    RESTRICT = iclikesel,
+    JOIN = iclikejoinsel
+);
+
+--
+-- Name: ws_trgm_ops; Type: OPERATOR FAMILY; Schema: public; Owner: -
+--
+
+CREATE OPERATOR FAMILY public.ws_trgm_ops USING gin;
+ALTER OPERATOR FAMILY public.ws_trgm_ops USING gin ADD
+    OPERATOR 4 public.~~*!(text,text) ,
+    OPERATOR 7 public.%>(text,text) ,
+    FUNCTION 1 (text, text) btint4cmp(integer,integer) ,
+    FUNCTION 4 (text, text) public.gin_trgm_consistent(internal,smallint,text,integer,internal,internal,internal,internal) ,
+    FUNCTION 6 (text, text) public.gin_trgm_triconsistent(internal,smallint,text,integer,internal,internal,internal);
+
+--
+-- Name: ws_trgm_ops; Type: OPERATOR CLASS; Schema: public; Owner: -
+--
+
+CREATE OPERATOR CLASS public.ws_trgm_ops
+    FOR TYPE text USING gin FAMILY public.ws_trgm_ops AS
+    STORAGE integer ,
+    FUNCTION 2 (text, text) public.gin_extract_value_trgm(text,internal) ,
+    FUNCTION 3 (text, text) public.gin_extract_query_trgm(text,internal,smallint,internal,internal,internal,internal);
 
 --
 -- Name: activity; Type: TABLE; Schema: public; Owner: -
@@ -3498,7 +3546,7 @@ CREATE INDEX agents_name_sort ON public.agents USING btree (workspace_id, name, 
 -- Name: agents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: agents_search; Type: INDEX; Schema: public; Owner: -
@@ -3546,7 +3594,7 @@ CREATE INDEX automations_name_sort ON public.automations USING btree (workspace_
 -- Name: automations_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: automations_search; Type: INDEX; Schema: public; Owner: -
@@ -3576,7 +3624,7 @@ CREATE INDEX canvases_name_sort ON public.canvases USING btree (workspace_id, na
 -- Name: canvases_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: canvases_search; Type: INDEX; Schema: public; Owner: -
@@ -3642,7 +3690,7 @@ CREATE INDEX companies_name_sort ON public.companies USING btree (workspace_id, 
 -- Name: companies_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: companies_search; Type: INDEX; Schema: public; Owner: -
@@ -3684,7 +3732,7 @@ CREATE INDEX competitor_reports_title_sort ON public.competitor_reports USING bt
 -- Name: competitor_reports_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (workspace_id, public.ws_unaccent(title) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_workflows_keyset; Type: INDEX; Schema: public; Owner: -
@@ -3702,7 +3750,7 @@ CREATE INDEX competitor_workflows_name_sort ON public.competitor_workflows USING
 -- Name: competitor_workflows_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_workflows_search; Type: INDEX; Schema: public; Owner: -
@@ -3786,7 +3834,7 @@ CREATE INDEX crm_files_name_sort ON public.crm_files USING btree (workspace_id, 
 -- Name: crm_files_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: crm_files_search; Type: INDEX; Schema: public; Owner: -
@@ -3930,7 +3978,7 @@ CREATE INDEX deal_tasks_name_sort ON public.deal_tasks USING btree (workspace_id
 -- Name: deal_tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deal_tasks_priority; Type: INDEX; Schema: public; Owner: -
@@ -3978,7 +4026,7 @@ CREATE INDEX deals_name_sort ON public.deals USING btree (workspace_id, name, id
 -- Name: deals_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deals_name_trgm ON public.deals USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX deals_name_trgm ON public.deals USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deals_owner; Type: INDEX; Schema: public; Owner: -
@@ -4068,7 +4116,7 @@ CREATE INDEX debts_name_sort ON public.debts USING btree (workspace_id, name, id
 -- Name: debts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: debts_search; Type: INDEX; Schema: public; Owner: -
@@ -4104,7 +4152,7 @@ CREATE INDEX departments_name_sort ON public.departments USING btree (workspace_
 -- Name: departments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: departments_search; Type: INDEX; Schema: public; Owner: -
@@ -4134,7 +4182,7 @@ CREATE INDEX documents_name_sort ON public.documents USING btree (workspace_id, 
 -- Name: documents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: documents_search; Type: INDEX; Schema: public; Owner: -
@@ -4188,7 +4236,7 @@ CREATE INDEX expenses_name_sort ON public.expenses USING btree (workspace_id, na
 -- Name: expenses_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: expenses_search; Type: INDEX; Schema: public; Owner: -
@@ -4224,7 +4272,7 @@ CREATE INDEX finance_categories_label_sort ON public.finance_categories USING bt
 -- Name: finance_categories_label_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (workspace_id, public.ws_unaccent(label) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (workspace_id, public.ws_unaccent(label) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: finance_categories_search; Type: INDEX; Schema: public; Owner: -
@@ -4284,7 +4332,7 @@ CREATE INDEX hr_contracts_member ON public.hr_contracts USING btree (workspace_i
 -- Name: hr_contracts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: hr_contracts_search; Type: INDEX; Schema: public; Owner: -
@@ -4338,7 +4386,7 @@ CREATE INDEX income_name_sort ON public.income USING btree (workspace_id, name, 
 -- Name: income_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: income_search; Type: INDEX; Schema: public; Owner: -
@@ -4374,7 +4422,7 @@ CREATE INDEX knowledge_name_sort ON public.knowledge USING btree (workspace_id, 
 -- Name: knowledge_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: knowledge_search; Type: INDEX; Schema: public; Owner: -
@@ -4404,7 +4452,7 @@ CREATE INDEX labels_name_sort ON public.labels USING btree (workspace_id, name, 
 -- Name: labels_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: labels_search; Type: INDEX; Schema: public; Owner: -
@@ -4500,7 +4548,7 @@ CREATE INDEX metric_pages_name_sort ON public.metric_pages USING btree (workspac
 -- Name: metric_pages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metric_pages_search; Type: INDEX; Schema: public; Owner: -
@@ -4530,7 +4578,7 @@ CREATE INDEX metrics_name_sort ON public.metrics USING btree (workspace_id, name
 -- Name: metrics_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metrics_name_trgm ON public.metrics USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX metrics_name_trgm ON public.metrics USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metrics_page; Type: INDEX; Schema: public; Owner: -
@@ -4644,7 +4692,7 @@ CREATE INDEX org_chart_title_sort ON public.org_chart USING btree (workspace_id,
 -- Name: org_chart_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (workspace_id, public.ws_unaccent(title) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_company; Type: INDEX; Schema: public; Owner: -
@@ -4674,7 +4722,7 @@ CREATE INDEX people_email_sort ON public.people USING btree (workspace_id, email
 -- Name: people_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_email_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX people_email_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(email) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4692,7 +4740,7 @@ CREATE INDEX people_name_sort ON public.people USING btree (workspace_id, name, 
 -- Name: people_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_search; Type: INDEX; Schema: public; Owner: -
@@ -4722,7 +4770,7 @@ CREATE INDEX pipeline_stages_name_sort ON public.pipeline_stages USING btree (wo
 -- Name: pipeline_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipeline_stages_pipeline; Type: INDEX; Schema: public; Owner: -
@@ -4758,7 +4806,7 @@ CREATE INDEX pipelines_name_sort ON public.pipelines USING btree (workspace_id, 
 -- Name: pipelines_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipelines_search; Type: INDEX; Schema: public; Owner: -
@@ -4788,7 +4836,7 @@ CREATE INDEX project_stages_name_sort ON public.project_stages USING btree (work
 -- Name: project_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: project_stages_project; Type: INDEX; Schema: public; Owner: -
@@ -4824,7 +4872,7 @@ CREATE INDEX projects_name_sort ON public.projects USING btree (workspace_id, na
 -- Name: projects_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: projects_search; Type: INDEX; Schema: public; Owner: -
@@ -4956,7 +5004,7 @@ CREATE INDEX spaces_name_sort ON public.spaces USING btree (workspace_id, name, 
 -- Name: spaces_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: spaces_search; Type: INDEX; Schema: public; Owner: -
@@ -4992,7 +5040,7 @@ CREATE INDEX task_attachments_name_sort ON public.task_attachments USING btree (
 -- Name: task_attachments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: task_attachments_search; Type: INDEX; Schema: public; Owner: -
@@ -5040,7 +5088,7 @@ CREATE INDEX tasks_name_sort ON public.tasks USING btree (workspace_id, name, id
 -- Name: tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: tasks_priority; Type: INDEX; Schema: public; Owner: -
@@ -5100,13 +5148,13 @@ CREATE INDEX team_members_display_name_sort ON public.team_members USING btree (
 -- Name: team_members_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(display_name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: team_members_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_email_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX team_members_email_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(email) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: team_members_keyset; Type: INDEX; Schema: public; Owner: -
@@ -5142,7 +5190,7 @@ CREATE INDEX users_display_name_sort ON public.users USING btree (workspace_id, 
 -- Name: users_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(display_name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: users_email; Type: INDEX; Schema: public; Owner: -
@@ -5160,7 +5208,7 @@ CREATE INDEX users_email_sort ON public.users USING btree (workspace_id, email, 
 -- Name: users_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_email_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX users_email_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(email) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: users_filters; Type: INDEX; Schema: public; Owner: -

@@ -313,12 +313,31 @@ func checkCondition(r *Resource, c Condition) error {
 			values = []string{""} // words the empty value's problem
 		}
 	}
+	anyText := c.Op == OpPrefix || c.Op == OpContains // any text is a prefix or a part
 	for _, v := range values {
-		if p := filterProblem(f, v, c.Op == OpPrefix); p != "" { // any text is a prefix
+		if p := filterProblem(f, v, anyText); p != "" {
 			return apierr.BadRequest("%s[%s] %s", f.Name, c.Op, p)
 		}
 	}
+	if c.Op == OpContains && !hasRun(c.Value, MinContains) {
+		return apierr.BadRequest("%s[contains] needs at least %d letters or digits in a row, got %q", f.Name, MinContains, clip(c.Value))
+	}
 	return nil
+}
+
+// hasRun reports whether s holds n letters or digits in a row.
+func hasRun(s string, n int) bool {
+	run := 0
+	for _, r := range s {
+		run++
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			run = 0
+		}
+		if run >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // searchQuery is q made safe for to_tsquery: its words, each a prefix, all required; and
