@@ -332,6 +332,11 @@ CREATE FUNCTION public.ws_address_words(s text) RETURNS text
     UNION ALL
     SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
       FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
+    UNION ALL
+    SELECT array_to_string(h.labels[i:], '.')
+      FROM (SELECT string_to_array(public.ws_domain(m[1]), '.')
+              FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m) h(labels),
+           generate_series(1, cardinality(h.labels) - 1) i
   ) x(w) WHERE w <> ''
 $$;
 
@@ -1111,8 +1116,8 @@ CREATE TABLE public.companies (
     size text,
     notes text,
     custom_fields jsonb,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
     merged_into_id uuid,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
     CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1962,8 +1967,8 @@ CREATE TABLE public.people (
     linkedin_url text,
     twitter_url text,
     custom_fields jsonb,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     merged_into_id uuid,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
