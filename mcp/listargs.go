@@ -171,9 +171,6 @@ func clipArg(v json.RawMessage) string {
 	return string(v)
 }
 
-// whereOps are the operators a where item's op names, in the order messages name them.
-var whereOps = []any{"eq", "ne", "lt", "lte", "gt", "gte", "in", "prefix", "null"}
-
 // findProperties are a list tool's finding arguments: q where the resource has text, sort
 // on its sortable fields, fields and ids where get_ describes its records, and where over
 // its fields taking operators. Field names are patterns rather than enums, and operators
@@ -197,8 +194,20 @@ func findProperties(r *workspace.Resource, props map[string]*jsonschema.Schema) 
 	if len(fields) > 0 {
 		props["where"] = &jsonschema.Schema{Type: "array", MaxItems: jsonschema.Ptr(workspace.MaxWhere), Items: object(map[string]*jsonschema.Schema{
 			"field": {Type: "string", Pattern: "^(" + strings.Join(fields, "|") + ")$"},
-			"op":    {Enum: whereOps},
+			"op":    {Enum: whereOps(r)},
 			"value": {AnyOf: []*jsonschema.Schema{typed("string"), {Type: "array", Items: typed("string")}}},
 		}, "field", "op", "value")}
 	}
+}
+
+// whereOps are the operators a where item's op names, in the order messages name them:
+// those some field of r takes, and in, which ids take.
+func whereOps(r *workspace.Resource) []any {
+	var ops []any
+	for _, o := range workspace.Operators() {
+		if o == workspace.OpIn && r.CanGet() || slices.ContainsFunc(r.OpFields(), func(f *workspace.Field) bool { return slices.Contains(f.Operators(), o) }) {
+			ops = append(ops, string(o))
+		}
+	}
+	return ops
 }

@@ -76,7 +76,7 @@ var instructions = `Tools read and write one agency workspace (CRM, tasks, space
 	`For what changed since a time, list with where [{field: updated_at, op: gte, value: an RFC 3339 time}] and sort updated_at (least recently updated first, ` +
 	`each change once across the pages; a page never passes a write still in flight, so every committed change comes in some run); keep the last record's updated_at for next time. ` +
 	`To find records, call search {q, types} ({type, id, title, snippet, score} across everything), or list with q (words or their beginnings, accents and case ignored, a typo forgiven in names; best match first), ` +
-	`where [{field, op, value}] (op eq, ne, lt, lte, gt, gte, in with comma-separated values, prefix, null with true or false), sort (a field, - first for descending); ` +
+	`where [{field, op, value}] (op eq, ne, lt, lte, gt, gte, in with comma-separated values, prefix, contains with 3 letters or digits in a row for names and emails, case ignored, null with true or false), sort (a field, - first for descending); ` +
 	`where [{field: id, op: in, value: "id,id"}] reads up to 100 records in one call; limit is ` + workspace.ListLimitRange() + `. Lists return a summary of each record (id, its main fields, updated_at); fields "name,value" returns those instead, get_ the whole record. ` +
 	`A record has every column (any may be null); create_ and update_ return it, and create_'s input types its writable columns. ` +
 	`tools/list names only the tools you may call (your scopes, the member's feature grants, the admin role); me shows your scopes and grants. ` +

@@ -149,7 +149,7 @@ func TestWhereSchemaNamesOperators(t *testing.T) {
 			t.Fatal(err)
 		}
 		props := schema.InputSchema.Properties.Where.Items.Properties
-		if got := props["op"].Enum; !slices.Equal(got, []string{"eq", "ne", "lt", "lte", "gt", "gte", "in", "prefix", "null"}) {
+		if got := props["op"].Enum; !slices.Equal(got, []string{"eq", "ne", "lt", "lte", "gt", "gte", "in", "prefix", "contains", "null"}) {
 			t.Errorf("where op enum: %v (%s)", got, raw)
 		}
 		if _, ok := props["value"]; !ok {

@@ -11,7 +11,8 @@ import (
 )
 
 // TestSearchFindsByEmailAndDomain: q matches an email's local part and domain, and a
-// website's host, in lists and in /v1/search; another workspace's records stay unfound.
+// website's host (a host also by its suffixes), in lists and in /v1/search; another
+// workspace's records stay unfound.
 func TestSearchFindsByEmailAndDomain(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -24,10 +25,13 @@ func TestSearchFindsByEmailAndDomain(t *testing.T) {
 	other := e.as(t, storetest.Workspace(t, e.store, workspace.Scopes()).Admin)
 	create(t, other, "/people", map[string]any{"name": "Ada Elsewhere", "email": "ada@acme.example"})
 
-	for _, q := range []string{"acme", "acme.example", "ada.l@acme.example", "ada"} {
+	// A host is looked up whole and by its suffixes: labs.acme.example holds acme.example.
+	grace := create(t, c, "/people", map[string]any{"name": "Grace Hopper", "email": "grace@labs.acme.example"})["id"]
+	for q, want := range map[string][]any{"acme": {ada, grace}, "acme.example": {ada, grace}, "acme.exa": {ada, grace},
+		"labs.acme.example": {grace}, "ada.l@acme.example": {ada}, "ada": {ada}} {
 		got := ids(must(t, c.get("/people?q="+url.QueryEscape(q)), http.StatusOK).list())
-		if len(got) != 1 || !got[ada.(string)] {
-			t.Errorf("people q=%s: got %v, want Ada only", q, got)
+		if len(got) != len(want) || !got[want[0].(string)] || !got[want[len(want)-1].(string)] {
+			t.Errorf("people q=%s: got %v, want %v", q, got, want)
 		}
 	}
 	for _, q := range []string{"acme", "acme.example", "www.acme.example"} {
@@ -41,7 +45,7 @@ func TestSearchFindsByEmailAndDomain(t *testing.T) {
 	for _, h := range hits {
 		found = append(found, h["id"].(string))
 	}
-	if !slices.Contains(found, ada.(string)) || !slices.Contains(found, acme.(string)) || len(found) != 2 {
-		t.Fatalf("/search?q=acme.example: %v, want Ada and the company", hits)
+	if !slices.Contains(found, ada.(string)) || !slices.Contains(found, grace.(string)) || !slices.Contains(found, acme.(string)) || len(found) != 3 {
+		t.Fatalf("/search?q=acme.example: %v, want Ada, Grace and the company", hits)
 	}
 }

@@ -215,6 +215,9 @@ func TestOperatorFilters(t *testing.T) {
 		"/people?name[prefix]=" + url.QueryEscape("Z\U0010ffff"):   {"Z\U0010ffff", "Z\U0010ffff!"},
 		"/people?name[prefix]=" + url.QueryEscape("100%"):          {"100% Pure"}, // % is not a wildcard
 		"/people?sort=-name&name[prefix]=" + url.QueryEscape("Cr"): {"Crf", "Cruz", "Crème brûlée", "Crèmerie"},
+		"/deals?name[contains]=PHA":                                {"Alpha", "Alphabet_soup"},
+		"/deals?name[contains]=lpha_":                              nil, // _ is not a wildcard
+		"/people?name[contains]=" + url.QueryEscape("creme"):       {"Crème brûlée", "Crèmerie"},
 		"/deals?owner_id[eq]=" + owner:                             {"Alpha", "Gamma"},
 		"/deals?owner_id[null]=false":                              {"Alpha", "Gamma"},
 		"/deals?owner_id[ne]=" + owner:                             nil, // NULL is not unequal
@@ -236,7 +239,8 @@ func TestOperatorFilters(t *testing.T) {
 	}
 	for query, want := range map[string][]string{
 		"/deals?nope[eq]=1":                                    {"nope", "value", "created_at"},
-		"/deals?name[lt]=b":                                    {"name", "eq, ne, in, prefix, null"},
+		"/deals?name[lt]=b":                                    {"name", "eq, ne, in, prefix, contains, null"},
+		"/deals?name[contains]=al":                             {"name", "at least 3 letters or digits in a row"},
 		"/deals?value[prefix]=1":                               {"value", "lt"},
 		"/deals?value[gt]=abc":                                 {"value", "JSON number"},
 		"/deals?value[in]=1,x":                                 {"value", "JSON number"},

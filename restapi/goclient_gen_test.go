@@ -860,6 +860,9 @@ type ListDealsParams struct {
 	// NamePrefix starts with (case-sensitive)
 	NamePrefix *string `form:"name[prefix],omitempty" json:"name[prefix],omitempty"`
 
+	// NameContains holds this text, case and accents ignored (at least 3 letters or digits in a row)
+	NameContains *string `form:"name[contains],omitempty" json:"name[contains],omitempty"`
+
 	// NameNull true: empty; false: set
 	NameNull *bool `form:"name[null],omitempty" json:"name[null],omitempty"`
 
@@ -3050,6 +3053,18 @@ func NewListDealsRequest(server string, params *ListDealsParams) (*http.Request,
 		if params.NamePrefix != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name[prefix]", *params.NamePrefix, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.NameContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "name[contains]", *params.NameContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/agencyos/workspaced/workspace"
@@ -65,6 +66,7 @@ var opDoc = map[workspace.Operator]string{
 	workspace.OpEq: "equal to", workspace.OpNe: "not equal to (empty values excluded)", workspace.OpLt: "less than", workspace.OpLte: "at most",
 	workspace.OpGt: "greater than", workspace.OpGte: "at least", workspace.OpIn: "one of these comma-separated values (at most 100)",
 	workspace.OpPrefix: "starts with (case-sensitive)", workspace.OpNull: "true: empty; false: set",
+	workspace.OpContains: fmt.Sprintf("holds this text, case and accents ignored (at least %d letters or digits in a row)", workspace.MinContains),
 }
 
 // fieldsParam is fields=, on lists and gets.

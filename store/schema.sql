@@ -332,6 +332,11 @@ CREATE FUNCTION public.ws_address_words(s text) RETURNS text
     UNION ALL
     SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
       FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
+    UNION ALL
+    SELECT array_to_string(h.labels[i:], '.')
+      FROM (SELECT string_to_array(public.ws_domain(m[1]), '.')
+              FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m) h(labels),
+           generate_series(1, cardinality(h.labels) - 1) i
   ) x(w) WHERE w <> ''
 $$;
 
@@ -623,6 +628,20 @@ BEGIN
   RETURN NULL;
 END
 $$;
+
+--
+-- Name: ws_ilike(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_ilike(s text, pattern text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $$
+BEGIN
+  IF (length(pattern) - length(rtrim(pattern, '\'))) % 2 = 1 THEN
+    RETURN false;
+  END IF;
+  RETURN s ILIKE pattern;
+END $$;
 
 --
 -- Name: ws_protect(text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
@@ -918,6 +937,40 @@ CREATE FUNCTION public.ws_unaccent(text) RETURNS text
     AS $_$ BEGIN RETURN public.unaccent('public.unaccent'::regdictionary, $1); END $_$;
 
 --
+-- Name: ~~*!; Type: OPERATOR; Schema: public; Owner: -
+--
+
+CREATE OPERATOR public.~~*! (
+    FUNCTION = public.ws_ilike,
+    LEFTARG = text,
+    RIGHTARG = text,
+    RESTRICT = iclikesel,
+    JOIN = iclikejoinsel
+);
+
+--
+-- Name: ws_trgm_ops; Type: OPERATOR FAMILY; Schema: public; Owner: -
+--
+
+CREATE OPERATOR FAMILY public.ws_trgm_ops USING gin;
+ALTER OPERATOR FAMILY public.ws_trgm_ops USING gin ADD
+    OPERATOR 4 public.~~*!(text,text) ,
+    OPERATOR 7 public.%>(text,text) ,
+    FUNCTION 1 (text, text) btint4cmp(integer,integer) ,
+    FUNCTION 4 (text, text) public.gin_trgm_consistent(internal,smallint,text,integer,internal,internal,internal,internal) ,
+    FUNCTION 6 (text, text) public.gin_trgm_triconsistent(internal,smallint,text,integer,internal,internal,internal);
+
+--
+-- Name: ws_trgm_ops; Type: OPERATOR CLASS; Schema: public; Owner: -
+--
+
+CREATE OPERATOR CLASS public.ws_trgm_ops
+    FOR TYPE text USING gin FAMILY public.ws_trgm_ops AS
+    STORAGE integer ,
+    FUNCTION 2 (text, text) public.gin_extract_value_trgm(text,internal) ,
+    FUNCTION 3 (text, text) public.gin_extract_query_trgm(text,internal,smallint,internal,internal,internal,internal);
+
+--
 -- Name: activity; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1074,8 +1127,8 @@ CREATE TABLE public.companies (
     size text,
     notes text,
     custom_fields jsonb,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
     merged_into_id uuid,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, industry, notes, website])) STORED,
     CONSTRAINT companies_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -1925,8 +1978,8 @@ CREATE TABLE public.people (
     linkedin_url text,
     twitter_url text,
     custom_fields jsonb,
-    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     merged_into_id uuid,
+    search_doc tsvector GENERATED ALWAYS AS (public.ws_search_doc(VARIADIC ARRAY[name, company, email, "position"])) STORED,
     CONSTRAINT people_custom_fields_check CHECK ((jsonb_typeof(custom_fields) = 'object'::text))
 );
 
@@ -3509,7 +3562,7 @@ CREATE INDEX agents_name_sort ON public.agents USING btree (workspace_id, name, 
 -- Name: agents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX agents_name_trgm ON public.agents USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: agents_search; Type: INDEX; Schema: public; Owner: -
@@ -3557,7 +3610,7 @@ CREATE INDEX automations_name_sort ON public.automations USING btree (workspace_
 -- Name: automations_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX automations_name_trgm ON public.automations USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: automations_search; Type: INDEX; Schema: public; Owner: -
@@ -3587,7 +3640,7 @@ CREATE INDEX canvases_name_sort ON public.canvases USING btree (workspace_id, na
 -- Name: canvases_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX canvases_name_trgm ON public.canvases USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: canvases_search; Type: INDEX; Schema: public; Owner: -
@@ -3653,7 +3706,7 @@ CREATE INDEX companies_name_sort ON public.companies USING btree (workspace_id, 
 -- Name: companies_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX companies_name_trgm ON public.companies USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: companies_search; Type: INDEX; Schema: public; Owner: -
@@ -3695,7 +3748,7 @@ CREATE INDEX competitor_reports_title_sort ON public.competitor_reports USING bt
 -- Name: competitor_reports_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX competitor_reports_title_trgm ON public.competitor_reports USING gin (workspace_id, public.ws_unaccent(title) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_workflows_keyset; Type: INDEX; Schema: public; Owner: -
@@ -3713,7 +3766,7 @@ CREATE INDEX competitor_workflows_name_sort ON public.competitor_workflows USING
 -- Name: competitor_workflows_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX competitor_workflows_name_trgm ON public.competitor_workflows USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: competitor_workflows_search; Type: INDEX; Schema: public; Owner: -
@@ -3797,7 +3850,7 @@ CREATE INDEX crm_files_name_sort ON public.crm_files USING btree (workspace_id, 
 -- Name: crm_files_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX crm_files_name_trgm ON public.crm_files USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: crm_files_search; Type: INDEX; Schema: public; Owner: -
@@ -3941,7 +3994,7 @@ CREATE INDEX deal_tasks_name_sort ON public.deal_tasks USING btree (workspace_id
 -- Name: deal_tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX deal_tasks_name_trgm ON public.deal_tasks USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deal_tasks_priority; Type: INDEX; Schema: public; Owner: -
@@ -3989,7 +4042,7 @@ CREATE INDEX deals_name_sort ON public.deals USING btree (workspace_id, name, id
 -- Name: deals_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX deals_name_trgm ON public.deals USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX deals_name_trgm ON public.deals USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: deals_owner; Type: INDEX; Schema: public; Owner: -
@@ -4079,7 +4132,7 @@ CREATE INDEX debts_name_sort ON public.debts USING btree (workspace_id, name, id
 -- Name: debts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX debts_name_trgm ON public.debts USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: debts_search; Type: INDEX; Schema: public; Owner: -
@@ -4115,7 +4168,7 @@ CREATE INDEX departments_name_sort ON public.departments USING btree (workspace_
 -- Name: departments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX departments_name_trgm ON public.departments USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: departments_search; Type: INDEX; Schema: public; Owner: -
@@ -4145,7 +4198,7 @@ CREATE INDEX documents_name_sort ON public.documents USING btree (workspace_id, 
 -- Name: documents_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX documents_name_trgm ON public.documents USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: documents_search; Type: INDEX; Schema: public; Owner: -
@@ -4199,7 +4252,7 @@ CREATE INDEX expenses_name_sort ON public.expenses USING btree (workspace_id, na
 -- Name: expenses_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX expenses_name_trgm ON public.expenses USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: expenses_search; Type: INDEX; Schema: public; Owner: -
@@ -4235,7 +4288,7 @@ CREATE INDEX finance_categories_label_sort ON public.finance_categories USING bt
 -- Name: finance_categories_label_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (workspace_id, public.ws_unaccent(label) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX finance_categories_label_trgm ON public.finance_categories USING gin (workspace_id, public.ws_unaccent(label) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: finance_categories_search; Type: INDEX; Schema: public; Owner: -
@@ -4295,7 +4348,7 @@ CREATE INDEX hr_contracts_member ON public.hr_contracts USING btree (workspace_i
 -- Name: hr_contracts_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX hr_contracts_name_trgm ON public.hr_contracts USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: hr_contracts_search; Type: INDEX; Schema: public; Owner: -
@@ -4349,7 +4402,7 @@ CREATE INDEX income_name_sort ON public.income USING btree (workspace_id, name, 
 -- Name: income_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX income_name_trgm ON public.income USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: income_search; Type: INDEX; Schema: public; Owner: -
@@ -4385,7 +4438,7 @@ CREATE INDEX knowledge_name_sort ON public.knowledge USING btree (workspace_id, 
 -- Name: knowledge_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX knowledge_name_trgm ON public.knowledge USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: knowledge_search; Type: INDEX; Schema: public; Owner: -
@@ -4415,7 +4468,7 @@ CREATE INDEX labels_name_sort ON public.labels USING btree (workspace_id, name, 
 -- Name: labels_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX labels_name_trgm ON public.labels USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: labels_search; Type: INDEX; Schema: public; Owner: -
@@ -4511,7 +4564,7 @@ CREATE INDEX metric_pages_name_sort ON public.metric_pages USING btree (workspac
 -- Name: metric_pages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX metric_pages_name_trgm ON public.metric_pages USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metric_pages_search; Type: INDEX; Schema: public; Owner: -
@@ -4541,7 +4594,7 @@ CREATE INDEX metrics_name_sort ON public.metrics USING btree (workspace_id, name
 -- Name: metrics_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX metrics_name_trgm ON public.metrics USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX metrics_name_trgm ON public.metrics USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: metrics_page; Type: INDEX; Schema: public; Owner: -
@@ -4655,7 +4708,7 @@ CREATE INDEX org_chart_title_sort ON public.org_chart USING btree (workspace_id,
 -- Name: org_chart_title_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (workspace_id, public.ws_unaccent(title) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX org_chart_title_trgm ON public.org_chart USING gin (workspace_id, public.ws_unaccent(title) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_company; Type: INDEX; Schema: public; Owner: -
@@ -4685,7 +4738,7 @@ CREATE INDEX people_email_sort ON public.people USING btree (workspace_id, email
 -- Name: people_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_email_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX people_email_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(email) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_keyset; Type: INDEX; Schema: public; Owner: -
@@ -4703,7 +4756,7 @@ CREATE INDEX people_name_sort ON public.people USING btree (workspace_id, name, 
 -- Name: people_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX people_name_trgm ON public.people USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: people_search; Type: INDEX; Schema: public; Owner: -
@@ -4733,7 +4786,7 @@ CREATE INDEX pipeline_stages_name_sort ON public.pipeline_stages USING btree (wo
 -- Name: pipeline_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX pipeline_stages_name_trgm ON public.pipeline_stages USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipeline_stages_pipeline; Type: INDEX; Schema: public; Owner: -
@@ -4769,7 +4822,7 @@ CREATE INDEX pipelines_name_sort ON public.pipelines USING btree (workspace_id, 
 -- Name: pipelines_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX pipelines_name_trgm ON public.pipelines USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: pipelines_search; Type: INDEX; Schema: public; Owner: -
@@ -4799,7 +4852,7 @@ CREATE INDEX project_stages_name_sort ON public.project_stages USING btree (work
 -- Name: project_stages_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX project_stages_name_trgm ON public.project_stages USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: project_stages_project; Type: INDEX; Schema: public; Owner: -
@@ -4835,7 +4888,7 @@ CREATE INDEX projects_name_sort ON public.projects USING btree (workspace_id, na
 -- Name: projects_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX projects_name_trgm ON public.projects USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: projects_search; Type: INDEX; Schema: public; Owner: -
@@ -4967,7 +5020,7 @@ CREATE INDEX spaces_name_sort ON public.spaces USING btree (workspace_id, name, 
 -- Name: spaces_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX spaces_name_trgm ON public.spaces USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: spaces_search; Type: INDEX; Schema: public; Owner: -
@@ -5003,7 +5056,7 @@ CREATE INDEX task_attachments_name_sort ON public.task_attachments USING btree (
 -- Name: task_attachments_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX task_attachments_name_trgm ON public.task_attachments USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: task_attachments_search; Type: INDEX; Schema: public; Owner: -
@@ -5051,7 +5104,7 @@ CREATE INDEX tasks_name_sort ON public.tasks USING btree (workspace_id, name, id
 -- Name: tasks_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX tasks_name_trgm ON public.tasks USING gin (workspace_id, public.ws_unaccent(name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: tasks_priority; Type: INDEX; Schema: public; Owner: -
@@ -5111,13 +5164,13 @@ CREATE INDEX team_members_display_name_sort ON public.team_members USING btree (
 -- Name: team_members_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX team_members_display_name_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(display_name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: team_members_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX team_members_email_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX team_members_email_trgm ON public.team_members USING gin (workspace_id, public.ws_unaccent(email) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: team_members_keyset; Type: INDEX; Schema: public; Owner: -
@@ -5153,7 +5206,7 @@ CREATE INDEX users_display_name_sort ON public.users USING btree (workspace_id, 
 -- Name: users_display_name_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(display_name) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX users_display_name_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(display_name) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: users_email; Type: INDEX; Schema: public; Owner: -
@@ -5171,7 +5224,7 @@ CREATE INDEX users_email_sort ON public.users USING btree (workspace_id, email, 
 -- Name: users_email_trgm; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX users_email_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(email) public.gin_trgm_ops) WITH (gin_pending_list_limit='64');
+CREATE INDEX users_email_trgm ON public.users USING gin (workspace_id, public.ws_unaccent(email) public.ws_trgm_ops) WITH (gin_pending_list_limit='64');
 
 --
 -- Name: users_filters; Type: INDEX; Schema: public; Owner: -

@@ -70,6 +70,9 @@ type Field struct {
 	// Example is a valid value (JSON) where the type's own example would fail the field's
 	// further checks (a webhook URL must be public); "" means the type's.
 	Example string
+	// trigram marks a name or email of the resource's finding (find.go), which has a
+	// trigram index: set by withTables, it lets the field take contains.
+	trigram bool
 }
 
 // ExampleValue is a value the field accepts, as JSON.
@@ -637,6 +640,9 @@ func withTables(rs []*Resource) []*Resource {
 		}
 		if r.Custom {
 			r.Fields = append(r.Fields, customValuesField)
+		}
+		for _, n := range r.find.names {
+			r.Field(n).trigram = true
 		}
 	}
 	return rs

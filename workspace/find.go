@@ -102,23 +102,38 @@ type Operator string
 
 // The operators of ?field[op]=value (docs/rest.md).
 const (
-	OpEq     Operator = "eq"
-	OpNe     Operator = "ne"
-	OpLt     Operator = "lt"
-	OpLte    Operator = "lte"
-	OpGt     Operator = "gt"
-	OpGte    Operator = "gte"
-	OpIn     Operator = "in"
-	OpPrefix Operator = "prefix"
-	OpNull   Operator = "null"
+	OpEq       Operator = "eq"
+	OpNe       Operator = "ne"
+	OpLt       Operator = "lt"
+	OpLte      Operator = "lte"
+	OpGt       Operator = "gt"
+	OpGte      Operator = "gte"
+	OpIn       Operator = "in"
+	OpPrefix   Operator = "prefix"
+	OpContains Operator = "contains"
+	OpNull     Operator = "null"
 )
 
-// ops lists the operators a field takes: its type's (types.go), without prefix for a
-// String field with an enumeration; none for types no operator compares (JSON, arrays).
+// Operators lists every operator, in the order messages and schemas name them.
+func Operators() []Operator {
+	return []Operator{OpEq, OpNe, OpLt, OpLte, OpGt, OpGte, OpIn, OpPrefix, OpContains, OpNull}
+}
+
+// MinContains is the fewest letters or digits in a row a contains operand holds: the
+// trigram index finds a value by the trigrams of the operand's words (migration 00061),
+// and an operand without three letters or digits in a row has none it can look up.
+const MinContains = 3
+
+// ops lists the operators a field takes: its type's (types.go), without prefix and
+// contains for a String field with an enumeration, and without contains for one with no
+// trigram index (Field.trigram: the names and emails of the resource's finding); none for types
+// no operator compares (JSON, arrays).
 func ops(f *Field) []Operator {
 	os := fieldTypes[f.Type].ops
-	if f.Type == String && len(f.Enum) > 0 {
-		return slices.DeleteFunc(slices.Clone(os), func(o Operator) bool { return o == OpPrefix })
+	if f.Type == String && (len(f.Enum) > 0 || !f.trigram) {
+		return slices.DeleteFunc(slices.Clone(os), func(o Operator) bool {
+			return o == OpContains || o == OpPrefix && len(f.Enum) > 0
+		})
 	}
 	return os
 }

@@ -481,7 +481,8 @@ func (p probeForm) either() string { return "(" + strings.Join(p.alts, " OR ") +
 // condition as fewOrWalk's probe writes it: the field it may be read in the order of and,
 // where they differ, its words: ne as two ranges, each of which an index can answer, in as
 // a list of values. Where the database orders text by code point (codePoint,
-// store.TextInCodePointOrder), prefix is also a range of the field's values.
+// store.TextInCodePointOrder), prefix is also a range of the field's values; contains is
+// a pattern of the field's trigram index, case and accents ignored.
 func conditionSQL(f *Field, c Condition, codePoint bool, add func(any) int) (sql string, probe probeForm) {
 	col := ident(f.Name)
 	switch c.Op {
@@ -515,6 +516,13 @@ func conditionSQL(f *Field, c Condition, codePoint bool, add func(any) int) (sql
 			sql += " AND " + col + " < " + param(add(end), f.Type)
 		}
 		return "(" + sql + " AND " + like + ")", probeForm{col: col}
+	case OpContains:
+		// The trigram index answers ~~*! (ws_ilike, migration 00061) under RLS, where it
+		// answers no ILIKE; it yields no order, so the probe reads it unordered. The
+		// pattern is computed once, the operand's accents removed before its %, _ and \
+		// are escaped (no character unaccent writes is then a wildcard).
+		pattern := fmt.Sprintf(`(SELECT '%%' || regexp_replace(ws_unaccent($%d::text), '([\\%%_])', '\\\1', 'g') || '%%')`, add(c.Value))
+		return "ws_unaccent(" + col + ") ~~*! " + pattern, probeForm{}
 	case OpNe:
 		v := param(add(c.Value), f.Type)
 		return col + " <> " + v, probeForm{alts: []string{col + " < " + v, col + " > " + v}, col: col}

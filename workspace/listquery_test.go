@@ -3,12 +3,14 @@ package workspace_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -188,5 +190,72 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 				t.Errorf("%d tasks, want %d in the walk's order\ngot  %v\nwant %v", len(got), len(want), got, want)
 			}
 		})
+	}
+}
+
+// TestContains: ?field[contains]=text keeps the records whose field holds the text, case
+// and accents ignored, its %, _ and \ literal; an operand without three letters or digits
+// in a row, and a field without a trigram index, are refused with 400.
+func TestContains(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	ctx := context.Background()
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	reader := readerOfEverything(t, s, f.WorkspaceID)
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	if _, err := pool.Exec(ctx, `INSERT INTO people (workspace_id, created_by, name, email) VALUES
+		($1, $2, 'Ada Lovelace', 'ada@acme.example'), ($1, $2, 'Bob Other', 'bob@other.example'),
+		($1, $2, 'Zoë Real 100% sure', NULL), ($1, $2, 'Zoe Real 1000 sure', NULL),
+		($1, $2, 'snake_case_name', NULL), ($1, $2, 'snakeXcaseYname', NULL),
+		($1, $2, 'back\slash', NULL), ($1, $2, 'backslash', NULL)`, f.WorkspaceID, f.Admin.UserID); err != nil {
+		t.Fatal(err)
+	}
+	people := workspace.Lookup("people")
+	for _, c := range []struct {
+		field, value string
+		want         []string // names, in the list's order (newest first; equal times by id)
+	}{
+		{"email", "ACME", []string{"Ada Lovelace"}},
+		{"email", "example", []string{"Ada Lovelace", "Bob Other"}},
+		{"name", "zoe real", []string{"Zoë Real 100% sure", "Zoe Real 1000 sure"}},
+		{"name", "ZOË", []string{"Zoë Real 100% sure", "Zoe Real 1000 sure"}},
+		{"name", "100% sure", []string{"Zoë Real 100% sure"}},
+		{"name", "snake_case", []string{"snake_case_name"}},
+		{"name", `back\slash`, []string{`back\slash`}},
+		{"name", "nobody", nil},
+	} {
+		page, err := ops.List(ctx, reader, people, workspace.ListParams{Where: []workspace.Condition{{Field: c.field, Op: workspace.OpContains, Value: c.value}}})
+		if err != nil {
+			t.Fatalf("%s[contains]=%s: %v", c.field, c.value, err)
+		}
+		var recs []struct{ Name string }
+		if err := json.Unmarshal(page.Data, &recs); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.Name)
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s[contains]=%s: %q, want %q", c.field, c.value, got, want)
+		}
+	}
+	for _, c := range []struct {
+		r            *workspace.Resource
+		field, value string
+		message      string
+	}{
+		{people, "name", "ad", "at least 3 letters or digits in a row"},
+		{people, "email", "a.b@c", "at least 3 letters or digits in a row"},
+		{people, "name", "", "is empty"},
+		{workspace.Lookup("companies"), "industry", "software", "takes the operators eq, ne, in, prefix, null"},
+	} {
+		_, err := ops.List(ctx, reader, c.r, workspace.ListParams{Where: []workspace.Condition{{Field: c.field, Op: workspace.OpContains, Value: c.value}}})
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Code != apierr.CodeBadRequest || !strings.Contains(e.Message, c.message) {
+			t.Errorf("%s %s[contains]=%q: %v, want 400 saying %q", c.r.Name, c.field, c.value, err, c.message)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -313,12 +314,31 @@ func checkCondition(r *Resource, c Condition) error {
 			values = []string{""} // words the empty value's problem
 		}
 	}
+	anyText := c.Op == OpPrefix || c.Op == OpContains // any text is a prefix or a part
 	for _, v := range values {
-		if p := filterProblem(f, v, c.Op == OpPrefix); p != "" { // any text is a prefix
+		if p := filterProblem(f, v, anyText); p != "" {
 			return apierr.BadRequest("%s[%s] %s", f.Name, c.Op, p)
 		}
 	}
+	if c.Op == OpContains && !hasRun(c.Value, MinContains) {
+		return apierr.BadRequest("%s[contains] needs at least %d letters or digits in a row, got %q", f.Name, MinContains, clip(c.Value))
+	}
 	return nil
+}
+
+// hasRun reports whether s holds n letters or digits in a row.
+func hasRun(s string, n int) bool {
+	run := 0
+	for _, r := range s {
+		run++
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			run = 0
+		}
+		if run >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // searchQuery is q made safe for to_tsquery: its words, each a prefix, all required; and
@@ -365,12 +385,17 @@ func parseSearch(q string) (*searchQuery, error) {
 	return &searchQuery{tsquery: strings.Join(parts, " & "), text: text, typos: utf8.RuneCountInString(text) >= minTypoLen}, nil
 }
 
+// hostRE is a host as the text search parser keeps it whole: labels of letters, digits and
+// inner hyphens, two or more, joined by dots.
+var hostRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
+
 // addressQuery is the tsquery of a q holding an email or a host ("acme.example",
 // "ada@acme.example"), "" for any other q. Each such chunk of q matches as one token (the
 // parser keeps an email or a host whole) or as its words in a row, which is how a search
 // document holds an address's parts (ws_address_words, store/migrations/00052_search_addresses.sql):
 // "acme.example" finds ada@acme.example and not bob@other.example, as the words "acme" and
-// "example" apart would. An address is not forgiven typos: its words are exact prefixes.
+// "example" apart would; a host is looked up as one word (hostRE). An address is not
+// forgiven typos: its words are exact prefixes.
 func addressQuery(q string) string {
 	chunks := strings.Fields(strings.ToLower(q))
 	if !slices.ContainsFunc(chunks, func(c string) bool { return strings.ContainsAny(c, "@.") }) {
@@ -386,9 +411,15 @@ func addressQuery(q string) string {
 			words[i] = w + ":*"
 		}
 		part := strings.Join(words, " <-> ")
-		// The whole chunk, quoted, when it holds nothing but an address's characters.
-		if len(words) > 1 && strings.Trim(c, "abcdefghijklmnopqrstuvwxyz0123456789.@_+-") == "" &&
-			!strings.ContainsFunc(c, func(r rune) bool { return r > unicode.MaxASCII }) {
+		switch {
+		case hostRE.MatchString(c):
+			// A host is one word of the document, with each of its suffixes (migration
+			// 00062): one posting list to read, where the phrase reads each label's, and
+			// "example" or "com" are in most addresses.
+			part = "'" + c + "':*"
+		case len(words) > 1 && strings.Trim(c, "abcdefghijklmnopqrstuvwxyz0123456789.@_+-") == "" &&
+			!strings.ContainsFunc(c, func(r rune) bool { return r > unicode.MaxASCII }):
+			// The whole chunk, quoted, when it holds nothing but an address's characters.
 			part = "('" + c + "':* | " + part + ")"
 		}
 		parts = append(parts, part)

@@ -148,7 +148,7 @@ func TestFindPlansAtScale(t *testing.T) {
 
 // operandsOf picks a value for each operator on field from the workspace's rows: near the
 // ends for the comparisons (a handful of rows matches), one row's value for eq, in and
-// prefix, the same for ne (all rows but a few match). A field every row leaves NULL is
+// prefix, the same for ne (all rows but a few match), a part of it for contains. A field every row leaves NULL is
 // compared with a value no row holds.
 func operandsOf(t *testing.T, sd *seeder, r *workspace.Resource, field *workspace.Field) map[workspace.Operator]string {
 	t.Helper()
@@ -174,10 +174,14 @@ func operandsOf(t *testing.T, sd *seeder, r *workspace.Resource, field *workspac
 	if len(prefix) > 1 {
 		prefix = prefix[:len(prefix)-1]
 	}
+	part := []rune(one) // contains: up to 8 characters of one from its second on
+	if len(part) > 4 {
+		part = part[1:min(len(part), 9)]
+	}
 	return map[workspace.Operator]string{
 		workspace.OpEq: one, workspace.OpNe: one, workspace.OpIn: one + "," + lo,
 		workspace.OpLt: lo, workspace.OpLte: lo, workspace.OpGt: hi, workspace.OpGte: hi,
-		workspace.OpPrefix: prefix, workspace.OpNull: "true",
+		workspace.OpPrefix: prefix, workspace.OpContains: string(part), workspace.OpNull: "true",
 	}
 }
 
@@ -289,6 +293,8 @@ func matching(t *testing.T, sd *seeder, r *workspace.Resource, cond workspace.Co
 		where, arg = col+" = ANY($2::text[]::"+typ+"[])", strings.Split(cond.Value, ",")
 	case workspace.OpPrefix:
 		where = "starts_with(" + col + ", $2)"
+	case workspace.OpContains:
+		where = "strpos(lower(ws_unaccent(" + col + ")), lower(ws_unaccent($2))) > 0"
 	default:
 		cmp := map[workspace.Operator]string{workspace.OpEq: "=", workspace.OpNe: "<>", workspace.OpLt: "<",
 			workspace.OpLte: "<=", workspace.OpGt: ">", workspace.OpGte: ">="}[cond.Op]

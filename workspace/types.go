@@ -52,8 +52,9 @@ type fieldType struct {
 	// nil means fields of this type cannot be list filters (TestFieldTypes).
 	filter func(f *Field, v string) bool
 	// ops are the operators of ?field[op]=value a field of this type takes (find.go); a
-	// String field with an enumeration takes them but prefix; noOperators where no
-	// operator compares its values. Never nil: TestFieldTypes fails an entry without ops.
+	// String field with an enumeration takes them but prefix and contains, one without a
+	// trigram index them but contains; noOperators where no operator compares its values.
+	// Never nil: TestFieldTypes fails an entry without ops.
 	ops []Operator
 	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
 	notNull string
@@ -72,7 +73,7 @@ var fieldTypes = [...]fieldType{
 		},
 		check:   checkText(nil),
 		filter:  func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
-		ops:     []Operator{OpEq, OpNe, OpIn, OpPrefix, OpNull},
+		ops:     []Operator{OpEq, OpNe, OpIn, OpPrefix, OpContains, OpNull},
 		example: `"Acme"`,
 	},
 	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, "", isUUID,
