@@ -78,8 +78,9 @@ var importLocation = regexp.MustCompile(`^/console/import/([0-9a-f-]{36})\?rows=
 // unknown column left out) by the same import service REST runs, as the admin with via =
 // console; the status page reloads itself until the import ends and then shows counts,
 // the failed rows' report and 100%; a queued import is cancelled after a confirmation;
-// Download CSV streams the export. The page alone runs a script, from this origin only.
-// A member without the people grant is refused and sees nothing of the admin's import.
+// Download CSV streams the export; an upsert on email updates. The page alone runs a
+// script, from this origin only. A member holding the CRM grant imports as themselves;
+// one without it is refused and sees nothing of the admin's import.
 func TestImportPageWithoutScript(t *testing.T) {
 	e := newEnv(t)
 	admin := e.agent().signIn(e.Admin)
@@ -183,6 +184,28 @@ func TestImportPageWithoutScript(t *testing.T) {
 	}
 	if p := admin.get("/console/export/nothing.csv"); p.Status != http.StatusNotFound {
 		t.Fatalf("export of an unknown resource: %d", p.Status)
+	}
+
+	// An upsert on email updates Ada rather than adding her again.
+	p = admin.postImport(map[string]string{"resource": "people", "operation": "upsert", "match": "email"}, "Name,Email\nAda King,ada@acme.example\n")
+	if m = importLocation.FindStringSubmatch(p.Location); m == nil || !waitImport(admin, m[1]) {
+		t.Fatalf("upsert: %d %q %.300s", p.Status, p.Location, p.Body)
+	}
+	if imp := admin.importState(m[1]); imp["rows_updated"] != 1.0 || imp["rows_created"] != 0.0 ||
+		e.count(`SELECT count(*) FROM people WHERE workspace_id = $1 AND email = 'ada@acme.example'`, e.WorkspaceID) != 1 ||
+		e.count(`SELECT count(*) FROM people WHERE workspace_id = $1 AND name = 'Ada King'`, e.WorkspaceID) != 1 {
+		t.Fatalf("upsert on email: %v", imp)
+	}
+
+	// A member holding the CRM grant imports people as themselves.
+	member := e.agent().signIn(e.Member)
+	p = member.postImport(map[string]string{"resource": "people", "operation": "create"}, "Name,Email\nCara Member,cara@acme.example\n")
+	if m = importLocation.FindStringSubmatch(p.Location); m == nil || !waitImport(member, m[1]) {
+		t.Fatalf("member's import: %d %q %.300s", p.Status, p.Location, p.Body)
+	}
+	if n := e.count(`SELECT count(*) FROM activity WHERE workspace_id = $1 AND entity_type = 'people' AND action = 'created'
+		AND actor_id = $2::text::uuid AND via = 'console'`, e.WorkspaceID, e.Member.ID); n != 1 {
+		t.Fatalf("%d people created by the member", n)
 	}
 
 	// A member who may read the CRM but not write it: people is not offered, importing

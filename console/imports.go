@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
@@ -197,6 +198,11 @@ func (s *Server) importPost(w http.ResponseWriter, r *http.Request) {
 	}
 	p := importPrincipal(me)
 	if prm.Mapping, err = s.postedMapping(r, p, res, f); err != nil {
+		var e *apierr.Error
+		if errors.As(err, &e) {
+			s.refused(w, r, me, err, again)
+			return
+		}
 		again(http.StatusBadRequest, err.Error())
 		return
 	}
@@ -240,7 +246,8 @@ func countRows(f multipart.File) (int, error) {
 
 // postedMapping is the form's mapping: the rows import.js fills (col-N the header, map-N
 // the field, "" to leave the column out), or, without script, each header of the file
-// mapped by name as import.js would have (matchKey), the rest left out.
+// mapped by name as import.js would have (matchKey), the rest left out. A plain error is
+// the form's fault (400, its text shown); an apierr.Error is the operations'.
 func (s *Server) postedMapping(r *http.Request, p *store.Principal, res string, f multipart.File) (map[string]string, error) {
 	mapping := map[string]string{}
 	if _, ok := r.PostForm["col-0"]; ok {
