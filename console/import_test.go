@@ -191,6 +191,9 @@ func TestImportPageWithoutScript(t *testing.T) {
 	if m = importLocation.FindStringSubmatch(p.Location); m == nil || !waitImport(admin, m[1]) {
 		t.Fatalf("upsert: %d %q %.300s", p.Status, p.Location, p.Body)
 	}
+	if p := admin.get("/console/import/" + m[1]); !strings.Contains(p.Body, "updates matched on <code>email</code>") {
+		t.Fatalf("upsert's page: %.2000s", p.Body)
+	}
 	if imp := admin.importState(m[1]); imp["rows_updated"] != 1.0 || imp["rows_created"] != 0.0 ||
 		e.count(`SELECT count(*) FROM people WHERE workspace_id = $1 AND email = 'ada@acme.example'`, e.WorkspaceID) != 1 ||
 		e.count(`SELECT count(*) FROM people WHERE workspace_id = $1 AND name = 'Ada King'`, e.WorkspaceID) != 1 {
