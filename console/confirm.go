@@ -68,6 +68,8 @@ var (
 	confirmResend = confirmation{Title: "Re-send the invitation?", Back: "/console/members", Nav: "members", Button: "Re-send the invitation",
 		Message: "A new invitation link is made, shown to you once and emailed to them when email is configured. " +
 			"Their earlier link works until it expires; whichever is used first retires the others."}
+	confirmCancelImport = confirmation{Title: "Cancel this import?", Back: "/console/import", Nav: "import", Button: "Cancel the import",
+		Message: "The import stops after the rows it is writing now; rows already written stay. To bring in the rest, import the file again."}
 	confirmRotate = confirmation{Title: "Rotate the signing secret?", Back: "/console/webhooks", Nav: "webhooks", Button: "Rotate the secret",
 		Message: "A new secret is shown once. For 24 hours deliveries are signed with both secrets; after that the old one no longer verifies."}
 )

@@ -2,9 +2,10 @@
 // pages, embedded in the binary, where a workspace's admins manage members and where
 // invited members choose their password. People sign in through the OAuth provider's own
 // sign-in page and session; every page keeps the provider's rules (strict CSP with no
-// script, a CSRF token in every form, cross-origin posts refused). Every action is an
-// admin.Ops operation, the same the `workspaced admin` CLI calls, but the webhooks and
-// fields pages', which are the REST API's own (webhooks.go, fields.go).
+// script but the import page's own, a CSRF token in every form, cross-origin posts
+// refused). Every action is an admin.Ops operation, the same the `workspaced admin` CLI
+// calls, but the webhooks, fields and import pages', which are the REST API's own
+// (webhooks.go, fields.go, imports.go).
 package console
 
 import (
@@ -70,6 +71,8 @@ type Config struct {
 	// Records serves the webhooks page through the domain's operations (the ones REST and
 	// MCP run); cmd builds it (workspace.NewOps).
 	Records *workspace.Ops
+	// Imports runs the import page's imports (imports.Service, as for REST).
+	Imports Importer
 	// PublicURL is the service's public URL (PUBLIC_URL), for the MCP URL the
 	// "Connect an assistant" page shows; "" uses the request's host.
 	PublicURL string
@@ -89,13 +92,19 @@ var templateFS embed.FS
 //go:embed static/console.css
 var consoleCSS []byte
 
+// scripts are the console's only scripts, each served from /console/static/ to the pages
+// that name it (page.Script); every other page runs none.
+//
+//go:embed static/import.js
+var importJS []byte
+
 // pageNames are the templates, each rendered inside layout.html.
-var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks", "confirm", "connect", "fields"}
+var pageNames = []string{"error", "home", "members", "link", "agents", "forgot", "activity", "apps", "account", "credits", "webhooks", "confirm", "connect", "fields", "import", "import_status"}
 
 // New builds the console.
 func New(cfg Config) (*Server, error) {
-	if cfg.Sessions == nil || cfg.Admin == nil || cfg.Workspaces == nil || cfg.Records == nil {
-		return nil, errors.New("console: Config needs Sessions, Admin, Workspaces and Records")
+	if cfg.Sessions == nil || cfg.Admin == nil || cfg.Workspaces == nil || cfg.Records == nil || cfg.Imports == nil {
+		return nil, errors.New("console: Config needs Sessions, Admin, Workspaces, Records and Imports")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -136,13 +145,18 @@ func New(cfg Config) (*Server, error) {
 //	POST /console/webhooks/create, /update, /test, /rotate, /retry
 //	GET  /console/fields            custom fields by resource (admins)
 //	POST /console/fields/create, /update
+//	GET  /console/import            import a CSV file, Download CSV per resource (members, by grant)
+//	POST /console/import            (multipart) start an import
+//	GET  /console/import/{id}[/status, /errors.csv]   its progress (page, JSON), failed rows
+//	POST /console/import/cancel     stop it (asked first)
+//	GET  /console/export/{resource}.csv   every record the member may read, as CSV
 //	GET  /console/connect            connecting an assistant to the MCP server (everyone)
 //	GET  /console/account, POST /console/account/revoke, /sign-out-everywhere   the member's own page
 //	GET  /console/activity[/{id}]   the audit log, filtered by member, app, key, resource
 //	GET  /console/invite, POST /console/invite   an invitation link: choose a password
 //	GET  /console/reset, POST /console/reset     a reset link: choose a new password
 //	GET  /console/forgot, POST /console/forgot   "Forgot password?"
-//	GET  /console/static/console.css
+//	GET  /console/static/console.css, /console/static/import.js
 func (s *Server) Handler() http.Handler {
 	root := chi.NewRouter()
 	root.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -191,14 +205,27 @@ func (s *Server) Handler() http.Handler {
 		forms.Post("/reset", s.linkPost(admin.PurposeReset))
 		r.Get("/forgot", s.forgotGet)
 		forms.Post("/forgot", s.form(s.forgotPost))
-		r.Get("/static/console.css", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/css; charset=utf-8")
-			w.Header().Set("Cache-Control", "public, max-age=3600")
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			_, _ = w.Write(consoleCSS)
-		})
+		r.Get("/import", s.signedIn(s.importGet))
+		forms.Post("/import", s.importPost)
+		r.Get("/import/{id}", s.signedIn(s.importShow))
+		r.Get("/import/{id}/status", s.signedIn(s.importJSON))
+		r.Get("/import/{id}/errors.csv", s.signedIn(s.importErrors))
+		forms.Post("/import/cancel", s.form(s.signedIn(s.confirmFirst(confirmCancelImport, s.importCancel))))
+		r.Get("/export/{resource}.csv", s.signedIn(s.exportCSV))
+		r.Get("/static/console.css", static("text/css; charset=utf-8", consoleCSS))
+		r.Get("/static/import.js", static("text/javascript; charset=utf-8", importJS))
 	})
 	return root
+}
+
+// static serves an embedded file.
+func static(contentType string, body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		_, _ = w.Write(body)
+	}
 }
 
 // page is what every page's layout reads.
@@ -211,10 +238,20 @@ type page struct {
 	CSRF      string
 	Notice    string
 	Error     string
-	Data      any
+	// Script names the page's script under /console/static/ ("" for none): its CSP then
+	// allows scripts and fetches from this origin only (scriptCSP).
+	Script string
+	// Refresh reloads the page every 2 seconds in a browser that runs no script.
+	Refresh bool
+	Data    any
 }
 
-// render writes a page with the provider's headers (strict CSP: no script at all).
+// scriptCSP is what a page with a Script adds to the provider's policy: script from this
+// origin only (no inline script, no eval) and fetches to this origin only.
+const scriptCSP = "; script-src 'self'; connect-src 'self'"
+
+// render writes a page with the provider's headers (strict CSP: no script at all, but the
+// page's own Script).
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	p.Service = s.cfg.ServiceName
 	if p.CSRF == "" {
@@ -235,6 +272,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		return
 	}
 	s.cfg.Sessions.SetPageHeaders(w)
+	if p.Script != "" {
+		w.Header().Set("Content-Security-Policy", w.Header().Get("Content-Security-Policy")+scriptCSP)
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

@@ -21,14 +21,19 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	"golang.org/x/crypto/argon2"
 
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/console"
+	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/imports"
 	"github.com/agencyos/workspaced/internal/testclock"
 	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/oauth"
+	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -49,7 +54,8 @@ type env struct {
 	clock  *testclock.Offset
 	ops    *admin.Ops
 	usage  *workspace.Usage
-	hooks  *webhooks.Service // delivery, not running until startDelivery
+	hooks  *webhooks.Service     // delivery, not running until startDelivery
+	river  *river.Client[pgx.Tx] // the import jobs, not running until startImports
 	issuer string
 
 	WorkspaceID string
@@ -161,8 +167,18 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	e.hooks = hooks
 	ops := workspace.NewOps(workspace.Config{Store: s, WebhookURLs: &hookURLs, Webhooks: hooks})
 	api := restapi.New(restapi.Config{Ops: ops, Auth: auth, APIKey: testAPIKey, PublicURL: e.issuer})
+	importer := imports.New(imports.Config{Store: s, Status: httpx.Status})
+	importer.UseOps(ops)
+	workers := river.NewWorkers()
+	e.river, err = river.NewClient(queue.Driver(s), &river.Config{Queues: importer.Register(workers), Workers: workers,
+		FetchCooldown: 20 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importer.Use(e.river)
+	api.ServeImports(importer)
 	c, err := console.New(console.Config{Sessions: provider, Admin: e.ops, Workspaces: s, ServiceName: "Acme Console",
-		DescribeScope: workspace.DescribeScope, Records: ops, PublicURL: e.issuer, Logger: log}) // as cmd wires it
+		DescribeScope: workspace.DescribeScope, Records: ops, Imports: importer, PublicURL: e.issuer, Logger: log}) // as cmd wires it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +206,21 @@ func (e *env) startDelivery() {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { _ = e.hooks.Stop(context.Background()) })
+}
+
+// startImports runs the import jobs until the test ends.
+func (e *env) startImports() {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := e.river.Start(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		cancel()
+		stop, done := context.WithTimeout(context.Background(), 10*time.Second)
+		defer done()
+		_ = e.river.Stop(stop)
+	})
 }
 
 // clientIPHeader names, in these tests only, the client address a request stands for, so

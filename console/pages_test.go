@@ -53,8 +53,8 @@ func inBoxes(path string) bool {
 
 // consolePage is one page the checks visit: a name for its screenshots, the path, the
 // element that shows it has loaded, and optionally a button to click on the path first
-// (a confirmation page answers a form).
-type consolePage struct{ name, path, ready, click string }
+// (a confirmation page answers a form) or a file to choose in the import form.
+type consolePage struct{ name, path, ready, click, upload string }
 
 // TestPagesAccessibleAndNarrow visits every console and sign-in page in Chromium at 1280
 // and 390 px wide: axe-core finds no serious or critical violation, nothing scrolls
@@ -118,6 +118,18 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	} else {
 		t.Fatalf("fields not created: %d %.300s", legacy.Status, legacy.Body)
 	}
+	// An import of people, completed with a failed row, and the file to preview.
+	e.startImports()
+	admin.form("/console/fields?resource=people", "/console/fields/create", url.Values{"resource": {"people"}, "key": {"tier"},
+		"label": {"Account tier"}, "type": {"text"}})
+	importFile := filepath.Join(t.TempDir(), "people.csv")
+	if err := os.WriteFile(importFile, []byte(importCSV), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imported := strings.TrimPrefix(admin.postImport(map[string]string{"resource": "people", "operation": "create"}, importCSV).Location, "/console/import/")
+	if id, _, _ := strings.Cut(imported, "?"); !waitImport(admin, id) {
+		t.Fatalf("import %s did not complete", imported)
+	}
 	rows, err := e.ops.Activity(ctx, e.WorkspaceID, activityAll())
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("no activity to show: %v", err)
@@ -136,29 +148,31 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	verifiedConsent := authorize(verified.ClientID, "deals:read people:read")
 
 	signedOut := []consolePage{
-		{"sign-in", "/console", "#login", ""},
-		{"sign-in-unverified-app", consent, "#unverified", ""},
-		{"sign-in-verified-app", verifiedConsent, "#verified", ""},
-		{"forgot-password", "/console/forgot", "#forgot", ""},
-		{"invitation", strings.TrimPrefix(inv.Link, e.issuer), "#set-password", ""},
+		{"sign-in", "/console", "#login", "", ""},
+		{"sign-in-unverified-app", consent, "#unverified", "", ""},
+		{"sign-in-verified-app", verifiedConsent, "#verified", "", ""},
+		{"forgot-password", "/console/forgot", "#forgot", "", ""},
+		{"invitation", strings.TrimPrefix(inv.Link, e.issuer), "#set-password", "", ""},
 	}
 	signedIn := []consolePage{
-		{"overview", "/console", "#whoami", ""},
-		{"members", "/console/members", "#members", ""},
-		{"members-resend-invitation", "/console/members", "#confirm", "#resend-" + inv.UserID},
-		{"agents", "/console/agents", "#create-agent", ""},
-		{"apps", "/console/apps", "#apps", ""},
-		{"credits", "/console/credits", "#ledger", ""},
-		{"webhooks", "/console/webhooks", "#create-endpoint", ""},
-		{"fields", "/console/fields", "#create-field", ""},
-		{"audit-log", "/console/activity", "#activity", ""},
-		{"audit-record", "/console/activity/" + rows[0].ID, "#activity", ""},
-		{"account", "/console/account", "#connected", ""},
-		{"connect-an-assistant", "/console/connect", "#mcp-url", ""},
-		{"consent", consent, "#consent", ""},
-		{"consent-verified-app", verifiedConsent, "#verified", ""},
-		{"connected-apps", "/oauth/apps", "#connected", ""},
-		{"registered-apps", "/oauth/admin/apps", "h1", ""},
+		{"overview", "/console", "#whoami", "", ""},
+		{"members", "/console/members", "#members", "", ""},
+		{"members-resend-invitation", "/console/members", "#confirm", "#resend-" + inv.UserID, ""},
+		{"agents", "/console/agents", "#create-agent", "", ""},
+		{"apps", "/console/apps", "#apps", "", ""},
+		{"credits", "/console/credits", "#ledger", "", ""},
+		{"webhooks", "/console/webhooks", "#create-endpoint", "", ""},
+		{"fields", "/console/fields", "#create-field", "", ""},
+		{"import", "/console/import", "#mapping", "", importFile},
+		{"import-progress", "/console/import/" + imported, "#counts", "", ""},
+		{"audit-log", "/console/activity", "#activity", "", ""},
+		{"audit-record", "/console/activity/" + rows[0].ID, "#activity", "", ""},
+		{"account", "/console/account", "#connected", "", ""},
+		{"connect-an-assistant", "/console/connect", "#mcp-url", "", ""},
+		{"consent", consent, "#consent", "", ""},
+		{"consent-verified-app", verifiedConsent, "#verified", "", ""},
+		{"connected-apps", "/oauth/apps", "#connected", "", ""},
+		{"registered-apps", "/oauth/admin/apps", "h1", "", ""},
 	}
 	browser := newBrowser(t)
 	check := func(p consolePage) {
@@ -167,44 +181,11 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 			if p.click != "" {
 				open = append(open, chromedp.WaitVisible(chromedp.CSS(p.click)), chromedp.Click(chromedp.CSS(p.click)))
 			}
+			if p.upload != "" {
+				open = append(open, chromedp.WaitVisible(chromedp.CSS("#import-file")), chromedp.SetUploadFiles(chromedp.CSS("#import-file"), []string{p.upload}))
+			}
 			run(t, browser, p.name, append(open, chromedp.WaitVisible(chromedp.CSS(p.ready)))...)
-			if _, err := chromedp.Run(browser, chromedp.Evaluate[bool](string(axe)+";true")); err != nil {
-				t.Fatalf("%s: inject axe-core: %v", p.name, err)
-			}
-			found, err := chromedp.Run(browser, chromedp.Evaluate[[]string](axeRun, chromedp.EvalAwaitPromise))
-			if err != nil {
-				t.Fatalf("%s: axe-core: %v", p.name, err)
-			}
-			for _, v := range found {
-				t.Errorf("%s at %d px: %s", p.name, width, v)
-			}
-			if width == 390 {
-				wide, err := chromedp.Run(browser, chromedp.Evaluate[int](
-					`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if wide > 0 {
-					t.Errorf("%s scrolls sideways at 390 px: %d px too wide", p.name, wide)
-				}
-				over, err := chromedp.Run(browser, chromedp.Evaluate[[]string](overflowing))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, o := range over {
-					if inBoxes(p.path) {
-						t.Errorf("%s at 390 px: %s", p.name, o)
-					}
-				}
-			}
-			shot, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
-			if err != nil {
-				t.Fatal(err)
-			}
-			name := filepath.Join(t.ArtifactDir(), p.name+"-"+itoa(width)+".png")
-			if err := os.WriteFile(name, shot, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			inspect(t, browser, axe, p, width)
 		}
 	}
 	for _, p := range signedOut {
@@ -221,6 +202,50 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 		t.Fatalf("axe-core did not report an image without alt: %v %v", bad, err)
 	}
 	t.Logf("screenshots in %s", t.ArtifactDir())
+}
+
+// inspect checks the page the browser shows at width: axe-core finds no serious or
+// critical violation, and at 390 px nothing scrolls sideways nor sticks out of its box
+// (inBoxes pages); it writes a full-page screenshot to the test's artifact directory.
+func inspect(t *testing.T, browser context.Context, axe []byte, p consolePage, width int64) {
+	t.Helper()
+	if _, err := chromedp.Run(browser, chromedp.Evaluate[bool](string(axe)+";true")); err != nil {
+		t.Fatalf("%s: inject axe-core: %v", p.name, err)
+	}
+	found, err := chromedp.Run(browser, chromedp.Evaluate[[]string](axeRun, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: axe-core: %v", p.name, err)
+	}
+	for _, v := range found {
+		t.Errorf("%s at %d px: %s", p.name, width, v)
+	}
+	if width == 390 {
+		wide, err := chromedp.Run(browser, chromedp.Evaluate[int](
+			`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wide > 0 {
+			t.Errorf("%s scrolls sideways at 390 px: %d px too wide", p.name, wide)
+		}
+		over, err := chromedp.Run(browser, chromedp.Evaluate[[]string](overflowing))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range over {
+			if inBoxes(p.path) {
+				t.Errorf("%s at 390 px: %s", p.name, o)
+			}
+		}
+	}
+	shot, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.ArtifactDir(), p.name+"-"+itoa(width)+".png")
+	if err := os.WriteFile(name, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

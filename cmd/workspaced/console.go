@@ -27,16 +27,17 @@ func newAdminOps(cfg config, s *store.Store, log *slog.Logger) (*adminops.Ops, e
 	return adminops.New(acfg), nil
 }
 
-// mountConsole mounts the console at /console and sends / there; its webhooks page runs
-// the domain's operations, the ones REST and MCP run.
-func (srv *server) mountConsole(r chi.Router, provider *oauth.Server, records *workspace.Ops) error {
+// mountConsole mounts the console at /console and sends / there; its webhooks, fields and
+// import pages run the domain's operations and the import service, the ones REST and MCP
+// run.
+func (srv *server) mountConsole(r chi.Router, provider *oauth.Server, records *workspace.Ops, importer console.Importer) error {
 	ops, err := newAdminOps(srv.cfg, srv.store, srv.log)
 	if err != nil {
 		return err
 	}
 	srv.mail = ops
 	c, err := console.New(console.Config{Sessions: provider, Admin: ops, Workspaces: srv.store,
-		ServiceName: srv.cfg.ServiceName, DescribeScope: workspace.DescribeScope, Records: records,
+		ServiceName: srv.cfg.ServiceName, DescribeScope: workspace.DescribeScope, Records: records, Imports: importer,
 		PublicURL: srv.cfg.PublicURL, Logger: srv.log})
 	if err != nil {
 		return err

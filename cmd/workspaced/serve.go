@@ -396,7 +396,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	guarded := r.With(srv.guard.shed) // the routes that need the database (classOf)
 	guarded.Mount("/v1", api.Handler())
 	guarded.Mount("/oauth", provider.Handler())
-	if err := srv.mountConsole(r, provider, ops); err != nil {
+	if err := srv.mountConsole(r, provider, ops, importer); err != nil {
 		return nil, nil, err
 	}
 	r.Handle("/.well-known/oauth-authorization-server", wellKnown)
