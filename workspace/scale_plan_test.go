@@ -189,8 +189,9 @@ func operandsOf(t *testing.T, sd *seeder, r *workspace.Resource, field *workspac
 // ways) and asserts it reads the table only through an index; it returns the buffers of
 // each, which the test logs. With a bound (0: none, the buffers only logged): in the
 // list's own order (sort ""), a condition that matches at most a handful of rows of the
-// workspace, or all but a handful of scaleRows, must read at most bound buffers (prefix
-// too where text is in code point order); one in between (a row in a hundred) reads more,
+// workspace must read at most bound buffers (prefix too where text is in code point
+// order), and one matching all but a handful of scaleRows at most bound plus a heap page
+// for each row of the page (wideBuffers); one in between (a row in a hundred) reads more,
 // logged. Sorted by the condition's field, the page must read that field's index, within
 // the bound.
 func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
@@ -255,10 +256,14 @@ func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader 
 			// is in code point order (the test database's C.UTF-8); elsewhere LIKE, which is not
 			// LEAKPROOF, is answered by no index under RLS (docs/performance.md).
 			bounded := (cond.Op != workspace.OpPrefix || s.TextInCodePointOrder()) && (n <= handful || n >= scaleRows-handful)
-			if b := top.SharedHit + top.SharedRead; bound > 0 && bounded && b > bound {
+			limit := bound
+			if n >= scaleRows-handful {
+				limit = wideBuffers(bound)
+			}
+			if b := top.SharedHit + top.SharedRead; bound > 0 && bounded && b > limit {
 				pretty, _ := json.MarshalIndent(doc, "", " ")
 				t.Errorf("%s %s[%s]=%s, %s: %d rows match, the first page reads %d buffers (at most %d)\n%s\n%s",
-					r.Name, cond.Field, cond.Op, v, when, n, b, bound, sql, pretty)
+					r.Name, cond.Field, cond.Op, v, when, n, b, limit, sql, pretty)
 			}
 			name += fmt.Sprintf(" (%d match)", n)
 		}
@@ -266,6 +271,15 @@ func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader 
 	}
 	return figures
 }
+
+// wideBuffers bounds the first page of a condition nearly every row matches: it walks the
+// list's keyset index and reads each of the page's rows from the heap. The bound assumes
+// rows seeded in key order share heap pages, and one CI run read 61 buffers against 60
+// for updated_at[eq] at 100,000 matches (12 in other runs): where the workspace's rows are
+// not in key order on disk, as in a table shared by many workspaces, each row may take a
+// heap page of its own, so such a page may read one more per row. Reading the workspace,
+// the regression this guards against, takes thousands.
+func wideBuffers(bound int) int { return bound + workspace.DefaultLimit + 1 }
 
 // handful is how many rows of the workspace a narrow condition of TestFindPlansAtScale
 // matches at most (or leaves out, for a wide one).
