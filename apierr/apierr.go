@@ -1,7 +1,8 @@
 // Package apierr is the service's one error type, Error, and its codes (codes.go): what
 // the store, the domain and every adapter return, and what httpx (HTTP), mcp (tool
-// errors) and the admin CLI render. It knows no transport and no database: httpx/status.go
-// maps each code to its status; store maps driver errors to these codes by SQLSTATE.
+// errors) and the admin CLI render. Each code carries its HTTP status in the code table
+// (codes.go), which httpx renders with; apierr imports no other package of the service
+// and knows no database: store maps driver errors to these codes by SQLSTATE.
 package apierr
 
 import (
@@ -9,9 +10,9 @@ import (
 	"time"
 )
 
-// Error is the one error type the REST API, the MCP tools and the CLI render. It knows no
-// transport: Code is the spec's stable snake_case code (docs/contract.md section 7), which httpx
-// turns into an HTTP status through one table; Message is safe to show to clients and
+// Error is the one error type the REST API, the MCP tools and the CLI render. Code is the
+// spec's stable snake_case code (docs/contract.md section 7), whose row in the code table
+// gives its HTTP status (Code.Status); Message is safe to show to clients and
 // models and says what to change; Err is the cause, logged and never rendered.
 type Error struct {
 	Code    Code

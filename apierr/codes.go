@@ -1,8 +1,10 @@
 package apierr
 
+import "net/http"
+
 // Code is an error's stable snake_case code, the "error" member of the envelope
-// (docs/contract.md section 7). Each code has one HTTP status, in httpx's table (httpx/status.go);
-// a test there fails for a code missing from it.
+// (docs/contract.md section 7). Each code has one HTTP status, its row in statuses below;
+// TestEveryCodeHasAStatus fails for a constant without a row.
 type Code string
 
 // The error codes of the REST API and the MCP tools.
@@ -44,3 +46,43 @@ const (
 	CodeInvalidClientMetadata Code = "invalid_client_metadata"
 	CodeInvalidRedirectURI    Code = "invalid_redirect_uri"
 )
+
+// statuses is the HTTP status of each code (docs/contract.md section 7): the one table,
+// which httpx renders with (httpx.Status) and mcp and the console read through it.
+var statuses = map[Code]int{
+	CodeBadRequest:             http.StatusBadRequest,
+	CodeCreateFailed:           http.StatusBadRequest,
+	CodeUpdateFailed:           http.StatusBadRequest,
+	CodeInvalid:                http.StatusBadRequest,
+	CodeInvalidClientMetadata:  http.StatusBadRequest,
+	CodeInvalidRedirectURI:     http.StatusBadRequest,
+	CodeUnauthorized:           http.StatusUnauthorized,
+	CodeInsufficientCredits:    http.StatusPaymentRequired,
+	CodeInsufficientScope:      http.StatusForbidden,
+	CodeInsufficientPermission: http.StatusForbidden,
+	CodeForbidden:              http.StatusForbidden,
+	CodeReadOnly:               http.StatusForbidden,
+	CodeNotFound:               http.StatusNotFound,
+	CodeUnknownResource:        http.StatusNotFound,
+	CodeUnknownTool:            http.StatusNotFound,
+	CodeMethodNotAllowed:       http.StatusMethodNotAllowed,
+	CodeIdempotencyInFlight:    http.StatusConflict,
+	CodeConflict:               http.StatusConflict,
+	CodePreconditionFailed:     http.StatusPreconditionFailed,
+	CodeValidation:             http.StatusUnprocessableEntity,
+	CodeIdempotencyConflict:    http.StatusUnprocessableEntity,
+	CodeRateLimited:            http.StatusTooManyRequests,
+	CodeInternal:               http.StatusInternalServerError,
+	CodeUpstream:               http.StatusBadGateway,
+	CodeEnrichUnbilled:         http.StatusBadGateway,
+	CodeOverloaded:             http.StatusServiceUnavailable,
+	CodeOutcomeUnknown:         http.StatusServiceUnavailable,
+}
+
+// Status is c's HTTP status; a code without a row is a 500.
+func (c Code) Status() int {
+	if s, ok := statuses[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}

@@ -70,8 +70,8 @@ func TestInspectorStrictPortability(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("inspector printed %q: %v", stdout.String(), err)
 	}
-	// Every tool the server registered, however many the catalogue makes (TestToolCount
-	// checks that number against the spec).
+	// Every tool the server registered, however many the catalogue makes (TestToolSnapshots
+	// keeps one file a tool under testdata/tools).
 	if want := len(e.mcp.Tools()); len(out.Result.Tools) != want {
 		t.Fatalf("the Inspector sees %d tools, want all %d", len(out.Result.Tools), want)
 	}
