@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -34,15 +33,13 @@ func (s *Server) callDirect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil { // over the body limit: mcp-go words the error
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		body, err := readAllRestore(r) // as inspect read it (envelope.go)
+		if err != nil {                // over the body limit: mcp-go words the error
 			next.ServeHTTP(w, r)
 			return
 		}
 		req, sp, ok := s.directCall(body)
 		if !ok || !viewFrom(r.Context()).reaches(sp) { // mcp-go answers "not found"
-			r.Body = io.NopCloser(bytes.NewReader(body))
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -93,47 +90,42 @@ func acceptsJSON(values []string) bool {
 	return false
 }
 
-// directRequest is a tools/call envelope; id is kept as sent.
-type directRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  *struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      json.RawMessage `json:"_meta"`
-		Task      json.RawMessage `json:"task"`
-	} `json:"params"`
-}
-
 // directTool is a recognised call: its id and mcp-go's form of the request.
 type directTool struct {
 	id   json.RawMessage
 	call mcpgo.CallToolRequest
 }
 
-// directCall decodes body and reports whether it is a tools/call this path answers: a
-// JSON-RPC 2.0 request with a string or integer id naming a catalogue tool, without
-// _meta (a 2026-07-28 request declares its version there) or task augmentation.
-func (s *Server) directCall(body []byte) (directTool, toolSpec, bool) {
-	var req directRequest
-	if json.Unmarshal(body, &req) != nil || req.JSONRPC != mcpgo.JSONRPC_VERSION || req.Method != string(mcpgo.MethodToolsCall) ||
-		req.Params == nil || req.Params.Meta != nil || req.Params.Task != nil || !plainID(req.ID) {
+// directCall reads body and reports whether it is a tools/call this path answers: valid
+// JSON, a JSON-RPC 2.0 request with a string or integer id naming a catalogue tool,
+// without _meta (a 2026-07-28 request declares its version there) or task augmentation.
+// It reads the members inspect has split (envelope.go); inspect has refused names given
+// twice or in another case, so they read as Go's decoder would read them.
+func (s *Server) directCall(body *readBody) (directTool, toolSpec, bool) {
+	if _, _, ok := body.members(); !ok || !json.Valid(body.raw) {
 		return directTool{}, toolSpec{}, false
 	}
-	sp, ok := s.specs[req.Params.Name]
+	version, _ := unquote(body.member("jsonrpc"))
+	method, _ := unquote(body.member("method"))
+	id := body.member("id")
+	if version != mcpgo.JSONRPC_VERSION || method != string(mcpgo.MethodToolsCall) || !plainID(id) {
+		return directTool{}, toolSpec{}, false
+	}
+	if _, _, ok := body.params(); !ok || body.param("_meta") != nil || body.param("task") != nil {
+		return directTool{}, toolSpec{}, false
+	}
+	name, _ := unquote(body.param("name"))
+	sp, ok := s.specs[name]
 	if !ok || sp.run != nil {
 		return directTool{}, toolSpec{}, false
 	}
 	var call mcpgo.CallToolRequest
-	call.Method = req.Method
-	call.Params.Name = req.Params.Name
-	if len(req.Params.Arguments) > 0 {
-		// The handler reads RawArguments as mcp-go's decoder leaves them; Arguments, the
-		// same decoded into maps, is what this path saves.
-		call.Params.RawArguments = req.Params.Arguments
-	}
-	return directTool{id: req.ID, call: call}, sp, true
+	call.Method = method
+	call.Params.Name = name
+	// The handler reads RawArguments as mcp-go's decoder leaves them; Arguments, the
+	// same decoded into maps, is what this path saves.
+	call.Params.RawArguments = body.param("arguments")
+	return directTool{id: id, call: call}, sp, true
 }
 
 // plainID accepts ids mcp-go echoes unchanged in meaning: strings and integers of at most
@@ -143,7 +135,7 @@ func plainID(id json.RawMessage) bool {
 		return false
 	}
 	if id[0] == '"' {
-		return true // the decoder has already checked it is a valid string
+		return true // json.Valid has checked it is a valid string
 	}
 	digits := id
 	if digits[0] == '-' {
@@ -175,7 +167,16 @@ func (s *Server) runTool(ctx context.Context, sp toolSpec, req directTool) (res 
 // handler error: a result of text content, structured content and isError (only when
 // true), or an internal error.
 func writeCallResult(w http.ResponseWriter, id json.RawMessage, res *mcpgo.CallToolResult, err error) {
-	out := make([]byte, 0, 512)
+	size := 64
+	if res != nil {
+		size += len(res.RawStructuredContent)
+		for _, c := range res.Content {
+			if text, ok := c.(mcpgo.TextContent); ok {
+				size += len(text.Text) + len(text.Text)/8 // room for escapes
+			}
+		}
+	}
+	out := make([]byte, 0, size)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	if err != nil {

@@ -44,9 +44,9 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		if t := bytes.TrimLeft(body.raw, " \t\r\n"); len(t) > 0 && t[0] == '[' {
 			var msgs []json.RawMessage
-			_ = json.Unmarshal(body, &msgs)
+			_ = json.Unmarshal(body.raw, &msgs)
 			for _, m := range msgs {
 				if err := canonicalMembers(m, envelopeKeys); err != nil {
 					writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, err.Error())
@@ -57,8 +57,9 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 			return
 		}
 		// One message: its members are split once (render.go's scanner; the transport
-		// still decodes and so validates the body) and read from there.
-		keys, values, ok := members(body)
+		// still decodes and so validates the body) and read from there, here and by the
+		// direct path (direct.go).
+		keys, _, ok := body.members()
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -67,23 +68,17 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, err.Error())
 			return
 		}
-		var params json.RawMessage
-		if i := slices.Index(keys, "params"); i >= 0 {
-			params = values[i]
-		}
-		method := ""
-		if i := slices.Index(keys, "method"); i >= 0 {
-			method, _ = unquote(bytes.TrimSpace(values[i]))
-		}
-		if method != string(mcpgo.MethodToolsCall) {
+		if method, _ := unquote(body.member("method")); method != string(mcpgo.MethodToolsCall) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if err := canonicalMembers(params, callKeys); err != nil {
-			writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "params: "+err.Error())
-			return
+		if keys, _, ok := body.params(); ok {
+			if err := canonicalKeys(keys, callKeys); err != nil {
+				writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "params: "+err.Error())
+				return
+			}
 		}
-		if s.stepUp(w, r, params) {
+		if s.stepUp(w, r, body) {
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -122,25 +117,22 @@ func canonicalKeys(keys, names []string) error {
 // reports whether it answered. Agent keys cannot re-authorize: they get the tool error
 // from the operation layer, as does a call step-up could not help (an unknown tool, a
 // missing feature grant, a write on a read-only view).
-func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, params json.RawMessage) bool {
+func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, body *readBody) bool {
 	p := httpx.PrincipalFrom(r.Context())
-	var call struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if p == nil || json.Unmarshal(params, &call) != nil {
+	name, ok := unquote(body.param("name"))
+	if p == nil || !ok {
 		return false
 	}
-	if call.Name == toolCall {
+	if name == toolCall {
 		var inner struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(call.Arguments, &inner) != nil {
+		if json.Unmarshal(body.param("arguments"), &inner) != nil {
 			return false
 		}
-		call.Name = inner.Name
+		name = inner.Name
 	}
-	sp, ok := s.specs[call.Name]
+	sp, ok := s.specs[name]
 	if !ok {
 		return false
 	}
@@ -157,7 +149,7 @@ func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, params json.RawM
 		headerSafe("this call needs the "+need+" scope; authorize again asking for it")))
 	httpx.WriteError(w, r, s.log, apierr.Errorf(apierr.CodeInsufficientScope,
 		"this token lacks the %s scope %s needs; authorize again asking for %s (the WWW-Authenticate header names the scopes)",
-		need, call.Name, need))
+		need, name, need))
 	return true
 }
 
@@ -198,20 +190,82 @@ func peekCall(r *http.Request, marker string) (peekedCall, bool) {
 		return req, false
 	}
 	body, err := readAllRestore(r)
-	if err != nil || !bytes.Contains(body, []byte(marker)) || json.Unmarshal(body, &req) != nil {
+	if err != nil || !bytes.Contains(body.raw, []byte(marker)) || json.Unmarshal(body.raw, &req) != nil {
 		return req, false
 	}
 	return req, true
 }
 
-// readAllRestore reads r's body and puts it back for the next handler; a read error (the
-// body limit) is handed on to it as well.
-func readAllRestore(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(r.Body)
+// readAllRestore reads r's body once and puts it back for the next handler as a readBody,
+// which later handlers take as it is instead of reading it again; a read error (the body
+// limit) is handed on to them as well.
+func readAllRestore(r *http.Request) (*readBody, error) {
+	if b, ok := r.Body.(*readBody); ok {
+		b.Reset(b.raw) // nothing reads it before the transport; rewound all the same
+		return b, nil
+	}
+	raw, err := io.ReadAll(r.Body)
 	if err != nil {
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(raw), errReader{err}))
 		return nil, err
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return body, nil
+	b := &readBody{raw: raw}
+	b.Reset(raw)
+	r.Body = b
+	return b, nil
+}
+
+// readBody is a request body read into memory, readable again as a body, with its
+// JSON-RPC envelope's members and a call's params split at most once (render.go's
+// scanner), for inspect, the direct path and the checks before the transport.
+type readBody struct {
+	bytes.Reader
+	raw []byte
+
+	split, paramsSplit bool
+	keys               []string
+	values             []json.RawMessage
+	ok                 bool
+	paramKeys          []string
+	paramValues        []json.RawMessage
+	paramsOK           bool
+}
+
+func (*readBody) Close() error { return nil }
+
+// members is the body's members as one JSON object; ok is false for anything else.
+func (b *readBody) members() (keys []string, values []json.RawMessage, ok bool) {
+	if !b.split {
+		b.keys, b.values, b.ok = members(b.raw)
+		b.split = true
+	}
+	return b.keys, b.values, b.ok
+}
+
+// member is the value of the envelope's member name, nil without one (inspect has refused
+// a name given twice).
+func (b *readBody) member(name string) json.RawMessage {
+	keys, values, _ := b.members()
+	if i := slices.Index(keys, name); i >= 0 {
+		return values[i]
+	}
+	return nil
+}
+
+// params is the members of the envelope's params; ok is false when they are not an object.
+func (b *readBody) params() (keys []string, values []json.RawMessage, ok bool) {
+	if !b.paramsSplit {
+		b.paramKeys, b.paramValues, b.paramsOK = members(b.member("params"))
+		b.paramsSplit = true
+	}
+	return b.paramKeys, b.paramValues, b.paramsOK
+}
+
+// param is the value of params' member name, nil without one.
+func (b *readBody) param(name string) json.RawMessage {
+	keys, values, _ := b.params()
+	if i := slices.Index(keys, name); i >= 0 {
+		return values[i]
+	}
+	return nil
 }
