@@ -423,4 +423,11 @@ func TestBatchMixedRecords(t *testing.T) {
 	if rec := got[2]["record"].(map[string]any); rec["name"] != "Ann A." || rec["position"] != "CTO" {
 		t.Fatalf("ann after upsert: %v", rec)
 	}
+
+	// An empty id names no record; an atomic batch names its first failing record.
+	wantStatuses(t, items(t, a.batch("people", map[string]any{"operation": "update", "records": []any{
+		map[string]any{"id": "", "name": "Nobody"}}})), 404)
+	r := a.batch("people", map[string]any{"operation": "upsert", "match": "email", "atomic": true, "records": []any{
+		map[string]any{"name": 5, "email": "new@acme.example"}, map[string]any{"name": "No email"}}})
+	wantFieldError(t, r, "records[0].name")
 }

@@ -79,23 +79,18 @@ func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *store.Principal, r 
 		items[i] = BatchItem{Index: i, Status: status(e), Error: &ItemError{Code: e.Code, Message: e.Message, Fields: e.Fields}}
 		return nil
 	}
-	// Each record's target: create (id ""), or update the record id.
-	target := make([]*string, len(req.Records))
+	// Each record's target: create (id ""), or update the record id; or its error, told
+	// in the records' order below (an atomic batch names the first failing record).
+	target := make([]string, len(req.Records))
+	refused := make([]error, len(req.Records))
 	switch {
 	case req.Operation == BatchCreate:
-		for i := range target {
-			target[i] = new(string)
-		}
 	case m == nil: // update, or upsert on id
 		for i, rec := range req.Records {
-			id, err := takeID(r, cloneRecord(rec))
-			if err != nil {
-				if err := fail(i, err); err != nil {
-					return nil, err
-				}
-				continue
+			target[i], refused[i] = takeID(r, cloneRecord(rec))
+			if refused[i] == nil && !isUUID(target[i]) { // "" would read as a create
+				refused[i] = notFound(r, target[i])
 			}
-			target[i] = &id
 		}
 	default:
 		ids, err := o.matchAll(ctx, q, p, r, req, m)
@@ -103,24 +98,21 @@ func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *store.Principal, r 
 			return nil, err
 		}
 		for i, t := range ids {
-			if t.err != nil {
-				if err := fail(i, t.err); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			target[i] = &t.id
+			target[i], refused[i] = t.id, t.err
 		}
 	}
 	seen := map[string]bool{}
 	var creates, updates []setItem
 	cache := &customDefs{}
 	for i, rec := range req.Records {
-		if target[i] == nil {
+		if refused[i] != nil {
+			if err := fail(i, refused[i]); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		rec = cloneRecord(rec)
-		if *target[i] == "" {
+		if target[i] == "" {
 			set, err := o.createAssignments(ctx, q, p, r, rec, cache)
 			if err != nil {
 				if err := fail(i, err); err != nil {
@@ -131,7 +123,7 @@ func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *store.Principal, r 
 			creates = append(creates, setItem{index: i, set: set})
 			continue
 		}
-		id := *target[i]
+		id := target[i]
 		if seen[id] {
 			return nil, errPerRecord
 		}
