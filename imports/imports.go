@@ -28,8 +28,13 @@ import (
 // Limits of an import's work (docs/rest.md, "Imports"); the file's own are importfile's.
 const (
 	PreviewRows = 20 // rows a dry run reads
-	ChunkRows   = workspace.MaxBatch
-	PartSize    = 1 << 20 // bytes per stored part of the file
+	// ChunkRows is the rows of one chunk: one transaction, one batch written set-based
+	// (workspace/batchset.go), more rows than an API batch takes (workspace.MaxBatch) since
+	// its cost is per statement, not per row. At most 19 writable fields, two parameters
+	// each in an update, keep a chunk's statements far below PostgreSQL's 65,535
+	// parameters.
+	ChunkRows = 500
+	PartSize  = 1 << 20 // bytes per stored part of the file
 	// FirstErrors is how many failed rows GET /v1/imports/{id} shows; errors.csv has all.
 	FirstErrors = 10
 )

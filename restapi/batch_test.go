@@ -363,3 +363,71 @@ func TestBatchRateLimit(t *testing.T) {
 		t.Fatalf("%d people, want 50", n)
 	}
 }
+
+// TestBatchMixedRecords: the records of one batch give different fields, and a record the
+// database refuses (a reference to no record) fails alone: each record's result is its
+// own, in order, as if it were written alone.
+func TestBatchMixedRecords(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tm := newTeam(t, e)
+	a, admin := e.as(t, tm.a), e.as(t, tm.admin)
+	create(t, admin, "/custom_fields", map[string]any{"resource": "people", "key": "ext", "label": "External id", "type": "text", "unique": true})
+	create(t, admin, "/custom_fields", map[string]any{"resource": "people", "key": "score", "label": "Score", "type": "number"})
+
+	got := items(t, a.batch("people", map[string]any{"operation": "create", "records": []any{
+		map[string]any{"name": "Ann", "email": "ann@acme.example", "custom_fields": map[string]any{"ext": "A-1", "score": 1.5}},
+		map[string]any{"name": "Bob", "company_id": "7c0a4c1e-59ad-4f3e-9b47-2f7f3e4c1d11"},
+		map[string]any{"name": "Cat", "phone": "+44 1"},
+		map[string]any{"name": "Dan", "custom_fields": map[string]any{"ext": "A-1"}},
+	}}))
+	wantStatuses(t, got, 201, 400, 201, 409)
+	for i, name := range map[int]string{0: "Ann", 2: "Cat"} {
+		if rec := got[i]["record"].(map[string]any); rec["name"] != name {
+			t.Fatalf("result %d is %v, want %s", i, rec, name)
+		}
+	}
+	ann, cat := got[0]["id"].(string), got[2]["id"].(string)
+	if n := e.count(t, `SELECT count(*) FROM people WHERE workspace_id = $1`, tm.ws); n != 2 {
+		t.Fatalf("%d people, want 2", n)
+	}
+
+	// Updates with other fields each; custom values merge (set, kept, cleared).
+	got = items(t, a.batch("people", map[string]any{"operation": "update", "records": []any{
+		map[string]any{"id": ann, "position": "CTO", "phone": "+44 2", "custom_fields": map[string]any{"score": nil}},
+		map[string]any{"id": cat, "custom_fields": map[string]any{"ext": "C-1"}},
+	}}))
+	wantStatuses(t, got, 200, 200)
+	if rec := got[0]["record"].(map[string]any); rec["position"] != "CTO" || rec["email"] != "ann@acme.example" ||
+		fmt.Sprint(rec["custom_fields"]) != "map[ext:A-1]" {
+		t.Fatalf("ann after update: %v", rec)
+	}
+	if rec := got[1]["record"].(map[string]any); rec["phone"] != "+44 1" || rec["position"] != nil ||
+		fmt.Sprint(rec["custom_fields"]) != "map[ext:C-1]" {
+		t.Fatalf("cat after update: %v", rec)
+	}
+	if n := e.count(t, `SELECT count(*) FROM activity WHERE entity_id = $1 AND action = 'updated'`, cat); n != 1 {
+		t.Fatalf("%d updated activity rows for cat, want 1", n)
+	}
+
+	// Upsert: found and new keys in one batch, answered in order.
+	got = items(t, a.batch("people", map[string]any{"operation": "upsert", "match": "custom_fields.ext", "records": []any{
+		map[string]any{"name": "Eve", "custom_fields": map[string]any{"ext": "E-1"}},
+		map[string]any{"name": "Cat C.", "custom_fields": map[string]any{"ext": "C-1"}},
+		map[string]any{"name": "Ann A.", "custom_fields": map[string]any{"ext": "A-1", "score": 2}},
+	}}))
+	wantStatuses(t, got, 201, 200, 200)
+	if got[1]["id"] != cat || got[2]["id"] != ann || got[0]["record"].(map[string]any)["name"] != "Eve" {
+		t.Fatalf("upsert matched the wrong records: %v", got)
+	}
+	if rec := got[2]["record"].(map[string]any); rec["name"] != "Ann A." || rec["position"] != "CTO" {
+		t.Fatalf("ann after upsert: %v", rec)
+	}
+
+	// An empty id names no record; an atomic batch names its first failing record.
+	wantStatuses(t, items(t, a.batch("people", map[string]any{"operation": "update", "records": []any{
+		map[string]any{"id": "", "name": "Nobody"}}})), 404)
+	r := a.batch("people", map[string]any{"operation": "upsert", "match": "email", "atomic": true, "records": []any{
+		map[string]any{"name": 5, "email": "new@acme.example"}, map[string]any{"name": "No email"}}})
+	wantFieldError(t, r, "records[0].name")
+}

@@ -476,6 +476,35 @@ END
 $$;
 
 --
+-- Name: ws_custom_index_rows(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_index_rows() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+DECLARE
+  k text;
+BEGIN
+  INSERT INTO custom_values
+  SELECT r.* FROM new_rows n JOIN custom_fields f ON f.workspace_id = n.workspace_id AND f.resource = TG_ARGV[0] AND n.custom_fields ? f.key
+   CROSS JOIN LATERAL ws_custom_rows(f, n.workspace_id, n.id, n.custom_fields -> f.key) r
+   WHERE n.custom_fields IS NOT NULL AND n.custom_fields <> '{}';
+  RETURN NULL;
+EXCEPTION WHEN unique_violation THEN
+  -- The field whose value another record holds; one taken by another row of this
+  -- statement is not in custom_values (the INSERT was undone): its key stays unnamed.
+  SELECT f.key INTO k FROM new_rows n JOIN custom_fields f
+      ON f.workspace_id = n.workspace_id AND f.resource = TG_ARGV[0] AND f."unique" AND n.custom_fields ? f.key
+   WHERE EXISTS (SELECT 1 FROM ws_custom_rows(f, n.workspace_id, n.id, n.custom_fields -> f.key) r
+                  JOIN custom_values c ON c.field_id = f.id AND c.u = r.u AND c.record_id <> n.id)
+   LIMIT 1;
+  RAISE EXCEPTION 'a unique custom field''s value is taken' USING ERRCODE = '23505',
+    CONSTRAINT = 'custom_values_unique', COLUMN = coalesce(k, '');
+END
+$$;
+
+--
 -- Name: ws_custom_reindex(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -677,9 +706,13 @@ BEGIN
   EXECUTE format('CREATE INDEX %I ON %I (workspace_id, updated_at, id)', tbl || '_sync', tbl);
   EXECUTE format('CREATE TRIGGER touch BEFORE UPDATE ON %I FOR EACH ROW EXECUTE FUNCTION ws_touch()', tbl);
   IF writes <> 'none' THEN
-    EXECUTE format('CREATE TRIGGER activity AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION ws_record_activity(%L, %L)',
+    EXECUTE format('CREATE TRIGGER activity AFTER UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION ws_record_activity(%L, %L)',
       tbl, resource, feature);
-    EXECUTE format('CREATE TRIGGER webhook_event AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION ws_record_event(%L, %L)',
+    EXECUTE format('CREATE TRIGGER activity_rows AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ws_record_activity_rows(%L, %L)',
+      tbl, resource, feature);
+    EXECUTE format('CREATE TRIGGER webhook_event AFTER UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION ws_record_event(%L, %L)',
+      tbl, resource, feature);
+    EXECUTE format('CREATE TRIGGER webhook_event_rows AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ws_record_event_rows(%L, %L)',
       tbl, resource, feature);
   END IF;
 END
@@ -740,6 +773,28 @@ END
 $$;
 
 --
+-- Name: ws_record_activity_rows(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_record_activity_rows() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  actor uuid := app_user_id();
+BEGIN
+  IF actor IS NULL THEN
+    RETURN NULL; -- seeding and the admin CLI act outside a request
+  END IF;
+  INSERT INTO activity (workspace_id, entity_type, entity_id, action, actor_id, changes, feature)
+  SELECT app_workspace_id(), TG_ARGV[0], (r ->> 'id')::uuid, 'created', actor,
+         ws_custom_changes(jsonb_strip_nulls(r - ARRAY['id', 'workspace_id', 'created_by', 'created_at', 'updated_at']), NULL::jsonb),
+         nullif(TG_ARGV[1], '')
+    FROM (SELECT to_jsonb(n) - 'search_doc' AS r FROM new_rows n) s;
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: ws_record_event(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -787,6 +842,38 @@ BEGIN
   END IF;
   INSERT INTO webhook_outbox (workspace_id, type, object, object_id, record, changed, endpoint_ids)
   VALUES (ws, typ, TG_ARGV[0], (rec ->> 'id')::uuid, rec, diff, targets);
+  RETURN NULL;
+END
+$$;
+
+--
+-- Name: ws_record_event_rows(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_record_event_rows() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+DECLARE
+  ws uuid := app_workspace_id();
+  typ text := TG_ARGV[0] || '.created';
+  targets uuid[];
+BEGIN
+  IF app_user_id() IS NULL OR ws IS NULL THEN
+    RETURN NULL;
+  END IF;
+  SELECT array_agg(id) INTO targets FROM webhook_endpoints
+   WHERE workspace_id = ws AND enabled AND events && ARRAY['*', TG_ARGV[0] || '.*', typ];
+  IF targets IS NULL THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO webhook_outbox (workspace_id, type, object, object_id, record, changed, endpoint_ids)
+  SELECT ws, typ, TG_ARGV[0], (r ->> 'id')::uuid, r, NULL, targets
+    FROM (SELECT CASE WHEN TG_ARGV[0] = 'webhook_endpoints' AND jsonb_typeof(c -> 'url') = 'string'
+                      THEN jsonb_set(c, '{url}', to_jsonb(ws_redact_url(c ->> 'url'))) ELSE c END AS r
+            FROM (SELECT CASE WHEN r0 ? 'custom_fields' -- archived fields stay out of events
+                              THEN jsonb_set(r0, '{custom_fields}', ws_custom_shown(ws, TG_ARGV[0], r0 -> 'custom_fields')) ELSE r0 END AS c
+                    FROM (SELECT to_jsonb(n) - 'search_doc' AS r0 FROM new_rows n) a) b) s;
   RETURN NULL;
 END
 $$;
@@ -5314,211 +5401,211 @@ CREATE INDEX webhook_events_created_at ON public.webhook_events USING brin (crea
 -- Name: automations activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.automations FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('automations', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.automations FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('automations', '');
 
 --
 -- Name: canvases activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.canvases FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('canvases', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.canvases FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('canvases', '');
 
 --
 -- Name: comments activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.comments FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('comments', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.comments FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('comments', '');
 
 --
 -- Name: companies activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('companies', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('companies', 'crm');
 
 --
 -- Name: custom_fields activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('custom_fields', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('custom_fields', '');
 
 --
 -- Name: deal_labels activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.deal_labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deal_labels', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.deal_labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deal_labels', 'crm');
 
 --
 -- Name: deal_people activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.deal_people FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deal_people', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.deal_people FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deal_people', 'crm');
 
 --
 -- Name: deal_tasks activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deal_tasks', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deal_tasks', 'crm');
 
 --
 -- Name: deals activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deals', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('deals', 'crm');
 
 --
 -- Name: debt_payments activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.debt_payments FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('debt_payments', 'finance');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.debt_payments FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('debt_payments', 'finance');
 
 --
 -- Name: debts activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.debts FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('debts', 'finance');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.debts FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('debts', 'finance');
 
 --
 -- Name: departments activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.departments FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('departments', 'hr');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.departments FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('departments', 'hr');
 
 --
 -- Name: documents activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('documents', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('documents', '');
 
 --
 -- Name: expenses activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.expenses FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('expenses', 'finance');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.expenses FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('expenses', 'finance');
 
 --
 -- Name: finance_categories activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.finance_categories FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('finance_categories', 'finance');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.finance_categories FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('finance_categories', 'finance');
 
 --
 -- Name: hr_change_requests activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.hr_change_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('hr_change_requests', 'hr');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.hr_change_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('hr_change_requests', 'hr');
 
 --
 -- Name: hr_contracts activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.hr_contracts FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('hr_contracts', 'hr');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.hr_contracts FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('hr_contracts', 'hr');
 
 --
 -- Name: income activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.income FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('income', 'finance');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.income FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('income', 'finance');
 
 --
 -- Name: knowledge activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.knowledge FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('knowledge', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.knowledge FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('knowledge', '');
 
 --
 -- Name: labels activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('labels', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('labels', '');
 
 --
 -- Name: leave_requests activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('leave_requests', 'hr');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('leave_requests', 'hr');
 
 --
 -- Name: metric_entries activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.metric_entries FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('metric_entries', 'metrics');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.metric_entries FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('metric_entries', 'metrics');
 
 --
 -- Name: metric_pages activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.metric_pages FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('metric_pages', 'metrics');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.metric_pages FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('metric_pages', 'metrics');
 
 --
 -- Name: metrics activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('metrics', 'metrics');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('metrics', 'metrics');
 
 --
 -- Name: org_chart activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.org_chart FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('org_chart', 'hr');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.org_chart FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('org_chart', 'hr');
 
 --
 -- Name: people activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('people', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('people', 'crm');
 
 --
 -- Name: pipeline_stages activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.pipeline_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('pipeline_stages', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.pipeline_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('pipeline_stages', 'crm');
 
 --
 -- Name: pipelines activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.pipelines FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('pipelines', 'crm');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.pipelines FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('pipelines', 'crm');
 
 --
 -- Name: project_stages activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.project_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('project_stages', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.project_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('project_stages', '');
 
 --
 -- Name: projects activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('projects', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('projects', '');
 
 --
 -- Name: space_members activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.space_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('space_members', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.space_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('space_members', '');
 
 --
 -- Name: space_updates activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.space_updates FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('space_updates', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.space_updates FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('space_updates', '');
 
 --
 -- Name: spaces activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.spaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('spaces', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.spaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('spaces', '');
 
 --
 -- Name: tasks activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('tasks', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('tasks', '');
 
 --
 -- Name: team_members activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.team_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('team_members', 'hr');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.team_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('team_members', 'hr');
 
 --
 -- Name: users activity; Type: TRIGGER; Schema: public; Owner: -
@@ -5530,7 +5617,7 @@ CREATE TRIGGER activity AFTER UPDATE ON public.users FOR EACH ROW EXECUTE FUNCTI
 -- Name: webhook_endpoints activity; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('webhook_endpoints', '');
+CREATE TRIGGER activity AFTER DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION public.ws_record_activity('webhook_endpoints', '');
 
 --
 -- Name: workspaces activity; Type: TRIGGER; Schema: public; Owner: -
@@ -5543,6 +5630,222 @@ CREATE TRIGGER activity AFTER UPDATE ON public.workspaces FOR EACH ROW EXECUTE F
 --
 
 CREATE TRIGGER activity_redact BEFORE INSERT ON public.activity FOR EACH ROW EXECUTE FUNCTION public.ws_activity_redact();
+
+--
+-- Name: automations activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.automations REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('automations', '');
+
+--
+-- Name: canvases activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.canvases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('canvases', '');
+
+--
+-- Name: comments activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.comments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('comments', '');
+
+--
+-- Name: companies activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.companies REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('companies', 'crm');
+
+--
+-- Name: custom_fields activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.custom_fields REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('custom_fields', '');
+
+--
+-- Name: deal_labels activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.deal_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('deal_labels', 'crm');
+
+--
+-- Name: deal_people activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.deal_people REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('deal_people', 'crm');
+
+--
+-- Name: deal_tasks activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.deal_tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('deal_tasks', 'crm');
+
+--
+-- Name: deals activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.deals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('deals', 'crm');
+
+--
+-- Name: debt_payments activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.debt_payments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('debt_payments', 'finance');
+
+--
+-- Name: debts activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.debts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('debts', 'finance');
+
+--
+-- Name: departments activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.departments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('departments', 'hr');
+
+--
+-- Name: documents activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.documents REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('documents', '');
+
+--
+-- Name: expenses activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.expenses REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('expenses', 'finance');
+
+--
+-- Name: finance_categories activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.finance_categories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('finance_categories', 'finance');
+
+--
+-- Name: hr_change_requests activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.hr_change_requests REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('hr_change_requests', 'hr');
+
+--
+-- Name: hr_contracts activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.hr_contracts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('hr_contracts', 'hr');
+
+--
+-- Name: income activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.income REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('income', 'finance');
+
+--
+-- Name: knowledge activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.knowledge REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('knowledge', '');
+
+--
+-- Name: labels activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('labels', '');
+
+--
+-- Name: leave_requests activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.leave_requests REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('leave_requests', 'hr');
+
+--
+-- Name: metric_entries activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.metric_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('metric_entries', 'metrics');
+
+--
+-- Name: metric_pages activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.metric_pages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('metric_pages', 'metrics');
+
+--
+-- Name: metrics activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('metrics', 'metrics');
+
+--
+-- Name: org_chart activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.org_chart REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('org_chart', 'hr');
+
+--
+-- Name: people activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.people REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('people', 'crm');
+
+--
+-- Name: pipeline_stages activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.pipeline_stages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('pipeline_stages', 'crm');
+
+--
+-- Name: pipelines activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.pipelines REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('pipelines', 'crm');
+
+--
+-- Name: project_stages activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.project_stages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('project_stages', '');
+
+--
+-- Name: projects activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.projects REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('projects', '');
+
+--
+-- Name: space_members activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.space_members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('space_members', '');
+
+--
+-- Name: space_updates activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.space_updates REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('space_updates', '');
+
+--
+-- Name: spaces activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.spaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('spaces', '');
+
+--
+-- Name: tasks activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('tasks', '');
+
+--
+-- Name: team_members activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.team_members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('team_members', 'hr');
+
+--
+-- Name: webhook_endpoints activity_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER activity_rows AFTER INSERT ON public.webhook_endpoints REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_activity_rows('webhook_endpoints', '');
 
 --
 -- Name: activity activity_source; Type: TRIGGER; Schema: public; Owner: -
@@ -5566,37 +5869,73 @@ CREATE TRIGGER assignee_ids_check BEFORE INSERT OR UPDATE OF assignee_ids ON pub
 -- Name: companies custom_index; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('companies');
+CREATE TRIGGER custom_index AFTER UPDATE OF custom_fields ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('companies');
 
 --
 -- Name: deal_tasks custom_index; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('deal_tasks');
+CREATE TRIGGER custom_index AFTER UPDATE OF custom_fields ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('deal_tasks');
 
 --
 -- Name: deals custom_index; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('deals');
+CREATE TRIGGER custom_index AFTER UPDATE OF custom_fields ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('deals');
 
 --
 -- Name: people custom_index; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('people');
+CREATE TRIGGER custom_index AFTER UPDATE OF custom_fields ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('people');
 
 --
 -- Name: projects custom_index; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('projects');
+CREATE TRIGGER custom_index AFTER UPDATE OF custom_fields ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('projects');
 
 --
 -- Name: tasks custom_index; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER custom_index AFTER INSERT OR UPDATE OF custom_fields ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('tasks');
+CREATE TRIGGER custom_index AFTER UPDATE OF custom_fields ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_custom_index('tasks');
+
+--
+-- Name: companies custom_index_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index_rows AFTER INSERT ON public.companies REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_custom_index_rows('companies');
+
+--
+-- Name: deal_tasks custom_index_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index_rows AFTER INSERT ON public.deal_tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_custom_index_rows('deal_tasks');
+
+--
+-- Name: deals custom_index_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index_rows AFTER INSERT ON public.deals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_custom_index_rows('deals');
+
+--
+-- Name: people custom_index_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index_rows AFTER INSERT ON public.people REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_custom_index_rows('people');
+
+--
+-- Name: projects custom_index_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index_rows AFTER INSERT ON public.projects REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_custom_index_rows('projects');
+
+--
+-- Name: tasks custom_index_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_index_rows AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_custom_index_rows('tasks');
 
 --
 -- Name: deal_tasks deal_tasks_assignees; Type: TRIGGER; Schema: public; Owner: -
@@ -5986,211 +6325,211 @@ CREATE TRIGGER touch BEFORE UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUN
 -- Name: automations webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.automations FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('automations', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.automations FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('automations', '');
 
 --
 -- Name: canvases webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.canvases FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('canvases', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.canvases FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('canvases', '');
 
 --
 -- Name: comments webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.comments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('comments', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.comments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('comments', '');
 
 --
 -- Name: companies webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('companies', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.companies FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('companies', 'crm');
 
 --
 -- Name: custom_fields webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('custom_fields', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('custom_fields', '');
 
 --
 -- Name: deal_labels webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deal_labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_labels', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.deal_labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_labels', 'crm');
 
 --
 -- Name: deal_people webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deal_people FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_people', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.deal_people FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_people', 'crm');
 
 --
 -- Name: deal_tasks webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_tasks', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.deal_tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deal_tasks', 'crm');
 
 --
 -- Name: deals webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deals', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.deals FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('deals', 'crm');
 
 --
 -- Name: debt_payments webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.debt_payments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('debt_payments', 'finance');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.debt_payments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('debt_payments', 'finance');
 
 --
 -- Name: debts webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.debts FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('debts', 'finance');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.debts FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('debts', 'finance');
 
 --
 -- Name: departments webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.departments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('departments', 'hr');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.departments FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('departments', 'hr');
 
 --
 -- Name: documents webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('documents', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('documents', '');
 
 --
 -- Name: expenses webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.expenses FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('expenses', 'finance');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.expenses FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('expenses', 'finance');
 
 --
 -- Name: finance_categories webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.finance_categories FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('finance_categories', 'finance');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.finance_categories FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('finance_categories', 'finance');
 
 --
 -- Name: hr_change_requests webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.hr_change_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('hr_change_requests', 'hr');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.hr_change_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('hr_change_requests', 'hr');
 
 --
 -- Name: hr_contracts webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.hr_contracts FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('hr_contracts', 'hr');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.hr_contracts FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('hr_contracts', 'hr');
 
 --
 -- Name: income webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.income FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('income', 'finance');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.income FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('income', 'finance');
 
 --
 -- Name: knowledge webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.knowledge FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('knowledge', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.knowledge FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('knowledge', '');
 
 --
 -- Name: labels webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('labels', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.labels FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('labels', '');
 
 --
 -- Name: leave_requests webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('leave_requests', 'hr');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('leave_requests', 'hr');
 
 --
 -- Name: metric_entries webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.metric_entries FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metric_entries', 'metrics');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.metric_entries FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metric_entries', 'metrics');
 
 --
 -- Name: metric_pages webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.metric_pages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metric_pages', 'metrics');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.metric_pages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metric_pages', 'metrics');
 
 --
 -- Name: metrics webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metrics', 'metrics');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.metrics FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('metrics', 'metrics');
 
 --
 -- Name: org_chart webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.org_chart FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('org_chart', 'hr');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.org_chart FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('org_chart', 'hr');
 
 --
 -- Name: people webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('people', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.people FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('people', 'crm');
 
 --
 -- Name: pipeline_stages webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.pipeline_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('pipeline_stages', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.pipeline_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('pipeline_stages', 'crm');
 
 --
 -- Name: pipelines webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.pipelines FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('pipelines', 'crm');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.pipelines FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('pipelines', 'crm');
 
 --
 -- Name: project_stages webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.project_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('project_stages', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.project_stages FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('project_stages', '');
 
 --
 -- Name: projects webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('projects', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.projects FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('projects', '');
 
 --
 -- Name: space_members webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.space_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('space_members', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.space_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('space_members', '');
 
 --
 -- Name: space_updates webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.space_updates FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('space_updates', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.space_updates FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('space_updates', '');
 
 --
 -- Name: spaces webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.spaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('spaces', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.spaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('spaces', '');
 
 --
 -- Name: tasks webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('tasks', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('tasks', '');
 
 --
 -- Name: team_members webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.team_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('team_members', 'hr');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.team_members FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('team_members', 'hr');
 
 --
 -- Name: users webhook_event; Type: TRIGGER; Schema: public; Owner: -
@@ -6202,13 +6541,229 @@ CREATE TRIGGER webhook_event AFTER UPDATE ON public.users FOR EACH ROW EXECUTE F
 -- Name: webhook_endpoints webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER webhook_event AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('webhook_endpoints', '');
+CREATE TRIGGER webhook_event AFTER DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('webhook_endpoints', '');
 
 --
 -- Name: workspaces webhook_event; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER webhook_event AFTER UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUNCTION public.ws_record_event('workspace', '');
+
+--
+-- Name: automations webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.automations REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('automations', '');
+
+--
+-- Name: canvases webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.canvases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('canvases', '');
+
+--
+-- Name: comments webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.comments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('comments', '');
+
+--
+-- Name: companies webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.companies REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('companies', 'crm');
+
+--
+-- Name: custom_fields webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.custom_fields REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('custom_fields', '');
+
+--
+-- Name: deal_labels webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.deal_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('deal_labels', 'crm');
+
+--
+-- Name: deal_people webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.deal_people REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('deal_people', 'crm');
+
+--
+-- Name: deal_tasks webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.deal_tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('deal_tasks', 'crm');
+
+--
+-- Name: deals webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.deals REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('deals', 'crm');
+
+--
+-- Name: debt_payments webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.debt_payments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('debt_payments', 'finance');
+
+--
+-- Name: debts webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.debts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('debts', 'finance');
+
+--
+-- Name: departments webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.departments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('departments', 'hr');
+
+--
+-- Name: documents webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.documents REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('documents', '');
+
+--
+-- Name: expenses webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.expenses REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('expenses', 'finance');
+
+--
+-- Name: finance_categories webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.finance_categories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('finance_categories', 'finance');
+
+--
+-- Name: hr_change_requests webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.hr_change_requests REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('hr_change_requests', 'hr');
+
+--
+-- Name: hr_contracts webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.hr_contracts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('hr_contracts', 'hr');
+
+--
+-- Name: income webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.income REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('income', 'finance');
+
+--
+-- Name: knowledge webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.knowledge REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('knowledge', '');
+
+--
+-- Name: labels webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('labels', '');
+
+--
+-- Name: leave_requests webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.leave_requests REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('leave_requests', 'hr');
+
+--
+-- Name: metric_entries webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.metric_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('metric_entries', 'metrics');
+
+--
+-- Name: metric_pages webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.metric_pages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('metric_pages', 'metrics');
+
+--
+-- Name: metrics webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.metrics REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('metrics', 'metrics');
+
+--
+-- Name: org_chart webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.org_chart REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('org_chart', 'hr');
+
+--
+-- Name: people webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.people REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('people', 'crm');
+
+--
+-- Name: pipeline_stages webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.pipeline_stages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('pipeline_stages', 'crm');
+
+--
+-- Name: pipelines webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.pipelines REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('pipelines', 'crm');
+
+--
+-- Name: project_stages webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.project_stages REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('project_stages', '');
+
+--
+-- Name: projects webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.projects REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('projects', '');
+
+--
+-- Name: space_members webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.space_members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('space_members', '');
+
+--
+-- Name: space_updates webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.space_updates REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('space_updates', '');
+
+--
+-- Name: spaces webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.spaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('spaces', '');
+
+--
+-- Name: tasks webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('tasks', '');
+
+--
+-- Name: team_members webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.team_members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('team_members', 'hr');
+
+--
+-- Name: webhook_endpoints webhook_event_rows; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER webhook_event_rows AFTER INSERT ON public.webhook_endpoints REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.ws_record_event_rows('webhook_endpoints', '');
 
 --
 -- Name: activity activity_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"strings"
 
@@ -142,12 +141,22 @@ type batchFailed struct {
 
 func (b *batchFailed) Error() string { return fmt.Sprintf("records[%d]: %v", b.index, b.err) }
 
-// matcher finds the records an upsert's key names.
+// matcher finds the records an upsert's keys name.
 type matcher struct {
 	from   string // the field carrying the key; for a custom field, custom_fields
 	custom string // the custom field's key, "" for a natural key or id
-	lookup string // SQL: $1 the key as text -> one row: the normalised key, the ids (at most 2)
+	// lookup is SQL: $1 the keys as text[] -> for each key with a normalised form, one
+	// row: its position in $1 (from 1), the normalised key, the ids (at most 2)
+	lookup string
 	lock   string // SQL: $1 prefix, $2 keys as text -> takes each key's lock in sorted order
+}
+
+// path names the field carrying the key in messages: email, custom_fields.<key>.
+func (m *matcher) path() string {
+	if m.custom != "" {
+		return customFieldsName + "." + m.custom
+	}
+	return m.from
 }
 
 // Batch runs a batch write on r (see above) and returns data listing one BatchItem per
@@ -171,15 +180,7 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 	if r != nil && (r.Access == WriteOnly || r.Access == Singleton) {
 		return nil, apierr.BadRequest("%s takes no batches; batches write records of the resources that create or update them", r.Name)
 	}
-	for _, op := range ops {
-		if err := admit(p, r, op); err != nil {
-			return nil, err
-		}
-		if err := checkMember(p, r, op); err != nil {
-			return nil, err
-		}
-	}
-	done, err := o.admitClass(ctx, p, ClassWrite)
+	done, err := o.admitWrite(ctx, p, r, true, ops...)
 	if err != nil {
 		return nil, err
 	}
@@ -190,29 +191,27 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 			return nil, err
 		}
 	}
-	var fp []byte
 	if key != "" {
 		if err := checkIdempotencyKey(key); err != nil {
 			return nil, err
 		}
-		fp = fingerprint(OpCreate, r.Name+"/batch", req.raw)
-		held, err := o.store.ClaimIdempotencyKey(ctx, p, key, fp)
-		if err != nil {
-			return nil, err
-		}
-		if held != nil {
-			return replay(held, fp)
+		if posted, err := o.claimKey(ctx, p, key, fingerprint(OpCreate, r.Name+"/batch", req.raw)); posted != nil || err != nil {
+			return posted, err
 		}
 	}
 	var data json.RawMessage
-	// A batch runs first without savepoints (three round trips fewer per record); the
-	// first record to fail sends a non-atomic batch round again, each record in its own
-	// savepoint, since that record may have left the transaction aborted.
-	savepoints := false
+	// A batch runs set-based (batchset.go) where it can; when its records must be written
+	// one at a time (errPerRecord) it runs again so, each record in its own savepoint
+	// unless the batch is atomic (its first failure ends it).
+	perRecord := !setBased(r)
 	for {
 		err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
 			var err error
-			data, err = o.runBatch(ctx, tx, p, r, req, m, status, savepoints)
+			if perRecord {
+				data, err = o.runBatch(ctx, tx, p, r, req, m, status, !req.Atomic)
+			} else {
+				data, err = o.runBatchSet(ctx, tx, p, r, req, m, status)
+			}
 			if err == nil && req.Then != nil {
 				err = req.Then(ctx, tx, data)
 			}
@@ -221,20 +220,15 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 			}
 			return err
 		})
-		if !errors.Is(err, errSavepoints) {
+		if perRecord || !errors.Is(err, errPerRecord) {
 			break
 		}
-		savepoints = true
+		perRecord = true
 	}
 	if err != nil {
 		if key != "" {
-			rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key)
-			var e *apierr.Error
-			if errors.As(err, &e) && e.Code == apierr.CodeOutcomeUnknown {
-				return nil, e
-			}
-			if rerr != nil {
-				return nil, store.Internal(rerr)
+			if err := o.releaseKey(ctx, p, key, err); err != nil {
+				return nil, err
 			}
 		}
 		var failed *batchFailed
@@ -246,11 +240,8 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 	return &Posted{Status: http.StatusOK, Data: data}, nil
 }
 
-// errSavepoints says a record failed in a batch run without savepoints: run it again with.
-var errSavepoints = errors.New("workspace: a batch record failed; run again with savepoints")
-
-// runBatch writes the batch's records in tx, each in its own savepoint when savepoints is
-// set, and returns the per-record results.
+// runBatch writes the batch's records in tx one at a time, each in its own savepoint when
+// savepoints is set, and returns the per-record results.
 func (o *Ops) runBatch(ctx context.Context, tx pgx.Tx, p *store.Principal, r *Resource, req *BatchRequest, m *matcher,
 	status func(*apierr.Error) int, savepoints bool) (json.RawMessage, error) {
 	if m != nil {
@@ -268,16 +259,12 @@ func (o *Ops) runBatch(ctx context.Context, tx pgx.Tx, p *store.Principal, r *Re
 			}
 			q = sp
 		}
-		// The record's fields are read, never changed, so a second round sees them whole.
-		out, code, err := o.batchItem(ctx, txQuerier{q}, p, r, req, m, maps.Clone(rec))
+		out, code, err := o.batchItem(ctx, txQuerier{q}, p, r, req, m, cloneRecord(rec))
 		var e *apierr.Error
 		switch {
 		case err != nil && errors.As(err, &e) && status(e) < 500:
 			if req.Atomic {
 				return nil, &batchFailed{index: i, err: e}
-			}
-			if !savepoints {
-				return nil, errSavepoints
 			}
 			if err := q.Rollback(ctx); err != nil {
 				return nil, err
@@ -326,32 +313,16 @@ func (o *Ops) batchItem(ctx context.Context, q querier, p *store.Principal, r *R
 		}
 		return o.batchUpdate(ctx, q, p, r, id, rec)
 	}
-	keyRaw, ok := rec[m.from]
-	if ok && m.custom != "" {
-		var cf map[string]json.RawMessage
-		if json.Unmarshal(keyRaw, &cf) != nil {
-			return nil, 0, validationError(r, []apierr.FieldError{{Field: customFieldsName, Problem: "must be a JSON object"}})
-		}
-		keyRaw, ok = cf[m.custom]
-	}
-	path := m.from
-	if m.custom != "" {
-		path = customFieldsName + "." + m.custom
-	}
-	if !ok || string(keyRaw) == "null" {
-		return nil, 0, validationError(r, []apierr.FieldError{{Field: path, Problem: "is required: the upsert matches on " + req.Match}})
-	}
-	keyText := string(keyRaw)
-	if m.custom == "" {
-		if json.Unmarshal(keyRaw, &keyText) != nil {
-			return nil, 0, validationError(r, []apierr.FieldError{{Field: path, Problem: "must be a string"}})
-		}
+	keyText, err := matchKey(r, req, m, rec)
+	if err != nil {
+		return nil, 0, err
 	}
 	var norm *string
 	var ids []string
-	err := q.Query(ctx, p, m.lookup, []any{keyText}, func(rows pgx.Rows) error {
+	err = q.Query(ctx, p, m.lookup, []any{[]string{keyText}}, func(rows pgx.Rows) error {
 		if rows.Next() {
-			return rows.Scan(&norm, &ids)
+			var ord int
+			return rows.Scan(&ord, &norm, &ids)
 		}
 		return nil
 	})
@@ -359,7 +330,7 @@ func (o *Ops) batchItem(ctx context.Context, q querier, p *store.Principal, r *R
 	case err != nil:
 		return nil, 0, store.MapWriteError(err, "create_failed")
 	case norm == nil:
-		return nil, 0, validationError(r, []apierr.FieldError{{Field: path, Problem: "has no " + req.Match + " to match on"}})
+		return nil, 0, validationError(r, []apierr.FieldError{{Field: m.path(), Problem: "has no " + req.Match + " to match on"}})
 	case len(ids) > 1:
 		return nil, 0, apierr.Errorf(apierr.CodeConflict,
 			"more than one %s record has %s %q; upsert needs one record per key, so update the one you mean by id", r.Name, req.Match, clip(*norm))
@@ -415,8 +386,8 @@ func (o *Ops) matcher(ctx context.Context, p *store.Principal, r *Resource, matc
 	table := ident(r.Table)
 	if nk := r.Match(match); nk != nil {
 		return &matcher{from: nk.From,
-			lookup: "SELECT k, ARRAY(SELECT id::text FROM " + table + ` WHERE "workspace_id" = app_workspace_id() AND ` + nk.Column +
-				" = k LIMIT 2) FROM (SELECT " + fmt.Sprintf(nk.Key, "$1::text") + " AS k) s",
+			lookup: "SELECT i.n, s.k, ARRAY(SELECT id::text FROM " + table + ` WHERE "workspace_id" = app_workspace_id() AND ` + nk.Column +
+				" = s.k LIMIT 2) FROM unnest($1::text[]) WITH ORDINALITY i(v, n) CROSS JOIN LATERAL (SELECT " + fmt.Sprintf(nk.Key, "i.v") + " AS k) s WHERE s.k IS NOT NULL",
 			lock: "SELECT pg_advisory_xact_lock(hashtextextended($1::text || k, 0)) FROM (SELECT DISTINCT " +
 				fmt.Sprintf(nk.Key, "v") + " AS k FROM unnest($2::text[]) v ORDER BY 1) s WHERE k IS NOT NULL",
 		}, nil
@@ -428,11 +399,11 @@ func (o *Ops) matcher(ctx context.Context, p *store.Principal, r *Resource, matc
 		}
 		if f := findCustom(activeFields(defs), key); f != nil && f.Unique {
 			return &matcher{from: customFieldsName, custom: key,
-				lookup: "SELECT k.u, ARRAY(SELECT c.record_id::text FROM custom_values c JOIN " + table +
+				lookup: "SELECT i.n, k.u, ARRAY(SELECT c.record_id::text FROM custom_values c JOIN " + table +
 					" t ON t.id = c.record_id WHERE c.field_id = f.id AND c.u = k.u LIMIT 2)" +
 					// OFFSET 0 keeps the value a column: a constant would be folded into
 					// every branch of ws_custom_rows's CASE, casting text to numeric.
-					" FROM (SELECT $1::text::jsonb AS v OFFSET 0) i, custom_fields f CROSS JOIN LATERAL ws_custom_rows(f, f.workspace_id, NULL, i.v) k" +
+					" FROM (SELECT n, v::jsonb AS v FROM unnest($1::text[]) WITH ORDINALITY u(v, n) OFFSET 0) i, custom_fields f CROSS JOIN LATERAL ws_custom_rows(f, f.workspace_id, NULL, i.v) k" +
 					" WHERE f.resource = " + quoteLiteral(r.Name) + " AND f.key = " + quoteLiteral(key),
 				// The value's JSON text is the lock's key: a value written two ways (1 and
 				// 1.0) takes two locks, and the unique index refuses the second record.

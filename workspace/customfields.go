@@ -231,6 +231,28 @@ func CustomFieldsIn(ctx context.Context, tx pgx.Tx, resource string) ([]CustomFi
 	return activeFields(defs), nil
 }
 
+// customDefs holds a resource's definitions once read: a batch reads them once for all
+// its records (nil: read them for each use).
+type customDefs struct {
+	list   []CustomField
+	loaded bool
+}
+
+// load returns the definitions of resource, read through q on first use (loadCustomFields).
+func (c *customDefs) load(ctx context.Context, q querier, p *store.Principal, resource string) ([]CustomField, error) {
+	if c == nil {
+		return loadCustomFields(ctx, q, p, resource)
+	}
+	if !c.loaded {
+		list, err := loadCustomFields(ctx, q, p, resource)
+		if err != nil {
+			return nil, err
+		}
+		c.list, c.loaded = list, true
+	}
+	return c.list, nil
+}
+
 func activeFields(defs []CustomField) []CustomField {
 	return slices.DeleteFunc(defs, func(f CustomField) bool { return f.Archived })
 }
@@ -295,12 +317,12 @@ type customPatch struct {
 // records the actor can read (one it cannot is refused exactly as one that does not
 // exist), and on create every required field present. Errors are bad_request naming
 // custom_fields.<key> and what it takes.
-func (o *Ops) checkCustomValues(ctx context.Context, q querier, p *store.Principal, r *Resource, raw string, create bool) (*customPatch, error) {
+func (o *Ops) checkCustomValues(ctx context.Context, q querier, p *store.Principal, r *Resource, raw string, create bool, cache *customDefs) (*customPatch, error) {
 	var body map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &body); err != nil {
 		return nil, apierr.BadRequest("custom_fields must be an object of values by key")
 	}
-	defs, err := loadCustomFields(ctx, q, p, r.Name)
+	defs, err := cache.load(ctx, q, p, r.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -755,7 +777,7 @@ func customWriteError(err error) error {
 // customAssignment replaces the custom_fields assignment of a write's set with its checked
 // value: on create the whole object (always checked, so required fields are enforced), on
 // update a *customPatch merged into the stored one.
-func (o *Ops) customAssignment(ctx context.Context, q querier, p *store.Principal, r *Resource, set []assignment, create bool) ([]assignment, error) {
+func (o *Ops) customAssignment(ctx context.Context, q querier, p *store.Principal, r *Resource, set []assignment, create bool, cache *customDefs) ([]assignment, error) {
 	i := slices.IndexFunc(set, func(a assignment) bool { return a.field.Name == customFieldsName })
 	raw := "{}"
 	if i >= 0 {
@@ -763,7 +785,7 @@ func (o *Ops) customAssignment(ctx context.Context, q querier, p *store.Principa
 	} else if !create {
 		return set, nil
 	}
-	patch, err := o.checkCustomValues(ctx, q, p, r, raw, create)
+	patch, err := o.checkCustomValues(ctx, q, p, r, raw, create, cache)
 	if err != nil {
 		return nil, err
 	}

@@ -162,12 +162,16 @@ func TestDatabaseRulesCatchDrift(t *testing.T) {
 			`deals: unexpected policy ws_`,      // and ws_insert, ws_update, ws_delete on crm
 			`deals: activity trigger calls ws_record_activity('deals', 'crm'), want ws_record_activity('deals', 'hr')`,
 			`deals: webhook_event trigger calls ws_record_event('deals', 'crm'), want ws_record_event('deals', 'hr')`,
+			`deals: activity_rows trigger calls ws_record_activity_rows('deals', 'crm'), want ws_record_activity_rows('deals', 'hr')`,
+			`deals: webhook_event_rows trigger calls ws_record_event_rows('deals', 'crm'), want ws_record_event_rows('deals', 'hr')`,
 			`leave_requests: missing check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text])))`,
 			`leave_requests: unexpected check type: CHECK ((type = ANY (ARRAY['annual'::text, 'sick'::text, 'personal'::text])))`,
 			`labels: request role may INSERT, catalogue says read only`,
 			`labels: request role may UPDATE (`,
 			`labels: unexpected trigger activity`,
-			`labels: unexpected trigger webhook_event`)
+			`labels: unexpected trigger webhook_event`,
+			`labels: unexpected trigger activity_rows`,
+			`labels: unexpected trigger webhook_event_rows`)
 	})
 
 	t.Run("wrong policy", func(t *testing.T) {
@@ -337,7 +341,7 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 	}
 	extras := dbExtras[r.Table]
 	if r.Custom { // custom_fields.go: the record's values, copied by a trigger into custom_values
-		extras = append(slices.Clone(extras), "trigger custom_index",
+		extras = append(slices.Clone(extras), "trigger custom_index", "trigger custom_index_rows",
 			"check custom_fields: CHECK ((jsonb_typeof(custom_fields) = 'object'::text))")
 	}
 	extra := func(s string) bool { return slices.Contains(extras, s) }
@@ -536,7 +540,11 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 			differ("missing trigger %s", name)
 			return
 		}
-		head, call, _ := strings.Cut(def, " FOR EACH ROW EXECUTE FUNCTION ")
+		each := " FOR EACH ROW EXECUTE FUNCTION "
+		if strings.HasSuffix(name, "_rows") { // a statement trigger over the inserted rows
+			each = " REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "
+		}
+		head, call, _ := strings.Cut(def, each)
 		if !strings.Contains(head, " "+timing+" ") {
 			differ("trigger %s is not %s: %s", name, timing, def)
 		}
@@ -552,15 +560,26 @@ func tableDiffs(ctx context.Context, conn *pgx.Conn, r *workspace.Resource) ([]s
 	expectTrigger("touch", "BEFORE", "ws_touch()", "UPDATE")
 	if actions := r.Events(); len(actions) > 0 && !extra("no activity trigger") {
 		var events []string
+		inserts := false
 		for _, a := range actions {
-			if a == workspace.EventMerged { // the UPDATE that marks merged_into_id
-				a = workspace.EventUpdated
+			switch a {
+			case workspace.EventCreated: // a statement trigger (store/migrations/00058_statement_triggers.sql)
+				inserts = true
+			case workspace.EventMerged, workspace.EventUpdated: // merged: the UPDATE that marks merged_into_id
+				events = append(events, "UPDATE")
+			case workspace.EventDetached:
+				events = append(events, "DELETE")
 			}
-			events = append(events, map[string]string{workspace.EventCreated: "INSERT", workspace.EventUpdated: "UPDATE", workspace.EventDetached: "DELETE"}[a])
 		}
-		expectTrigger("activity", "AFTER", fmt.Sprintf("ws_record_activity('%s', '%s')", r.Name, r.Feature), events...)
-		// The webhook outbox is fed beside the activity trail (store/migrations/00023_webhooks.sql).
-		expectTrigger("webhook_event", "AFTER", fmt.Sprintf("ws_record_event('%s', '%s')", r.Name, r.Feature), events...)
+		for _, t := range []struct{ name, function string }{{"activity", "ws_record_activity"}, {"webhook_event", "ws_record_event"}} {
+			// The webhook outbox is fed beside the activity trail (store/migrations/00023_webhooks.sql).
+			if len(events) > 0 {
+				expectTrigger(t.name, "AFTER", fmt.Sprintf("%s('%s', '%s')", t.function, r.Name, r.Feature), events...)
+			}
+			if inserts {
+				expectTrigger(t.name+"_rows", "AFTER", fmt.Sprintf("%s_rows('%s', '%s')", t.function, r.Name, r.Feature), "INSERT")
+			}
+		}
 	}
 	if r.Reviewed {
 		expectTrigger("review", "BEFORE", "ws_stamp_review()", "INSERT", "UPDATE") // a create with a decided status is a review

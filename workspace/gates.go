@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -152,6 +153,25 @@ func admit(p *store.Principal, r *Resource, op Op) error {
 		return MethodNotAllowedError(r, method, item)
 	}
 	return checkScope(p, r, op)
+}
+
+// admitWrite runs the gates of a write that read no body, for each of ops: the resource,
+// the operation and the scope (admit), and with member the member's grant (checkMember: a
+// batch judges it for all its records at once; a single write with its body, permitWrite).
+// Then it takes the write's place among those in flight (admitClass); done gives it back.
+func (o *Ops) admitWrite(ctx context.Context, p *store.Principal, r *Resource, member bool, ops ...Op) (done func(), err error) {
+	for _, op := range ops {
+		if err := admit(p, r, op); err != nil {
+			return nil, err
+		}
+		if !member {
+			continue
+		}
+		if err := checkMember(p, r, op); err != nil {
+			return nil, err
+		}
+	}
+	return o.admitClass(ctx, p, ClassWrite)
 }
 
 // checkScope is the first gate: <scope>:read for reads, <scope>:write for writes.

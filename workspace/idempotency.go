@@ -42,10 +42,7 @@ type Posted struct {
 // A non-empty key makes it idempotent (see above). Errors: those of the operation, plus
 // bad_request for a malformed key, idempotency_conflict and idempotency_in_flight.
 func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, body Body, key string) (*Posted, error) {
-	if err := admit(p, r, op); err != nil {
-		return nil, err
-	}
-	done, err := o.admitClass(ctx, p, ClassWrite)
+	done, err := o.admitWrite(ctx, p, r, false, op)
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +86,8 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 			return nil, err
 		}
 	}
-	fp := fingerprint(op, r.Name, body.raw)
-	held, err := o.store.ClaimIdempotencyKey(ctx, p, key, fp)
-	if err != nil {
-		return nil, err
-	}
-	if held != nil {
-		return replay(held, fp)
+	if posted, err := o.claimKey(ctx, p, key, fingerprint(op, r.Name, body.raw)); posted != nil || err != nil {
+		return posted, err
 	}
 
 	var data json.RawMessage
@@ -118,22 +110,44 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 		})
 	}
 	if err != nil {
-		// Nothing was written (or the enrichment failed): free the key for a retry. When
-		// the commit was sent and not answered (outcome_unknown) the release is tried all
-		// the same: it deletes only a key with no stored response and waits for the
-		// write's row lock, so it frees the key only if the write did not commit; if the
-		// database does not answer, the key stays claimed until its lease ends.
-		rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key)
-		var e *apierr.Error
-		if errors.As(err, &e) && e.Code == apierr.CodeOutcomeUnknown {
-			return nil, e
-		}
-		if rerr != nil {
-			return nil, store.Internal(rerr)
+		if err := o.releaseKey(ctx, p, key, err); err != nil {
+			return nil, err
 		}
 		return nil, readError(err)
 	}
 	return &Posted{Status: status, Data: data}, nil
+}
+
+// claimKey claims key for a request of fingerprint fp: nil when the request is to run,
+// else the stored response to replay or the error saying why not (replay).
+func (o *Ops) claimKey(ctx context.Context, p *store.Principal, key string, fp []byte) (*Posted, error) {
+	held, err := o.store.ClaimIdempotencyKey(ctx, p, key, fp)
+	if err != nil {
+		return nil, err
+	}
+	if held != nil {
+		return replay(held, fp)
+	}
+	return nil, nil
+}
+
+// releaseKey frees key after its request failed with err, wrote nothing (or the
+// enrichment failed), so a retry runs again. When the commit was sent and not answered
+// (outcome_unknown) the release is tried all the same: it deletes only a key with no
+// stored response and waits for the write's row lock, so it frees the key only if the
+// write did not commit; if the database does not answer, the key stays claimed until its
+// lease ends. It returns the request's answer when that is not err's own: outcome_unknown
+// as it is, or the release's failure.
+func (o *Ops) releaseKey(ctx context.Context, p *store.Principal, key string, err error) error {
+	rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key)
+	var e *apierr.Error
+	if errors.As(err, &e) && e.Code == apierr.CodeOutcomeUnknown {
+		return e
+	}
+	if rerr != nil {
+		return store.Internal(rerr)
+	}
+	return nil
 }
 
 // replay answers a request whose key was held already: the stored response, or the

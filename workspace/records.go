@@ -248,7 +248,7 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Reso
 		}
 	}
 	if r.Custom {
-		if set, err = o.customAssignment(ctx, q, p, r, set, true); err != nil {
+		if set, err = o.customAssignment(ctx, q, p, r, set, true, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -380,7 +380,7 @@ func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Reso
 		}
 	}
 	if r.Custom {
-		if set, err = o.customAssignment(ctx, q, p, r, set, false); err != nil {
+		if set, err = o.customAssignment(ctx, q, p, r, set, false, nil); err != nil {
 			return nil, o.refuseBody(ctx, q, p, r, id, err)
 		}
 	}
