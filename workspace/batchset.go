@@ -334,22 +334,27 @@ func (o *Ops) updateSet(ctx context.Context, tx pgx.Tx, r *Resource, items []set
 		}
 	}
 	sql.WriteString(")), x AS (UPDATE " + ident(r.Table) + " t SET ")
+	olds, news := make([]string, len(cols)), make([]string, len(cols))
 	for c, f := range cols {
 		if c > 0 {
 			sql.WriteString(", ")
 		}
 		name := ident(f.Name)
+		olds[c] = "t." + name
+		news[c] = fmt.Sprintf("CASE WHEN v.v_h%d THEN v.v_%d ELSE t.%s END", c, c, name)
 		if f.Name == customFieldsName && r.Custom {
-			fmt.Fprintf(&sql, `%s = CASE WHEN v.v_h%d THEN (coalesce(t.%s, '{}') || v.v_%d) - v.v_x%d ELSE t.%s END`, name, c, name, c, c, name)
-			continue
+			news[c] = fmt.Sprintf(`CASE WHEN v.v_h%d THEN (coalesce(t.%s, '{}') || v.v_%d) - v.v_x%d ELSE t.%s END`, c, name, c, c, name)
 		}
-		fmt.Fprintf(&sql, "%s = CASE WHEN v.v_h%d THEN v.v_%d ELSE t.%s END", name, c, c, name)
+		sql.WriteString(name + " = " + news[c])
 	}
 	names := Columns(r)
 	for i, c := range names {
 		names[i] = "x." + ident(c)
 	}
-	sql.WriteString(" FROM v WHERE t.id = v.v_id RETURNING v.v_ord, " + o.statements[r].columns +
+	// A record whose values would not change is left alone, as update's keepSame leaves it
+	// (records.go): no new updated_at, activity row or event; unchanged reads it back.
+	sql.WriteString(" FROM v WHERE t.id = v.v_id AND (" + strings.Join(olds, ", ") + ") IS DISTINCT FROM (" +
+		strings.Join(news, ", ") + ") RETURNING v.v_ord, " + o.statements[r].columns +
 		") SELECT x.v_ord, (SELECT row_to_json(y)::text FROM (SELECT " + strings.Join(names, ", ") + ") y) FROM x")
 	recs := make([]json.RawMessage, len(items))
 	rows, err := tx.Query(ctx, sql.String(), args...)
@@ -370,7 +375,48 @@ func (o *Ops) updateSet(ctx context.Context, tx pgx.Tx, r *Resource, items []set
 		}
 		return nil
 	})
-	return recs, err
+	if err != nil {
+		return nil, err
+	}
+	return recs, o.unchanged(ctx, tx, r, items, recs)
+}
+
+// unchanged fills recs' gaps, the records updateSet left alone, each read FOR UPDATE: that
+// holds it to the rules of an update (row-level security's UPDATE policies), so a record
+// the actor may read but not change stays nil (not found), as its update would have left
+// it.
+func (o *Ops) unchanged(ctx context.Context, tx pgx.Tx, r *Resource, items []setItem, recs []json.RawMessage) error {
+	ords := map[string][]int{}
+	var ids []string
+	for k, rec := range recs {
+		if rec == nil {
+			if ords[items[k].id] == nil {
+				ids = append(ids, items[k].id)
+			}
+			ords[items[k].id] = append(ords[items[k].id], k)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, "SELECT x.id::text, row_to_json(x)::text FROM (SELECT "+o.statements[r].columns+" FROM "+
+		ident(r.Table)+` WHERE "id" = ANY($1::text[]::uuid[]) FOR UPDATE) x`, ids)
+	if err != nil {
+		return err
+	}
+	return store.Scan(rows, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id string
+			var rec []byte
+			if err := rows.Scan(&id, &rec); err != nil {
+				return err
+			}
+			for _, k := range ords[id] {
+				recs[k] = rec
+			}
+		}
+		return nil
+	})
 }
 
 // valueOf is the value set assigns to f, if it does.
