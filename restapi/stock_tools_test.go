@@ -83,15 +83,14 @@ func TestStockGenerators(t *testing.T) {
 		gen.Dir, gen.Env = dir, goEnv
 		src := output(t, gen)
 		// One method an operation on ClientWithResponses (and one more, WithBody, for each
-		// that takes a body): every operation of the document, none dropped.
+		// that takes a JSON body; one taking only a multipart body has the WithBody one
+		// alone): every operation of the document, none dropped.
 		methods := regexp.MustCompile(`(?m)^func \(c \*ClientWithResponses\) (\w+)WithResponse\(`).FindAllSubmatch(src, -1)
-		generated := 0
+		names := map[string]bool{}
 		for _, m := range methods {
-			if !bytes.HasSuffix(m[1], []byte("WithBody")) {
-				generated++
-			}
+			names[string(bytes.TrimSuffix(m[1], []byte("WithBody")))] = true
 		}
-		if generated != operations {
+		if generated := len(names); generated != operations {
 			t.Fatalf("oapi-codegen made a client for %d operations, the document has %d", generated, operations)
 		}
 		writeFile(t, filepath.Join(dir, "wsapi", "wsapi.go"), src)

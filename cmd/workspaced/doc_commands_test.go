@@ -173,7 +173,7 @@ func TestDocShellCommands(t *testing.T) {
 		sh.run("ADMIN=(", nil, `{"key":"lead_source","type":"select"}`, `{"key":"budget","type":"number"}`)
 		sh.run("MAPPING=", nil, `{"status":201,"name":"Quinn Moreau","custom_fields":{"budget":27500,"lead_source":"outbound"}}`,
 			`{"status":"completed","rows_read":300,"rows_created":300,"rows_updated":0,"rows_failed":0}`)
-		out := sh.run("ask() {", nil, "Northwind\t", "Tara Haddad\tStark Textiles\t{\"budget\":100000}", "Initech\t")
+		out := sh.run("ask() {", nil, "every row: company=Northwind", "Tara Haddad\tStark Textiles\t{\"budget\":100000}", "every row: company=Initech")
 		if strings.Contains(out, `"error"`) {
 			t.Errorf("a tool call of docs/zero-to-crm.md failed:\n%s", out)
 		}
