@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -76,7 +75,7 @@ func (o *Ops) Merge(ctx context.Context, p *store.Principal, r *Resource, id str
 		return nil, apierr.BadRequest("a record cannot be merged into itself: from must name another %s record", recordNoun(r))
 	}
 	var rec json.RawMessage
-	err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+	err = o.writeTx(ctx, p, func(tx pgx.Tx) error {
 		q := txQuerier{tx}
 		if err := lockMergePair(ctx, tx, r, id, from); err != nil {
 			return err
@@ -89,11 +88,7 @@ func (o *Ops) Merge(ctx context.Context, p *store.Principal, r *Resource, id str
 		return err
 	})
 	if err != nil {
-		var e *apierr.Error
-		if errors.As(err, &e) {
-			return nil, e
-		}
-		return nil, store.MapWriteError(err, "update_failed")
+		return nil, err
 	}
 	return rec, nil
 }

@@ -336,19 +336,26 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 // (ws_custom_reindex) see the same values.
 func (o *Ops) updateDefinition(ctx context.Context, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
 	var rec json.RawMessage
-	err := o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+	err := o.writeTx(ctx, p, func(tx pgx.Tx) error {
 		var err error
 		rec, err = o.update(ctx, txQuerier{tx}, p, r, id, m, ifMatch, false)
 		return err
 	})
-	if err != nil {
-		var e *apierr.Error
-		if errors.As(err, &e) {
-			return nil, e
-		}
-		return nil, store.MapWriteError(err, "update_failed")
+	return rec, err
+}
+
+// writeTx runs an update's statements, fn, in one transaction as p: an API error fn returns
+// is the answer as it is, any other error a failed update's (store.MapWriteError).
+func (o *Ops) writeTx(ctx context.Context, p *store.Principal, fn func(pgx.Tx) error) error {
+	err := o.store.InTx(ctx, p, fn)
+	if err == nil {
+		return nil
 	}
-	return rec, nil
+	var e *apierr.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return store.MapWriteError(err, "update_failed")
 }
 
 // update is UpdateIf's write, for a decoded body past the gates (UpdateIf, Batch),
