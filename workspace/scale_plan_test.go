@@ -255,7 +255,12 @@ func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader 
 			// A prefix is bounded only as a range of the field's index, which it is where text
 			// is in code point order (the test database's C.UTF-8); elsewhere LIKE, which is not
 			// LEAKPROOF, is answered by no index under RLS (docs/performance.md).
-			bounded := (cond.Op != workspace.OpPrefix || s.TextInCodePointOrder()) && (n <= handful || n >= scaleRows-handful)
+			// A contains is bounded by the posting lists of its operand's trigrams, not by the
+			// rows it matches: a part of "Row 3fa8…" shares "ow " with every seeded name, and
+			// one CI run read 387 buffers for one match at 10,000 rows (138 at 1,000,000).
+			// Its index and the absence of a Seq Scan are asserted; its buffers are logged.
+			bounded := cond.Op != workspace.OpContains && (cond.Op != workspace.OpPrefix || s.TextInCodePointOrder()) &&
+				(n <= handful || n >= scaleRows-handful)
 			limit := bound
 			if n >= scaleRows-handful {
 				limit = wideBuffers(bound)

@@ -71,7 +71,7 @@ func TestFindPlansUseTheirIndexes(t *testing.T) {
 				checkOperatorPlan(t, s, ops, reader, r, prefix, "name", when, sd, maxListBuffers)
 				checkOperatorPlan(t, s, ops, reader, r, prefix, "-name", when, sd, maxListBuffers)
 				// A part of one name, and of the three addresses, reads the field's trigram index
-				// (migration 00061) within the bound, case ignored.
+				// (migration 00061), case ignored; its buffers are logged (checkOperatorPlan).
 				parts := []workspace.Condition{{Field: "name", Op: workspace.OpContains, Value: operandsOf(t, sd, r, r.OpField("name"))[workspace.OpContains]}}
 				if c.table == "people" {
 					parts = append(parts, workspace.Condition{Field: "email", Op: workspace.OpContains, Value: "ACME.exa"})
