@@ -187,7 +187,7 @@ func TestCatalogMatchesSpec(t *testing.T) {
 	}
 	slices.Sort(wantScopes)
 	if diff := cmp.Diff(slices.Compact(wantScopes), slices.Sorted(slices.Values(workspace.Scopes()))); diff != "" {
-		t.Errorf("scopes (-docs/contract.md sections 2.1 and 5.5 +catalogue):\n%s", diff)
+		t.Errorf("scopes (-want, from docs/contract.md sections 2.1 and 5.5; +got, the catalogue):\n%s", diff)
 	}
 }
 
