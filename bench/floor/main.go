@@ -131,20 +131,11 @@ func (f *floor) customList(w http.ResponseWriter, r *http.Request, res *workspac
 		v, _ = f.custom.made.LoadOrStore(key, &customList{sql: sql, args: args, keys: keys, limit: limit})
 	}
 	l := v.(*customList)
-	b := &pgx.Batch{}
-	b.Queue(`SELECT set_config('enable_sort', 'off', true)`)
-	b.Queue(l.sql, l.args...)
-	br := f.pool.SendBatch(r.Context(), b)
+	br, rows, ok := f.querySetting(w, r, "enable_sort", "off", l.sql, l.args)
+	if !ok {
+		return
+	}
 	defer br.Close()
-	if _, err := br.Exec(); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	rows, err := br.Query()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
 	keys := make([]any, l.keys) // the sort keys, of their own types
 	var id string
 	dest := make([]any, 0, l.keys+1)
@@ -261,20 +252,11 @@ func (f *floor) search(w http.ResponseWriter, r *http.Request) {
 	}
 	// Its generic plan, as the service runs it (store.QueryGeneric): one round trip, the
 	// setting local to the batch's implicit transaction.
-	b := &pgx.Batch{}
-	b.Queue(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`)
-	b.Queue(sql, args...)
-	br := f.pool.SendBatch(r.Context(), b)
+	br, rows, ok := f.querySetting(w, r, "plan_cache_mode", "force_generic_plan", sql, args)
+	if !ok {
+		return
+	}
 	defer br.Close()
-	if _, err := br.Exec(); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	rows, err := br.Query()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
 	var score, created, typ, id string
 	writePage(w, rows, limit, 16<<10, []any{&score, &created, &typ, &id}, func() string {
 		return score + "|" + created + "|" + typ + "|" + id
@@ -284,6 +266,28 @@ func (f *floor) search(w http.ResponseWriter, r *http.Request) {
 // writePage sends a page of rows, each its keys (scanned into keys) then its record's
 // JSON, as the service does: at most limit records, and when a further row exists a
 // next_cursor made by cursor from the last record's keys.
+// querySetting runs sql with the setting name local to one round trip (a batch's implicit
+// transaction), as the service sets its own; on an error it answers 500 and ok is false.
+// The caller closes br after reading rows.
+func (f *floor) querySetting(w http.ResponseWriter, r *http.Request, name, value, sql string, args []any) (br pgx.BatchResults, rows pgx.Rows, ok bool) {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config($1, $2, true)`, name, value)
+	b.Queue(sql, args...)
+	br = f.pool.SendBatch(r.Context(), b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return nil, nil, false
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return nil, nil, false
+	}
+	return br, rows, true
+}
+
 func writePage(w http.ResponseWriter, rows pgx.Rows, limit, size int, keys []any, cursor func() string) {
 	defer rows.Close()
 	body := append(make([]byte, 0, size), `{"data":[`...)
