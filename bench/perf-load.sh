@@ -36,11 +36,13 @@ only=${ONLY:-get,list,mcp,p99,search,listq,custom,grants,limits}
 want() { [[ ",$only," == *",$1,"* ]]; }
 admin_url=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 tmp=$(mktemp -d)
+# Databases and ports of this run, apart from another run's on the same machine.
+run=$$
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  for db in ws_perf_after ws_perf_before; do
+  for db in ws_perf_after_$run ws_perf_before_$run; do
     psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" 2>/dev/null || true
   done
   rm -rf "$tmp"
@@ -58,9 +60,9 @@ fi
 
 apikey=perf-key
 declare -A url key ws pipeline deal port pid_of
-next_port=18091
+next_port=$((18091 + run % 500 * 4))
 for v in "${variants[@]}"; do
-  db=ws_perf_$v
+  db=ws_perf_${v}_$run
   url[$v]=${admin_url%/*}/$db?sslmode=disable
   psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
   DATABASE_URL=${url[$v]} LOG_LEVEL=error "$tmp/$v" migrate >/dev/null

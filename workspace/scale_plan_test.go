@@ -86,6 +86,7 @@ func TestFindPlansAtScale(t *testing.T) {
 			sd := &seeder{t: t, pool: bulk, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{},
 				set: named(scaleRows * 10)}
 			sd.quiet(table)
+			indexes := sd.dropIndexes(table)
 			sd.seed(table, scaleRows)
 			per := (scaleTableRows - scaleRows) / len(others)
 			for i, ws := range others {
@@ -96,6 +97,7 @@ func TestFindPlansAtScale(t *testing.T) {
 				o := &seeder{t: t, pool: bulk, ws: ws, user: f.Admin.UserID, parents: map[string]string{}, set: named(100)}
 				o.seed(table, n)
 			}
+			sd.buildIndexes(indexes)
 			sd.exec("VACUUM " + table) // no dead versions; the visibility map set
 			t.Logf("seeded %s: %d rows in %s", table, scaleTableRows, time.Since(start).Round(time.Second))
 
@@ -143,6 +145,53 @@ func TestFindPlansAtScale(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// dropIndexes drops the table's indexes that back no constraint and returns the statements
+// that build them again. Maintained row by row, a million rows' indexes took most of the
+// seed's time; built once after it, each is sorted in one pass (docs/performance.md,
+// "Plans at scale"). The plans read the same indexes either way.
+func (sd *seeder) dropIndexes(table string) []string {
+	sd.t.Helper()
+	ctx := context.Background()
+	rows, err := sd.pool.Query(ctx, `
+		SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) FROM pg_index i
+		 WHERE i.indrelid = $1::regclass
+		   AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`, table)
+	if err != nil {
+		sd.t.Fatal(err)
+	}
+	type index struct{ Name, Def string }
+	found, err := pgx.CollectRows(rows, pgx.RowToStructByPos[index])
+	if err != nil {
+		sd.t.Fatal(err)
+	}
+	defs := make([]string, len(found))
+	for i, ix := range found {
+		sd.exec("DROP INDEX " + ix.Name)
+		defs[i] = ix.Def
+	}
+	return defs
+}
+
+// buildIndexes runs the statements dropIndexes returned, on one connection with the memory
+// to sort a million rows.
+func (sd *seeder) buildIndexes(defs []string) {
+	sd.t.Helper()
+	ctx := context.Background()
+	conn, err := sd.pool.Acquire(ctx)
+	if err != nil {
+		sd.t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, stmt := range append([]string{"SET maintenance_work_mem = '256MB'"}, defs...) {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			sd.t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, "RESET maintenance_work_mem"); err != nil {
+		sd.t.Fatal(err)
 	}
 }
 
