@@ -26,6 +26,11 @@ const (
 	ClassRead   Class = "read"
 	ClassSearch Class = "search"
 	ClassWrite  Class = "write"
+	// ClassToken is the OAuth token endpoint's requests (sign-ins and refreshes): they
+	// have no principal to share by yet, so their one bound is taken before authentication
+	// (cmd's guard), not through Capacities. Each adapter names the class of its routes
+	// before authentication (restapi.RouteClass, mcp.RouteClass, oauth.RouteClass).
+	ClassToken Class = "token"
 )
 
 // Capacity is one class's bound on operations in flight. Acquire admits an operation held

@@ -46,15 +46,6 @@ type guard struct {
 	refused    *prometheus.CounterVec
 }
 
-// Request classes as the guard sees them before authentication: the API's and MCP's
-// requests (the breaker guards them; their operations take the capacities' places) and
-// the token endpoint's (bounded here).
-const (
-	classRead  = "read"
-	classWrite = "write"
-	classToken = "token"
-)
-
 // shedBounds are the bounds of c, with 0 taken from the pool size for reads, writes and
 // the token endpoint, and a quarter of it for searches: a request holds at most one
 // connection at a time, and the pool's size is the concurrency at which the service peaks:
@@ -126,31 +117,8 @@ func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Regis
 	for class, s := range g.classes {
 		inFlight(string(class), s.InFlight)
 	}
-	inFlight(classToken, g.token.InFlight)
+	inFlight(string(workspace.ClassToken), g.token.InFlight)
 	return g
-}
-
-// classOf names the bound a request counts against, or "" for routes that need no database.
-func classOf(r *http.Request) string {
-	p := r.URL.Path
-	switch {
-	case p == "/oauth/token":
-		return classToken
-	case p == "/v1/openapi.json":
-		return ""
-	case strings.HasPrefix(p, "/v1/") || p == "/v1":
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
-			return classRead
-		}
-		return classWrite
-	case p == "/mcp" || strings.HasPrefix(p, "/mcp/"):
-		// MCP requests are POSTs whether the tool reads or writes: they count as writes.
-		if r.Method == http.MethodOptions {
-			return ""
-		}
-		return classWrite
-	}
-	return ""
 }
 
 // closeWhileDraining asks HTTP/1 clients to close their connection after each response
@@ -165,31 +133,35 @@ func (g *guard) closeWhileDraining(next http.Handler) http.Handler {
 }
 
 // shed refuses at once what the breaker does not admit, and token endpoint requests over
-// their bound.
-func (g *guard) shed(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		class := classOf(r)
-		if class == "" {
+// their bound; classOf is the class the adapter behind it names for a request
+// (restapi.RouteClass, mcp.RouteClass, oauth.RouteClass), "" for a route that needs no
+// database.
+func (g *guard) shed(classOf func(*http.Request) workspace.Class) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			class := classOf(r)
+			if class == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if g.breaker.Open() {
+				g.refused.WithLabelValues(string(class), "breaker_open").Inc()
+				refuse(w, r, class, store.Unavailable(errBreakerOpen))
+				return
+			}
+			if class != workspace.ClassToken {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if !g.token.Enter() {
+				g.refused.WithLabelValues(string(class), "overloaded").Inc()
+				refuse(w, r, class, workspace.ErrOverloaded)
+				return
+			}
+			defer g.token.Leave()
 			next.ServeHTTP(w, r)
-			return
-		}
-		if g.breaker.Open() {
-			g.refused.WithLabelValues(class, "breaker_open").Inc()
-			refuse(w, r, class, store.Unavailable(errBreakerOpen))
-			return
-		}
-		if class != classToken {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if !g.token.Enter() {
-			g.refused.WithLabelValues(class, "overloaded").Inc()
-			refuse(w, r, class, workspace.ErrOverloaded)
-			return
-		}
-		defer g.token.Leave()
-		next.ServeHTTP(w, r)
-	})
+		})
+	}
 }
 
 var errBreakerOpen = errors.New("database circuit breaker open: refused without asking the database")
@@ -197,8 +169,8 @@ var errBreakerOpen = errors.New("database circuit breaker open: refused without 
 // refuse writes e in the envelope of the request's surface: OAuth's for the token endpoint
 // (RFC 6749 section 5.2, temporarily_unavailable as its endpoints answer an outage), the
 // API's otherwise. Nothing is logged here: the access line counts it, sampled.
-func refuse(w http.ResponseWriter, r *http.Request, class string, e *apierr.Error) {
-	if class != classToken {
+func refuse(w http.ResponseWriter, r *http.Request, class workspace.Class, e *apierr.Error) {
+	if class != workspace.ClassToken {
 		httpx.WriteError(w, r, nil, e)
 		return
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/internal/gctune"
 	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
@@ -393,9 +394,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	if srv.cfg.MetricsToken != "" {
 		r.Handle("/metrics", bearerOnly(srv.cfg.MetricsToken, srv.metricsHandler()))
 	}
-	guarded := r.With(srv.guard.shed) // the routes that need the database (classOf)
-	guarded.Mount("/v1", api.Handler())
-	guarded.Mount("/oauth", provider.Handler())
+	// The routes that need the database, each behind the guard with its adapter's classes.
+	r.With(srv.guard.shed(restapi.RouteClass)).Mount(restapi.Path, api.Handler())
+	r.With(srv.guard.shed(oauth.RouteClass)).Mount("/oauth", provider.Handler())
 	if err := srv.mountConsole(r, provider, ops, importer); err != nil {
 		return nil, nil, err
 	}
@@ -403,8 +404,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	r.Handle(mcp.RootMetadataPath, wellKnown)
 	r.Handle(mcp.RootMetadataPath+mcp.Path, wellKnown)
 	r.Handle(mcp.RootMetadataPath+mcp.Path+"/*", wellKnown)
-	guarded.Handle(mcp.Path, tools.Handler())
-	guarded.Handle(mcp.Path+"/*", tools.Handler())
+	mcpGuarded := r.With(srv.guard.shed(mcp.RouteClass))
+	mcpGuarded.Handle(mcp.Path, tools.Handler())
+	mcpGuarded.Handle(mcp.Path+"/*", tools.Handler())
 	return r, background, nil
 }
 
