@@ -36,6 +36,8 @@ const (
 	UUIDs        // an array of uuid strings
 	Strings      // an array of strings
 	Custom       // a record's custom field values, {key: value}, checked against its definitions
+
+	typeCount // the number of types: fieldTypes has an entry for each (TestFieldTypes)
 )
 
 // fieldType is everything one Type means.
@@ -53,8 +55,9 @@ type fieldType struct {
 	// nil means fields of this type cannot be list filters (TestFieldTypes).
 	filter func(f *Field, v string) bool
 	// ops are the operators of ?field[op]=value a field of this type takes (find.go); a
-	// String field with an enumeration takes them but prefix and contains, one without a
-	// trigram index them but contains; noOperators where no operator compares its values.
+	// field with an enumeration takes them but prefix and contains, one without a trigram
+	// index them but contains, whatever its type; noOperators where no operator compares
+	// its values.
 	// Never nil: TestFieldTypes fails an entry without ops.
 	ops []Operator
 	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
@@ -68,7 +71,7 @@ type fieldType struct {
 	importCell func(s, dateLayout string) (json.RawMessage, string)
 }
 
-var fieldTypes = [...]fieldType{
+var fieldTypes = [typeCount]fieldType{
 	String: {sql: "text",
 		schema: stringSchema,
 		describe: func(f *Field) string {
