@@ -29,7 +29,7 @@ import (
 //     503 temporarily_unavailable and Retry-After: 1, instead of letting it queue for a
 //     database connection until its deadline; the API's and MCP's operations are bounded
 //     after authentication instead, by the fair shares of capacities (workspace/capacity.go,
-//     built here from the settings), since a bound shared by every workspace before
+//     sized by workspace.ClassShares from the settings), since a bound shared by every workspace before
 //     authentication lets one workspace's flood refuse the others;
 //   - while the circuit breaker is open (the database timed out repeatedly and has not
 //     answered since), requests that need the database are refused at once with the same
@@ -46,44 +46,13 @@ type guard struct {
 	refused    *prometheus.CounterVec
 }
 
-// shedBounds are the bounds of c, with 0 taken from the pool size for reads, writes and
-// the token endpoint, and a quarter of it for searches: a request holds at most one
-// connection at a time, and the pool's size is the concurrency at which the service peaks:
-// every request beyond it waits in the pool's queue and useful throughput falls as the
-// waits grow (docs/performance.md, "Overload and a frozen database"). Each class has its own
-// bound, so a flood of reads leaves writes and the token endpoint (sign-ins and refreshes)
-// their own room, and a flood of searches, which cost many reads each, leaves reads theirs.
-func shedBounds(c shedConfig, maxConns int) shedConfig {
-	for _, b := range []*int{&c.Reads, &c.Writes, &c.Token} {
-		if *b == 0 {
-			*b = maxConns
-		}
-	}
-	if c.Searches == 0 {
-		c.Searches = max(1, maxConns/4)
-	}
-	// A config built without the settings (tests) gets their defaults.
-	c.WorkspaceShare = cmp.Or(c.WorkspaceShare, 50)
-	c.CredentialShare = cmp.Or(c.CredentialShare, 25)
-	c.ShareWait = cmp.Or(c.ShareWait, time.Second)
-	return c
-}
-
-// shares is a class's Shares: capacity, and each workspace's and credential's share of it
-// as the percentages of c say (at least one place each).
-func shares(c shedConfig, capacity int) *overload.Shares {
-	pct := func(p int) int { return max(1, capacity*p/100) }
-	return overload.NewShares(overload.SharesConfig{Capacity: capacity, Wait: c.ShareWait,
-		Shares: []int{pct(c.WorkspaceShare), pct(c.CredentialShare)}})
-}
-
 // newGuard builds the guard; probe asks the database whether it answers (the breaker's
 // probe while it is open).
 func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Registerer, probe func(context.Context) error) *guard {
-	b := shedBounds(c, maxConns)
-	g := &guard{token: overload.NewBound(b.Token),
-		classes: map[workspace.Class]*overload.Shares{workspace.ClassRead: shares(b, b.Reads),
-			workspace.ClassSearch: shares(b, b.Searches), workspace.ClassWrite: shares(b, b.Writes)},
+	// The token endpoint's bound, like the classes', is the pool's size unless set
+	// (workspace.ClassShares says why).
+	g := &guard{token: overload.NewBound(cmp.Or(c.Token, maxConns)),
+		classes: workspace.ClassShares(c.CapacityConfig, maxConns),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workspaced_requests_refused_total",
 			Help: "Requests refused: reason overloaded (the class full of others' requests), share (the workspace's or credential's share taken: 429) or breaker_open (database not answering)."},
 			[]string{"class", "reason"})}
