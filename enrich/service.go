@@ -83,6 +83,8 @@ var (
 	}
 )
 
+var _ workspace.Enricher = (*Service)(nil)
+
 // Enrich looks a company up for the principal's workspace. It returns a validation_error
 // for a bad domain, insufficient_credits before any lookup when the balance is below the
 // cost, upstream_error when the provider fails (nothing charged), and enrich_unbilled when

@@ -2,6 +2,7 @@ package httpx_test
 
 import (
 	"net/http/httptest"
+	"regexp"
 	"testing"
 
 	"github.com/agencyos/workspaced/httpx"
@@ -31,5 +32,19 @@ func TestAPIKeyValid(t *testing.T) {
 		if got := httpx.APIKeyValid(r, c.want); got != c.ok {
 			t.Errorf("%s: APIKeyValid = %v, want %v", c.name, got, c.ok)
 		}
+	}
+}
+
+// TestNewAPIKey: a generated key has the routing key's form, differs each time, and is
+// accepted by the one check.
+func TestNewAPIKey(t *testing.T) {
+	a, b := httpx.NewAPIKey(), httpx.NewAPIKey()
+	if !regexp.MustCompile(`^pk_[0-9A-Za-z]{24}$`).MatchString(a) || a == b {
+		t.Fatalf("keys %q and %q: want two different pk_ keys of 24 base-62 characters", a, b)
+	}
+	r := httptest.NewRequest("GET", "/v1/deals", nil)
+	r.Header.Set("apikey", a)
+	if !httpx.APIKeyValid(r, a) {
+		t.Fatalf("a generated key %q is refused by APIKeyValid", a)
 	}
 }

@@ -60,16 +60,22 @@ type envOption func(*envConfig)
 const testAPIKey = "pk_mcp_test"
 
 // enrichAnswer is what the test enricher answers for every domain.
-func enrichAnswer(domain string) map[string]any {
-	socials := map[string]any{"linkedin": nil, "twitter": nil, "instagram": nil, "facebook": nil}
-	return map[string]any{"domain": domain, "name": "Example", "website": "https://" + domain, "industry": "Software",
-		"socials": socials, "cached": false, "credits_spent": 1, "credits_remaining": 9}
+func enrichAnswer(domain string) *workspace.EnrichResult {
+	return &workspace.EnrichResult{EnrichCompany: workspace.EnrichCompany{Domain: domain, Name: "Example",
+		Website: "https://" + domain, Industry: "Software"}, CreditsSpent: 1, CreditsRemaining: 9}
+}
+
+// enricherFunc adapts a function to workspace.Enricher.
+type enricherFunc func(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error)
+
+func (f enricherFunc) Enrich(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
+	return f(ctx, p, domain)
 }
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	s := storetest.New(t)
-	ec := envConfig{enricher: workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+	ec := envConfig{enricher: enricherFunc(func(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
 		return enrichAnswer(domain), nil
 	})}
 	for _, o := range opts {

@@ -20,7 +20,7 @@ import (
 // _meta) and runs past a second hears notifications/progress with its token, progress
 // counting up, before its result; a fast one, or one that did not ask, hears none.
 func TestSlowCallsReportProgress(t *testing.T) {
-	slow := workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+	slow := enricherFunc(func(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
 		if domain == "slow.example" {
 			time.Sleep(2500 * time.Millisecond)
 		}

@@ -535,3 +535,15 @@ func (s *Server) visibleTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.T
 	}
 	return out
 }
+
+// RouteClass is the class a request to the MCP endpoint counts against before
+// authentication (cmd's guard: the database circuit breaker refuses it while open): a
+// write, since every MCP request is a POST whether its tool reads or writes, except a
+// CORS preflight, which needs no database. Each tool call's operation takes its own
+// class's place after authentication (workspace/capacity.go).
+func RouteClass(r *http.Request) workspace.Class {
+	if r.Method == http.MethodOptions {
+		return ""
+	}
+	return workspace.ClassWrite
+}

@@ -275,8 +275,12 @@ func (s *Server) Purge(ctx context.Context) (PurgeResult, error) {
 	return s.db.PurgeOAuth(ctx, now, now.Add(-UnusedClientTTL))
 }
 
-// PurgeLogged runs Purge and logs what it removed; cmd runs it every hour, in one replica
-// per interval.
+// PurgeEvery is how often Purge runs (cmd's loop, in one replica per interval): expired
+// rows cost nothing but space, and an unused client's UnusedClientTTL is counted in days.
+const PurgeEvery = time.Hour
+
+// PurgeLogged runs Purge and logs what it removed; cmd runs it every PurgeEvery, in one
+// replica per interval.
 func (s *Server) PurgeLogged(ctx context.Context) error {
 	res, err := s.Purge(ctx)
 	if err == nil && res != (PurgeResult{}) {

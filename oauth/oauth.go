@@ -26,6 +26,7 @@ import (
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/wellknown"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // Lifetimes of docs/contract.md sections 5.3 and 8.
@@ -245,6 +246,20 @@ func (s *Server) Handler() http.Handler {
 	forms.Post("/admin/apps/disable", s.adminAppsDisable)
 	r.Get("/static/style.css", serveCSS)
 	return r
+}
+
+// TokenPath is the token endpoint's path, where cmd mounts Handler at /oauth.
+const TokenPath = "/oauth/token"
+
+// RouteClass is the class a request to the provider counts against before authentication
+// (cmd's guard): the token endpoint's requests are workspace.ClassToken, bounded in flight
+// and refused while the database circuit breaker is open, with WriteUnavailable's body;
+// the other pages need no bound ("").
+func RouteClass(r *http.Request) workspace.Class {
+	if r.URL.Path == TokenPath {
+		return workspace.ClassToken
+	}
+	return ""
 }
 
 // sameOrigin lets through only requests the browser does not mark as cross-origin; a

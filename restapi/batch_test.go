@@ -431,3 +431,44 @@ func TestBatchMixedRecords(t *testing.T) {
 		map[string]any{"name": 5, "email": "new@acme.example"}, map[string]any{"name": "No email"}}})
 	wantFieldError(t, r, "records[0].name")
 }
+
+// TestBatchUpdateUnchanged: a batch update that gives a record the values it already holds
+// leaves it alone (no new updated_at, no activity row) and answers the record as it is,
+// whether the batch writes in one statement or, when the database refuses another record,
+// record by record, and whatever the case of the id's hex digits.
+func TestBatchUpdateUnchanged(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tm := newTeam(t, e)
+	a := e.as(t, tm.a)
+	ann := create(t, a, "/people", map[string]any{"name": "Ann", "position": "CTO"})
+	id := ann["id"].(string)
+	updated := func() int {
+		return e.count(t, `SELECT count(*) FROM activity WHERE entity_id = $1 AND action = 'updated'`, id)
+	}
+	same := func(got map[string]any) {
+		t.Helper()
+		if rec := got["record"].(map[string]any); rec["updated_at"] != ann["updated_at"] || rec["name"] != "Ann" || got["id"] != id {
+			t.Fatalf("an unchanged record answered %v, want it as it was (%v)", got, ann)
+		}
+		if n := updated(); n != 0 {
+			t.Fatalf("%d updated activity rows for an unchanged record, want 0", n)
+		}
+	}
+	for _, ref := range []string{id, strings.ToUpper(id)} {
+		got := items(t, a.batch("people", map[string]any{"operation": "update", "records": []any{
+			map[string]any{"id": ref, "name": "Ann", "position": "CTO"}}}))
+		wantStatuses(t, got, 200)
+		same(got[0])
+
+		// The database refuses the second record (a company that does not exist), so the
+		// batch runs record by record.
+		got = items(t, a.batch("people", map[string]any{"operation": "update", "records": []any{
+			map[string]any{"id": ref, "name": "Ann"},
+			map[string]any{"id": id, "company_id": "7c0a4c1e-59ad-4f3e-9b47-2f7f3e4c1d11"}}}))
+		if len(got) != 2 || int(got[0]["status"].(float64)) != 200 || int(got[1]["status"].(float64)) < 400 {
+			t.Fatalf("record by record: %v, want 200 then a refusal", got)
+		}
+		same(got[0])
+	}
+}

@@ -200,14 +200,7 @@ func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 	t.Parallel()
 	provider := &blockingProvider{entered: make(chan struct{}, 10), release: make(chan struct{})}
 	e := newEnv(t, func(cfg *envConfig) {
-		svc := enrich.NewService(enrich.ServiceConfig{Store: cfg.Store, Provider: provider, Cost: 1})
-		cfg.Enricher = workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
-			res, err := svc.Enrich(ctx, p, domain)
-			if err != nil {
-				return nil, err
-			}
-			return res, nil
-		})
+		cfg.Enricher = enrich.NewService(enrich.ServiceConfig{Store: cfg.Store, Provider: provider, Cost: 1})
 	})
 	f := storetest.Workspace(t, e.store, workspace.Scopes())
 	ctx := context.Background()

@@ -400,11 +400,12 @@ func TestCommentsOnDealsNeedCRM(t *testing.T) {
 
 type fakeEnricher struct{}
 
-func (fakeEnricher) Enrich(ctx context.Context, p *store.Principal, domain string) (any, error) {
+func (fakeEnricher) Enrich(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
 	if domain == "broke.example" {
 		return nil, &apierr.Error{Code: apierr.CodeInsufficientCredits, Message: "top up"}
 	}
-	return map[string]any{"domain": domain, "name": "Acme", "cached": false, "credits_spent": 1, "credits_remaining": 9}, nil
+	return &workspace.EnrichResult{EnrichCompany: workspace.EnrichCompany{Domain: domain, Name: "Acme"},
+		CreditsSpent: 1, CreditsRemaining: 9}, nil
 }
 
 // TestEnrichHook: POST /enrich runs the gates and the body rules, then the configured

@@ -114,8 +114,11 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, p *Principal, key str
 	})
 }
 
+// IdempotencySweepEvery is how often SweepIdempotencyKeys runs (cmd's loop).
+const IdempotencySweepEvery = time.Minute
+
 // SweepIdempotencyKeys deletes the keys that expired before now, across workspaces, and
-// returns how many; cmd runs it every minute.
+// returns how many; cmd runs it every IdempotencySweepEvery.
 func SweepIdempotencyKeys(ctx context.Context, s *Store, now time.Time) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE expires_at < $1`, now)
 	if err != nil {

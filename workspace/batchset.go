@@ -352,9 +352,8 @@ func (o *Ops) updateSet(ctx context.Context, tx pgx.Tx, r *Resource, items []set
 		names[i] = "x." + ident(c)
 	}
 	// A record whose values would not change is left alone, as update's keepSame leaves it
-	// (records.go): no new updated_at, activity row or event; unchanged reads it back.
-	sql.WriteString(" FROM v WHERE t.id = v.v_id AND (" + strings.Join(olds, ", ") + ") IS DISTINCT FROM (" +
-		strings.Join(news, ", ") + ") RETURNING v.v_ord, " + o.statements[r].columns +
+	// (records.go, changes); unchanged reads it back.
+	sql.WriteString(" FROM v WHERE t.id = v.v_id AND " + changes(olds, news) + " RETURNING v.v_ord, " + o.statements[r].columns +
 		") SELECT x.v_ord, (SELECT row_to_json(y)::text FROM (SELECT " + strings.Join(names, ", ") + ") y) FROM x")
 	recs := make([]json.RawMessage, len(items))
 	rows, err := tx.Query(ctx, sql.String(), args...)
@@ -381,42 +380,29 @@ func (o *Ops) updateSet(ctx context.Context, tx pgx.Tx, r *Resource, items []set
 	return recs, o.unchanged(ctx, tx, r, items, recs)
 }
 
-// unchanged fills recs' gaps, the records updateSet left alone, each read FOR UPDATE: that
-// holds it to the rules of an update (row-level security's UPDATE policies), so a record
+// unchanged fills recs' gaps, the records updateSet left alone, with readKept: a record
 // the actor may read but not change stays nil (not found), as its update would have left
 // it.
 func (o *Ops) unchanged(ctx context.Context, tx pgx.Tx, r *Resource, items []setItem, recs []json.RawMessage) error {
-	ords := map[string][]int{}
 	var ids []string
 	for k, rec := range recs {
 		if rec == nil {
-			if ords[items[k].id] == nil {
-				ids = append(ids, items[k].id)
-			}
-			ords[items[k].id] = append(ords[items[k].id], k)
+			ids = append(ids, items[k].id)
 		}
 	}
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := tx.Query(ctx, "SELECT x.id::text, row_to_json(x)::text FROM (SELECT "+o.statements[r].columns+" FROM "+
-		ident(r.Table)+` WHERE "id" = ANY($1::text[]::uuid[]) FOR UPDATE) x`, ids)
+	kept, err := o.readKept(ctx, txQuerier{tx}, nil, r, ids)
 	if err != nil {
 		return err
 	}
-	return store.Scan(rows, func(rows pgx.Rows) error {
-		for rows.Next() {
-			var id string
-			var rec []byte
-			if err := rows.Scan(&id, &rec); err != nil {
-				return err
-			}
-			for _, k := range ords[id] {
-				recs[k] = rec
-			}
+	for k, rec := range recs {
+		if rec == nil {
+			recs[k] = kept[keptKey(items[k].id)]
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // valueOf is the value set assigns to f, if it does.

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +27,11 @@ const (
 	ClassRead   Class = "read"
 	ClassSearch Class = "search"
 	ClassWrite  Class = "write"
+	// ClassToken is the OAuth token endpoint's requests (sign-ins and refreshes): they
+	// have no principal to share by yet, so their one bound is taken before authentication
+	// (cmd's guard), not through Capacities. Each adapter names the class of its routes
+	// before authentication (restapi.RouteClass, mcp.RouteClass, oauth.RouteClass).
+	ClassToken Class = "token"
 )
 
 // Capacity is one class's bound on operations in flight. Acquire admits an operation held
@@ -47,6 +53,53 @@ type Capacities struct {
 	// Refused, when set, is told of each refusal: the class, and whether the holder's own
 	// share was full (429) or the class was full of others' operations (503 overloaded).
 	Refused func(class Class, own bool)
+}
+
+// CapacityConfig sizes the classes' capacities, as the settings give them (cmd reads
+// them: MAX_IN_FLIGHT_READS, _SEARCHES, _WRITES, WORKSPACE_SHARE, CREDENTIAL_SHARE,
+// SHARE_WAIT); ClassShares says what a zero field means.
+type CapacityConfig struct {
+	Reads, Searches, Writes int // each class's bound on operations in flight
+	// WorkspaceShare and CredentialShare are the percent of each class's bound one
+	// workspace's and one credential's operations may hold at once.
+	WorkspaceShare, CredentialShare int
+	ShareWait                       time.Duration // the longest an operation waits for a place
+}
+
+// The shares' defaults, the settings' defaults too.
+const (
+	DefaultWorkspaceShare  = 50
+	DefaultCredentialShare = 25
+	DefaultShareWait       = time.Second
+)
+
+// ClassShares builds each class's capacity, sized by c for a database pool of maxConns
+// connections. A 0 bound is the pool's size for reads and writes and a quarter of it for
+// searches: an operation holds at most one connection at a time, and the pool's size is
+// the concurrency at which the service peaks: every operation beyond it waits in the
+// pool's queue and useful throughput falls as the waits grow (docs/performance.md,
+// "Overload and a frozen database"). Each class has its own bound, so a flood of reads
+// leaves writes their room, and a flood of searches, which cost many reads each, leaves
+// reads theirs. Each workspace's and credential's share is its percent of the bound, at
+// least one place; a zero share or wait is its default.
+func ClassShares(c CapacityConfig, maxConns int) map[Class]*overload.Shares {
+	for _, b := range []*int{&c.Reads, &c.Writes} {
+		if *b == 0 {
+			*b = maxConns
+		}
+	}
+	if c.Searches == 0 {
+		c.Searches = max(1, maxConns/4)
+	}
+	c.WorkspaceShare = cmp.Or(c.WorkspaceShare, DefaultWorkspaceShare)
+	c.CredentialShare = cmp.Or(c.CredentialShare, DefaultCredentialShare)
+	c.ShareWait = cmp.Or(c.ShareWait, DefaultShareWait)
+	shares := func(capacity int) *overload.Shares {
+		pct := func(p int) int { return max(1, capacity*p/100) }
+		return overload.NewShares(overload.SharesConfig{Capacity: capacity, Wait: c.ShareWait,
+			Shares: []int{pct(c.WorkspaceShare), pct(c.CredentialShare)}})
+	}
+	return map[Class]*overload.Shares{ClassRead: shares(c.Reads), ClassSearch: shares(c.Searches), ClassWrite: shares(c.Writes)}
 }
 
 // RetryAfterShare is the Retry-After of a refusal: operations in flight end within the

@@ -76,3 +76,31 @@ func TestSharesOfCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestClassSharesSizes: a 0 bound is the pool's size for reads and writes and a quarter of
+// it for searches (at least one place); a set bound is kept; a workspace holds its share
+// of a class (50% by default) and waits beyond it.
+func TestClassSharesSizes(t *testing.T) {
+	got := workspace.ClassShares(workspace.CapacityConfig{Writes: 3, ShareWait: time.Millisecond}, 16)
+	for class, want := range map[workspace.Class]int{workspace.ClassRead: 16, workspace.ClassSearch: 4, workspace.ClassWrite: 3} {
+		if c := got[class].Capacity(); c != want {
+			t.Errorf("%s: capacity %d, want %d", class, c, want)
+		}
+	}
+	if c := workspace.ClassShares(workspace.CapacityConfig{}, 2)[workspace.ClassSearch].Capacity(); c != 1 {
+		t.Errorf("searches of a pool of 2: capacity %d, want 1", c)
+	}
+	ctx := context.Background()
+	reads := got[workspace.ClassRead]
+	for i := range workspace.DefaultWorkspaceShare * 16 / 100 {
+		if _, err := reads.Acquire(ctx, "workspace:a", "credential:"+string(rune('a'+i))); err != nil {
+			t.Fatalf("read %d of the workspace's share: %v", i+1, err)
+		}
+	}
+	if _, err := reads.Acquire(ctx, "workspace:a", "credential:z"); err == nil {
+		t.Fatal("a read beyond the workspace's share was admitted")
+	}
+	if _, err := reads.Acquire(ctx, "workspace:b", "credential:b"); err != nil {
+		t.Fatalf("another workspace's read: %v", err)
+	}
+}

@@ -10,11 +10,11 @@ import (
 
 // Enricher performs the metered company lookup of POST /enrich (docs/decisions.md 6): it
 // normalises the domain, serves the 30-day cache, charges credits atomically with storing
-// the result, and returns the response's data object. It returns store.Errors with the
+// the result, and returns the response's data object. It returns *apierr.Errors with the
 // codes validation_error (not a hostname), insufficient_credits, upstream_error and
-// enrich_unbilled. The enrich package implements it; cmd puts it in Config.Enricher.
+// enrich_unbilled. enrich.Service implements it; cmd puts it in Config.Enricher.
 type Enricher interface {
-	Enrich(ctx context.Context, p *store.Principal, domain string) (any, error)
+	Enrich(ctx context.Context, p *store.Principal, domain string) (*EnrichResult, error)
 }
 
 // enrich runs the enrichment operation on a body decoded and past the gates (Post): a
@@ -38,14 +38,6 @@ func (o *Ops) enrich(ctx context.Context, p *store.Principal, r *Resource, m map
 		return nil, store.Internal(err)
 	}
 	return b, nil
-}
-
-// EnricherFunc adapts a function to Enricher.
-type EnricherFunc func(ctx context.Context, p *store.Principal, domain string) (any, error)
-
-// Enrich calls f.
-func (f EnricherFunc) Enrich(ctx context.Context, p *store.Principal, domain string) (any, error) {
-	return f(ctx, p, domain)
 }
 
 // EnrichResult is the data of POST /enrich and enrich_company's result (docs/decisions.md

@@ -125,12 +125,12 @@ func Operators() []Operator {
 const MinContains = 3
 
 // ops lists the operators a field takes: its type's (types.go), without prefix and
-// contains for a String field with an enumeration, and without contains for one with no
-// trigram index (Field.trigram: the names and emails of the resource's finding); none for types
-// no operator compares (JSON, arrays).
+// contains for a field with an enumeration, and without contains for one with no trigram
+// index (Field.trigram: the names and emails of the resource's finding), whatever its type;
+// none for types no operator compares (JSON, arrays).
 func ops(f *Field) []Operator {
 	os := fieldTypes[f.Type].ops
-	if f.Type == String && (len(f.Enum) > 0 || !f.trigram) {
+	if (len(f.Enum) > 0 || !f.trigram) && (slices.Contains(os, OpContains) || slices.Contains(os, OpPrefix)) {
 		return slices.DeleteFunc(slices.Clone(os), func(o Operator) bool {
 			return o == OpContains || o == OpPrefix && len(f.Enum) > 0
 		})

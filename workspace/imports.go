@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
 
@@ -178,61 +177,10 @@ func (pl *ImportPlan) MatchKey(row map[string]string) string {
 	return ""
 }
 
-// cell converts a cell's text to a JSON value of type t, or says what it must be.
+// cell converts a cell's text to a JSON value of type t (its field type's importCell), or
+// says what it must be.
 func (pl *ImportPlan) cell(t Type, s string) (json.RawMessage, string) {
-	switch t {
-	case Bool:
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "true", "yes", "1":
-			return json.RawMessage("true"), ""
-		case "false", "no", "0":
-			return json.RawMessage("false"), ""
-		}
-		return nil, "must be true or false (or yes/no, 1/0), got " + strconv.Quote(clip(s))
-	case Int:
-		if _, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil {
-			return nil, "must be an integer, got " + strconv.Quote(clip(s))
-		}
-		return json.RawMessage(strings.TrimSpace(s)), ""
-	case Number:
-		n := strings.TrimSpace(s)
-		if _, err := strconv.ParseFloat(n, 64); err != nil || !json.Valid([]byte(n)) {
-			return nil, "must be a number such as 12.5, got " + strconv.Quote(clip(s))
-		}
-		return json.RawMessage(n), ""
-	case Date:
-		d := strings.TrimSpace(s)
-		if pl.DateLayout != "" {
-			tm, err := time.Parse(pl.DateLayout, d)
-			if err != nil {
-				return nil, "must be a date written as the import's date_format says, got " + strconv.Quote(clip(s))
-			}
-			d = tm.Format(time.DateOnly)
-		}
-		b, _ := json.Marshal(d)
-		return b, ""
-	case JSON:
-		if !json.Valid([]byte(s)) {
-			return nil, "must be JSON, got " + strconv.Quote(clip(s))
-		}
-		return json.RawMessage(s), ""
-	case UUIDs, Strings:
-		var list []string // a JSON list, as an export writes lists
-		if strings.HasPrefix(s, "[") && json.Unmarshal([]byte(s), &list) == nil {
-			b, _ := json.Marshal(list)
-			return b, ""
-		}
-		parts := []string{}
-		for v := range strings.SplitSeq(s, ";") {
-			if v = strings.TrimSpace(v); v != "" {
-				parts = append(parts, v)
-			}
-		}
-		b, _ := json.Marshal(parts)
-		return b, ""
-	}
-	b, _ := json.Marshal(s)
-	return b, ""
+	return fieldTypes[t].importCell(s, pl.DateLayout)
 }
 
 // ImportDateFormats are the date_format options of an import and the layouts they read.

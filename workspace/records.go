@@ -408,7 +408,7 @@ func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Reso
 	}
 	cond := ""
 	if keepSame {
-		cond = " AND (" + strings.Join(olds, ", ") + ") IS DISTINCT FROM (" + strings.Join(news, ", ") + ")"
+		cond = " AND " + changes(olds, news)
 	}
 	if ifMatch != nil {
 		args = append(args, ifMatch.Versions)
@@ -426,21 +426,54 @@ func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Reso
 	if rec == nil && ifMatch != nil {
 		return nil, o.preconditionFailed(ctx, p, r, id)
 	}
-	if rec == nil && keepSame {
-		// Unchanged, or not there for p: FOR UPDATE holds it to the rules of an update
-		// (row-level security's UPDATE policies), so a record p may read but not change is
-		// not_found, as its update would have been.
-		rec, err = one(ctx, q, p, "SELECT row_to_json(x)::text FROM (SELECT "+o.statements[r].columns+" FROM "+ident(r.Table)+
-			` WHERE "id" = $1::text::uuid FOR UPDATE) x`, []any{id})
+	if rec == nil && keepSame { // unchanged, or not there for p
+		kept, err := o.readKept(ctx, q, p, r, []string{id})
 		if err != nil {
 			return nil, readError(err)
 		}
+		rec = kept[keptKey(id)]
 	}
 	if rec == nil {
 		return nil, notFound(r, id)
 	}
 	return rec, nil
 }
+
+// An update with keepSame (update's, and updateSet's for a batch) leaves a record that
+// already holds every value it would be given as it is: no new updated_at, activity row or
+// webhook event, so an export imported again changes nothing. Both statements take the
+// condition changes, and both read what they left alone back with readKept.
+
+// changes is the condition under which such an update writes a record: its columns olds
+// differ from the values news would give them (IS DISTINCT FROM: null equals null).
+func changes(olds, news []string) string {
+	return "(" + strings.Join(olds, ", ") + ") IS DISTINCT FROM (" + strings.Join(news, ", ") + ")"
+}
+
+// readKept reads back the records of r with ids that an update under changes left alone,
+// keyed by keptKey(id); an id it does not find (not there for p) has no entry. FOR UPDATE
+// holds each to the rules of an update (row-level security's UPDATE policies), so a record
+// p may read but not change has none either: not_found, as its update would answer.
+func (o *Ops) readKept(ctx context.Context, q querier, p *store.Principal, r *Resource, ids []string) (map[string]json.RawMessage, error) {
+	kept := make(map[string]json.RawMessage, len(ids))
+	err := q.Query(ctx, p, "SELECT x.id::text, row_to_json(x)::text FROM (SELECT "+o.statements[r].columns+" FROM "+
+		ident(r.Table)+` WHERE "id" = ANY($1::text[]::uuid[]) FOR UPDATE) x`, []any{ids}, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id string
+			var rec []byte
+			if err := rows.Scan(&id, &rec); err != nil {
+				return err
+			}
+			kept[id] = rec
+		}
+		return nil
+	})
+	return kept, err
+}
+
+// keptKey is readKept's key of id: PostgreSQL's text of a uuid, lower-case hex, whatever
+// case the request wrote it in.
+func keptKey(id string) string { return strings.ToLower(id) }
 
 // refuseBody returns not_found when record id of r does not exist for p (RLS hides it),
 // else bodyErr: an update's body is judged only for a record the actor sees, so another

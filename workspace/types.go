@@ -17,8 +17,9 @@ import (
 )
 
 // The field types, one entry each: what a Type means in SQL, in JSON Schema (the OpenAPI
-// document and the MCP tools both ask Field.Schema), in a request body, in a list filter
-// and in messages. Adding a type is one constant and one entry here.
+// document and the MCP tools both ask Field.Schema), in a request body, in a list filter,
+// in messages and in an import file's cell. Adding a type is one constant and one entry
+// here.
 
 // Type is a field's JSON type and format (docs/decisions.md 4 settles the ones the spec leaves open).
 type Type int
@@ -35,6 +36,8 @@ const (
 	UUIDs        // an array of uuid strings
 	Strings      // an array of strings
 	Custom       // a record's custom field values, {key: value}, checked against its definitions
+
+	typeCount // the number of types: fieldTypes has an entry for each (TestFieldTypes)
 )
 
 // fieldType is everything one Type means.
@@ -52,17 +55,23 @@ type fieldType struct {
 	// nil means fields of this type cannot be list filters (TestFieldTypes).
 	filter func(f *Field, v string) bool
 	// ops are the operators of ?field[op]=value a field of this type takes (find.go); a
-	// String field with an enumeration takes them but prefix and contains, one without a
-	// trigram index them but contains; noOperators where no operator compares its values.
+	// field with an enumeration takes them but prefix and contains, one without a trigram
+	// index them but contains, whatever its type; noOperators where no operator compares
+	// its values.
 	// Never nil: TestFieldTypes fails an entry without ops.
 	ops []Operator
 	// notNull is the problem of JSON null in a body, for types whose columns refuse null.
 	notNull string
 	// example is a valid body value, as JSON: messages quote it, tests send it.
 	example string
+	// importCell turns an import file's cell (docs/rest.md, "Imports") into a body value,
+	// JSON, or says what the cell must be; dateLayout is the import's date_format, "" for
+	// ISO dates. The batch's validation judges the value as it judges a body's. Never nil:
+	// TestFieldTypes fails an entry without it.
+	importCell func(s, dateLayout string) (json.RawMessage, string)
 }
 
-var fieldTypes = [...]fieldType{
+var fieldTypes = [typeCount]fieldType{
 	String: {sql: "text",
 		schema: stringSchema,
 		describe: func(f *Field) string {
@@ -71,10 +80,11 @@ var fieldTypes = [...]fieldType{
 			}
 			return fmt.Sprintf("a string of at most %d characters", f.MaxLength())
 		},
-		check:   checkText(nil),
-		filter:  func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
-		ops:     []Operator{OpEq, OpNe, OpIn, OpPrefix, OpContains, OpNull},
-		example: `"Acme"`,
+		check:      checkText(nil),
+		filter:     func(f *Field, v string) bool { return len(f.Enum) == 0 || slices.Contains(f.Enum, v) },
+		ops:        []Operator{OpEq, OpNe, OpIn, OpPrefix, OpContains, OpNull},
+		example:    `"Acme"`,
+		importCell: cellText,
 	},
 	UUID: textType("uuid", "uuid", "a uuid string", `"3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"`, "", isUUID,
 		OpEq, OpNe, OpIn, OpNull),
@@ -86,6 +96,15 @@ var fieldTypes = [...]fieldType{
 		ops:      []Operator{OpEq, OpNe, OpNull},
 		notNull:  "cannot be null; send true or false",
 		example:  "true",
+		importCell: func(s, _ string) (json.RawMessage, string) {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "true", "yes", "1":
+				return json.RawMessage("true"), ""
+			case "false", "no", "0":
+				return json.RawMessage("false"), ""
+			}
+			return nil, "must be true or false (or yes/no, 1/0), got " + strconv.Quote(clip(s))
+		},
 	},
 	Int: {sql: "bigint",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
@@ -105,6 +124,12 @@ var fieldTypes = [...]fieldType{
 		filter:  isInt,
 		ops:     ordered,
 		example: "1",
+		importCell: func(s, _ string) (json.RawMessage, string) {
+			if _, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err != nil {
+				return nil, "must be an integer, got " + strconv.Quote(clip(s))
+			}
+			return json.RawMessage(strings.TrimSpace(s)), ""
+		},
 	},
 	Number: {sql: "numeric",
 		schema:   numberSchema,
@@ -113,8 +138,27 @@ var fieldTypes = [...]fieldType{
 		filter:   isNumber,
 		ops:      ordered,
 		example:  "12.5",
+		importCell: func(s, _ string) (json.RawMessage, string) {
+			n := strings.TrimSpace(s)
+			if _, err := strconv.ParseFloat(n, 64); err != nil || !json.Valid([]byte(n)) {
+				return nil, "must be a number such as 12.5, got " + strconv.Quote(clip(s))
+			}
+			return json.RawMessage(n), ""
+		},
 	},
-	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, yearRange, isDate, ordered...),
+	Date: textType("date", "date", "an ISO date string", `"2026-01-31"`, yearRange, isDate, ordered...).
+		withImportCell(func(s, dateLayout string) (json.RawMessage, string) {
+			d := strings.TrimSpace(s)
+			if dateLayout != "" {
+				tm, err := time.Parse(dateLayout, d)
+				if err != nil {
+					return nil, "must be a date written as the import's date_format says, got " + strconv.Quote(clip(s))
+				}
+				d = tm.Format(time.DateOnly)
+			}
+			b, _ := json.Marshal(d)
+			return b, ""
+		}),
 	Time: textType("timestamptz", "date-time", "an RFC 3339 timestamp string", `"2026-01-31T09:00:00Z"`, yearRange, isTime, ordered...),
 	JSON: {sql: "jsonb",
 		schema:   anyJSON,
@@ -125,18 +169,20 @@ var fieldTypes = [...]fieldType{
 			}
 			return string(raw), ""
 		},
-		ops:     noOperators,
-		example: `{"k": "v"}`,
+		ops:        noOperators,
+		example:    `{"k": "v"}`,
+		importCell: cellJSON,
 	},
 	UUIDs: {sql: "uuid[]",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
 			return &jsonschema.Schema{Type: "array", Items: formatted("uuid")(f, d)}
 		},
-		describe: func(*Field) string { return "an array of uuid strings" },
-		check:    checkList(UUID),
-		notNull:  "cannot be null; send [] for none",
-		ops:      noOperators,
-		example:  `["3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"]`,
+		describe:   func(*Field) string { return "an array of uuid strings" },
+		check:      checkList(UUID),
+		notNull:    "cannot be null; send [] for none",
+		ops:        noOperators,
+		example:    `["3f2b8c1e-4d5a-4b6c-9e7f-0a1b2c3d4e5f"]`,
+		importCell: cellList,
 	},
 	Strings: {sql: "text[]",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
@@ -145,10 +191,11 @@ var fieldTypes = [...]fieldType{
 		describe: func(f *Field) string {
 			return fmt.Sprintf("an array of strings of at most %d characters", f.MaxLength())
 		},
-		check:   checkList(String),
-		notNull: "cannot be null; send [] for none",
-		ops:     noOperators,
-		example: `["core"]`,
+		check:      checkList(String),
+		notNull:    "cannot be null; send [] for none",
+		ops:        noOperators,
+		example:    `["core"]`,
+		importCell: cellList,
 	},
 	Custom: {sql: "jsonb",
 		schema: func(f *Field, d Dialect) *jsonschema.Schema {
@@ -173,7 +220,43 @@ var fieldTypes = [...]fieldType{
 		notNull: "cannot be null; send {} for no change, or a key with null to clear it",
 		ops:     noOperators,
 		example: `{}`,
+		// An import maps columns to single custom values (custom_fields.<key>, each typed by
+		// its definition) and refuses one mapped to the object; were it mapped, its cell
+		// would be the object as JSON.
+		importCell: cellJSON,
 	},
+}
+
+// cellText is the import cell of a text type: the cell as a JSON string.
+func cellText(s, _ string) (json.RawMessage, string) {
+	b, _ := json.Marshal(s)
+	return b, ""
+}
+
+// cellJSON is the import cell of a JSON type: the cell must be JSON itself.
+func cellJSON(s, _ string) (json.RawMessage, string) {
+	if !json.Valid([]byte(s)) {
+		return nil, "must be JSON, got " + strconv.Quote(clip(s))
+	}
+	return json.RawMessage(s), ""
+}
+
+// cellList is the import cell of an array type: a JSON list, as an export writes lists,
+// or values separated by semicolons.
+func cellList(s, _ string) (json.RawMessage, string) {
+	var list []string
+	if strings.HasPrefix(s, "[") && json.Unmarshal([]byte(s), &list) == nil {
+		b, _ := json.Marshal(list)
+		return b, ""
+	}
+	parts := []string{}
+	for v := range strings.SplitSeq(s, ";") {
+		if v = strings.TrimSpace(v); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	b, _ := json.Marshal(parts)
+	return b, ""
 }
 
 // ordered are the operators of types whose values have an order.
@@ -310,7 +393,14 @@ func checkValue(f *Field, raw json.RawMessage) (v value, problem string) {
 // example and a note; a body's string and a filter's text are checked alike.
 func textType(sql, format, what, example, note string, valid func(string) bool, ops ...Operator) fieldType {
 	return fieldType{sql: sql, schema: formatted(format), describe: func(*Field) string { return what + " such as " + example + note },
-		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }, ops: ops, example: example}
+		check: checkText(valid), filter: func(_ *Field, v string) bool { return valid(v) }, ops: ops, example: example,
+		importCell: cellText}
+}
+
+// withImportCell is t with its import cell replaced.
+func (t fieldType) withImportCell(cell func(s, dateLayout string) (json.RawMessage, string)) fieldType {
+	t.importCell = cell
+	return t
 }
 
 // checkLiteral validates a body value sent as a bare JSON literal (a number, true or

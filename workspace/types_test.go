@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -51,13 +52,27 @@ func TestFilterValues(t *testing.T) {
 }
 
 // TestFieldTypes checks the type table is whole: every entry says what its type is in SQL,
-// JSON Schema, a body and a message, and every catalogue field's type is in it; every list
-// filter's type can parse a filter value.
+// JSON Schema, a body, a message and an import file's cell (its example's cell reading as
+// a value its body check takes), and declares its operators; every catalogue field's type
+// is in it; every list filter's type can parse a filter value.
 func TestFieldTypes(t *testing.T) {
 	for i, ft := range fieldTypes {
 		if ft.sql == "" || ft.schema == nil || ft.describe == nil || ft.check == nil {
 			t.Errorf("field type %d: incomplete entry", i)
 			continue
+		}
+		if ft.importCell == nil {
+			t.Errorf("field type %d: has no importCell, so an import file's cells of it are not read", i)
+			continue
+		}
+		cell := ft.example // the example as an import file writes it: a string without quotes
+		if err := json.Unmarshal([]byte(ft.example), &cell); err != nil {
+			cell = ft.example
+		}
+		if v, problem := ft.importCell(cell, ""); problem != "" {
+			t.Errorf("field type %d: its example's cell %q: %s", i, cell, problem)
+		} else if _, problem := checkValue(&Field{Type: Type(i)}, v); problem != "" {
+			t.Errorf("field type %d: its example's cell %q reads as %s, which %s", i, cell, v, problem)
 		}
 		switch {
 		case ft.ops == nil:

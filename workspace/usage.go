@@ -97,6 +97,10 @@ func (u *Usage) Flush(ctx context.Context) error {
 	return err
 }
 
+// UsageFlushEvery is how often cmd has Run write the counts: the console's usage is at
+// most this late, and a crash loses at most this much of it.
+const UsageFlushEvery = 10 * time.Second
+
 // Run flushes every period until ctx ends, then once more, within 2 seconds (the loops'
 // owner waits 3 for every loop at shutdown, cmd/workspaced/loops.go).
 func (u *Usage) Run(ctx context.Context, every time.Duration) {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // config is every setting, read from the environment with flags overriding
@@ -67,13 +69,12 @@ type config struct {
 // shedConfig bounds the requests in flight of each class, and each workspace's and
 // credential's share of them, so the excess is refused instead of queueing for a database
 // connection (docs/operations.md, "Overload and a frozen database" and "Fair shares of
-// capacity"); 0 derives the bound from DB_MAX_CONNS (shedBounds).
+// capacity"); a 0 bound derives from DB_MAX_CONNS (workspace.ClassShares).
 type shedConfig struct {
-	Reads, Searches, Writes, Token  int
-	WorkspaceShare, CredentialShare int           // percent of each class's bound one workspace, one credential may hold
-	ShareWait                       time.Duration // the longest an operation waits for a place
-	SearchTimeout                   time.Duration // each statement of a search
-	BreakerTimeouts                 int           // database timeouts in a row that open the circuit breaker; 0: never
+	workspace.CapacityConfig
+	Token           int           // the token endpoint's requests in flight
+	SearchTimeout   time.Duration // each statement of a search
+	BreakerTimeouts int           // database timeouts in a row that open the circuit breaker; 0: never
 }
 
 // dbConfig bounds every wait on PostgreSQL, so a database that stops answering turns into

@@ -29,7 +29,7 @@ import (
 //     503 temporarily_unavailable and Retry-After: 1, instead of letting it queue for a
 //     database connection until its deadline; the API's and MCP's operations are bounded
 //     after authentication instead, by the fair shares of capacities (workspace/capacity.go,
-//     built here from the settings), since a bound shared by every workspace before
+//     sized by workspace.ClassShares from the settings), since a bound shared by every workspace before
 //     authentication lets one workspace's flood refuse the others;
 //   - while the circuit breaker is open (the database timed out repeatedly and has not
 //     answered since), requests that need the database are refused at once with the same
@@ -46,53 +46,13 @@ type guard struct {
 	refused    *prometheus.CounterVec
 }
 
-// Request classes as the guard sees them before authentication: the API's and MCP's
-// requests (the breaker guards them; their operations take the capacities' places) and
-// the token endpoint's (bounded here).
-const (
-	classRead  = "read"
-	classWrite = "write"
-	classToken = "token"
-)
-
-// shedBounds are the bounds of c, with 0 taken from the pool size for reads, writes and
-// the token endpoint, and a quarter of it for searches: a request holds at most one
-// connection at a time, and the pool's size is the concurrency at which the service peaks:
-// every request beyond it waits in the pool's queue and useful throughput falls as the
-// waits grow (docs/performance.md, "Overload and a frozen database"). Each class has its own
-// bound, so a flood of reads leaves writes and the token endpoint (sign-ins and refreshes)
-// their own room, and a flood of searches, which cost many reads each, leaves reads theirs.
-func shedBounds(c shedConfig, maxConns int) shedConfig {
-	for _, b := range []*int{&c.Reads, &c.Writes, &c.Token} {
-		if *b == 0 {
-			*b = maxConns
-		}
-	}
-	if c.Searches == 0 {
-		c.Searches = max(1, maxConns/4)
-	}
-	// A config built without the settings (tests) gets their defaults.
-	c.WorkspaceShare = cmp.Or(c.WorkspaceShare, 50)
-	c.CredentialShare = cmp.Or(c.CredentialShare, 25)
-	c.ShareWait = cmp.Or(c.ShareWait, time.Second)
-	return c
-}
-
-// shares is a class's Shares: capacity, and each workspace's and credential's share of it
-// as the percentages of c say (at least one place each).
-func shares(c shedConfig, capacity int) *overload.Shares {
-	pct := func(p int) int { return max(1, capacity*p/100) }
-	return overload.NewShares(overload.SharesConfig{Capacity: capacity, Wait: c.ShareWait,
-		Shares: []int{pct(c.WorkspaceShare), pct(c.CredentialShare)}})
-}
-
 // newGuard builds the guard; probe asks the database whether it answers (the breaker's
 // probe while it is open).
 func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Registerer, probe func(context.Context) error) *guard {
-	b := shedBounds(c, maxConns)
-	g := &guard{token: overload.NewBound(b.Token),
-		classes: map[workspace.Class]*overload.Shares{workspace.ClassRead: shares(b, b.Reads),
-			workspace.ClassSearch: shares(b, b.Searches), workspace.ClassWrite: shares(b, b.Writes)},
+	// The token endpoint's bound, like the classes', is the pool's size unless set
+	// (workspace.ClassShares says why).
+	g := &guard{token: overload.NewBound(cmp.Or(c.Token, maxConns)),
+		classes: workspace.ClassShares(c.CapacityConfig, maxConns),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workspaced_requests_refused_total",
 			Help: "Requests refused: reason overloaded (the class full of others' requests), share (the workspace's or credential's share taken: 429) or breaker_open (database not answering)."},
 			[]string{"class", "reason"})}
@@ -126,31 +86,8 @@ func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Regis
 	for class, s := range g.classes {
 		inFlight(string(class), s.InFlight)
 	}
-	inFlight(classToken, g.token.InFlight)
+	inFlight(string(workspace.ClassToken), g.token.InFlight)
 	return g
-}
-
-// classOf names the bound a request counts against, or "" for routes that need no database.
-func classOf(r *http.Request) string {
-	p := r.URL.Path
-	switch {
-	case p == "/oauth/token":
-		return classToken
-	case p == "/v1/openapi.json":
-		return ""
-	case strings.HasPrefix(p, "/v1/") || p == "/v1":
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
-			return classRead
-		}
-		return classWrite
-	case p == "/mcp" || strings.HasPrefix(p, "/mcp/"):
-		// MCP requests are POSTs whether the tool reads or writes: they count as writes.
-		if r.Method == http.MethodOptions {
-			return ""
-		}
-		return classWrite
-	}
-	return ""
 }
 
 // closeWhileDraining asks HTTP/1 clients to close their connection after each response
@@ -165,31 +102,35 @@ func (g *guard) closeWhileDraining(next http.Handler) http.Handler {
 }
 
 // shed refuses at once what the breaker does not admit, and token endpoint requests over
-// their bound.
-func (g *guard) shed(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		class := classOf(r)
-		if class == "" {
+// their bound; classOf is the class the adapter behind it names for a request
+// (restapi.RouteClass, mcp.RouteClass, oauth.RouteClass), "" for a route that needs no
+// database.
+func (g *guard) shed(classOf func(*http.Request) workspace.Class) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			class := classOf(r)
+			if class == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if g.breaker.Open() {
+				g.refused.WithLabelValues(string(class), "breaker_open").Inc()
+				refuse(w, r, class, store.Unavailable(errBreakerOpen))
+				return
+			}
+			if class != workspace.ClassToken {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if !g.token.Enter() {
+				g.refused.WithLabelValues(string(class), "overloaded").Inc()
+				refuse(w, r, class, workspace.ErrOverloaded)
+				return
+			}
+			defer g.token.Leave()
 			next.ServeHTTP(w, r)
-			return
-		}
-		if g.breaker.Open() {
-			g.refused.WithLabelValues(class, "breaker_open").Inc()
-			refuse(w, r, class, store.Unavailable(errBreakerOpen))
-			return
-		}
-		if class != classToken {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if !g.token.Enter() {
-			g.refused.WithLabelValues(class, "overloaded").Inc()
-			refuse(w, r, class, workspace.ErrOverloaded)
-			return
-		}
-		defer g.token.Leave()
-		next.ServeHTTP(w, r)
-	})
+		})
+	}
 }
 
 var errBreakerOpen = errors.New("database circuit breaker open: refused without asking the database")
@@ -197,8 +138,8 @@ var errBreakerOpen = errors.New("database circuit breaker open: refused without 
 // refuse writes e in the envelope of the request's surface: OAuth's for the token endpoint
 // (RFC 6749 section 5.2, temporarily_unavailable as its endpoints answer an outage), the
 // API's otherwise. Nothing is logged here: the access line counts it, sampled.
-func refuse(w http.ResponseWriter, r *http.Request, class string, e *apierr.Error) {
-	if class != classToken {
+func refuse(w http.ResponseWriter, r *http.Request, class workspace.Class, e *apierr.Error) {
+	if class != workspace.ClassToken {
 		httpx.WriteError(w, r, nil, e)
 		return
 	}

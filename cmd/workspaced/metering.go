@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
-
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/ratelimit"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -29,14 +26,6 @@ func (srv *server) enricher() (workspace.Enricher, error) {
 		}
 		provider = p
 	}
-	svc := enrich.NewService(enrich.ServiceConfig{Store: srv.store, Provider: provider, Cost: int64(srv.cfg.EnrichCost),
-		Logger: srv.log})
-	e := workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
-		res, err := svc.Enrich(ctx, p, domain)
-		if err != nil {
-			return nil, err
-		}
-		return res, nil
-	})
-	return e, nil
+	return enrich.NewService(enrich.ServiceConfig{Store: srv.store, Provider: provider, Cost: int64(srv.cfg.EnrichCost),
+		Logger: srv.log}), nil
 }

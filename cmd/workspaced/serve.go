@@ -28,6 +28,7 @@ import (
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/internal/gctune"
 	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/queue"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/restapi"
@@ -182,7 +183,7 @@ func runServer(ctx context.Context, cfg config, log *slog.Logger, banner io.Writ
 	defer bg.Stop(3 * time.Second)
 	apiKey := cfg.APIKey
 	if apiKey == "" {
-		if apiKey, err = s.Setting(ctx, "apikey", func() string { k, _ := store.NewSecret("pk_"); return k[:27] }); err != nil {
+		if apiKey, err = s.Setting(ctx, "apikey", httpx.NewAPIKey); err != nil {
 			return err
 		}
 	}
@@ -299,12 +300,12 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	}
 	background := []loop{
 		{"revocation listener", func(ctx context.Context) { srv.store.ListenRevocations(ctx, cache.Flush, cache.SetListening) }},
-		srv.periodic("token purge", time.Hour, func(ctx context.Context, _ time.Time) error { return provider.PurgeLogged(ctx) }),
+		srv.periodic("token purge", oauth.PurgeEvery, func(ctx context.Context, _ time.Time) error { return provider.PurgeLogged(ctx) }),
 		srv.periodic("credit-hold sweep", enrich.SweepEvery, func(ctx context.Context, now time.Time) error {
 			return enrich.SweepHolds(ctx, srv.store, now, srv.log)
 		}),
-		// Idempotency-Keys older than 24 hours.
-		srv.periodic("idempotency-key sweep", time.Minute, func(ctx context.Context, now time.Time) error {
+		// Idempotency-Keys past their lifetime (store.IdempotencyTTL).
+		srv.periodic("idempotency-key sweep", store.IdempotencySweepEvery, func(ctx context.Context, now time.Time) error {
 			_, err := store.SweepIdempotencyKeys(ctx, srv.store, now)
 			return err
 		}),
@@ -321,10 +322,10 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 			return err
 		}))
 	// Every authenticated request is counted for its credential (the console's usage),
-	// in memory, and written every 10 seconds and at shutdown.
+	// in memory, and written every workspace.UsageFlushEvery and at shutdown.
 	usage := workspace.NewUsage(srv.store, srv.log, nil)
 	auth := usage.Counted(cache)
-	background = append(background, loop{"usage flush", func(ctx context.Context) { usage.Run(ctx, 10*time.Second) }})
+	background = append(background, loop{"usage flush", func(ctx context.Context) { usage.Run(ctx, workspace.UsageFlushEvery) }})
 	// The domain, built once and handed to every adapter: REST, MCP and the console.
 	ops := workspace.NewOps(workspace.Config{Store: srv.store, Enricher: enricher, WebhookURLs: hookURLs,
 		Webhooks: hooks, Capacities: srv.guard.capacities})
@@ -393,9 +394,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	if srv.cfg.MetricsToken != "" {
 		r.Handle("/metrics", bearerOnly(srv.cfg.MetricsToken, srv.metricsHandler()))
 	}
-	guarded := r.With(srv.guard.shed) // the routes that need the database (classOf)
-	guarded.Mount("/v1", api.Handler())
-	guarded.Mount("/oauth", provider.Handler())
+	// The routes that need the database, each behind the guard with its adapter's classes.
+	r.With(srv.guard.shed(restapi.RouteClass)).Mount(restapi.Path, api.Handler())
+	r.With(srv.guard.shed(oauth.RouteClass)).Mount("/oauth", provider.Handler())
 	if err := srv.mountConsole(r, provider, ops, importer); err != nil {
 		return nil, nil, err
 	}
@@ -403,8 +404,9 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	r.Handle(mcp.RootMetadataPath, wellKnown)
 	r.Handle(mcp.RootMetadataPath+mcp.Path, wellKnown)
 	r.Handle(mcp.RootMetadataPath+mcp.Path+"/*", wellKnown)
-	guarded.Handle(mcp.Path, tools.Handler())
-	guarded.Handle(mcp.Path+"/*", tools.Handler())
+	mcpGuarded := r.With(srv.guard.shed(mcp.RouteClass))
+	mcpGuarded.Handle(mcp.Path, tools.Handler())
+	mcpGuarded.Handle(mcp.Path+"/*", tools.Handler())
 	return r, background, nil
 }
 

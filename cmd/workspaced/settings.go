@@ -14,6 +14,7 @@ import (
 
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // A setting is one configuration value, declared once: its environment variable, its
@@ -94,15 +95,15 @@ var settings = []setting{
 	{env: "MAX_IN_FLIGHT_WRITES", flag: "max-in-flight-writes", def: "0", defDoc: "`0`: `DB_MAX_CONNS`",
 		help: "writes (REST and MCP) in flight; beyond it as for reads (0: DB_MAX_CONNS)",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.Writes} }},
-	{env: "WORKSPACE_SHARE", flag: "workspace-share", def: "50",
+	{env: "WORKSPACE_SHARE", flag: "workspace-share", def: strconv.Itoa(workspace.DefaultWorkspaceShare),
 		help: "percent of each class's bound (reads, searches, writes) one workspace may hold; beyond, its next waits on its own, then 429",
 		doc:  "percent of each bound (`MAX_IN_FLIGHT_READS`, `_SEARCHES`, `_WRITES`; at least one place) one workspace's operations may hold at once, whoever else waits: beyond it the next waits up to `SHARE_WAIT` behind the workspace's own, then is answered `429 rate_limited` with `Retry-After: 1` (docs/operations.md, \"Fair shares of capacity\")",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.WorkspaceShare, min: 1, max: 100} }},
-	{env: "CREDENTIAL_SHARE", flag: "credential-share", def: "25",
+	{env: "CREDENTIAL_SHARE", flag: "credential-share", def: strconv.Itoa(workspace.DefaultCredentialShare),
 		help: "percent of each class's bound one credential (token, agent key) may hold; beyond, as WORKSPACE_SHARE",
 		doc:  "percent of each bound one credential (access token, agent key) may hold at once, so one member's flood leaves the workspace's others room; beyond it as `WORKSPACE_SHARE`",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.CredentialShare, min: 1, max: 100} }},
-	{env: "SHARE_WAIT", flag: "share-wait", def: "1s",
+	{env: "SHARE_WAIT", flag: "share-wait", def: workspace.DefaultShareWait.String(),
 		help: "longest an operation waits for a place in its class before 429 (its share taken) or 503 overloaded",
 		doc:  "longest an operation waits for a place: behind its own workspace's or credential's when its share is taken (then `429 rate_limited`), or for the class to have room (then `503 overloaded`); a workspace or credential has at most its share waiting, and the next is refused at once",
 		bind: func(c *config) flag.Value { return &durationValue{p: &c.Shed.ShareWait, max: time.Minute} }},

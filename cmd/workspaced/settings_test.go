@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agencyos/workspaced/workspace"
 )
 
 var updateREADME = flag.Bool("update", false, "rewrite the README's settings table from settings.go")
@@ -66,8 +68,9 @@ func TestConfigDefaults(t *testing.T) {
 		PerCredential: 60, PerWorkspace: 600, RefreshGrace: 30 * time.Second, EnrichCost: 1, LogLevel: "info",
 		MetricsAddr: "127.0.0.1:9090", WebhookRetentionDays: 30, WebhookRetrySpeedup: 1, ACMEDirectoryURL: "https://acme-v02.api.letsencrypt.org/directory",
 		ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, ShutdownGrace: 15 * time.Second, ShutdownDrain: 5 * time.Second,
-		DB:   dbConfig{ConnectTimeout: 5 * time.Second, AcquireTimeout: 3 * time.Second, StatementTimeout: 5 * time.Second, MaxConns: 16},
-		Shed: shedConfig{BreakerTimeouts: 5, WorkspaceShare: 50, CredentialShare: 25, ShareWait: time.Second, SearchTimeout: 2 * time.Second}}
+		DB: dbConfig{ConnectTimeout: 5 * time.Second, AcquireTimeout: 3 * time.Second, StatementTimeout: 5 * time.Second, MaxConns: 16},
+		Shed: shedConfig{BreakerTimeouts: 5, SearchTimeout: 2 * time.Second,
+			CapacityConfig: workspace.CapacityConfig{WorkspaceShare: 50, CredentialShare: 25, ShareWait: time.Second}}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
