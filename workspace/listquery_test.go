@@ -206,6 +206,48 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 			}
 		})
 	}
+	// A custom sort pages through the tasks with a value, then through the 75 without one
+	// (read from custom_absent) in the order of id, either way.
+	for sort, order := range map[string]string{
+		"custom_fields.n":  "(custom_fields->>'n')::int ASC NULLS LAST, id ASC",
+		"-custom_fields.n": "(custom_fields->>'n')::int DESC NULLS LAST, id DESC",
+	} {
+		t.Run("sort="+sort, func(t *testing.T) {
+			rows, err := pool.Query(ctx, `SELECT id::text FROM tasks WHERE workspace_id = $1 AND NOT is_private ORDER BY `+order, f.WorkspaceID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			params := workspace.ListParams{Sort: &sort, Limit: 50}
+			for pages := 0; ; pages++ {
+				if pages > 20 {
+					t.Fatal("paging does not end")
+				}
+				page, err := ops.List(ctx, reader, workspace.Lookup("tasks"), params)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var recs []struct{ ID string }
+				if err := json.Unmarshal(page.Data, &recs); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range recs {
+					got = append(got, r.ID)
+				}
+				if page.NextCursor == nil {
+					break
+				}
+				params.Cursor = *page.NextCursor
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d tasks, want %d in the sort's order\ngot  %v\nwant %v", len(got), len(want), got, want)
+			}
+		})
+	}
 }
 
 // TestContains: ?field[contains]=text keeps the records whose field holds the text, case
