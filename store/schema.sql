@@ -397,7 +397,7 @@ CREATE FUNCTION public.ws_custom_absent_fill() RETURNS trigger
     SET search_path TO 'public'
     AS $_$
 BEGIN
-  EXECUTE format('INSERT INTO custom_absent SELECT $1, $2, t.id FROM %I t WHERE t.workspace_id = $1', NEW.resource)
+  EXECUTE format('INSERT INTO custom_absent SELECT $1, $2, t.id FROM %I t WHERE t.workspace_id = $1 ORDER BY t.id', NEW.resource)
     USING NEW.workspace_id, NEW.id;
   RETURN NULL;
 END
@@ -470,11 +470,16 @@ BEGIN
   PERFORM pg_advisory_xact_lock_shared(ws_custom_lock_key(NEW.workspace_id, TG_ARGV[0]));
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM custom_values WHERE record_id = NEW.id;
-    DELETE FROM custom_absent WHERE record_id = NEW.id;
+    -- Only the fields the update gives a value to or takes it from.
+    DELETE FROM custom_absent a USING custom_fields f
+     WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0]
+       AND ws_custom_set(f.type, NEW.custom_fields -> f.key) AND NOT ws_custom_set(f.type, OLD.custom_fields -> f.key)
+       AND a.field_id = f.id AND a.record_id = NEW.id;
   END IF;
   INSERT INTO custom_absent
   SELECT NEW.workspace_id, f.id, NEW.id FROM custom_fields f
-   WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0] AND NOT ws_custom_set(f.type, NEW.custom_fields -> f.key);
+   WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0] AND NOT ws_custom_set(f.type, NEW.custom_fields -> f.key)
+     AND (TG_OP = 'INSERT' OR ws_custom_set(f.type, OLD.custom_fields -> f.key));
   IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
     RETURN NULL;
   END IF;
@@ -554,7 +559,7 @@ BEGIN
   DELETE FROM custom_values WHERE field_id = NEW.id;
   DELETE FROM custom_absent WHERE field_id = NEW.id;
   EXECUTE format('INSERT INTO custom_absent SELECT t.workspace_id, $1.id, t.id FROM %I t
-     WHERE t.workspace_id = $1.workspace_id AND NOT ws_custom_set($1.type, t.custom_fields -> $1.key)', NEW.resource) USING NEW;
+     WHERE t.workspace_id = $1.workspace_id AND NOT ws_custom_set($1.type, t.custom_fields -> $1.key) ORDER BY t.id', NEW.resource) USING NEW;
   BEGIN
     EXECUTE format('INSERT INTO custom_values SELECT r.* FROM %I t CROSS JOIN LATERAL ws_custom_rows($1, t.workspace_id, t.id, t.custom_fields -> $1.key) r
        WHERE t.workspace_id = $1.workspace_id AND t.custom_fields ? $1.key', NEW.resource) USING NEW;
@@ -4017,12 +4022,6 @@ CREATE INDEX crm_files_sync ON public.crm_files USING btree (workspace_id, updat
 --
 
 CREATE INDEX custom_absent_field ON public.custom_absent USING btree (field_id, record_id) INCLUDE (workspace_id);
-
---
--- Name: custom_absent_record; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX custom_absent_record ON public.custom_absent USING btree (record_id);
 
 --
 -- Name: custom_fields_keyset; Type: INDEX; Schema: public; Owner: -

@@ -29,8 +29,9 @@ CREATE POLICY ws_isolation ON custom_absent
   WITH CHECK (workspace_id = (SELECT app_workspace_id()));
 GRANT SELECT ON custom_absent TO workspaced_app;
 -- workspace_id included: the policy is checked on the index entry (as 00063_custom_values_indexes.sql).
+-- The only index: a record's update finds its rows by (field, record) for the fields whose
+-- presence it changes, so a field's fill writes one index, in its order.
 CREATE INDEX custom_absent_field ON custom_absent (field_id, record_id) INCLUDE (workspace_id);
-CREATE INDEX custom_absent_record ON custom_absent (record_id);
 
 -- ws_custom_set is whether v, a record's entry for a field of type typ, gives the record a
 -- value: one or more custom_values rows from ws_custom_rows.
@@ -61,11 +62,16 @@ BEGIN
   PERFORM pg_advisory_xact_lock_shared(ws_custom_lock_key(NEW.workspace_id, TG_ARGV[0]));
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM custom_values WHERE record_id = NEW.id;
-    DELETE FROM custom_absent WHERE record_id = NEW.id;
+    -- Only the fields the update gives a value to or takes it from.
+    DELETE FROM custom_absent a USING custom_fields f
+     WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0]
+       AND ws_custom_set(f.type, NEW.custom_fields -> f.key) AND NOT ws_custom_set(f.type, OLD.custom_fields -> f.key)
+       AND a.field_id = f.id AND a.record_id = NEW.id;
   END IF;
   INSERT INTO custom_absent
   SELECT NEW.workspace_id, f.id, NEW.id FROM custom_fields f
-   WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0] AND NOT ws_custom_set(f.type, NEW.custom_fields -> f.key);
+   WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0] AND NOT ws_custom_set(f.type, NEW.custom_fields -> f.key)
+     AND (TG_OP = 'INSERT' OR ws_custom_set(f.type, OLD.custom_fields -> f.key));
   IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
     RETURN NULL;
   END IF;
@@ -123,7 +129,7 @@ $$;
 -- +goose StatementBegin
 CREATE FUNCTION ws_custom_absent_fill() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
 BEGIN
-  EXECUTE format('INSERT INTO custom_absent SELECT $1, $2, t.id FROM %I t WHERE t.workspace_id = $1', NEW.resource)
+  EXECUTE format('INSERT INTO custom_absent SELECT $1, $2, t.id FROM %I t WHERE t.workspace_id = $1 ORDER BY t.id', NEW.resource)
     USING NEW.workspace_id, NEW.id;
   RETURN NULL;
 END
@@ -141,7 +147,7 @@ BEGIN
   DELETE FROM custom_values WHERE field_id = NEW.id;
   DELETE FROM custom_absent WHERE field_id = NEW.id;
   EXECUTE format('INSERT INTO custom_absent SELECT t.workspace_id, $1.id, t.id FROM %I t
-     WHERE t.workspace_id = $1.workspace_id AND NOT ws_custom_set($1.type, t.custom_fields -> $1.key)', NEW.resource) USING NEW;
+     WHERE t.workspace_id = $1.workspace_id AND NOT ws_custom_set($1.type, t.custom_fields -> $1.key) ORDER BY t.id', NEW.resource) USING NEW;
   BEGIN
     EXECUTE format('INSERT INTO custom_values SELECT r.* FROM %I t CROSS JOIN LATERAL ws_custom_rows($1, t.workspace_id, t.id, t.custom_fields -> $1.key) r
        WHERE t.workspace_id = $1.workspace_id AND t.custom_fields ? $1.key', NEW.resource) USING NEW;
@@ -162,7 +168,7 @@ DECLARE
 BEGIN
   FOREACH t IN ARRAY ARRAY['deals', 'people', 'companies', 'tasks', 'deal_tasks', 'projects'] LOOP
     EXECUTE format('INSERT INTO custom_absent SELECT f.workspace_id, f.id, r.id FROM custom_fields f JOIN %I r ON r.workspace_id = f.workspace_id
-      WHERE f.resource = %L AND NOT ws_custom_set(f.type, r.custom_fields -> f.key)', t, t);
+      WHERE f.resource = %L AND NOT ws_custom_set(f.type, r.custom_fields -> f.key) ORDER BY f.id, r.id', t, t);
   END LOOP;
 END
 $$;
