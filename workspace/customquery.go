@@ -400,8 +400,8 @@ func (p *customProbe) render() string {
 		order = " ORDER BY " + p.col
 	}
 	limit := " LIMIT " + fmt.Sprint(fewMatches+1)
-	if p.absent {
-		return `SELECT a.record_id AS "id" FROM custom_absent a WHERE a.field_id = ` + p.fid + limit
+	if p.absent { // ordered, as the other scans, so that it stays on the field's index
+		return `SELECT a.record_id AS "id" FROM custom_absent a WHERE a.field_id = ` + p.fid + " ORDER BY a.record_id" + limit
 	}
 	scan := func(cond string) string {
 		return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + cond + order + limit
