@@ -63,6 +63,14 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 			t.Fatal(err)
 		}
 	}
+	// A custom field on people, which none of them holds yet: its custom_absent rows
+	// (store/migrations/00059_custom_absent.sql).
+	for _, d := range []struct{ ws, user string }{{da.WorkspaceID, da.AdminUserID}, {db.WorkspaceID, db.AdminUserID}} {
+		if _, err := store.PoolOf(s).Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type)
+			VALUES ($1, $2, 'people', 'nickname', 'Nickname', 'text')`, d.ws, d.user); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Act as the admins, who hold every grant.
 	pa.UserID, pa.Role = da.AdminUserID, "admin"
 	pb.UserID, pb.Role = db.AdminUserID, "admin"

@@ -389,6 +389,21 @@ END
 $$;
 
 --
+-- Name: ws_custom_absent_fill(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_absent_fill() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $_$
+BEGIN
+  EXECUTE format('INSERT INTO custom_absent SELECT $1, $2, t.id FROM %I t WHERE t.workspace_id = $1 ORDER BY t.id', NEW.resource)
+    USING NEW.workspace_id, NEW.id;
+  RETURN NULL;
+END
+$_$;
+
+--
 -- Name: ws_custom_archived(uuid, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -452,9 +467,19 @@ BEGIN
   IF TG_OP = 'UPDATE' AND NEW.custom_fields IS NOT DISTINCT FROM OLD.custom_fields THEN
     RETURN NULL;
   END IF;
+  PERFORM pg_advisory_xact_lock_shared(ws_custom_lock_key(NEW.workspace_id, TG_ARGV[0]));
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM custom_values WHERE record_id = NEW.id;
+    -- Only the fields the update gives a value to or takes it from.
+    DELETE FROM custom_absent a USING custom_fields f
+     WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0]
+       AND ws_custom_set(f.type, NEW.custom_fields -> f.key) AND NOT ws_custom_set(f.type, OLD.custom_fields -> f.key)
+       AND a.field_id = f.id AND a.record_id = NEW.id;
   END IF;
+  INSERT INTO custom_absent
+  SELECT NEW.workspace_id, f.id, NEW.id FROM custom_fields f
+   WHERE f.workspace_id = NEW.workspace_id AND f.resource = TG_ARGV[0] AND NOT ws_custom_set(f.type, NEW.custom_fields -> f.key)
+     AND (TG_OP = 'INSERT' OR ws_custom_set(f.type, OLD.custom_fields -> f.key));
   IF NEW.custom_fields IS NULL OR NEW.custom_fields = '{}' THEN
     RETURN NULL;
   END IF;
@@ -486,6 +511,11 @@ CREATE FUNCTION public.ws_custom_index_rows() RETURNS trigger
 DECLARE
   k text;
 BEGIN
+  PERFORM pg_advisory_xact_lock_shared(ws_custom_lock_key(w, TG_ARGV[0]))
+     FROM (SELECT DISTINCT n.workspace_id AS w FROM new_rows n ORDER BY 1) x;
+  INSERT INTO custom_absent
+  SELECT n.workspace_id, f.id, n.id FROM new_rows n JOIN custom_fields f ON f.workspace_id = n.workspace_id AND f.resource = TG_ARGV[0]
+   WHERE NOT ws_custom_set(f.type, n.custom_fields -> f.key);
   INSERT INTO custom_values
   SELECT r.* FROM new_rows n JOIN custom_fields f ON f.workspace_id = n.workspace_id AND f.resource = TG_ARGV[0] AND n.custom_fields ? f.key
    CROSS JOIN LATERAL ws_custom_rows(f, n.workspace_id, n.id, n.custom_fields -> f.key) r
@@ -505,6 +535,16 @@ END
 $$;
 
 --
+-- Name: ws_custom_lock_key(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_lock_key(ws uuid, res text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  SELECT hashtextextended('custom_fields:' || ws || ':' || res, 0)
+$$;
+
+--
 -- Name: ws_custom_reindex(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -517,6 +557,9 @@ BEGIN
     RETURN NULL;
   END IF;
   DELETE FROM custom_values WHERE field_id = NEW.id;
+  DELETE FROM custom_absent WHERE field_id = NEW.id;
+  EXECUTE format('INSERT INTO custom_absent SELECT t.workspace_id, $1.id, t.id FROM %I t
+     WHERE t.workspace_id = $1.workspace_id AND NOT ws_custom_set($1.type, t.custom_fields -> $1.key) ORDER BY t.id', NEW.resource) USING NEW;
   BEGIN
     EXECUTE format('INSERT INTO custom_values SELECT r.* FROM %I t CROSS JOIN LATERAL ws_custom_rows($1, t.workspace_id, t.id, t.custom_fields -> $1.key) r
        WHERE t.workspace_id = $1.workspace_id AND t.custom_fields ? $1.key', NEW.resource) USING NEW;
@@ -602,6 +645,17 @@ CREATE FUNCTION public.ws_custom_rows(f public.custom_fields, ws uuid, rec uuid,
           UNION ALL SELECT jsonb_array_elements_text(v) WHERE f.type = 'multi_select') o
   ) x
   WHERE v IS NOT NULL AND jsonb_typeof(v) <> 'null'
+$$;
+
+--
+-- Name: ws_custom_set(text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_set(typ text, v jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+  SELECT v IS NOT NULL AND jsonb_typeof(v) <> 'null'
+     AND (typ <> 'multi_select' OR (jsonb_typeof(v) = 'array' AND jsonb_array_length(v) > 0))
 $$;
 
 --
@@ -1343,6 +1397,18 @@ CREATE TABLE public.crm_files (
 );
 
 ALTER TABLE ONLY public.crm_files FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: custom_absent; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.custom_absent (
+    workspace_id uuid NOT NULL,
+    field_id uuid NOT NULL,
+    record_id uuid NOT NULL
+);
+
+ALTER TABLE ONLY public.custom_absent FORCE ROW LEVEL SECURITY;
 
 --
 -- Name: deal_labels; Type: TABLE; Schema: public; Owner: -
@@ -3952,6 +4018,12 @@ CREATE INDEX crm_files_search ON public.crm_files USING gin (workspace_id, searc
 CREATE INDEX crm_files_sync ON public.crm_files USING btree (workspace_id, updated_at, id);
 
 --
+-- Name: custom_absent_field; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_absent_field ON public.custom_absent USING btree (field_id, record_id) INCLUDE (workspace_id);
+
+--
 -- Name: custom_fields_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -5396,6 +5468,12 @@ CREATE INDEX webhook_endpoints_sync ON public.webhook_endpoints USING btree (wor
 --
 
 CREATE INDEX webhook_events_created_at ON public.webhook_events USING brin (created_at);
+
+--
+-- Name: custom_fields absent_fill; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER absent_fill AFTER INSERT ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_custom_absent_fill();
 
 --
 -- Name: automations activity; Type: TRIGGER; Schema: public; Owner: -
@@ -8118,6 +8196,12 @@ ALTER TABLE public.credit_ledger ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.crm_files ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: custom_absent; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.custom_absent ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: custom_fields; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -9036,6 +9120,12 @@ CREATE POLICY ws_isolation ON public.credit_holds USING ((workspace_id = ( SELEC
 CREATE POLICY ws_isolation ON public.credit_ledger USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
 
 --
+-- Name: custom_absent ws_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_isolation ON public.custom_absent USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
+
+--
 -- Name: custom_fields ws_isolation; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -9857,6 +9947,12 @@ GRANT SELECT,INSERT ON TABLE public.credit_ledger TO workspaced_app;
 --
 
 GRANT SELECT ON TABLE public.crm_files TO workspaced_app;
+
+--
+-- Name: TABLE custom_absent; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.custom_absent TO workspaced_app;
 
 --
 -- Name: TABLE deal_labels; Type: ACL; Schema: public; Owner: -

@@ -36,10 +36,11 @@ func TestEveryWorkspaceTableHasTheSyncIndex(t *testing.T) {
 		indexed[name] = true
 	}
 	for table, selectable := range workspaceTables(t, s) {
-		// Credential tables; keys are looked up by their own key; custom_values is read
-		// only inside the filters and sorts of its records (workspace/customquery.go); an
-		// import and its parts and errors are read by the import's id (imports/), never synced.
-		if !selectable || table == "idempotency_keys" || table == "custom_values" ||
+		// Credential tables; keys are looked up by their own key; custom_values and
+		// custom_absent are read only inside the filters and sorts of their records
+		// (workspace/customquery.go); an import and its parts and errors are read by the
+		// import's id (imports/), never synced.
+		if !selectable || table == "idempotency_keys" || table == "custom_values" || table == "custom_absent" ||
 			table == "imports" || table == "import_parts" || table == "import_errors" {
 			continue
 		}

@@ -153,11 +153,14 @@ func checkCustomCondition(f *CustomField, c Condition) error {
 // condition itself then tells.
 //
 // alts, for ne, are two conditions, either of which holds, each read in col's order.
+// absent, for [null]=true, reads the field's custom_absent rows instead: the records
+// without a value.
 type customProbe struct {
-	fid  string
-	cond string
-	col  string
-	alts []string
+	fid    string
+	cond   string
+	col    string
+	alts   []string
+	absent bool
 	// own are the values of the parameters only the probe reads (the field's id, a
 	// prefix's range), written as ownParam placeholders: they are added to the statement
 	// when the probe is rendered, since a parameter the statement never reads is one
@@ -178,15 +181,16 @@ var customRecordValue = map[string]string{
 	"boolean": "(%s #>> '{}')::boolean",
 }
 
-// sql is the condition on r's rows and its probe (nil for [null]=true, whose records have
-// no row in custom_values to read). The condition reads the record's own custom_fields
-// entry, converted as custom_values holds it, so a walk checks each record it reads
-// without reading custom_values too; the probe reads the field's custom_values index.
+// sql is the condition on r's rows and its probe. The condition reads the record's own
+// custom_fields entry, converted as custom_values holds it, so a walk checks each record
+// it reads without reading custom_values too; the probe reads the field's custom_values
+// index, or for [null]=true the field's custom_absent index (the records without a value,
+// store/migrations/00059_custom_absent.sql).
 func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string, *customProbe) {
 	t := customTypeOf(cc.f.Type)
 	entry := fmt.Sprintf(`(%s."custom_fields" -> $%d::text)`, ident(r.Table), add(cc.f.Key))
 	// has is whether the record has a value: a row in custom_values (an empty
-	// multi_select has none).
+	// multi_select has none), as ws_custom_set tells for custom_absent.
 	has := "coalesce(jsonb_typeof(" + entry + ") <> 'null', false)"
 	elems := ""
 	recCol := entry + " #>> '{}'"
@@ -207,11 +211,12 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 		return cond
 	}
 	c := cc.c
-	if c.Op == OpNull && c.Value == "true" {
-		return "NOT " + has, nil
-	}
 	probe := &customProbe{own: []any{cc.f.ID}}
 	probe.fid = ownParam(0) + "::text::uuid"
+	if c.Op == OpNull && c.Value == "true" {
+		probe.absent = true
+		return "NOT " + has, probe
+	}
 	typed := func(param string) string {
 		if cc.f.Type == "date" {
 			return "(" + param + "::text::date::timestamp AT TIME ZONE 'UTC')"
@@ -297,9 +302,9 @@ func (cq *customQuery) walk(r *Resource, withQ bool) walk {
 // page is the page of a custom sort, in two parts read one after the other: the records
 // with a value, walking the field's custom_values index (field_id, value, record_id) from
 // the cursor and fetching each record by its id under the list's conditions; then those
-// without one, walking the workspace's (workspace_id, id) index. The statement reads the
-// parts in that order (no ORDER BY above them: a Merge Append would start both parts, and
-// the second reads the whole workspace to find no record without a value), stopping at
+// without one, walking the field's custom_absent index (field_id, record_id) in the order
+// of id and fetching each the same way. The statement reads the parts in that order (no
+// ORDER BY above them: a Merge Append would start both parts), stopping at
 // fetch rows, so a page reads about what it shows (TestCustomFieldPlans). OFFSET 0 keeps
 // the fetch of each record a lookup by its id: flattened into a join, a page with a
 // condition whose selectivity the planner underestimates (a custom value's) was planned
@@ -320,20 +325,20 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 	}
 	values := "SELECT d.*, " + col + ` AS "_sort" FROM custom_values v CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
 		` WHERE "id" = v.record_id` + conds + " OFFSET 0) d WHERE v.field_id = " + fid
-	nulls := "SELECT " + cols + ", NULL::" + t.sqlType + ` AS "_sort" FROM ` + table +
-		" WHERE NOT EXISTS (SELECT 1 FROM custom_values v WHERE v.field_id = " + fid + " AND v.record_id = " + table + `."id")` + conds
+	nulls := "SELECT d.*, NULL::" + t.sqlType + ` AS "_sort" FROM custom_absent a CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
+		` WHERE "id" = a.record_id` + conds + " OFFSET 0) d WHERE a.field_id = " + fid
 	withValues := true
 	if a := cq.after; a != nil {
 		id := fmt.Sprintf("$%d::text::uuid", add(a.ID))
 		if a.Keys[0] == nil { // past a record without a value: the values are behind
-			nulls += ` AND "id"` + cmp + id
+			nulls += " AND a.record_id" + cmp + id
 			withValues = false
 		} else {
 			values += " AND (" + col + ", v.record_id)" + cmp + fmt.Sprintf("($%d::text::%s, %s)", add(*a.Keys[0]), t.sqlType, id)
 		}
 	}
 	limit := " LIMIT " + fmt.Sprint(fetch)
-	nullsPart := "(" + nulls + ` ORDER BY "id"` + dir + limit + ")"
+	nullsPart := "(" + nulls + " ORDER BY a.record_id" + dir + limit + ")"
 	if !withValues {
 		return nullsPart
 	}
@@ -379,7 +384,7 @@ func (o *Ops) customSearchable(ctx context.Context, p *store.Principal, types []
 // a handful of index pages tell whether the condition holds for fewMatches or fewer of
 // the workspace's records (then the page is those of them the list's conditions keep,
 // each read once) or for more (then the walk, which finds a match in about every
-// workspace/fewMatches records). [null]=true has no probe (customCond.sql).
+// workspace/fewMatches records).
 func (p *customProbe) probe(add func(any) int) string {
 	sql := p.render()
 	for i, v := range p.own {
@@ -395,6 +400,9 @@ func (p *customProbe) render() string {
 		order = " ORDER BY " + p.col
 	}
 	limit := " LIMIT " + fmt.Sprint(fewMatches+1)
+	if p.absent { // ordered, as the other scans, so that it stays on the field's index
+		return `SELECT a.record_id AS "id" FROM custom_absent a WHERE a.field_id = ` + p.fid + " ORDER BY a.record_id" + limit
+	}
 	scan := func(cond string) string {
 		return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + cond + order + limit
 	}

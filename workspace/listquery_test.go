@@ -94,7 +94,8 @@ func TestConditionPagesFollowTheWalk(t *testing.T) {
 // the tasks the test's own SQL on the records' custom_fields selects as the owner, in the
 // list's order, each once, none private to another member. The conditions match from
 // none to all of 600 tasks, on either side of fewMatches, and a multi_select in holds
-// records with both options (two custom_values rows matching).
+// records with both options (two custom_values rows matching); a field added after the
+// tasks is absent from those an UPDATE did not give it.
 func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 	s := storetest.New(t)
 	pool := storetest.Pool(t)
@@ -122,6 +123,18 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 		  FROM generate_series(1, 600) g`, f.WorkspaceID, f.Admin.UserID); err != nil {
 		t.Fatal(err)
 	}
+	// late is added after the tasks (its insert marks it absent from each of them,
+	// store/migrations/00059_custom_absent.sql), then given to all but one task in a
+	// hundred by an UPDATE through the record trigger.
+	for _, sql := range []string{
+		`INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type) VALUES ($1, $2, 'tasks', 'late', 'late', 'number')`,
+		`UPDATE tasks SET custom_fields = custom_fields || jsonb_build_object('late', 1)
+		  WHERE workspace_id = $1 AND $2::text IS NOT NULL AND get_byte(uuid_send(id), 0) % 100 <> 0`,
+	} {
+		if _, err := pool.Exec(ctx, sql, f.WorkspaceID, f.Admin.UserID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cond := func(key string, op workspace.Operator, v string) workspace.Condition {
 		c := workspace.Condition{Field: "custom_fields." + key, Op: op, Value: v}
 		if op == workspace.OpIn {
@@ -142,6 +155,8 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 		{cond("n", workspace.OpIn, "0,4"), "(custom_fields->>'n')::int IN (0, 4)", nil},
 		{cond("n", workspace.OpNull, "true"), "NOT custom_fields ? 'n'", nil},
 		{cond("n", workspace.OpNull, "false"), "custom_fields ? 'n'", nil},
+		{cond("late", workspace.OpNull, "true"), "NOT custom_fields ? 'late'", nil},
+		{cond("late", workspace.OpNull, "false"), "custom_fields ? 'late'", nil},
 		{cond("s", workspace.OpPrefix, "task 1"), "custom_fields->>'s' LIKE 'task 1%'", nil},
 		{cond("s", workspace.OpEq, "task 7"), "custom_fields->>'s' = 'task 7'", nil},
 		{cond("m", workspace.OpEq, "o0"), "custom_fields->'m' ? 'o0'", nil},
@@ -188,6 +203,48 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%d tasks, want %d in the walk's order\ngot  %v\nwant %v", len(got), len(want), got, want)
+			}
+		})
+	}
+	// A custom sort pages through the tasks with a value, then through the 75 without one
+	// (read from custom_absent) in the order of id, either way.
+	for sort, order := range map[string]string{
+		"custom_fields.n":  "(custom_fields->>'n')::int ASC NULLS LAST, id ASC",
+		"-custom_fields.n": "(custom_fields->>'n')::int DESC NULLS LAST, id DESC",
+	} {
+		t.Run("sort="+sort, func(t *testing.T) {
+			rows, err := pool.Query(ctx, `SELECT id::text FROM tasks WHERE workspace_id = $1 AND NOT is_private ORDER BY `+order, f.WorkspaceID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			params := workspace.ListParams{Sort: &sort, Limit: 50}
+			for pages := 0; ; pages++ {
+				if pages > 20 {
+					t.Fatal("paging does not end")
+				}
+				page, err := ops.List(ctx, reader, workspace.Lookup("tasks"), params)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var recs []struct{ ID string }
+				if err := json.Unmarshal(page.Data, &recs); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range recs {
+					got = append(got, r.ID)
+				}
+				if page.NextCursor == nil {
+					break
+				}
+				params.Cursor = *page.NextCursor
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d tasks, want %d in the sort's order\ngot  %v\nwant %v", len(got), len(want), got, want)
 			}
 		})
 	}
