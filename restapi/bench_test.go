@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -29,7 +30,7 @@ import (
 // benchWorld is a workspace with n deals, one pipeline, an admin and their token.
 type benchWorld struct {
 	e     *env
-	admin *store.Principal
+	admin *auth.Principal
 	token string
 	deal  string
 }
@@ -42,7 +43,7 @@ func newBenchWorld(b testing.TB, deals int) *benchWorld {
 }
 
 // seedDeals makes a workspace with n deals in one pipeline and returns its admin and a deal.
-func seedDeals(b testing.TB, s *store.Store, deals int) (*store.Principal, string) {
+func seedDeals(b testing.TB, s *store.Store, deals int) (*auth.Principal, string) {
 	b.Helper()
 	f := storetest.Workspace(b, s, workspace.Scopes())
 	ctx := context.Background()
@@ -122,7 +123,7 @@ func BenchmarkGetDeal(b *testing.B) {
 	})
 	b.Run("pgx", func(b *testing.B) { // the same statement and actor batch, one round trip
 		for b.Loop() {
-			if err := w.e.store.Query(ctx, w.admin, sql, []any{w.deal}, drain); err != nil {
+			if err := w.e.store.Query(ctx, w.admin.Actor(), sql, []any{w.deal}, drain); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -151,7 +152,7 @@ func BenchmarkListDeals50(b *testing.B) {
 	})
 	b.Run("pgx", func(b *testing.B) {
 		for b.Loop() {
-			if err := w.e.store.Query(ctx, w.admin, sql, args, drain); err != nil {
+			if err := w.e.store.Query(ctx, w.admin.Actor(), sql, args, drain); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -188,7 +189,7 @@ func BenchmarkPatchDeal(b *testing.B) {
 // a server belongs to the test or benchmark that started it and closes when that ends.
 var deep struct {
 	once  sync.Once
-	admin *store.Principal
+	admin *auth.Principal
 	deal  string
 }
 
@@ -296,7 +297,7 @@ func pageAtDepth(t *testing.T, w *benchWorld, order workspace.Order, query, curs
 		if params.Order == workspace.OrderUpdated {
 			query = w.e.store.QuerySync // the sync's horizon, as List runs it
 		}
-		if err := query(ctx, w.admin, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args, func(rows pgx.Rows) error {
+		if err := query(ctx, w.admin.Actor(), "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, args, func(rows pgx.Rows) error {
 			for rows.Next() {
 				if err := rows.Scan(&plan); err != nil {
 					return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -201,7 +202,7 @@ func TestIdempotencyKeyEnrichChargesOnce(t *testing.T) {
 	provider := &blockingProvider{entered: make(chan struct{}, 10), release: make(chan struct{})}
 	e := newEnv(t, func(cfg *envConfig) {
 		svc := enrich.NewService(enrich.ServiceConfig{Store: cfg.Store, Provider: provider, Cost: 1})
-		cfg.Enricher = workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+		cfg.Enricher = workspace.EnricherFunc(func(ctx context.Context, p *auth.Principal, domain string) (any, error) {
 			res, err := svc.Enrich(ctx, p, domain)
 			if err != nil {
 				return nil, err

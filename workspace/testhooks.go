@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // Hooks for restapi's benchmarks and the depth test (restapi/bench_test.go) and the plan
@@ -14,7 +14,7 @@ import (
 // a non-test file because restapi's tests are in another package; nothing else calls them.
 
 // ListSQLForTest returns the statement and arguments List runs for params.
-func (o *Ops) ListSQLForTest(ctx context.Context, p *store.Principal, resource string, params ListParams) (string, []any, error) {
+func (o *Ops) ListSQLForTest(ctx context.Context, p *auth.Principal, resource string, params ListParams) (string, []any, error) {
 	st, err := o.listQuery(ctx, p, Lookup(resource), params)
 	if err != nil {
 		return "", nil, err

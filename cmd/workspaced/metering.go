@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/ratelimit"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -31,7 +31,7 @@ func (srv *server) enricher() (workspace.Enricher, error) {
 	}
 	svc := enrich.NewService(enrich.ServiceConfig{Store: srv.store, Provider: provider, Cost: int64(srv.cfg.EnrichCost),
 		Logger: srv.log})
-	e := workspace.EnricherFunc(func(ctx context.Context, p *store.Principal, domain string) (any, error) {
+	e := workspace.EnricherFunc(func(ctx context.Context, p *auth.Principal, domain string) (any, error) {
 		res, err := svc.Enrich(ctx, p, domain)
 		if err != nil {
 			return nil, err
