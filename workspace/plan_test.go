@@ -264,7 +264,7 @@ func explainList(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.
 	params workspace.ListParams, when string) (string, explained) {
 	t.Helper()
 	ctx := context.Background()
-	sql, args, err := ops.ListSQLForTest(ctx, reader, r.Name, params)
+	sql, args, _, err := ops.ListSQL(ctx, reader, r, params)
 	if err != nil {
 		t.Fatal(err)
 	}
