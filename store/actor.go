@@ -20,7 +20,7 @@ type Actor struct {
 	UserID      string
 	Role        string     // admin or member
 	Grants      string     // app.grants: the effective grants as GrantsSetting writes them
-	Credential  Credential // app.credential (Credential.Label) and app.client (its OAuth client)
+	Credential  Credential // app.credential (Credential.Label), app.client, and the owner of idempotency keys
 	Via         string     // the channel (ViaREST, ViaMCP ...), app.via
 }
 
