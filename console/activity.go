@@ -95,7 +95,7 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request, me *store.OAut
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit log", Nav: "activity", Me: me,
+	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit log", Nav: "activity", Me: principalOf(me),
 		Data: activityData{Rows: named, Members: members, Filter: f}})
 }
 
@@ -111,6 +111,6 @@ func (s *Server) activityRecord(w http.ResponseWriter, r *http.Request, me *stor
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit record", Nav: "activity", Me: me,
+	s.render(w, r, http.StatusOK, "activity", page{Title: "Audit record", Nav: "activity", Me: principalOf(me),
 		Data: activityData{Rows: named, One: true}})
 }

@@ -25,7 +25,7 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, me *store.OA
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, status, "agents", page{Title: "Agents and keys", Nav: "agents", Me: me, Notice: notice, Error: msg,
+	s.render(w, r, status, "agents", page{Title: "Agents and keys", Nav: "agents", Me: principalOf(me), Notice: notice, Error: msg,
 		Data: agentsData{Agents: rows, Features: store.Features, Levels: store.GrantLevels(), NewKey: key}})
 }
 
@@ -42,21 +42,21 @@ func (s *Server) agentsAnswer(w http.ResponseWriter, r *http.Request, me *store.
 const keyNotice = "Copy the key now: it is shown only once."
 
 func (s *Server) agentsCreate(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	key, err := s.cfg.Admin.CreateAgent(r.Context(), me.WorkspaceID, r.PostFormValue("name"), grantsOf(r), me.By(store.ViaConsole))
+	key, err := s.cfg.Admin.CreateAgent(r.Context(), me.WorkspaceID, r.PostFormValue("name"), grantsOf(r), principalOf(me).By(store.ViaConsole))
 	s.agentsAnswer(w, r, me, &key, "Agent created. "+keyNotice, err)
 }
 
 func (s *Server) agentsKey(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	key, err := s.cfg.Admin.CreateKey(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("agent_id")), me.By(store.ViaConsole))
+	key, err := s.cfg.Admin.CreateKey(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("agent_id")), principalOf(me).By(store.ViaConsole))
 	s.agentsAnswer(w, r, me, &key, "Key created. "+keyNotice, err)
 }
 
 func (s *Server) agentsRotate(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	key, err := s.cfg.Admin.RotateKey(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("key_id")), me.By(store.ViaConsole))
+	key, err := s.cfg.Admin.RotateKey(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("key_id")), principalOf(me).By(store.ViaConsole))
 	s.agentsAnswer(w, r, me, &key, "Key rotated: the old key no longer works. "+keyNotice, err)
 }
 
 func (s *Server) agentsRevoke(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	err := s.cfg.Admin.RevokeKey(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("key_id")), me.By(store.ViaConsole))
+	err := s.cfg.Admin.RevokeKey(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("key_id")), principalOf(me).By(store.ViaConsole))
 	s.agentsAnswer(w, r, me, nil, "Key revoked: it no longer works.", err)
 }

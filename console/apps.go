@@ -24,12 +24,12 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, me *store.OAut
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, status, "apps", page{Title: "Apps", Nav: "apps", Me: me, Notice: notice,
+	s.render(w, r, status, "apps", page{Title: "Apps", Nav: "apps", Me: principalOf(me), Notice: notice,
 		Data: appsData{Apps: rows, AdminAppsOnly: only}})
 }
 
 func (s *Server) appsBlock(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	if err := s.cfg.Admin.BlockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id"), me.By(store.ViaConsole)); err != nil {
+	if err := s.cfg.Admin.BlockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id"), principalOf(me).By(store.ViaConsole)); err != nil {
 		s.fail(w, r, me, err)
 		return
 	}
@@ -37,7 +37,7 @@ func (s *Server) appsBlock(w http.ResponseWriter, r *http.Request, me *store.OAu
 }
 
 func (s *Server) appsUnblock(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	if err := s.cfg.Admin.UnblockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id"), me.By(store.ViaConsole)); err != nil {
+	if err := s.cfg.Admin.UnblockApp(r.Context(), me.WorkspaceID, r.PostFormValue("client_id"), principalOf(me).By(store.ViaConsole)); err != nil {
 		s.fail(w, r, me, err)
 		return
 	}
@@ -46,7 +46,7 @@ func (s *Server) appsUnblock(w http.ResponseWriter, r *http.Request, me *store.O
 
 func (s *Server) appsSetting(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
 	on := r.PostFormValue("admin_apps_only") == "on"
-	if err := s.cfg.Admin.SetAdminAppsOnly(r.Context(), me.WorkspaceID, on, me.By(store.ViaConsole)); err != nil {
+	if err := s.cfg.Admin.SetAdminAppsOnly(r.Context(), me.WorkspaceID, on, principalOf(me).By(store.ViaConsole)); err != nil {
 		s.fail(w, r, me, err)
 		return
 	}
@@ -86,7 +86,7 @@ func (s *Server) accountPage(w http.ResponseWriter, r *http.Request, me *store.O
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "account", page{Title: "Your account", Nav: "account", Me: me, Notice: notice,
+	s.render(w, r, http.StatusOK, "account", page{Title: "Your account", Nav: "account", Me: principalOf(me), Notice: notice,
 		Data: conns})
 }
 
@@ -97,7 +97,7 @@ func (s *Server) accountSignOut(w http.ResponseWriter, r *http.Request) {
 	if me == nil {
 		return
 	}
-	if err := s.cfg.Admin.SignOutEverywhere(r.Context(), me.UserID, me.By(store.ViaConsole)); err != nil {
+	if err := s.cfg.Admin.SignOutEverywhere(r.Context(), me.UserID, principalOf(me).By(store.ViaConsole)); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
@@ -110,7 +110,7 @@ func (s *Server) accountRevoke(w http.ResponseWriter, r *http.Request, me *store
 	if r.PostFormValue("all") == "" {
 		ids = []string{strings.TrimSpace(r.PostFormValue("client_id"))}
 	}
-	if err := s.cfg.Admin.RevokeConnections(r.Context(), me.UserID, ids, me.By(store.ViaConsole)); err != nil {
+	if err := s.cfg.Admin.RevokeConnections(r.Context(), me.UserID, ids, principalOf(me).By(store.ViaConsole)); err != nil {
 		s.serverError(w, r, err)
 		return
 	}

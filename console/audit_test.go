@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -183,9 +184,9 @@ func TestAdminRecordsVisibility(t *testing.T) {
 	}
 	seenIn := func(ws, role string, grants map[string]string) string {
 		t.Helper()
-		p := &store.Principal{WorkspaceID: ws, UserID: e.Member.ID, Role: role, Grants: grants}
+		p := &auth.Principal{WorkspaceID: ws, UserID: e.Member.ID, Role: role, Grants: grants}
 		var types []string
-		err := e.store.Query(t.Context(), p, `SELECT entity_type FROM activity WHERE via IN ('console', 'cli') ORDER BY entity_type`, nil,
+		err := e.store.Query(t.Context(), p.Actor(), `SELECT entity_type FROM activity WHERE via IN ('console', 'cli') ORDER BY entity_type`, nil,
 			func(rows pgx.Rows) error {
 				for rows.Next() {
 					var s string

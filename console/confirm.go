@@ -42,7 +42,7 @@ func (s *Server) confirmFirst(c confirmation, next func(http.ResponseWriter, *ht
 			c.Hidden = append(c.Hidden, field{name, values[0]})
 		}
 		sort.Slice(c.Hidden, func(i, j int) bool { return c.Hidden[i].Name < c.Hidden[j].Name })
-		s.render(w, r, http.StatusOK, "confirm", page{Title: c.Title, Nav: c.Nav, Me: me, Data: c})
+		s.render(w, r, http.StatusOK, "confirm", page{Title: c.Title, Nav: c.Nav, Me: principalOf(me), Data: c})
 	}
 }
 

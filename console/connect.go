@@ -28,7 +28,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var d homeData
-	if m.IsAdmin() {
+	if principalOf(m).IsAdmin() {
 		var eps []endpoint
 		if err := s.list(r.Context(), hookPrincipal(m), endpointsResource, workspace.ListParams{Limit: 200}, &eps); err != nil {
 			s.serverError(w, r, err)
@@ -43,7 +43,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		h.Count = plural(len(eps), "endpoint") + ", " + strconv.Itoa(len(h.Failing)) + " failing"
 		d.Hooks = h
 	}
-	s.render(w, r, http.StatusOK, "home", page{Title: "Overview", Nav: "home", Me: m, Data: d})
+	s.render(w, r, http.StatusOK, "home", page{Title: "Overview", Nav: "home", Me: principalOf(m), Data: d})
 }
 
 func plural(n int, noun string) string {
@@ -69,6 +69,6 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, me *store.OAuth
 		}
 		base = scheme + "://" + r.Host
 	}
-	s.render(w, r, http.StatusOK, "connect", page{Title: "Connect an assistant", Nav: "connect", Me: me,
+	s.render(w, r, http.StatusOK, "connect", page{Title: "Connect an assistant", Nav: "connect", Me: principalOf(me),
 		Data: connectData{URL: base + "/mcp"}})
 }

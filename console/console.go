@@ -22,6 +22,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
@@ -232,8 +233,8 @@ func static(contentType string, body []byte) http.HandlerFunc {
 type page struct {
 	Service   string
 	Title     string
-	Nav       string // the current section, for aria-current
-	Me        *store.OAuthMember
+	Nav       string          // the current section, for aria-current
+	Me        *auth.Principal // the signed-in member, nil on a page for no one
 	Workspace string
 	CSRF      string
 	Notice    string
@@ -280,7 +281,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 }
 
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, me *store.OAuthMember, status int, title, msg string) {
-	s.render(w, r, status, "error", page{Title: title, Me: me, Error: msg})
+	s.render(w, r, status, "error", page{Title: title, Me: principalOf(me), Error: msg})
 }
 
 // serverError logs a failure with the request id and shows a page that says nothing of it.
@@ -342,7 +343,7 @@ func (s *Server) admin(next func(http.ResponseWriter, *http.Request, *store.OAut
 		if m == nil {
 			return
 		}
-		if !m.IsAdmin() {
+		if !principalOf(m).IsAdmin() {
 			s.errorPage(w, r, m, http.StatusForbidden, "Admins only", "Only the workspace's admins can open this page.")
 			return
 		}
@@ -375,4 +376,13 @@ func when(t *time.Time) string {
 		return "never"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// principalOf is the principal of a signed-in member, for the rules that read one (its
+// role, the By of its changes, the channel of its operations), nil for no member.
+func principalOf(m *store.OAuthMember) *auth.Principal {
+	if m == nil {
+		return nil
+	}
+	return auth.FromIdentity(&m.Identity)
 }

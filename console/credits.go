@@ -35,5 +35,5 @@ func (s *Server) credits(w http.ResponseWriter, r *http.Request, me *store.OAuth
 	for i, u := range c.Usage {
 		d.Usage[i] = usageRow{CredentialDay: u, Cred: n.credential(u.Credential)}
 	}
-	s.render(w, r, http.StatusOK, "credits", page{Title: "Credits and usage", Nav: "credits", Me: me, Data: d})
+	s.render(w, r, http.StatusOK, "credits", page{Title: "Credits and usage", Nav: "credits", Me: principalOf(me), Data: d})
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -69,8 +70,8 @@ type fieldsData struct {
 // fieldsPrincipal is the signed-in admin as the REST API's principal: the scopes the
 // definitions' resource and the resources they describe need (a session has no OAuth
 // scopes of its own) and via = console; its credential is the session.
-func fieldsPrincipal(me *store.OAuthMember) *store.Principal {
-	p := me.WithVia(store.ViaConsole)
+func fieldsPrincipal(me *store.OAuthMember) *auth.Principal {
+	p := principalOf(me).WithVia(store.ViaConsole)
 	scopes := map[string]bool{}
 	for _, name := range append(workspace.CustomResources(), fieldsResource) {
 		r := workspace.Lookup(name)
@@ -117,7 +118,7 @@ func (s *Server) fieldsPage(w http.ResponseWriter, r *http.Request, me *store.OA
 	}
 	data := fieldsData{Resource: res, Resources: workspace.CustomResources(), Types: workspace.Lookup(fieldsResource).Field("type").Enum,
 		Fields: fs, Form: form, NewOptions: customField{Options: form.Options}.OptionRows()}
-	s.render(w, r, status, "fields", page{Title: "Fields", Nav: "fields", Me: me, Notice: notice, Error: msg, Data: data})
+	s.render(w, r, status, "fields", page{Title: "Fields", Nav: "fields", Me: principalOf(me), Notice: notice, Error: msg, Data: data})
 }
 
 // archivedRank sorts archived fields after the others.

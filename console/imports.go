@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
@@ -32,13 +33,13 @@ import (
 // Importer runs file imports; imports.Service implements it, as for the REST API.
 type Importer interface {
 	// Create checks and stores the file and queues its import; it returns the import.
-	Create(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error)
+	Create(ctx context.Context, p *auth.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error)
 	// Get returns the import as p sees it: not_found for another member's.
-	Get(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error)
+	Get(ctx context.Context, p *auth.Principal, id string) (json.RawMessage, error)
 	// Cancel stops the import after its current chunk.
-	Cancel(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error)
+	Cancel(ctx context.Context, p *auth.Principal, id string) (json.RawMessage, error)
 	// Errors writes every failed row, with the header first.
-	Errors(ctx context.Context, p *store.Principal, id string, w func(row []string) error) error
+	Errors(ctx context.Context, p *auth.Principal, id string, w func(row []string) error) error
 }
 
 // maxMappedColumns bounds the mapping rows a posted form is read for.
@@ -48,15 +49,15 @@ const maxMappedColumns = 500
 // scopes (a session has no OAuth scopes of its own), so what decides is the member's role
 // and feature grants (workspace.Permits, gate 2), as for their own OAuth token with every
 // scope; via = console.
-func importPrincipal(me *store.OAuthMember) *store.Principal {
-	p := me.WithVia(store.ViaConsole)
+func importPrincipal(me *store.OAuthMember) *auth.Principal {
+	p := principalOf(me).WithVia(store.ViaConsole)
 	p.Scopes = workspace.Scopes()
 	return p
 }
 
 // permitted reports whether the page offers r to p: p may create its records (import)
 // and list them (export).
-func permitted(p *store.Principal) func(*workspace.Resource) bool {
+func permitted(p *auth.Principal) func(*workspace.Resource) bool {
 	return func(r *workspace.Resource) bool {
 		return workspace.Permits(p, r, workspace.OpCreate) && workspace.Permits(p, r, workspace.OpList)
 	}
@@ -93,7 +94,7 @@ func matchKey(s string) string {
 // importResources lists the resources that take imports (those that create records) and
 // that keep, with their writable fields and the workspace's custom fields (archived ones
 // left out).
-func (s *Server) importResources(ctx context.Context, p *store.Principal, keep func(*workspace.Resource) bool) ([]importResource, error) {
+func (s *Server) importResources(ctx context.Context, p *auth.Principal, keep func(*workspace.Resource) bool) ([]importResource, error) {
 	var custom []customField
 	if err := s.list(ctx, p, fieldsResource, workspace.ListParams{Limit: workspace.MaxLimit}, &custom); err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func (s *Server) importPage(w http.ResponseWriter, r *http.Request, me *store.OA
 			selected = rs[0].Name
 		}
 	}
-	s.render(w, r, status, "import", page{Title: "Import", Nav: "import", Me: me, Error: msg, Script: "import.js",
+	s.render(w, r, status, "import", page{Title: "Import", Nav: "import", Me: principalOf(me), Error: msg, Script: "import.js",
 		Data: importData{Resources: rs, Selected: selected}})
 }
 
@@ -248,7 +249,7 @@ func countRows(f multipart.File) (int, error) {
 // the field, "" to leave the column out), or, without script, each header of the file
 // mapped by name as import.js would have (matchKey), the rest left out. A plain error is
 // the form's fault (400, its text shown); an apierr.Error is the operations'.
-func (s *Server) postedMapping(r *http.Request, p *store.Principal, res string, f multipart.File) (map[string]string, error) {
+func (s *Server) postedMapping(r *http.Request, p *auth.Principal, res string, f multipart.File) (map[string]string, error) {
 	mapping := map[string]string{}
 	if _, ok := r.PostForm["col-0"]; ok {
 		for i := range maxMappedColumns {
@@ -340,7 +341,7 @@ func (s *Server) importShow(w http.ResponseWriter, r *http.Request, me *store.OA
 	}
 	st.Total, _ = strconv.Atoi(r.URL.Query().Get("rows"))
 	// Without script the page reloads every 2 seconds until the import ends (noscript).
-	s.render(w, r, http.StatusOK, "import_status", page{Title: "Import into " + st.Resource, Nav: "import", Me: me,
+	s.render(w, r, http.StatusOK, "import_status", page{Title: "Import into " + st.Resource, Nav: "import", Me: principalOf(me),
 		Script: "import.js", Refresh: !st.Done(), Data: st})
 }
 

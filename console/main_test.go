@@ -26,6 +26,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/console"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports"
@@ -136,8 +137,8 @@ func newEnv(t testing.TB, configure ...func(*admin.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
-		return s.AgentKeyPrincipal(ctx, bearer, scopes)
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
+		return auth.Resolved(s.AgentKeyIdentity(ctx, bearer, scopes))
 	})
 	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys, store.PrefixAccessToken: provider.Verifier()}, 30*time.Second)
 	lctx, cancel := context.WithCancel(ctx)

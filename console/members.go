@@ -30,7 +30,7 @@ func (s *Server) membersPage(w http.ResponseWriter, r *http.Request, me *store.O
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, status, "members", page{Title: "Members", Nav: "members", Me: me, Notice: notice, Error: msg,
+	s.render(w, r, status, "members", page{Title: "Members", Nav: "members", Me: principalOf(me), Notice: notice, Error: msg,
 		Data: membersData{Members: rows, Features: store.Features, Levels: store.GrantLevels(), Roles: store.Roles(), NewRole: store.RoleMember, Link: link, LinkKind: linkKind(link), CanEmail: s.cfg.Admin.CanEmail()}})
 }
 
@@ -52,7 +52,7 @@ func (s *Server) formError(w http.ResponseWriter, r *http.Request, me *store.OAu
 
 func (s *Server) membersInvite(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
 	inv, err := s.cfg.Admin.Invite(r.Context(), admin.Invite{WorkspaceID: me.WorkspaceID, Email: r.PostFormValue("email"),
-		Name: r.PostFormValue("name"), Role: r.PostFormValue("role"), Grants: grantsOf(r), By: me.By(store.ViaConsole)})
+		Name: r.PostFormValue("name"), Role: r.PostFormValue("role"), Grants: grantsOf(r), By: principalOf(me).By(store.ViaConsole)})
 	if err != nil {
 		s.formError(w, r, me, err)
 		return
@@ -70,7 +70,7 @@ func (s *Server) membersInvite(w http.ResponseWriter, r *http.Request, me *store
 }
 
 func (s *Server) membersUpdate(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, me.By(store.ViaConsole), strings.TrimSpace(r.PostFormValue("user_id")),
+	err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, principalOf(me).By(store.ViaConsole), strings.TrimSpace(r.PostFormValue("user_id")),
 		admin.Change{Role: r.PostFormValue("role"), Grants: grantsOf(r)})
 	if err != nil {
 		s.formError(w, r, me, err)
@@ -83,7 +83,7 @@ func (s *Server) membersUpdate(w http.ResponseWriter, r *http.Request, me *store
 // sessions stop at once.
 func (s *Server) membersStatus(status string) func(http.ResponseWriter, *http.Request, *store.OAuthMember) {
 	return func(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-		err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, me.By(store.ViaConsole), strings.TrimSpace(r.PostFormValue("user_id")),
+		err := s.cfg.Admin.SetMember(r.Context(), me.WorkspaceID, principalOf(me).By(store.ViaConsole), strings.TrimSpace(r.PostFormValue("user_id")),
 			admin.Change{Status: status})
 		if err != nil {
 			s.formError(w, r, me, err)
@@ -106,7 +106,7 @@ func linkKind(l *admin.Invitation) string {
 
 // membersResetLink makes a password-reset link for an active member, shown once.
 func (s *Server) membersResetLink(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	link, err := s.cfg.Admin.ResetLink(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), me.By(store.ViaConsole))
+	link, err := s.cfg.Admin.ResetLink(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), principalOf(me).By(store.ViaConsole))
 	if err != nil {
 		s.formError(w, r, me, err)
 		return
@@ -118,7 +118,7 @@ func (s *Server) membersResetLink(w http.ResponseWriter, r *http.Request, me *st
 // new link shown once (the earlier links work until they expire; the first used retires
 // the others).
 func (s *Server) membersResend(w http.ResponseWriter, r *http.Request, me *store.OAuthMember) {
-	inv, err := s.cfg.Admin.ResendInvite(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), me.By(store.ViaConsole))
+	inv, err := s.cfg.Admin.ResendInvite(r.Context(), me.WorkspaceID, strings.TrimSpace(r.PostFormValue("user_id")), principalOf(me).By(store.ViaConsole))
 	if err != nil {
 		s.formError(w, r, me, err)
 		return

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -60,8 +61,8 @@ const recentDeliveries = 10
 
 // hookPrincipal is the signed-in admin as the REST API's principal: the webhooks scopes (a
 // session has no OAuth scopes of its own) and via = console; its credential is the session.
-func hookPrincipal(me *store.OAuthMember) *store.Principal {
-	p := me.WithVia(store.ViaConsole)
+func hookPrincipal(me *store.OAuthMember) *auth.Principal {
+	p := principalOf(me).WithVia(store.ViaConsole)
 	r := workspace.Lookup(endpointsResource)
 	p.Scopes = []string{r.ReadScope(), r.WriteScope()}
 	return p
@@ -86,11 +87,11 @@ func (s *Server) webhooksPage(w http.ResponseWriter, r *http.Request, me *store.
 		}
 	}
 	data.Endpoints = eps
-	s.render(w, r, status, "webhooks", page{Title: "Webhooks", Nav: "webhooks", Me: me, Notice: notice, Error: msg, Data: data})
+	s.render(w, r, status, "webhooks", page{Title: "Webhooks", Nav: "webhooks", Me: principalOf(me), Notice: notice, Error: msg, Data: data})
 }
 
 // list reads the first page of resource into out.
-func (s *Server) list(ctx context.Context, p *store.Principal, resource string, params workspace.ListParams, out any) error {
+func (s *Server) list(ctx context.Context, p *auth.Principal, resource string, params workspace.ListParams, out any) error {
 	pg, err := s.cfg.Records.List(ctx, p, workspace.Lookup(resource), params)
 	if err != nil {
 		return err

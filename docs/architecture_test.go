@@ -17,8 +17,8 @@ import (
 	"testing"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -180,7 +180,7 @@ func toolNames(t *testing.T) []string {
 	t.Helper()
 	s, err := mcp.New(mcp.Config{
 		PublicURL: "http://127.0.0.1:8080",
-		Auth: workspace.AuthenticatorFunc(func(_ context.Context, _ string) (*store.Principal, error) {
+		Auth: workspace.AuthenticatorFunc(func(_ context.Context, _ string) (*auth.Principal, error) {
 			return nil, apierr.Unauthorized("no credential is valid here")
 		}),
 		Ops: workspace.NewOps(workspace.Config{}),

@@ -28,6 +28,7 @@ func TestImportGraph(t *testing.T) {
 		{"restapi", []string{"mcp", "console", "oauth", "admin", "webhooks", "enrich", "github.com/riverqueue/"}, nil},
 		{"mcp", []string{"restapi", "console", "oauth", "admin", "webhooks", "enrich", "github.com/riverqueue/"}, nil},
 		{"store", []string{"", "github.com/riverqueue/"}, []string{"apierr"}}, // "": nothing of the module but allow
+		{"auth", []string{""}, []string{"store", "apierr"}},
 		{"apierr", []string{""}, nil},
 		{"wellknown", []string{""}, nil},
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -16,22 +17,22 @@ import (
 type Result = workspace.EnrichResult
 
 // Ledger is what metered enrichment needs from the database; *store.Store implements it
-// (asserted in service_test.go). Every method but SweepCreditHolds runs as the principal,
+// (asserted in service_test.go). Every method but SweepCreditHolds runs as the actor,
 // under row-level security; any error not named here is a database failure.
 type Ledger interface {
 	// CachedEnrichment returns the workspace's lookup of domain (JSON of a Company) fetched
 	// within maxAge, nil when there is none, and the workspace's credit balance.
-	CachedEnrichment(ctx context.Context, p *store.Principal, domain string, maxAge time.Duration) ([]byte, int64, error)
+	CachedEnrichment(ctx context.Context, a store.Actor, domain string, maxAge time.Duration) ([]byte, int64, error)
 	// ReserveCredits takes cost off the balance and records a hold that lives holdFor,
 	// returning its id; store.ErrInsufficientCredits when the balance is below cost,
 	// store.ErrEnrichmentInFlight when the workspace already holds credits for domain.
-	ReserveCredits(ctx context.Context, p *store.Principal, cost int64, domain string, holdFor time.Duration) (string, error)
+	ReserveCredits(ctx context.Context, a store.Actor, cost int64, domain string, holdFor time.Duration) (string, error)
 	// SettleEnrichment turns the hold into a charge of cost atomically with storing result
 	// and the ledger and activity rows, and returns the balance left; store.ErrHoldExpired
 	// when the hold is gone (the sweeper refunded it).
-	SettleEnrichment(ctx context.Context, p *store.Principal, holdID, domain string, result []byte, cost int64) (int64, error)
+	SettleEnrichment(ctx context.Context, a store.Actor, holdID, domain string, result []byte, cost int64) (int64, error)
 	// RefundCreditHold gives a hold back; a hold already gone is no error.
-	RefundCreditHold(ctx context.Context, p *store.Principal, holdID string) error
+	RefundCreditHold(ctx context.Context, a store.Actor, holdID string) error
 }
 
 // ServiceConfig configures metered enrichment.
@@ -89,7 +90,7 @@ var _ workspace.Enricher = (*Service)(nil)
 // for a bad domain, insufficient_credits before any lookup when the balance is below the
 // cost, upstream_error when the provider fails (nothing charged), and enrich_unbilled when
 // the charge cannot be settled after the lookup (result withheld, nothing charged).
-func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain string) (*Result, error) {
+func (s *Service) Enrich(ctx context.Context, p *auth.Principal, rawDomain string) (*Result, error) {
 	domain, err := NormalizeDomain(rawDomain)
 	if err != nil {
 		return nil, &apierr.Error{Code: apierr.CodeValidation,
@@ -146,8 +147,8 @@ func (s *Service) Enrich(ctx context.Context, p *store.Principal, rawDomain stri
 const inFlightPoll = 50 * time.Millisecond
 
 // cached returns the workspace's fresh cached lookup, or nil. One round trip.
-func (s *Service) cached(ctx context.Context, p *store.Principal, domain string) (*Result, error) {
-	raw, balance, err := s.cfg.Store.CachedEnrichment(ctx, p, domain, s.cfg.CacheFor)
+func (s *Service) cached(ctx context.Context, p *auth.Principal, domain string) (*Result, error) {
+	raw, balance, err := s.cfg.Store.CachedEnrichment(ctx, p.Actor(), domain, s.cfg.CacheFor)
 	if err != nil || raw == nil {
 		return nil, err
 	}
@@ -156,8 +157,8 @@ func (s *Service) cached(ctx context.Context, p *store.Principal, domain string)
 }
 
 // reserve takes the cost off the balance and records a hold.
-func (s *Service) reserve(ctx context.Context, p *store.Principal, domain string) (string, error) {
-	holdID, err := s.cfg.Store.ReserveCredits(ctx, p, s.cfg.Cost, domain, s.cfg.HoldFor)
+func (s *Service) reserve(ctx context.Context, p *auth.Principal, domain string) (string, error) {
+	holdID, err := s.cfg.Store.ReserveCredits(ctx, p.Actor(), s.cfg.Cost, domain, s.cfg.HoldFor)
 	if errors.Is(err, store.ErrInsufficientCredits) {
 		return "", errNoCredits()
 	}
@@ -167,17 +168,17 @@ func (s *Service) reserve(ctx context.Context, p *store.Principal, domain string
 // settle turns the hold into a charge in the same transaction that stores the result, the
 // ledger row and the activity row. A hold already gone (refunded by the sweeper) means the
 // charge cannot be made.
-func (s *Service) settle(ctx context.Context, p *store.Principal, holdID string, c Company) (int64, error) {
+func (s *Service) settle(ctx context.Context, p *auth.Principal, holdID string, c Company) (int64, error) {
 	result, _ := json.Marshal(c)
-	return s.cfg.Store.SettleEnrichment(ctx, p, holdID, c.Domain, result, s.cfg.Cost)
+	return s.cfg.Store.SettleEnrichment(ctx, p.Actor(), holdID, c.Domain, result, s.cfg.Cost)
 }
 
 // refund gives a hold back, if it still exists. It runs even when the request's context
 // has ended, so a cancelled request never keeps its credit.
-func (s *Service) refund(p *store.Principal, holdID string) {
+func (s *Service) refund(p *auth.Principal, holdID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := s.cfg.Store.RefundCreditHold(ctx, p, holdID); err != nil {
+	if err := s.cfg.Store.RefundCreditHold(ctx, p.Actor(), holdID); err != nil {
 		s.cfg.Logger.Error("enrich: refund failed; the sweeper will return the hold", "hold", holdID, "err", err)
 	}
 }

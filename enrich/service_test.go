@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) { storetest.Main(m) }
 // address, through explicit test configuration).
 type meteredEnv struct {
 	store *store.Store
-	actor *store.Principal
+	actor *auth.Principal
 	site  *testServer
 	hits  *atomic.Int64
 	hosts *hosts

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -60,13 +61,13 @@ func RequestIDFrom(ctx context.Context) string {
 }
 
 // WithPrincipal returns ctx carrying the authenticated principal.
-func WithPrincipal(ctx context.Context, p *store.Principal) context.Context {
+func WithPrincipal(ctx context.Context, p *auth.Principal) context.Context {
 	return context.WithValue(ctx, principalKey, p)
 }
 
 // PrincipalFrom returns the principal of an authenticated request, or nil.
-func PrincipalFrom(ctx context.Context) *store.Principal {
-	p, _ := ctx.Value(principalKey).(*store.Principal)
+func PrincipalFrom(ctx context.Context) *auth.Principal {
+	p, _ := ctx.Value(principalKey).(*auth.Principal)
 	return p
 }
 

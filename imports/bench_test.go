@@ -141,7 +141,7 @@ func BenchmarkImportPeople(b *testing.B) {
 			var status string
 			var created, failed int
 			for {
-				if err := s.Query(ctx, p, `SELECT status, rows_created, rows_failed FROM imports WHERE id = $1`, []any{imp.ID}, func(r pgx.Rows) error {
+				if err := s.Query(ctx, p.Actor(), `SELECT status, rows_created, rows_failed FROM imports WHERE id = $1`, []any{imp.ID}, func(r pgx.Rows) error {
 					for r.Next() {
 						if err := r.Scan(&status, &created, &failed); err != nil {
 							return err

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -88,7 +89,7 @@ func (s *Service) Use(c *river.Client[pgx.Tx]) { s.river = c }
 // UseOps sets the operation layer the rows are written through.
 func (s *Service) UseOps(ops *workspace.Ops) { s.ops = ops }
 
-func (s *Service) plan(ctx context.Context, p *store.Principal, prm *importfile.Params) (*workspace.ImportPlan, error) {
+func (s *Service) plan(ctx context.Context, p *auth.Principal, prm *importfile.Params) (*workspace.ImportPlan, error) {
 	switch prm.Format {
 	case "":
 		prm.Format = importfile.FormatCSV
@@ -128,8 +129,8 @@ func mappedColumns(m map[string]string) []string {
 
 // jobArgs names the import a job runs and the member it runs as.
 type jobArgs struct {
-	ImportID  string           `json:"import_id"`
-	Principal *store.Principal `json:"principal"`
+	ImportID  string          `json:"import_id"`
+	Principal *auth.Principal `json:"principal"`
 }
 
 func (jobArgs) Kind() string { return "import" }
@@ -140,13 +141,13 @@ func (jobArgs) InsertOpts() river.InsertOpts {
 
 // Create checks the import, stores file (refusing one past importfile.MaxFileBytes or importfile.MaxRows, or
 // one that does not parse) and queues its job; it returns the import.
-func (s *Service) Create(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error) {
+func (s *Service) Create(ctx context.Context, p *auth.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error) {
 	if _, err := s.plan(ctx, p, &prm); err != nil {
 		return nil, err
 	}
 	mapping, _ := json.Marshal(prm.Mapping)
 	var id string
-	err := s.cfg.Store.InTx(ctx, p, func(tx pgx.Tx) error {
+	err := s.cfg.Store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `INSERT INTO imports (resource, operation, match, mapping, format, delimiter, date_format)
 			VALUES ($1, $2, nullif($3, ''), $4, $5, $6, $7) RETURNING id::text`,
 			prm.Resource, prm.Operation, prm.Match, mapping, prm.Format, string(prm.Delimiter), prm.DateFormat).Scan(&id); err != nil {
@@ -215,7 +216,7 @@ var errDryRun = errors.New("imports: dry run")
 
 // Preview reads the first PreviewRows rows of file and runs them as the import would, in a
 // transaction rolled back: the rows' results say what would be written and why not.
-func (s *Service) Preview(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error) {
+func (s *Service) Preview(ctx context.Context, p *auth.Principal, prm importfile.Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error) {
 	plan, err := s.plan(ctx, p, &prm)
 	if err != nil {
 		return nil, err
@@ -261,12 +262,12 @@ func (s *Service) Preview(ctx context.Context, p *store.Principal, prm importfil
 }
 
 // Get returns the import id as p sees it: not_found for another member's or workspace's.
-func (s *Service) Get(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error) {
+func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (json.RawMessage, error) {
 	if !isUUID(id) {
 		return nil, notFound(id)
 	}
 	var out json.RawMessage
-	err := s.cfg.Store.Query(ctx, p, `SELECT json_build_object('id', i.id, 'resource', resource, 'operation', operation,
+	err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT json_build_object('id', i.id, 'resource', resource, 'operation', operation,
 		'match', match, 'status', status, 'rows_read', row_offset, 'rows_created', rows_created, 'rows_updated', rows_updated,
 		'rows_failed', rows_failed, 'failure', failure, 'size', size, 'created_at', created_at, 'started_at', started_at,
 		'finished_at', finished_at, 'cancel_requested', cancel_requested,
@@ -288,12 +289,12 @@ func (s *Service) Get(ctx context.Context, p *store.Principal, id string) (json.
 }
 
 // Cancel asks the import to stop after its current chunk; a queued one stops before any.
-func (s *Service) Cancel(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error) {
+func (s *Service) Cancel(ctx context.Context, p *auth.Principal, id string) (json.RawMessage, error) {
 	if !isUUID(id) {
 		return nil, notFound(id)
 	}
 	found := false
-	err := s.cfg.Store.Query(ctx, p, `UPDATE imports SET cancel_requested = true,
+	err := s.cfg.Store.Query(ctx, p.Actor(), `UPDATE imports SET cancel_requested = true,
 		status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END,
 		finished_at = CASE WHEN status = 'queued' THEN now() ELSE finished_at END
 		WHERE id = $1 RETURNING true`, []any{id}, func(rows pgx.Rows) error {
@@ -311,12 +312,12 @@ func (s *Service) Cancel(ctx context.Context, p *store.Principal, id string) (js
 
 // Errors writes every failed row of the import as CSV: its row number, the reason, then
 // the row's cells under the file's header.
-func (s *Service) Errors(ctx context.Context, p *store.Principal, id string, w func(row []string) error) error {
+func (s *Service) Errors(ctx context.Context, p *auth.Principal, id string, w func(row []string) error) error {
 	if _, err := s.Get(ctx, p, id); err != nil {
 		return err
 	}
 	var header []string
-	if err := s.cfg.Store.Query(ctx, p, `SELECT coalesce(header, '{}') FROM imports WHERE id = $1`, []any{id}, func(rows pgx.Rows) error {
+	if err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT coalesce(header, '{}') FROM imports WHERE id = $1`, []any{id}, func(rows pgx.Rows) error {
 		for rows.Next() {
 			if err := rows.Scan(&header); err != nil {
 				return err
@@ -333,7 +334,7 @@ func (s *Service) Errors(ctx context.Context, p *store.Principal, id string, w f
 	after := int64(0)
 	for {
 		n := 0
-		err := s.cfg.Store.Query(ctx, p, `SELECT row_number, reason, cells FROM import_errors
+		err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT row_number, reason, cells FROM import_errors
 			WHERE import_id = $1 AND row_number > $2 ORDER BY row_number LIMIT 1000`, []any{id, after}, func(rows pgx.Rows) error {
 			for rows.Next() {
 				var reason string

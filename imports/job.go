@@ -13,8 +13,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/imports/importfile"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -122,9 +122,9 @@ type importRow struct {
 	offset int64
 }
 
-func (s *Service) load(ctx context.Context, p *store.Principal, id string) (*importRow, error) {
+func (s *Service) load(ctx context.Context, p *auth.Principal, id string) (*importRow, error) {
 	var r *importRow
-	err := s.cfg.Store.Query(ctx, p, `SELECT resource, operation, coalesce(match, ''), mapping, format, delimiter, date_format,
+	err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT resource, operation, coalesce(match, ''), mapping, format, delimiter, date_format,
 		status, cancel_requested, row_offset FROM imports WHERE id = $1`, []any{id}, func(rows pgx.Rows) error {
 		if !rows.Next() {
 			return rows.Err()
@@ -142,15 +142,15 @@ func (s *Service) load(ctx context.Context, p *store.Principal, id string) (*imp
 }
 
 // finish ends the import with status, and failure's message when it failed.
-func (s *Service) finish(ctx context.Context, p *store.Principal, id, status, failure string) error {
-	return s.cfg.Store.Query(ctx, p, `UPDATE imports SET status = $2, failure = nullif($3, ''), finished_at = now()
+func (s *Service) finish(ctx context.Context, p *auth.Principal, id, status, failure string) error {
+	return s.cfg.Store.Query(ctx, p.Actor(), `UPDATE imports SET status = $2, failure = nullif($3, ''), finished_at = now()
 		WHERE id = $1 AND status IN ('queued', 'running')`, []any{id, status, failure}, func(pgx.Rows) error { return nil })
 }
 
 // run works the import from its stored offset to the end of the file, a cancel, or a
 // failure of the whole import (the member lost the right to write, the file no longer
 // parses). errMoved: another worker committed progress first; start again from there.
-func (s *Service) run(ctx context.Context, p *store.Principal, id string, until time.Time) error {
+func (s *Service) run(ctx context.Context, p *auth.Principal, id string, until time.Time) error {
 	imp, err := s.load(ctx, p, id)
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func (s *Service) run(ctx context.Context, p *store.Principal, id string, until 
 	var active bool
 	var role string
 	var grants map[string]string
-	if err := s.cfg.Store.Query(ctx, p, `SELECT status = 'active', role, grants FROM users WHERE id = app_user_id()`, nil, func(rows pgx.Rows) error {
+	if err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT status = 'active', role, grants FROM users WHERE id = app_user_id()`, nil, func(rows pgx.Rows) error {
 		for rows.Next() {
 			if err := rows.Scan(&active, &role, &grants); err != nil {
 				return err
@@ -190,7 +190,7 @@ func (s *Service) run(ctx context.Context, p *store.Principal, id string, until 
 	if err != nil {
 		return s.fail(ctx, p, id, err)
 	}
-	if err := s.cfg.Store.Query(ctx, p, `UPDATE imports SET status = 'running', started_at = coalesce(started_at, now()), header = $2
+	if err := s.cfg.Store.Query(ctx, p.Actor(), `UPDATE imports SET status = 'running', started_at = coalesce(started_at, now()), header = $2
 		WHERE id = $1`, []any{id, rows.Header()}, func(pgx.Rows) error { return nil }); err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func (s *Service) run(ctx context.Context, p *store.Principal, id string, until 
 
 // fail ends the import as failed when err is the import's fault (a 4xx); anything else
 // is returned for River to retry.
-func (s *Service) fail(ctx context.Context, p *store.Principal, id string, err error) error {
+func (s *Service) fail(ctx context.Context, p *auth.Principal, id string, err error) error {
 	var e *apierr.Error
 	if errors.As(err, &e) && s.cfg.Status(e) < 500 {
 		return s.finish(ctx, p, id, "failed", e.Message)
@@ -247,7 +247,7 @@ func (s *Service) fail(ctx context.Context, p *store.Principal, id string, err e
 
 // commit writes a chunk of rows (from, to] as one batch and, in its transaction, the
 // import's progress and the chunk's failed rows. It reports whether a cancel is asked.
-func (s *Service) commit(ctx context.Context, p *store.Principal, id string, ch *chunker, chunk []pending, from, to int64) (bool, error) {
+func (s *Service) commit(ctx context.Context, p *auth.Principal, id string, ch *chunker, chunk []pending, from, to int64) (bool, error) {
 	var cancel, moved bool
 	progress := func(ctx context.Context, tx pgx.Tx, data json.RawMessage) error {
 		var items []workspace.BatchItem
@@ -305,7 +305,7 @@ func (s *Service) commit(ctx context.Context, p *store.Principal, id string, ch 
 	req, _ := ch.batch(chunk)
 	var err error
 	if len(req.Records) == 0 {
-		err = s.cfg.Store.InTx(ctx, p, func(tx pgx.Tx) error { return progress(ctx, tx, nil) })
+		err = s.cfg.Store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error { return progress(ctx, tx, nil) })
 	} else {
 		req.Then = progress
 		_, err = s.ops.Batch(ctx, p, workspace.Lookup(ch.plan.Resource.Name), req, "", s.cfg.Status)

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/imports/importfile"
 	"github.com/agencyos/workspaced/store"
 )
@@ -162,7 +163,7 @@ var errTooBig = errors.New("imports: file too big")
 type partReader struct {
 	ctx context.Context
 	s   *store.Store
-	p   *store.Principal
+	p   *auth.Principal
 	id  string
 	seq int
 	buf *bytes.Reader
@@ -175,7 +176,7 @@ func (r *partReader) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		var data []byte
-		err := r.s.Query(r.ctx, r.p, `SELECT data FROM import_parts WHERE import_id = $1 AND seq = $2`, []any{r.id, r.seq}, func(rows pgx.Rows) error {
+		err := r.s.Query(r.ctx, r.p.Actor(), `SELECT data FROM import_parts WHERE import_id = $1 AND seq = $2`, []any{r.id, r.seq}, func(rows pgx.Rows) error {
 			if rows.Next() {
 				return rows.Scan(&data)
 			}
@@ -192,6 +193,6 @@ func (r *partReader) Read(b []byte) (int, error) {
 }
 
 // openParts returns a buffered reader over the stored file.
-func openParts(ctx context.Context, s *store.Store, p *store.Principal, id string) io.Reader {
+func openParts(ctx context.Context, s *store.Store, p *auth.Principal, id string) io.Reader {
 	return bufio.NewReaderSize(&partReader{ctx: ctx, s: s, p: p, id: id}, 64<<10)
 }

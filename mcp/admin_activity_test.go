@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -84,7 +85,7 @@ func TestAdminOnlyActivityHiddenFromMembers(t *testing.T) {
 
 // endpointActivity creates and updates a webhook endpoint as admin, with secrets in the
 // URL's path and query as chat services' hook URLs carry them, and returns its id.
-func endpointActivity(t *testing.T, e *env, admin *store.Principal) string {
+func endpointActivity(t *testing.T, e *env, admin *auth.Principal) string {
 	t.Helper()
 	endpoint := e.mustCreate(t, e.token(admin), "webhook_endpoints", `{"url": "https://93.184.216.34:8443/services/T0/B0/secret1"}`)
 	id := endpoint["id"].(string)

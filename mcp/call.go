@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -77,7 +77,7 @@ func readonlyError(name string) error {
 
 // takeRate charges the call to the credential's and workspace's budgets, the ones REST
 // calls are charged to (docs/decisions.md 5).
-func (s *Server) takeRate(ctx context.Context, p *store.Principal) error {
+func (s *Server) takeRate(ctx context.Context, p *auth.Principal) error {
 	return workspace.TakeCall(ctx, s.cfg.Limiter, p, nil)
 }
 
@@ -124,7 +124,7 @@ func one(data json.RawMessage, err error) (*result, error) {
 // ones), bodies as JSON objects. A tool call and the equivalent REST call so pass
 // the same gates and validation and return the same data; failures are apierr.Error values
 // with the spec's codes.
-func (s *Server) run(ctx context.Context, p *store.Principal, sp toolSpec, raw json.RawMessage) (*result, error) {
+func (s *Server) run(ctx context.Context, p *auth.Principal, sp toolSpec, raw json.RawMessage) (*result, error) {
 	ops := s.cfg.Ops
 	if sp.resource == nil { // me
 		me, err := ops.Me(ctx, p)

@@ -9,7 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -33,7 +33,7 @@ const maxChoices = 20
 // the user's answer when the call carries one (and its state belongs to the call), else
 // the input_required result asking for it, or raw unchanged when there is nothing to
 // ask or no way to ask.
-func (s *Server) chosen(ctx context.Context, p *store.Principal, sp toolSpec, req mcpgo.CallToolRequest, raw json.RawMessage) (json.RawMessage, *mcpgo.CallToolResult) {
+func (s *Server) chosen(ctx context.Context, p *auth.Principal, sp toolSpec, req mcpgo.CallToolRequest, raw json.RawMessage) (json.RawMessage, *mcpgo.CallToolResult) {
 	// A call the caller may not make is refused by the operation layer, without asking.
 	if !sp.is(workspace.OpCreate) || clientCapabilities(ctx).Elicitation == nil || !canUse(p, sp) {
 		return raw, nil

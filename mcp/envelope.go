@@ -12,8 +12,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -156,7 +156,7 @@ func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, body *readBody) 
 // missingScope is the scope an OAuth token lacks for a tool it could use once granted it;
 // ok is false when it lacks none, is no OAuth token (agent keys cannot re-authorize), or
 // would still be refused (a feature grant, an admin-only write).
-func missingScope(p *store.Principal, sp toolSpec) (need string, ok bool) {
+func missingScope(p *auth.Principal, sp toolSpec) (need string, ok bool) {
 	if p.Credential.Type != "oauth" || sp.scope == "" || workspace.HasScope(p.Scopes, sp.scope) {
 		return "", false
 	}

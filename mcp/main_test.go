@@ -18,6 +18,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/mcp"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
@@ -42,7 +43,7 @@ type env struct {
 	srv    *httptest.Server
 	mcp    *mcp.Server
 	mu     sync.Mutex
-	tokens map[string]*store.Principal
+	tokens map[string]*auth.Principal
 }
 
 // envConfig is what a test may change.
@@ -66,27 +67,27 @@ func enrichAnswer(domain string) *workspace.EnrichResult {
 }
 
 // enricherFunc adapts a function to workspace.Enricher.
-type enricherFunc func(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error)
+type enricherFunc func(ctx context.Context, p *auth.Principal, domain string) (*workspace.EnrichResult, error)
 
-func (f enricherFunc) Enrich(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
+func (f enricherFunc) Enrich(ctx context.Context, p *auth.Principal, domain string) (*workspace.EnrichResult, error) {
 	return f(ctx, p, domain)
 }
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	s := storetest.New(t)
-	ec := envConfig{enricher: enricherFunc(func(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
+	ec := envConfig{enricher: enricherFunc(func(ctx context.Context, p *auth.Principal, domain string) (*workspace.EnrichResult, error) {
 		return enrichAnswer(domain), nil
 	})}
 	for _, o := range opts {
 		o(&ec)
 	}
-	e := &env{t: t, store: s, tokens: map[string]*store.Principal{}}
+	e := &env{t: t, store: s, tokens: map[string]*auth.Principal{}}
 	scopes := workspace.Scopes()
-	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
-		return s.AgentKeyPrincipal(ctx, bearer, scopes)
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
+		return auth.Resolved(s.AgentKeyIdentity(ctx, bearer, scopes))
 	})
-	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if p, ok := e.tokens[bearer]; ok {
@@ -124,7 +125,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 }
 
 // token returns a bearer standing for an access token of p.
-func (e *env) token(p *store.Principal) string {
+func (e *env) token(p *auth.Principal) string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	tok := tokenPrefix + hex.EncodeToString(b[:])

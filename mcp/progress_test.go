@@ -10,8 +10,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/mcp"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -20,7 +20,7 @@ import (
 // _meta) and runs past a second hears notifications/progress with its token, progress
 // counting up, before its result; a fast one, or one that did not ask, hears none.
 func TestSlowCallsReportProgress(t *testing.T) {
-	slow := enricherFunc(func(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
+	slow := enricherFunc(func(ctx context.Context, p *auth.Principal, domain string) (*workspace.EnrichResult, error) {
 		if domain == "slow.example" {
 			time.Sleep(2500 * time.Millisecond)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -359,7 +360,7 @@ func argNames(d *promptDef) string {
 // resolve finds the record of r a prompt argument names: an id is read as get_ reads it;
 // a name is looked up with list_'s q (the best match, an exact one first). Both pass the
 // gates and row-level security, so a record the caller cannot read names nothing.
-func (s *Server) resolve(ctx context.Context, p *store.Principal, r *workspace.Resource, v string) (resolved, error) {
+func (s *Server) resolve(ctx context.Context, p *auth.Principal, r *workspace.Resource, v string) (resolved, error) {
 	names := r.NameFields()
 	if uuid.Validate(v) == nil && len(v) == 36 {
 		rec, err := s.cfg.Ops.GetFields(ctx, p, r, v, names)
@@ -397,7 +398,7 @@ type match struct {
 // matches looks up to limit records of r by name, best first: with q when v has a letter
 // or digit (word prefixes, case and accents ignored, through the search indexes), else
 // by name order (the sort index). It reports whether there were more.
-func (s *Server) matches(ctx context.Context, p *store.Principal, r *workspace.Resource, v string, limit int) ([]match, bool, error) {
+func (s *Server) matches(ctx context.Context, p *auth.Principal, r *workspace.Resource, v string, limit int) ([]match, bool, error) {
 	names := r.NameFields()
 	params := workspace.ListParams{Limit: limit + 1, Fields: names}
 	if strings.IndexFunc(v, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) >= 0 {

@@ -13,6 +13,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -316,7 +317,7 @@ func (s *Server) readPipelines(ctx context.Context, req mcpgo.ReadResourceReques
 
 // listAll reads up to max records of resource, fields fields, page by page through
 // Ops.List; it reports whether records were left.
-func (s *Server) listAll(ctx context.Context, p *store.Principal, resource string, fields []string, max int,
+func (s *Server) listAll(ctx context.Context, p *auth.Principal, resource string, fields []string, max int,
 	each func(json.RawMessage) error) (bool, error) {
 	r := workspace.Lookup(resource)
 	params := workspace.ListParams{Limit: workspace.MaxLimit, Fields: fields}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -222,7 +222,7 @@ func unknownToolset(n string) error {
 // canUse reports whether p passes the gates a call of sp checks before touching data
 // (workspace.Permits: scope, feature grant, admin-only writes). Calls are still checked by
 // the operation layer; this only keeps tools/list and find_tools to what can succeed.
-func canUse(p *store.Principal, sp toolSpec) bool {
+func canUse(p *auth.Principal, sp toolSpec) bool {
 	if sp.tool.Name == toolImport { // any resource: listed to a credential that may write one
 		return slices.ContainsFunc(workspace.Catalog(), func(r *workspace.Resource) bool {
 			return workspace.Permits(p, r, workspace.OpCreate) || workspace.Permits(p, r, workspace.OpUpdate)

@@ -69,7 +69,7 @@ func (s *Server) adminMember(w http.ResponseWriter, r *http.Request) *member {
 		http.Redirect(w, r, "/oauth/login?return=/oauth/admin/apps", http.StatusSeeOther)
 		return nil
 	}
-	if !m.IsAdmin() {
+	if !principalOf(m).IsAdmin() {
 		s.errorPage(w, http.StatusForbidden, "Admins only", "Only workspace admins manage the workspace's apps.", "")
 		return nil
 	}
@@ -129,7 +129,7 @@ func (s *Server) adminAppsCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	created, err := CreateApp(r.Context(), s.cfg.Store, NewApp{WorkspaceID: m.WorkspaceID, Name: r.PostFormValue("name"),
 		RedirectURIs: strings.Fields(r.PostFormValue("redirect_uris")), Confidential: r.PostFormValue("confidential") != "",
-		LogoURI: r.PostFormValue("logo_uri"), ClientURI: r.PostFormValue("client_uri"), By: m.By(store.ViaConsole)}, s.now())
+		LogoURI: r.PostFormValue("logo_uri"), ClientURI: r.PostFormValue("client_uri"), By: principalOf(m).By(store.ViaConsole)}, s.now())
 	if err != nil {
 		if e := store.AsError(err); httpx.Status(e) < 500 {
 			s.adminPageForm(w, r, m, http.StatusBadRequest, nil, e.Message, appForm{Name: r.PostFormValue("name"),
@@ -227,7 +227,7 @@ func (s *Server) appsPage(w http.ResponseWriter, r *http.Request, m *member, not
 			apps[i].LastUsed = c.LastUsed.UTC().Format("2006-01-02 15:04 UTC")
 		}
 	}
-	s.render(w, http.StatusOK, "apps", map[string]any{"Email": m.Email, "Workspace": workspace, "IsAdmin": m.IsAdmin(),
+	s.render(w, http.StatusOK, "apps", map[string]any{"Email": m.Email, "Workspace": workspace, "IsAdmin": principalOf(m).IsAdmin(),
 		"Apps": apps, "CSRF": s.csrfToken(w, r), "Notice": notice})
 }
 

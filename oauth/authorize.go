@@ -275,7 +275,7 @@ func (s *Server) memberMayAuthorize(req *authRequest, m *member) *Error {
 // role or feature grants do not allow (docs/decisions.md 3: the consent page never offers more
 // than the member can do).
 func (s *Server) split(req *authRequest, m *member) (offered, unavailable []string) {
-	grantable := s.cfg.GrantableScopes(&m.Principal)
+	grantable := s.cfg.GrantableScopes(principalOf(m))
 	for _, sc := range req.Scopes {
 		if slices.Contains(grantable, sc) {
 			offered = append(offered, sc)

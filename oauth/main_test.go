@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/crypto/argon2"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/internal/testclock"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/restapi"
@@ -110,8 +111,8 @@ func newEnv(t testing.TB, configure ...func(*oauth.Config)) *env {
 	if e.oauth, err = oauth.New(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
-		return s.AgentKeyPrincipal(ctx, bearer, scopes)
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
+		return auth.Resolved(s.AgentKeyIdentity(ctx, bearer, scopes))
 	})
 	cache := workspace.NewCache(workspace.Prefixed{store.PrefixAgentKey: keys, store.PrefixAccessToken: e.oauth.Verifier()}, 30*time.Second)
 	lctx, cancel := context.WithCancel(ctx)

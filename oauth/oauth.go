@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/ratelimit"
@@ -56,7 +57,7 @@ type Config struct {
 	Scopes []string
 	// GrantableScopes lists what a member can exercise right now (docs/decisions.md 3): the
 	// consent page offers no more.
-	GrantableScopes func(*store.Principal) []string
+	GrantableScopes func(*auth.Principal) []string
 	// Resources are the RFC 8707 resource values accepted; default {Issuer}/v1 and
 	// {Issuer}/mcp.
 	Resources []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -127,6 +128,10 @@ type (
 	// code is an authorization code's row.
 	code = store.OAuthCode
 )
+
+// principalOf is the principal of a signed-in member, for the rules that read one (its
+// role, its grantable scopes, the By of its changes).
+func principalOf(m *member) *auth.Principal { return auth.FromIdentity(&m.Identity) }
 
 // maxConsentRedirects bounds the redirect URIs a consent remembers: loopback clients pick
 // a new port per run, and only the recent ones matter.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -25,7 +26,7 @@ func (s *Server) Verifier() *Verifier { return &Verifier{s: s} }
 // the grant. It returns a apierr.Error with code unauthorized when the token is
 // malformed, unknown, expired or revoked, its family or client is revoked or disabled, or
 // its member is no longer active.
-func (v *Verifier) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
+func (v *Verifier) Authenticate(ctx context.Context, bearer string) (*auth.Principal, error) {
 	if !store.WellFormed(bearer, store.PrefixAccessToken) {
 		return nil, apierr.Unauthorized("the access token is malformed")
 	}
@@ -40,7 +41,7 @@ func (v *Verifier) Authenticate(ctx context.Context, bearer string) (*store.Prin
 	switch {
 	case !a.Live:
 		return nil, apierr.Unauthorized("the access token was revoked")
-	case !now.Before(*a.Principal.Credential.ExpiresAt):
+	case !now.Before(*a.Identity.Credential.ExpiresAt):
 		return nil, apierr.Unauthorized("the access token expired; use the refresh token")
 	case !a.ClientEnabled:
 		return nil, apierr.Unauthorized("the app this token was issued to is disabled")
@@ -53,5 +54,5 @@ func (v *Verifier) Authenticate(ctx context.Context, bearer string) (*store.Prin
 			v.s.log.Warn("oauth: touch family", "err", err)
 		}
 	}
-	return a.Principal, nil
+	return auth.FromIdentity(a.Identity), nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -128,7 +129,7 @@ func (a *API) challenge(h http.Header, r *http.Request, err error) {
 }
 
 // principal resolves the request's credential: unauthorized, or the lookup's own failure.
-func (a *API) principal(r *http.Request) (*store.Principal, error) {
+func (a *API) principal(r *http.Request) (*auth.Principal, error) {
 	if !httpx.APIKeyValid(r, a.cfg.APIKey) {
 		return nil, apierr.Unauthorized("the apikey header (or apikey query parameter) is missing or unknown")
 	}

@@ -12,19 +12,19 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/imports/importfile"
-	"github.com/agencyos/workspaced/store"
 )
 
 // Importer runs file imports (docs/rest.md, "Imports"); imports.Service implements it (cmd
 // hands it to ServeImports, which checks that it does), so the adapter needs no queue.
 type Importer interface {
-	Create(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error)
-	Preview(ctx context.Context, p *store.Principal, prm importfile.Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error)
-	Get(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error)
-	Cancel(ctx context.Context, p *store.Principal, id string) (json.RawMessage, error)
-	Errors(ctx context.Context, p *store.Principal, id string, w func(row []string) error) error
+	Create(ctx context.Context, p *auth.Principal, prm importfile.Params, file io.Reader) (json.RawMessage, error)
+	Preview(ctx context.Context, p *auth.Principal, prm importfile.Params, file io.Reader, status func(*apierr.Error) int) (json.RawMessage, error)
+	Get(ctx context.Context, p *auth.Principal, id string) (json.RawMessage, error)
+	Cancel(ctx context.Context, p *auth.Principal, id string) (json.RawMessage, error)
+	Errors(ctx context.Context, p *auth.Principal, id string, w func(row []string) error) error
 }
 
 // importRoutes serves /imports beside the generic routes.

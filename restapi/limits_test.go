@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/ratelimit"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -46,7 +46,7 @@ func withLimiter(l workspace.Limiter) func(*envConfig) {
 }
 
 // credential gives p its own credential, as a separate token or key would be.
-func credential(p *store.Principal, id string) *store.Principal {
+func credential(p *auth.Principal, id string) *auth.Principal {
 	c := *p
 	c.Credential.ID = id
 	return &c

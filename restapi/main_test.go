@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -44,7 +45,7 @@ type env struct {
 	router routers.Router
 	api    *restapi.API
 	ops    *workspace.Ops // the domain the API adapts, as cmd builds it
-	tokens sync.Map       // token -> *store.Principal
+	tokens sync.Map       // token -> *auth.Principal
 }
 
 // envConfig is what newEnv's options adjust: the API's Config and the domain's (a limiter,
@@ -62,12 +63,12 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	s := storetest.New(t)
 	e := &env{t: t, store: s}
 	scopes := workspace.Scopes()
-	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
-		return s.AgentKeyPrincipal(ctx, bearer, scopes)
+	keys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
+		return auth.Resolved(s.AgentKeyIdentity(ctx, bearer, scopes))
 	})
-	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
 		if p, ok := e.tokens.Load(bearer); ok {
-			return p.(*store.Principal), nil
+			return p.(*auth.Principal), nil
 		}
 		return nil, apierr.Unauthorized("unknown test token")
 	})
@@ -113,7 +114,7 @@ func openAPIRouter(t testing.TB, base string) routers.Router {
 }
 
 // token registers a principal and returns a bearer credential for it.
-func (e *env) token(p *store.Principal) string {
+func (e *env) token(p *auth.Principal) string {
 	tok := testTokenPrefix + uuid.NewString()
 	e.tokens.Store(tok, p)
 	return tok
@@ -231,7 +232,7 @@ type client struct {
 	token string
 }
 
-func (e *env) as(t testing.TB, p *store.Principal) client {
+func (e *env) as(t testing.TB, p *auth.Principal) client {
 	return client{e: e, t: t, token: e.token(p)}
 }
 

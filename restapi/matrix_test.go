@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -71,10 +72,10 @@ func grantsAll(level string) map[string]string {
 type world struct {
 	e     *env
 	id    string
-	admin *store.Principal  // admin, every scope
-	full  *store.Principal  // member, every grant full, every scope
-	read  *store.Principal  // member, every grant read, every scope
-	none  *store.Principal  // member, no grants, every scope
+	admin *auth.Principal   // admin, every scope
+	full  *auth.Principal   // member, every grant full, every scope
+	read  *auth.Principal   // member, every grant read, every scope
+	none  *auth.Principal   // member, no grants, every scope
 	refs  map[string]string // "table.column" -> resource, see references
 }
 
@@ -105,7 +106,7 @@ func newWorld(t testing.TB, e *env) *world {
 
 // writer is who writes r in the matrix: admins for admin-only resources, else the member
 // with full grants (so member paths are what the matrix exercises).
-func (w *world) writer(r *workspace.Resource) *store.Principal {
+func (w *world) writer(r *workspace.Resource) *auth.Principal {
 	if r.AdminWrites || r.AdminOnly {
 		return w.admin
 	}
@@ -113,7 +114,7 @@ func (w *world) writer(r *workspace.Resource) *store.Principal {
 }
 
 // withScopes clones p with other scopes.
-func withScopes(p *store.Principal, scopes []string) *store.Principal {
+func withScopes(p *auth.Principal, scopes []string) *auth.Principal {
 	c := *p
 	c.Scopes = scopes
 	return &c

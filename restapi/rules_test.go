@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -19,8 +20,8 @@ import (
 // team is a fresh workspace with an admin and two members holding every grant.
 type team struct {
 	ws          string
-	admin, a, b *store.Principal
-	none        *store.Principal // a member without grants
+	admin, a, b *auth.Principal
+	none        *auth.Principal // a member without grants
 }
 
 func newTeam(t testing.TB, e *env) team {
@@ -400,7 +401,7 @@ func TestCommentsOnDealsNeedCRM(t *testing.T) {
 
 type fakeEnricher struct{}
 
-func (fakeEnricher) Enrich(ctx context.Context, p *store.Principal, domain string) (*workspace.EnrichResult, error) {
+func (fakeEnricher) Enrich(ctx context.Context, p *auth.Principal, domain string) (*workspace.EnrichResult, error) {
 	if domain == "broke.example" {
 		return nil, &apierr.Error{Code: apierr.CodeInsufficientCredits, Message: "top up"}
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/restapi"
-	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -19,13 +19,13 @@ import (
 // Regression tests of a security audit: each names the hole it keeps closed.
 
 // member adds a member with the given grants and every scope.
-func member(t testing.TB, e *env, ws string, grants map[string]string) *store.Principal {
+func member(t testing.TB, e *env, ws string, grants map[string]string) *auth.Principal {
 	t.Helper()
 	return storetest.AddUser(t, e.store, ws, "member", grants, workspace.Scopes())
 }
 
 // withGrants is p with other grants, as after an admin changed them.
-func withGrants(p *store.Principal, grants map[string]string) *store.Principal {
+func withGrants(p *auth.Principal, grants map[string]string) *auth.Principal {
 	c := *p
 	c.Grants = grants
 	return &c
@@ -47,7 +47,7 @@ func TestActivityOfCommentsFollowsParent(t *testing.T) {
 	onPrivate := create(t, a, "/comments", map[string]any{"entity_type": "task", "entity_id": private, "content": "hush"})["id"].(string)
 	onPublic := create(t, a, "/comments", map[string]any{"entity_type": "task", "entity_id": public, "content": "hello"})["id"].(string)
 
-	seen := func(p *store.Principal) map[string]bool {
+	seen := func(p *auth.Principal) map[string]bool {
 		out := map[string]bool{}
 		for _, r := range e.as(t, p).listAll("/activity?entity_type=comments") {
 			out[r["entity_id"].(string)] = true
@@ -60,14 +60,14 @@ func TestActivityOfCommentsFollowsParent(t *testing.T) {
 	if got := seen(tm.b); !got[onDeal] || got[onPrivate] || !got[onPublic] {
 		t.Fatalf("a member with crm sees activity of comments %v; want the deal's and the public task's", got)
 	}
-	for _, who := range []*store.Principal{tm.a, tm.admin} {
+	for _, who := range []*auth.Principal{tm.a, tm.admin} {
 		if got := seen(who); !got[onDeal] || !got[onPrivate] || !got[onPublic] {
 			t.Fatalf("the author or an admin sees activity of comments %v; want all three", got)
 		}
 	}
 	// The database itself hides them: the request role reading activity without filters.
 	var n int
-	if err := e.store.Query(context.Background(), noCRM, `SELECT count(*) FROM activity WHERE entity_id = ANY($1::uuid[])`,
+	if err := e.store.Query(context.Background(), noCRM.Actor(), `SELECT count(*) FROM activity WHERE entity_id = ANY($1::uuid[])`,
 		[]any{[]string{onDeal, onPrivate}}, func(rows pgx.Rows) error {
 			rows.Next()
 			return rows.Scan(&n)
@@ -122,10 +122,10 @@ func TestCommentEdits(t *testing.T) {
 		}
 	})
 	t.Run("the database refuses what the gate refuses", func(t *testing.T) {
-		update := func(p *store.Principal, id string) int64 {
+		update := func(p *auth.Principal, id string) int64 {
 			t.Helper()
 			var n int64
-			err := e.store.Query(context.Background(), p, `WITH x AS (UPDATE comments SET content = 'sql' WHERE id = $1 RETURNING 1)
+			err := e.store.Query(context.Background(), p.Actor(), `WITH x AS (UPDATE comments SET content = 'sql' WHERE id = $1 RETURNING 1)
 				SELECT count(*) FROM x`, []any{id}, func(rows pgx.Rows) error {
 				rows.Next()
 				return rows.Scan(&n)
@@ -141,7 +141,7 @@ func TestCommentEdits(t *testing.T) {
 		if n := update(withGrants(tm.a, map[string]string{"crm": "read"}), onDeal); n != 0 {
 			t.Fatal("RLS lets crm=read rewrite a deal comment")
 		}
-		err := e.store.Query(context.Background(), withGrants(tm.a, map[string]string{"crm": "read"}),
+		err := e.store.Query(context.Background(), withGrants(tm.a, map[string]string{"crm": "read"}).Actor(),
 			`INSERT INTO comments (entity_type, entity_id, content) VALUES ('deal', $1, 'sql')`, []any{deal},
 			func(pgx.Rows) error { return nil })
 		if err == nil {

@@ -30,7 +30,7 @@ func TestSyncNeverPassesATransactionInFlight(t *testing.T) {
 	// A writer starts, stamps "early" and holds its transaction open...
 	stamped, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- e.store.InTx(ctx, f.Admin, func(tx pgx.Tx) error {
+		done <- e.store.InTx(ctx, f.Admin.Actor(), func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `UPDATE labels SET name = 'late commit' WHERE id = $1`, early); err != nil {
 				close(stamped)
 				return err

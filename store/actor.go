@@ -11,36 +11,24 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Principal is who a request acts as: the member (or agent user) behind a credential, its
-// workspace, role, feature grants, and the scopes the credential carries.
-type Principal struct {
-	UserID      string
+// Actor is who a transaction runs as under row-level security: the values actorSQL sets
+// for the transaction only, which the policies and the activity trigger read
+// (store/migrations). The domain builds it from its principal (auth.Principal.Actor); an
+// Actor without a workspace or a user is refused.
+type Actor struct {
 	WorkspaceID string
-	Email       string
-	DisplayName string
-	Role        string            // admin or member
-	IsAgent     bool              // the user is an agent's user
-	Grants      map[string]string // feature -> none, read, full
-	Scopes      []string          // granted scopes, wildcards as granted
-	Credential  Credential
-	// Via is the channel the request came through (ViaREST, ViaMCP), recorded with every
-	// write in activity; the adapters set it on their copy (WithVia).
-	Via string
+	UserID      string
+	Role        string     // admin or member
+	Grants      string     // app.grants: the effective grants as GrantsSetting writes them
+	Credential  Credential // app.credential (Credential.Label), app.client, and the owner of idempotency keys
+	Via         string     // the channel (ViaREST, ViaMCP ...), app.via
 }
 
-// Channels of Principal.Via, as activity.via stores them.
+// Channels of an Actor's Via, as activity.via stores them.
 const (
 	ViaREST = "rest"
 	ViaMCP  = "mcp"
 )
-
-// WithVia returns a copy of p that came through channel via. Principals are shared by the
-// credential cache, so an adapter never writes to the one it was given.
-func (p *Principal) WithVia(via string) *Principal {
-	q := *p
-	q.Via = via
-	return &q
-}
 
 // Credential describes what the request presented.
 type Credential struct {
@@ -52,31 +40,17 @@ type Credential struct {
 	Resource   string     // RFC 8707 resource the token is bound to, "" when unbound
 }
 
-// IsAdmin reports whether the principal holds the admin role.
-func (p *Principal) IsAdmin() bool { return p.Role == RoleAdmin }
-
-// Grant returns the principal's grant for a feature: none, read or full. Admins hold full
-// on every feature (docs/decisions.md 2).
-func (p *Principal) Grant(feature string) string {
-	if p.IsAdmin() {
-		return GrantFull
-	}
-	if g, ok := p.Grants[feature]; ok {
-		return g
-	}
-	return GrantNone
-}
-
-// settings are the transaction-local values RLS policies read (store/migrations): app_grant
-// reads the grant of each of Features, and admins hold full on each (docs/decisions.md 2). The
-// grants travel as a small JSON object written by hand: this runs on every request, and
-// only read and full need saying (app_grant reads anything else as none).
-func (p *Principal) settings() []any {
+// GrantsSetting is app.grants, the value RLS policies read the grants from: app_grant
+// reads the grant of each of Features (store/migrations), here grant(feature) (which
+// gives admins full on each: docs/decisions.md 2). The grants travel as a small JSON object
+// written by hand: this runs on every request, and only read and full need saying
+// (app_grant reads anything else as none).
+func GrantsSetting(grant func(feature string) string) string {
 	g := make([]byte, 0, 96)
 	g = append(g, '{')
 	for _, f := range Features {
-		grant := p.Grant(f)
-		if grant != GrantRead && grant != GrantFull {
+		v := grant(f)
+		if v != GrantRead && v != GrantFull {
 			continue
 		}
 		if len(g) > 1 {
@@ -85,18 +59,21 @@ func (p *Principal) settings() []any {
 		g = append(g, '"')
 		g = append(g, f...)
 		g = append(g, `":"`...)
-		g = append(g, grant...)
+		g = append(g, v...)
 		g = append(g, '"')
 	}
 	g = append(g, '}')
-	return []any{p.WorkspaceID, p.UserID, p.Role, string(g), p.credentialLabel(), p.clientJSON(), p.Via}
+	return string(g)
 }
 
-// credentialLabel names the credential for activity.credential and credential_usage:
-// "agent_key:<id>", "oauth:<access token id>" or "console:<session>", "" when unknown.
-func (p *Principal) credentialLabel() string { return p.Credential.label() }
+// settings are the transaction-local values actorSQL sets, in its parameters' order.
+func (a Actor) settings() []any {
+	return []any{a.WorkspaceID, a.UserID, a.Role, a.Grants, a.Credential.Label(), a.clientJSON(), a.Via}
+}
 
-func (c Credential) label() string {
+// Label names the credential for activity.credential and credential_usage:
+// "agent_key:<id>", "oauth:<access token id>" or "console:<session>", "" when unknown.
+func (c Credential) Label() string {
 	if c.Type == "" || c.ID == "" {
 		return ""
 	}
@@ -104,13 +81,16 @@ func (c Credential) label() string {
 }
 
 // clientJSON is activity.client: {"id", "name"} of the OAuth client, "" for none.
-func (p *Principal) clientJSON() string {
-	if p.Credential.ClientID == "" {
+func (a Actor) clientJSON() string {
+	if a.Credential.ClientID == "" {
 		return ""
 	}
-	b, _ := json.Marshal(map[string]string{"id": p.Credential.ClientID, "name": p.Credential.ClientName})
+	b, _ := json.Marshal(map[string]string{"id": a.Credential.ClientID, "name": a.Credential.ClientName})
 	return string(b)
 }
+
+// valid reports whether a names a workspace and a user to act as.
+func (a Actor) valid() bool { return a.WorkspaceID != "" && a.UserID != "" }
 
 // actorSQL sets the actor for the rest of the transaction only (is_local = true), and drops
 // to the request role, which has no BYPASSRLS and owns nothing. It also turns sorting off:
@@ -124,18 +104,18 @@ const actorSQL = `SELECT set_config('role', 'workspaced_app', true),
 	set_config('app.credential', $5, true), set_config('app.client', $6, true), set_config('app.via', $7, true),
 	set_config('enable_sort', 'off', true), set_config('application_name', 'workspaced ws:' || $1, true)`
 
-// InTx runs fn in a transaction as the actor p, under row-level security. Use it where a
+// InTx runs fn in a transaction as the actor a, under row-level security. Use it where a
 // write needs logic between statements; it commits when fn returns nil.
-func (s *Store) InTx(ctx context.Context, p *Principal, fn func(tx pgx.Tx) error) error {
-	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
-		return errors.New("store: InTx needs a principal")
+func (s *Store) InTx(ctx context.Context, a Actor, fn func(tx pgx.Tx) error) error {
+	if !a.valid() {
+		return errors.New("store: InTx needs an actor")
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	if _, err := tx.Exec(ctx, actorSQL, p.settings()...); err != nil {
+	if _, err := tx.Exec(ctx, actorSQL, a.settings()...); err != nil {
 		return fmt.Errorf("store: set actor: %w", err)
 	}
 	if err := fn(tx); err != nil {
@@ -144,23 +124,23 @@ func (s *Store) InTx(ctx context.Context, p *Principal, fn func(tx pgx.Tx) error
 	return commit(ctx, tx) // outcome_unknown when sent and not answered
 }
 
-// Query runs one statement as the actor p in a single round trip: the actor settings and
+// Query runs one statement as the actor a in a single round trip: the actor settings and
 // the statement travel as one pipelined batch, which PostgreSQL runs as one implicit
 // transaction, so the settings apply to the statement and end with it. scan is called with
 // the statement's rows.
-func (s *Store) Query(ctx context.Context, p *Principal, sql string, args []any, scan func(pgx.Rows) error) error {
-	return s.query(ctx, p, nil, sql, args, scan)
+func (s *Store) Query(ctx context.Context, a Actor, sql string, args []any, scan func(pgx.Rows) error) error {
+	return s.query(ctx, a, nil, sql, args, scan)
 }
 
 // query runs the actor's settings, the statements before (without arguments), then sql.
-func (s *Store) query(ctx context.Context, p *Principal, before []string, sql string, args []any, scan func(pgx.Rows) error) error {
-	if p == nil || p.WorkspaceID == "" || p.UserID == "" {
-		return errors.New("store: Query needs a principal")
+func (s *Store) query(ctx context.Context, a Actor, before []string, sql string, args []any, scan func(pgx.Rows) error) error {
+	if !a.valid() {
+		return errors.New("store: Query needs an actor")
 	}
 	if d, ok := ctx.Value(statementTimeoutKey{}).(time.Duration); ok {
 		before = append([]string{statementTimeoutSQL(d)}, before...)
 	}
-	return s.settingsThen(ctx, "actor", actorSQL, p.settings(), before, sql, args, scan)
+	return s.settingsThen(ctx, "actor", actorSQL, a.settings(), before, sql, args, scan)
 }
 
 type statementTimeoutKey struct{}
@@ -237,8 +217,8 @@ const SyncHorizon = `current_setting('app.sync_horizon')::timestamptz`
 // may compare updated_at with SyncHorizon, the start of the oldest transaction in flight
 // that could write the actor's workspace, so a page never passes a change not yet
 // committed. Still one pipelined round trip.
-func (s *Store) QuerySync(ctx context.Context, p *Principal, sql string, args []any, scan func(pgx.Rows) error) error {
-	return s.query(ctx, p, []string{horizonSQL}, sql, args, scan)
+func (s *Store) QuerySync(ctx context.Context, a Actor, sql string, args []any, scan func(pgx.Rows) error) error {
+	return s.query(ctx, a, []string{horizonSQL}, sql, args, scan)
 }
 
 // genericPlanSQL makes the transaction's statements run their generic plans.
@@ -249,8 +229,8 @@ const genericPlanSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan
 // (workspace.Search): the statement runs its generic plan, made once per connection,
 // instead of being planned at every call (10 to 17 ms of a 30 ms search, docs/performance.md).
 // Still one pipelined round trip.
-func (s *Store) QueryGeneric(ctx context.Context, p *Principal, sql string, args []any, scan func(pgx.Rows) error) error {
-	return s.query(ctx, p, []string{genericPlanSQL}, sql, args, scan)
+func (s *Store) QueryGeneric(ctx context.Context, a Actor, sql string, args []any, scan func(pgx.Rows) error) error {
+	return s.query(ctx, a, []string{genericPlanSQL}, sql, args, scan)
 }
 
 // Scan hands rows to scan and closes them: scan's error, else the rows' own.

@@ -32,24 +32,19 @@ type By struct {
 	Client string
 }
 
-// By returns the By of p's administration changes through channel via (ViaConsole).
-func (p *Principal) By(via string) By {
-	return By{UserID: p.UserID, Credential: p.credentialLabel(), Via: via}
-}
-
 // RecordAction writes, in tx (which may run as the service), the activity record of an
-// action p made through its channel on a record that is not a write of it (a webhook
+// action the actor a made through its channel on a record that is not a write of it (a webhook
 // endpoint's secret rotation or test ping, a delivery's retry: docs/console.md, "Audit
 // log"), with the provenance the activity trigger gives a write: actor, credential, client
 // and channel. changes says what was done, never a secret.
-func RecordAction(ctx context.Context, tx pgx.Tx, p *Principal, entityType, entityID, action string,
+func RecordAction(ctx context.Context, tx pgx.Tx, a Actor, entityType, entityID, action string,
 	changes map[string]any) error {
-	via := p.Via
+	via := a.Via
 	if via == "" {
 		via = ViaREST // a principal no adapter stamped still made the action
 	}
-	by := By{UserID: p.UserID, Credential: p.credentialLabel(), Via: via, Client: p.clientJSON()}
-	return record(ctx, tx, p.WorkspaceID, by, audit{entityType: entityType, entityID: entityID, action: action,
+	by := By{UserID: a.UserID, Credential: a.Credential.Label(), Via: via, Client: a.clientJSON()}
+	return record(ctx, tx, a.WorkspaceID, by, audit{entityType: entityType, entityID: entityID, action: action,
 		changes: changes})
 }
 

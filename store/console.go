@@ -534,7 +534,7 @@ func (s *Store) AddUsage(ctx context.Context, counts []UsageCount) error {
 	ws, creds, names := make([]string, len(counts)), make([]string, len(counts)), make([]string, len(counts))
 	days, n := make([]time.Time, len(counts)), make([]int64, len(counts))
 	for i, c := range counts {
-		ws[i], days[i], creds[i], names[i], n[i] = c.WorkspaceID, c.Day, c.Credential.label(), c.Credential.ClientName, c.Requests
+		ws[i], days[i], creds[i], names[i], n[i] = c.WorkspaceID, c.Day, c.Credential.Label(), c.Credential.ClientName, c.Requests
 	}
 	_, err := s.pool.Exec(ctx, `INSERT INTO credential_usage AS u (workspace_id, day, credential, client_name, requests)
 		SELECT w::uuid, d, c, cn, r FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::bigint[]) AS t(w, d, c, cn, r)

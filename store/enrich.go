@@ -11,7 +11,7 @@ import (
 
 // The SQL of metered enrichment (package enrich, docs/decisions.md 6): a per-workspace cache of
 // lookups, and credits reserved before a lookup and settled after it. Every statement but
-// the sweep runs as the principal, under row-level security. package enrich declares the
+// the sweep runs as the actor, under row-level security. package enrich declares the
 // interface these methods satisfy (enrich.Ledger) and documents its contract.
 
 // ErrInsufficientCredits is ReserveCredits' answer when the balance is below the cost.
@@ -26,10 +26,10 @@ var ErrHoldExpired = errors.New("credit hold expired before the lookup finished"
 
 // CachedEnrichment returns the workspace's lookup of domain fetched within maxAge (nil when
 // there is none) and its credit balance, in one round trip.
-func (s *Store) CachedEnrichment(ctx context.Context, p *Principal, domain string, maxAge time.Duration) ([]byte, int64, error) {
+func (s *Store) CachedEnrichment(ctx context.Context, a Actor, domain string, maxAge time.Duration) ([]byte, int64, error) {
 	var result []byte
 	var balance int64
-	err := s.Query(ctx, p, `SELECT c.result, b.balance FROM credit_balances b
+	err := s.Query(ctx, a, `SELECT c.result, b.balance FROM credit_balances b
 		LEFT JOIN enrichment_cache c ON c.domain = $1 AND c.fetched_at > now() - $2::interval
 		LIMIT 1`, []any{domain, interval(maxAge)},
 		func(rows pgx.Rows) error {
@@ -44,9 +44,9 @@ func (s *Store) CachedEnrichment(ctx context.Context, p *Principal, domain strin
 // ReserveCredits takes cost off the balance atomically and records a hold for domain that
 // outlives a stuck request by holdFor, returning the hold's id; ErrInsufficientCredits when
 // the balance is below cost (docs/decisions.md 6: UPDATE ... WHERE balance >= cost).
-func (s *Store) ReserveCredits(ctx context.Context, p *Principal, cost int64, domain string, holdFor time.Duration) (string, error) {
+func (s *Store) ReserveCredits(ctx context.Context, a Actor, cost int64, domain string, holdFor time.Duration) (string, error) {
 	var holdID string
-	err := s.InTx(ctx, p, func(tx pgx.Tx) error {
+	err := s.InTx(ctx, a, func(tx pgx.Tx) error {
 		// The hold first: one per workspace and domain (00020), so a concurrent enrichment
 		// of the same domain waits here for the first to commit, then finds it.
 		err := tx.QueryRow(ctx, `INSERT INTO credit_holds (amount, domain, expires_at) VALUES ($1, $2, now() + $3::interval)
@@ -72,9 +72,9 @@ func (s *Store) ReserveCredits(ctx context.Context, p *Principal, cost int64, do
 // SettleEnrichment turns a hold into a charge of cost in the same transaction that stores
 // the result (JSON) for domain, the ledger row and the activity row, and returns the
 // balance left; ErrHoldExpired when the hold is gone.
-func (s *Store) SettleEnrichment(ctx context.Context, p *Principal, holdID, domain string, result []byte, cost int64) (int64, error) {
+func (s *Store) SettleEnrichment(ctx context.Context, a Actor, holdID, domain string, result []byte, cost int64) (int64, error) {
 	var remaining int64
-	err := s.InTx(ctx, p, func(tx pgx.Tx) error {
+	err := s.InTx(ctx, a, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM credit_holds WHERE id = $1`, holdID)
 		if err != nil {
 			return err
@@ -102,8 +102,8 @@ func (s *Store) SettleEnrichment(ctx context.Context, p *Principal, holdID, doma
 }
 
 // RefundCreditHold gives a hold back, if it still exists.
-func (s *Store) RefundCreditHold(ctx context.Context, p *Principal, holdID string) error {
-	return s.InTx(ctx, p, func(tx pgx.Tx) error {
+func (s *Store) RefundCreditHold(ctx context.Context, a Actor, holdID string) error {
+	return s.InTx(ctx, a, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING amount)
 			UPDATE credit_balances SET balance = balance + h.amount FROM h`, holdID)
 		return err

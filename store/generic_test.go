@@ -16,10 +16,10 @@ import (
 func TestQueryGenericRunsGenericPlans(t *testing.T) {
 	s := storetest.New(t)
 	f := storetest.Workspace(t, s, nil)
-	mode := func(query func(context.Context, *store.Principal, string, []any, func(pgx.Rows) error) error) string {
+	mode := func(query func(context.Context, store.Actor, string, []any, func(pgx.Rows) error) error) string {
 		t.Helper()
 		var m string
-		err := query(context.Background(), f.Admin, "SELECT current_setting('plan_cache_mode')", nil, func(rows pgx.Rows) error {
+		err := query(context.Background(), f.Admin.Actor(), "SELECT current_setting('plan_cache_mode')", nil, func(rows pgx.Rows) error {
 			for rows.Next() {
 				if err := rows.Scan(&m); err != nil {
 					return err

@@ -32,23 +32,23 @@ type IdempotencyRecord struct {
 }
 
 // credentialKey names the credential a key belongs to: the token or agent key row.
-func credentialKey(p *Principal) string {
-	if p.Credential.ID == "" {
-		return "user:" + p.UserID
+func credentialKey(a Actor) string {
+	if a.Credential.ID == "" {
+		return "user:" + a.UserID
 	}
-	return p.Credential.Type + ":" + p.Credential.ID
+	return a.Credential.Type + ":" + a.Credential.ID
 }
 
-// ClaimIdempotencyKey claims key for p's credential. It returns nil when the claim is
+// ClaimIdempotencyKey claims key for a's credential. It returns nil when the claim is
 // made (the key was unused, expired, or its lease ran out): the caller runs the operation
 // and then calls SaveIdempotentResponse or ReleaseIdempotencyKey. Otherwise it returns
 // what the key holds, for the caller to replay, refuse as in flight, or refuse as a
 // conflict.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, p *Principal, key string, fingerprint []byte) (*IdempotencyRecord, error) {
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, a Actor, key string, fingerprint []byte) (*IdempotencyRecord, error) {
 	// A key released (its request failed) between the two statements below is gone when
 	// read: claim again.
 	for range 3 {
-		rec, err := s.claimIdempotencyKey(ctx, p, key, fingerprint)
+		rec, err := s.claimIdempotencyKey(ctx, a, key, fingerprint)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			if err != nil {
 				return nil, Internal(err)
@@ -60,9 +60,9 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, p *Principal, key strin
 		"requests with this Idempotency-Key are racing; retry after a moment")
 }
 
-func (s *Store) claimIdempotencyKey(ctx context.Context, p *Principal, key string, fingerprint []byte) (*IdempotencyRecord, error) {
+func (s *Store) claimIdempotencyKey(ctx context.Context, a Actor, key string, fingerprint []byte) (*IdempotencyRecord, error) {
 	var rec *IdempotencyRecord
-	err := s.InTx(ctx, p, func(tx pgx.Tx) error {
+	err := s.InTx(ctx, a, func(tx pgx.Tx) error {
 		var claimed bool
 		err := tx.QueryRow(ctx, `INSERT INTO idempotency_keys AS k (credential, key, fingerprint, locked_until, expires_at)
 			VALUES ($1, $2, $3, now() + $4::interval, now() + $5::interval)
@@ -70,7 +70,7 @@ func (s *Store) claimIdempotencyKey(ctx context.Context, p *Principal, key strin
 			   SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL,
 			       locked_until = excluded.locked_until, expires_at = excluded.expires_at, created_at = now()
 			 WHERE k.expires_at <= now() OR (k.response_status IS NULL AND k.locked_until <= now())
-			RETURNING true`, credentialKey(p), key, fingerprint, seconds(IdempotencyLease), seconds(IdempotencyTTL)).Scan(&claimed)
+			RETURNING true`, credentialKey(a), key, fingerprint, seconds(IdempotencyLease), seconds(IdempotencyTTL)).Scan(&claimed)
 		if err == nil {
 			return nil
 		}
@@ -82,7 +82,7 @@ func (s *Store) claimIdempotencyKey(ctx context.Context, p *Principal, key strin
 		rec = &IdempotencyRecord{}
 		var status *int
 		if err := tx.QueryRow(ctx, `SELECT fingerprint, response_status, response_body FROM idempotency_keys
-			WHERE credential = $1 AND key = $2`, credentialKey(p), key).Scan(&rec.Fingerprint, &status, &rec.Body); err != nil {
+			WHERE credential = $1 AND key = $2`, credentialKey(a), key).Scan(&rec.Fingerprint, &status, &rec.Body); err != nil {
 			return err
 		}
 		if status != nil {
@@ -98,18 +98,18 @@ func (s *Store) claimIdempotencyKey(ctx context.Context, p *Principal, key strin
 
 // SaveIdempotentResponse stores the response of a claimed key in tx, the transaction of
 // the operation's write, so the write and its replayable response commit together.
-func SaveIdempotentResponse(ctx context.Context, tx pgx.Tx, p *Principal, key string, status int, body []byte) error {
+func SaveIdempotentResponse(ctx context.Context, tx pgx.Tx, a Actor, key string, status int, body []byte) error {
 	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET response_status = $3, response_body = $4
-		WHERE credential = $1 AND key = $2`, credentialKey(p), key, status, body)
+		WHERE credential = $1 AND key = $2`, credentialKey(a), key, status, body)
 	return err
 }
 
 // ReleaseIdempotencyKey forgets a claimed key whose operation failed, so a retry runs the
 // operation again (a failure is not replayed).
-func (s *Store) ReleaseIdempotencyKey(ctx context.Context, p *Principal, key string) error {
-	return s.InTx(ctx, p, func(tx pgx.Tx) error {
+func (s *Store) ReleaseIdempotencyKey(ctx context.Context, a Actor, key string) error {
+	return s.InTx(ctx, a, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE credential = $1 AND key = $2 AND response_status IS NULL`,
-			credentialKey(p), key)
+			credentialKey(a), key)
 		return err
 	})
 }

@@ -310,14 +310,29 @@ func (s *Store) GrantCredits(ctx context.Context, workspaceID string, amount int
 	return balance, mapAdminError(err)
 }
 
-// AgentKeyPrincipal resolves an agent key to its principal. Agent keys carry every scope.
-// It returns an unauthorized Error when the key is malformed, unknown, revoked, or its user
-// is not active.
-func (s *Store) AgentKeyPrincipal(ctx context.Context, plain string, allScopes []string) (*Principal, error) {
+// Identity is what store reads about the holder of a credential: the user row behind it,
+// the scopes the credential carries (wildcards as granted) and the credential itself. The
+// principal a request acts as is built from it (auth.FromIdentity).
+type Identity struct {
+	UserID      string
+	WorkspaceID string
+	Email       string
+	DisplayName string
+	Role        string            // admin or member
+	IsAgent     bool              // the user is an agent's user
+	Grants      map[string]string // feature -> none, read, full
+	Scopes      []string
+	Credential  Credential
+}
+
+// AgentKeyIdentity resolves an agent key to its holder's identity (auth.Resolved makes
+// the principal of it). Agent keys carry every scope. It returns an unauthorized Error
+// when the key is malformed, unknown, revoked, or its user is not active.
+func (s *Store) AgentKeyIdentity(ctx context.Context, plain string, allScopes []string) (*Identity, error) {
 	if !WellFormed(plain, PrefixAgentKey) {
 		return nil, apierr.Unauthorized("the agent key is malformed")
 	}
-	p := &Principal{Scopes: allScopes, Credential: Credential{Type: "agent_key"}}
+	p := &Identity{Scopes: allScopes, Credential: Credential{Type: "agent_key"}}
 	var grants []byte
 	// One statement resolves the key and records its use (last_used_at); it runs on a
 	// cache miss only, so the stamp is as fresh as the credential cache's lifetime.

@@ -18,7 +18,7 @@ func TestRequestsNeverJITCompile(t *testing.T) {
 	s := storetest.New(t)
 	f := storetest.Workspace(t, s, nil)
 	var jit string
-	err := s.Query(context.Background(), f.Admin, "SELECT current_setting('jit')", nil, func(rows pgx.Rows) error {
+	err := s.Query(context.Background(), f.Admin.Actor(), "SELECT current_setting('jit')", nil, func(rows pgx.Rows) error {
 		for rows.Next() {
 			if err := rows.Scan(&jit); err != nil {
 				return err

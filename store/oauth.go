@@ -226,7 +226,7 @@ func (s *Store) PurgeOAuth(ctx context.Context, now, unusedSince time.Time) (OAu
 
 // OAuthMember is a user as the sign-in pages see it.
 type OAuthMember struct {
-	Principal
+	Identity
 	Status       string
 	PasswordHash string
 	Upstream     string // the linked upstream identity, issuer|subject, or ""
@@ -473,7 +473,7 @@ func (s *Store) RevokeAccessToken(ctx context.Context, clientID string, hash []b
 
 // OAuthAccess is an access token's row with what decides whether it still works.
 type OAuthAccess struct {
-	Principal      *Principal // Credential.ExpiresAt and Scopes filled in
+	Identity       *Identity // Credential.ExpiresAt and Scopes filled in
 	FamilyID       string
 	FamilyLastUsed *time.Time
 	Live           bool // neither the token nor its family is revoked
@@ -483,8 +483,8 @@ type OAuthAccess struct {
 
 // OAuthAccessToken returns the access token with hash, or nil when there is none.
 func (s *Store) OAuthAccessToken(ctx context.Context, hash []byte) (*OAuthAccess, error) {
-	p := &Principal{Credential: Credential{Type: "oauth"}}
-	a := &OAuthAccess{Principal: p}
+	p := &Identity{Credential: Credential{Type: "oauth"}}
+	a := &OAuthAccess{Identity: p}
 	var grants []byte
 	var expires time.Time
 	err := s.pool.QueryRow(ctx, `SELECT a.id::text, a.scopes, a.expires_at, a.revoked_at IS NULL AND f.revoked_at IS NULL,

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -17,7 +18,7 @@ import (
 func plainHash(s string) (string, error) { return "test:" + s, nil }
 
 // seeded makes two demo workspaces with a record in every table and returns their admins.
-func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
+func seeded(t *testing.T, s *store.Store) (a, b *auth.Principal) {
 	t.Helper()
 	ctx := context.Background()
 	da, err := s.SeedDemo(ctx, plainHash)
@@ -33,11 +34,11 @@ func seeded(t *testing.T, s *store.Store) (a, b *store.Principal) {
 			t.Fatal(err)
 		}
 	}
-	pa, err := s.AgentKeyPrincipal(ctx, da.AgentKey, nil)
+	pa, err := auth.Resolved(s.AgentKeyIdentity(ctx, da.AgentKey, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := s.AgentKeyPrincipal(ctx, db.AgentKey, nil)
+	pb, err := auth.Resolved(s.AgentKeyIdentity(ctx, db.AgentKey, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestUnfilteredSelectSeesOnlyOwnWorkspace(t *testing.T) {
 	ctx := context.Background()
 	for table, selectable := range workspaceTables(t, s) {
 		t.Run(table, func(t *testing.T) {
-			err := s.InTx(ctx, a, func(tx pgx.Tx) error {
+			err := s.InTx(ctx, a.Actor(), func(tx pgx.Tx) error {
 				var total, foreign int
 				err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE workspace_id <> $1) FROM `+
 					pgx.Identifier{table}.Sanitize(), a.WorkspaceID).Scan(&total, &foreign)
@@ -134,7 +135,7 @@ func TestUnfilteredSelectSeesOnlyOwnWorkspace(t *testing.T) {
 	}
 	// And the other way round, on one table.
 	var n int
-	if err := s.InTx(ctx, b, func(tx pgx.Tx) error {
+	if err := s.InTx(ctx, b.Actor(), func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT count(*) FROM deals WHERE workspace_id = $1`, a.WorkspaceID).Scan(&n)
 	}); err != nil || n != 0 {
 		t.Fatalf("B sees %d of A's deals (err %v)", n, err)
@@ -151,7 +152,7 @@ func TestWritesCannotCrossWorkspaces(t *testing.T) {
 	a, b := seeded(t, s)
 	ctx := context.Background()
 	var bPipeline, bLabel string
-	if err := s.InTx(ctx, b, func(tx pgx.Tx) error {
+	if err := s.InTx(ctx, b.Actor(), func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT id::text FROM pipelines LIMIT 1`).Scan(&bPipeline); err != nil {
 			return err
 		}
@@ -175,7 +176,7 @@ func TestWritesCannotCrossWorkspaces(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var affected int64
-			err := s.InTx(ctx, a, func(tx pgx.Tx) error {
+			err := s.InTx(ctx, a.Actor(), func(tx pgx.Tx) error {
 				if c.args == nil {
 					_, err := tx.Exec(ctx, c.sql, pgx.QueryExecModeSimpleProtocol)
 					return err
@@ -194,7 +195,7 @@ func TestWritesCannotCrossWorkspaces(t *testing.T) {
 	}
 	// B's label is unchanged.
 	var name string
-	if err := s.InTx(ctx, b, func(tx pgx.Tx) error {
+	if err := s.InTx(ctx, b.Actor(), func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT name FROM labels WHERE id = $1`, bLabel).Scan(&name)
 	}); err != nil || name != "Hot" {
 		t.Fatalf("B's label now %q (err %v)", name, err)
@@ -215,7 +216,7 @@ func TestRequestRoleCannotBypassRLS(t *testing.T) {
 	}
 	var user string
 	var forced int
-	err := s.Query(ctx, a, `SELECT current_user, (SELECT count(*) FROM pg_class WHERE relkind = 'r'
+	err := s.Query(ctx, a.Actor(), `SELECT current_user, (SELECT count(*) FROM pg_class WHERE relkind = 'r'
 			AND relnamespace = 'public'::regnamespace AND relrowsecurity AND relforcerowsecurity)`, nil,
 		func(rows pgx.Rows) error {
 			rows.Next()
@@ -253,7 +254,7 @@ func TestPrivateTasksVisibility(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := map[string]string{}
-	err := s.InTx(ctx, creator, func(tx pgx.Tx) error {
+	err := s.InTx(ctx, creator.Actor(), func(tx pgx.Tx) error {
 		var deal string
 		if err := tx.QueryRow(ctx, `SELECT id::text FROM deals LIMIT 1`).Scan(&deal); err != nil {
 			return err
@@ -281,7 +282,7 @@ func TestPrivateTasksVisibility(t *testing.T) {
 	}
 	who := []struct {
 		name string
-		p    *store.Principal
+		p    *auth.Principal
 		sees bool
 	}{
 		{"creator", creator, true}, {"assignee", assignee, true}, {"in assignee_ids", listed, true},
@@ -291,7 +292,7 @@ func TestPrivateTasksVisibility(t *testing.T) {
 		for table, id := range ids {
 			t.Run(w.name+"/"+table, func(t *testing.T) {
 				var tasks, comments, activity, updated int
-				err := s.InTx(ctx, w.p, func(tx pgx.Tx) error {
+				err := s.InTx(ctx, w.p.Actor(), func(tx pgx.Tx) error {
 					if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE id = $1`, id).Scan(&tasks); err != nil {
 						return err
 					}
@@ -324,14 +325,14 @@ func TestAutomationsNeedAdminInTheDatabase(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	f := storetest.Workspace(t, s, nil)
-	err := s.InTx(ctx, f.Member, func(tx pgx.Tx) error {
+	err := s.InTx(ctx, f.Member.Actor(), func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO automations (name) VALUES ('x')`)
 		return err
 	})
 	if !isCode(err, "42501") {
 		t.Fatalf("member insert: want 42501, got %v", err)
 	}
-	err = s.InTx(ctx, f.Admin, func(tx pgx.Tx) error {
+	err = s.InTx(ctx, f.Admin.Actor(), func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO automations (name) VALUES ('x')`)
 		return err
 	})
@@ -339,7 +340,7 @@ func TestAutomationsNeedAdminInTheDatabase(t *testing.T) {
 		t.Fatalf("admin insert: %v", err)
 	}
 	// Members cannot change their own role even though they may update their profile.
-	err = s.InTx(ctx, f.Member, func(tx pgx.Tx) error {
+	err = s.InTx(ctx, f.Member.Actor(), func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE users SET role = 'admin' WHERE id = $1`, f.Member.UserID)
 		return err
 	})

@@ -27,7 +27,7 @@ func TestWithStatementTimeout(t *testing.T) {
 	f := storetest.Workspace(t, s, nil)
 	ctx := context.Background()
 	start := time.Now()
-	err := s.Query(store.WithStatementTimeout(ctx, 100*time.Millisecond), f.Admin, "SELECT pg_sleep(3)", nil,
+	err := s.Query(store.WithStatementTimeout(ctx, 100*time.Millisecond), f.Admin.Actor(), "SELECT pg_sleep(3)", nil,
 		func(rows pgx.Rows) error {
 			for rows.Next() {
 			}
@@ -45,7 +45,7 @@ func TestWithStatementTimeout(t *testing.T) {
 	}
 	for range 3 {
 		var got string
-		err := s.Query(ctx, f.Admin, "SELECT current_setting('statement_timeout')", nil, func(rows pgx.Rows) error {
+		err := s.Query(ctx, f.Admin.Actor(), "SELECT current_setting('statement_timeout')", nil, func(rows pgx.Rows) error {
 			for rows.Next() {
 				if err := rows.Scan(&got); err != nil {
 					return err

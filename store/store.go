@@ -1,6 +1,7 @@
 // Package store holds the PostgreSQL side of the service: the connection pool, the embedded
 // migrations, transactions that run as an actor under row-level security, the Error type
-// every layer renders, principals and credentials.
+// every layer renders, and the identities and credentials it reads (the principal built
+// from them is package auth's).
 package store
 
 import (

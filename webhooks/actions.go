@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -21,9 +22,9 @@ import (
 var _ workspace.WebhookDelivery = (*Service)(nil)
 
 // visible reports whether p sees the row id of table (webhook_endpoints or webhook_deliveries).
-func (s *Service) visible(ctx context.Context, p *store.Principal, table, id string) error {
+func (s *Service) visible(ctx context.Context, p *auth.Principal, table, id string) error {
 	found := false
-	err := s.cfg.Store.Query(ctx, p, `SELECT 1 FROM `+pgx.Identifier{table}.Sanitize()+` WHERE id = $1::text::uuid`,
+	err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT 1 FROM `+pgx.Identifier{table}.Sanitize()+` WHERE id = $1::text::uuid`,
 		[]any{id}, func(rows pgx.Rows) error {
 			found = rows.Next()
 			return nil
@@ -38,7 +39,7 @@ func (s *Service) visible(ctx context.Context, p *store.Principal, table, id str
 }
 
 // Ping queues a ping event to endpoint id alone and returns the event's id.
-func (s *Service) Ping(ctx context.Context, p *store.Principal, id string) (string, error) {
+func (s *Service) Ping(ctx context.Context, p *auth.Principal, id string) (string, error) {
 	if err := s.visible(ctx, p, "webhook_endpoints", id); err != nil {
 		return "", err
 	}
@@ -49,13 +50,13 @@ func (s *Service) Ping(ctx context.Context, p *store.Principal, id string) (stri
 			p.WorkspaceID, workspace.EventPing, id).Scan(&eventID); err != nil {
 			return err
 		}
-		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, workspace.ActionTest, map[string]any{"event_id": eventID, "type": workspace.EventPing})
+		return store.RecordAction(ctx, tx, p.Actor(), "webhook_endpoints", id, workspace.ActionTest, map[string]any{"event_id": eventID, "type": workspace.EventPing})
 	})
 	return eventID, err
 }
 
 // Retry queues delivery id again now, whatever its state; its attempt count goes on.
-func (s *Service) Retry(ctx context.Context, p *store.Principal, id string) error {
+func (s *Service) Retry(ctx context.Context, p *auth.Principal, id string) error {
 	if err := s.visible(ctx, p, "webhook_deliveries", id); err != nil {
 		return err
 	}
@@ -67,13 +68,13 @@ func (s *Service) Retry(ctx context.Context, p *store.Principal, id string) erro
 		if _, err := s.river.InsertTx(ctx, tx, deliveryArgs{DeliveryID: id, WorkspaceID: p.WorkspaceID}, nil); err != nil {
 			return err
 		}
-		return store.RecordAction(ctx, tx, p, "webhook_deliveries", id, workspace.ActionRetry, map[string]any{"status": "pending"})
+		return store.RecordAction(ctx, tx, p.Actor(), "webhook_deliveries", id, workspace.ActionRetry, map[string]any{"status": "pending"})
 	})
 }
 
 // Rotate gives endpoint id the signing secret secret; the previous one keeps signing
 // (beside the new one) for workspace.RotationOverlap.
-func (s *Service) Rotate(ctx context.Context, p *store.Principal, id, secret string) error {
+func (s *Service) Rotate(ctx context.Context, p *auth.Principal, id, secret string) error {
 	if err := s.visible(ctx, p, "webhook_endpoints", id); err != nil {
 		return err
 	}
@@ -87,6 +88,6 @@ func (s *Service) Rotate(ctx context.Context, p *store.Principal, id, secret str
 			return err
 		}
 		// What was done, never the secret.
-		return store.RecordAction(ctx, tx, p, "webhook_endpoints", id, workspace.ActionRotateSecret, map[string]any{"secret": "rotated"})
+		return store.RecordAction(ctx, tx, p.Actor(), "webhook_endpoints", id, workspace.ActionRotateSecret, map[string]any{"secret": "rotated"})
 	})
 }

@@ -19,6 +19,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/restapi"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
@@ -67,9 +68,9 @@ func newEnv(t testing.TB, policy webhooks.URLPolicy) *env {
 	s := storetest.New(t)
 	e := &env{t: t, store: s, clock: &clock{now: time.Now()}, policy: policy}
 	e.svc = e.newService()
-	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	tokens := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
 		if p, ok := e.tokens.Load(bearer); ok {
-			return p.(*store.Principal), nil
+			return p.(*auth.Principal), nil
 		}
 		return nil, apierr.Unauthorized("unknown test token")
 	})
@@ -112,7 +113,7 @@ func (e *env) start(svc *webhooks.Service) {
 	})
 }
 
-func (e *env) token(p *store.Principal) string {
+func (e *env) token(p *auth.Principal) string {
 	tok := "tst_" + uuid.NewString()
 	e.tokens.Store(tok, p)
 	return tok
@@ -126,7 +127,7 @@ type response struct {
 
 func (r response) data() map[string]any { m, _ := r.Body["data"].(map[string]any); return m }
 
-func (e *env) do(p *store.Principal, method, path string, body any) response {
+func (e *env) do(p *auth.Principal, method, path string, body any) response {
 	e.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -149,7 +150,7 @@ func (e *env) do(p *store.Principal, method, path string, body any) response {
 }
 
 // write makes a REST write as p that must succeed (200 or 201) and returns the record's id.
-func (e *env) write(p *store.Principal, method, path string, body any) string {
+func (e *env) write(p *auth.Principal, method, path string, body any) string {
 	e.t.Helper()
 	r := e.do(p, method, path, body)
 	if r.Status != http.StatusCreated && r.Status != http.StatusOK {
@@ -160,7 +161,7 @@ func (e *env) write(p *store.Principal, method, path string, body any) string {
 }
 
 // createEndpoint registers url for events as p and returns the endpoint's id and secret.
-func (e *env) createEndpoint(p *store.Principal, url string, events ...string) (id, secret string) {
+func (e *env) createEndpoint(p *auth.Principal, url string, events ...string) (id, secret string) {
 	e.t.Helper()
 	body := map[string]any{"url": url}
 	if len(events) > 0 {

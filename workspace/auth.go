@@ -10,21 +10,21 @@ import (
 	"github.com/hashicorp/golang-lru/v2/expirable"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // Authenticator resolves a bearer credential to a principal. It returns a apierr.Error with
 // code unauthorized when the credential is missing, malformed, unknown, expired, revoked,
 // or its user is not active. cmd fills it with agent keys and oauth's access tokens.
 type Authenticator interface {
-	Authenticate(ctx context.Context, bearer string) (*store.Principal, error)
+	Authenticate(ctx context.Context, bearer string) (*auth.Principal, error)
 }
 
 // AuthenticatorFunc adapts a function.
-type AuthenticatorFunc func(ctx context.Context, bearer string) (*store.Principal, error)
+type AuthenticatorFunc func(ctx context.Context, bearer string) (*auth.Principal, error)
 
 // Authenticate calls f.
-func (f AuthenticatorFunc) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
+func (f AuthenticatorFunc) Authenticate(ctx context.Context, bearer string) (*auth.Principal, error) {
 	return f(ctx, bearer)
 }
 
@@ -32,7 +32,7 @@ func (f AuthenticatorFunc) Authenticate(ctx context.Context, bearer string) (*st
 type Prefixed map[string]Authenticator
 
 // Authenticate implements Authenticator.
-func (p Prefixed) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
+func (p Prefixed) Authenticate(ctx context.Context, bearer string) (*auth.Principal, error) {
 	for prefix, a := range p {
 		if strings.HasPrefix(bearer, prefix) {
 			return a.Authenticate(ctx, bearer)
@@ -61,7 +61,7 @@ type Cache struct {
 }
 
 type cacheEntry struct {
-	p       *store.Principal
+	p       *auth.Principal
 	expires time.Time
 }
 
@@ -80,7 +80,7 @@ func NewCache(inner Authenticator, ttl time.Duration) *Cache {
 }
 
 // Authenticate implements Authenticator.
-func (c *Cache) Authenticate(ctx context.Context, bearer string) (*store.Principal, error) {
+func (c *Cache) Authenticate(ctx context.Context, bearer string) (*auth.Principal, error) {
 	key := sha256.Sum256([]byte(bearer))
 	now := time.Now()
 	c.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
@@ -22,7 +23,7 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 	var revoked atomic.Bool
 	var calls atomic.Int32
 	entered, release := make(chan struct{}), make(chan struct{})
-	inner := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	inner := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
 		live := !revoked.Load() // the database read, before the revocation commits
 		if calls.Add(1) == 1 && bearer == "slow" {
 			close(entered)
@@ -31,7 +32,7 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 		if !live {
 			return nil, apierr.Unauthorized("the access token was revoked")
 		}
-		return &store.Principal{UserID: "u", WorkspaceID: "w"}, nil
+		return &auth.Principal{UserID: "u", WorkspaceID: "w"}, nil
 	})
 	c := workspace.NewCache(inner, time.Minute)
 	c.SetListening(true)
@@ -71,9 +72,9 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 func TestCacheFloodKeepsRecentCredentials(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int32
-	inner := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	inner := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
 		calls.Add(1)
-		return &store.Principal{UserID: bearer, WorkspaceID: "w"}, nil
+		return &auth.Principal{UserID: bearer, WorkspaceID: "w"}, nil
 	})
 	c := workspace.NewCache(inner, time.Minute)
 	c.SetListening(true)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -166,7 +167,7 @@ func (m *matcher) path() string {
 // match the resource does not have, the idempotency errors, and for an atomic batch the
 // first failing record's error, its message and fields naming the record (records[i]);
 // nothing is written then.
-func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *BatchRequest, key string, status func(*apierr.Error) int) (*Posted, error) {
+func (o *Ops) Batch(ctx context.Context, p *auth.Principal, r *Resource, req *BatchRequest, key string, status func(*apierr.Error) int) (*Posted, error) {
 	ops := []Op{OpCreate}
 	switch req.Operation {
 	case BatchUpdate:
@@ -205,7 +206,7 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 	// unless the batch is atomic (its first failure ends it).
 	perRecord := !setBased(r)
 	for {
-		err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+		err = o.store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error {
 			var err error
 			if perRecord {
 				data, err = o.runBatch(ctx, tx, p, r, req, m, status, !req.Atomic)
@@ -216,7 +217,7 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 				err = req.Then(ctx, tx, data)
 			}
 			if err == nil && key != "" {
-				err = store.SaveIdempotentResponse(ctx, tx, p, key, http.StatusOK, data)
+				err = store.SaveIdempotentResponse(ctx, tx, p.Actor(), key, http.StatusOK, data)
 			}
 			return err
 		})
@@ -242,7 +243,7 @@ func (o *Ops) Batch(ctx context.Context, p *store.Principal, r *Resource, req *B
 
 // runBatch writes the batch's records in tx one at a time, each in its own savepoint when
 // savepoints is set, and returns the per-record results.
-func (o *Ops) runBatch(ctx context.Context, tx pgx.Tx, p *store.Principal, r *Resource, req *BatchRequest, m *matcher,
+func (o *Ops) runBatch(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *Resource, req *BatchRequest, m *matcher,
 	status func(*apierr.Error) int, savepoints bool) (json.RawMessage, error) {
 	if m != nil {
 		if err := lockKeys(ctx, tx, p, r, req, m); err != nil {
@@ -302,7 +303,7 @@ func atomicError(f *batchFailed) *apierr.Error {
 }
 
 // batchItem writes one record of a batch through q and returns it with its status.
-func (o *Ops) batchItem(ctx context.Context, q querier, p *store.Principal, r *Resource, req *BatchRequest, m *matcher, rec map[string]json.RawMessage) (json.RawMessage, int, error) {
+func (o *Ops) batchItem(ctx context.Context, q querier, p *auth.Principal, r *Resource, req *BatchRequest, m *matcher, rec map[string]json.RawMessage) (json.RawMessage, int, error) {
 	if req.Operation == BatchCreate {
 		return o.batchCreate(ctx, q, p, r, rec)
 	}
@@ -319,7 +320,7 @@ func (o *Ops) batchItem(ctx context.Context, q querier, p *store.Principal, r *R
 	}
 	var norm *string
 	var ids []string
-	err = q.Query(ctx, p, m.lookup, []any{[]string{keyText}}, func(rows pgx.Rows) error {
+	err = q.Query(ctx, p.Actor(), m.lookup, []any{[]string{keyText}}, func(rows pgx.Rows) error {
 		if rows.Next() {
 			var ord int
 			return rows.Scan(&ord, &norm, &ids)
@@ -340,7 +341,7 @@ func (o *Ops) batchItem(ctx context.Context, q querier, p *store.Principal, r *R
 	return o.batchCreate(ctx, q, p, r, rec)
 }
 
-func (o *Ops) batchCreate(ctx context.Context, q querier, p *store.Principal, r *Resource, rec map[string]json.RawMessage) (json.RawMessage, int, error) {
+func (o *Ops) batchCreate(ctx context.Context, q querier, p *auth.Principal, r *Resource, rec map[string]json.RawMessage) (json.RawMessage, int, error) {
 	if err := o.permitWrite(p, r, OpCreate, "", rec); err != nil {
 		return nil, 0, err
 	}
@@ -348,7 +349,7 @@ func (o *Ops) batchCreate(ctx context.Context, q querier, p *store.Principal, r 
 	return out, http.StatusCreated, err
 }
 
-func (o *Ops) batchUpdate(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, rec map[string]json.RawMessage) (json.RawMessage, int, error) {
+func (o *Ops) batchUpdate(ctx context.Context, q querier, p *auth.Principal, r *Resource, id string, rec map[string]json.RawMessage) (json.RawMessage, int, error) {
 	if !isUUID(id) {
 		return nil, 0, notFound(r, id)
 	}
@@ -382,7 +383,7 @@ func recordID(rec json.RawMessage) string {
 
 // matcher resolves an upsert's match (other than id) on r: a natural key of the catalogue
 // or a unique custom field. Anything else is a 400 naming what r matches on.
-func (o *Ops) matcher(ctx context.Context, p *store.Principal, r *Resource, match string) (*matcher, error) {
+func (o *Ops) matcher(ctx context.Context, p *auth.Principal, r *Resource, match string) (*matcher, error) {
 	table := ident(r.Table)
 	if nk := r.Match(match); nk != nil {
 		return &matcher{from: nk.From,
@@ -428,7 +429,7 @@ func matchNames(r *Resource) []string {
 
 // lockKeys takes the transaction lock of each key of the batch's records, in one sorted
 // order (two batches never wait for each other crosswise), before any record is written.
-func lockKeys(ctx context.Context, tx pgx.Tx, p *store.Principal, r *Resource, req *BatchRequest, m *matcher) error {
+func lockKeys(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *Resource, req *BatchRequest, m *matcher) error {
 	var keys []string
 	for _, rec := range req.Records {
 		raw, ok := rec[m.from]
@@ -474,7 +475,7 @@ func lockKeys(ctx context.Context, tx pgx.Tx, p *store.Principal, r *Resource, r
 // last charge, so X-RateLimit-Remaining counts them. A unit the budget denies ends the
 // charge with LimitError's answer: the batch is refused, and the units taken until then
 // stay spent.
-func TakeBatchUnits(ctx context.Context, l Limiter, p *store.Principal, h http.Header, n int) error {
+func TakeBatchUnits(ctx context.Context, l Limiter, p *auth.Principal, h http.Header, n int) error {
 	for range BatchUnits(n) {
 		if err := TakeCall(ctx, l, p, h); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -58,7 +59,7 @@ type setItem struct {
 
 // runBatchSet writes the batch's records set-based (see above) and returns the per-record
 // results, or errPerRecord.
-func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *store.Principal, r *Resource, req *BatchRequest, m *matcher,
+func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *Resource, req *BatchRequest, m *matcher,
 	status func(*apierr.Error) int) (json.RawMessage, error) {
 	if m != nil {
 		if err := lockKeys(ctx, tx, p, r, req, m); err != nil {
@@ -183,7 +184,7 @@ func cloneRecord(rec map[string]json.RawMessage) map[string]json.RawMessage {
 
 // createAssignments judges a record to create as create does (the gates, the fields,
 // the custom values against cache's definitions) and returns its columns' values.
-func (o *Ops) createAssignments(ctx context.Context, q querier, p *store.Principal, r *Resource, rec map[string]json.RawMessage, cache *customDefs) ([]assignment, error) {
+func (o *Ops) createAssignments(ctx context.Context, q querier, p *auth.Principal, r *Resource, rec map[string]json.RawMessage, cache *customDefs) ([]assignment, error) {
 	if err := o.permitWrite(p, r, OpCreate, "", rec); err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func (o *Ops) createAssignments(ctx context.Context, q querier, p *store.Princip
 
 // updateAssignments judges a record to update as update does; a refused body of a record
 // the actor does not see is its not_found (refuseBody).
-func (o *Ops) updateAssignments(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, rec map[string]json.RawMessage, cache *customDefs) ([]assignment, error) {
+func (o *Ops) updateAssignments(ctx context.Context, q querier, p *auth.Principal, r *Resource, id string, rec map[string]json.RawMessage, cache *customDefs) ([]assignment, error) {
 	if !isUUID(id) {
 		return nil, notFound(r, id)
 	}
@@ -425,7 +426,7 @@ type matched struct {
 // matchAll finds the records an upsert's keys name, all in one statement (matcher.lookup),
 // and returns each input record's target. Two records of the batch with one key are
 // errPerRecord: the second must see the first's write.
-func (o *Ops) matchAll(ctx context.Context, q querier, p *store.Principal, r *Resource, req *BatchRequest, m *matcher) ([]matched, error) {
+func (o *Ops) matchAll(ctx context.Context, q querier, p *auth.Principal, r *Resource, req *BatchRequest, m *matcher) ([]matched, error) {
 	out := make([]matched, len(req.Records))
 	var keys []string
 	var at []int // keys[k] is the key of record at[k]
@@ -444,7 +445,7 @@ func (o *Ops) matchAll(ctx context.Context, q querier, p *store.Principal, r *Re
 	found := make([]bool, len(keys))
 	owner := map[string]int{} // normalised key -> the record it is of
 	dup := false
-	err := q.Query(ctx, p, m.lookup, []any{keys}, func(rows pgx.Rows) error {
+	err := q.Query(ctx, p.Actor(), m.lookup, []any{keys}, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var k int
 			var key *string

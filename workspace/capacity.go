@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/overload"
 	"github.com/agencyos/workspaced/store"
 )
@@ -120,7 +121,7 @@ func (c *Capacities) of(class Class) Capacity {
 // function is called. A refusal is a 429 rate_limited when p's workspace or credential
 // already holds its share (it waited behind its own operations), a 503 overloaded when
 // the class is full of others'.
-func (o *Ops) admitClass(ctx context.Context, p *store.Principal, class Class) (func(), error) {
+func (o *Ops) admitClass(ctx context.Context, p *auth.Principal, class Class) (func(), error) {
 	c := o.capacities.of(class)
 	if c == nil || p == nil {
 		return func() {}, nil
@@ -160,7 +161,7 @@ func plural(n int) string {
 
 // CapacityKeys are the holders of p's operations' places: its workspace, then its
 // credential.
-func CapacityKeys(p *store.Principal) []string {
+func CapacityKeys(p *auth.Principal) []string {
 	return []string{"workspace:" + p.WorkspaceID, "credential:" + credentialKey(p)}
 }
 

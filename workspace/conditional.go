@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // Conditional updates (RFC 9110 section 13; docs/rest.md, "ETag, If-None-Match, If-Match"):
@@ -21,9 +21,9 @@ type IfMatch struct {
 
 // preconditionFailed tells a conditional update that matched no row apart: the record
 // exists at another version (412 precondition_failed) or does not exist for the actor (404).
-func (o *Ops) preconditionFailed(ctx context.Context, p *store.Principal, r *Resource, id string) error {
+func (o *Ops) preconditionFailed(ctx context.Context, p *auth.Principal, r *Resource, id string) error {
 	exists := false
-	err := o.store.Query(ctx, p, "SELECT true FROM "+ident(r.Table)+` WHERE "id" = $1::text::uuid`, []any{id},
+	err := o.store.Query(ctx, p.Actor(), "SELECT true FROM "+ident(r.Table)+` WHERE "id" = $1::text::uuid`, []any{id},
 		func(rows pgx.Rows) error {
 			exists = rows.Next()
 			return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -161,7 +162,7 @@ func customFilterBound(typ string, op workspace.Operator) int {
 // deals, custom_values or custom_absent by Seq Scan, each filter's first page reads at most
 // customFilterBound and each sort's first page at most customSortBuffers; it returns the
 // buffers of each, which the test logs.
-func checkCustomPlans(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, member string, n int, when string) []string {
+func checkCustomPlans(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, member string, n int, when string) []string {
 	t.Helper()
 	ctx := context.Background()
 	deals := workspace.Lookup("deals")
@@ -253,7 +254,7 @@ func TestCustomFieldPlans(t *testing.T) {
 	defer bulk.Close()
 	ops := workspace.NewOps(workspace.Config{Store: s})
 	const n = 3_000
-	var reader *store.Principal
+	var reader *auth.Principal
 	var member string
 	for i := range 2 {
 		f := storetest.Workspace(t, s, workspace.Scopes())

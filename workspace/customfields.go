@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/currency"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -200,7 +201,7 @@ func (f *CustomField) activeOptions() []string {
 // schemas, a workspace's OpenAPI document, the console). Errors: unknown_resource,
 // insufficient_scope and insufficient_permission when p may not list the resource; a
 // resource without custom fields has none.
-func (o *Ops) CustomFields(ctx context.Context, p *store.Principal, resource string) ([]CustomField, error) {
+func (o *Ops) CustomFields(ctx context.Context, p *auth.Principal, resource string) ([]CustomField, error) {
 	r := Lookup(resource)
 	if r == nil {
 		return nil, UnknownResource(resource)
@@ -239,7 +240,7 @@ type customDefs struct {
 }
 
 // load returns the definitions of resource, read through q on first use (loadCustomFields).
-func (c *customDefs) load(ctx context.Context, q querier, p *store.Principal, resource string) ([]CustomField, error) {
+func (c *customDefs) load(ctx context.Context, q querier, p *auth.Principal, resource string) ([]CustomField, error) {
 	if c == nil {
 		return loadCustomFields(ctx, q, p, resource)
 	}
@@ -259,9 +260,9 @@ func activeFields(defs []CustomField) []CustomField {
 
 // loadCustomFields reads every definition of resource the actor sees (RLS: its workspace,
 // and the crm grant for the crm resources), archived ones too, by position.
-func loadCustomFields(ctx context.Context, q querier, p *store.Principal, resource string) ([]CustomField, error) {
+func loadCustomFields(ctx context.Context, q querier, p *auth.Principal, resource string) ([]CustomField, error) {
 	defs := []CustomField{}
-	err := q.Query(ctx, p, `SELECT id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
+	err := q.Query(ctx, p.Actor(), `SELECT id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
 		required, "unique", searchable, coalesce(description, ''), archived, position, ready
 		FROM custom_fields WHERE resource = $1 ORDER BY position, key`, []any{resource}, func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -317,7 +318,7 @@ type customPatch struct {
 // records the actor can read (one it cannot is refused exactly as one that does not
 // exist), and on create every required field present. Errors are bad_request naming
 // custom_fields.<key> and what it takes.
-func (o *Ops) checkCustomValues(ctx context.Context, q querier, p *store.Principal, r *Resource, raw string, create bool, cache *customDefs) (*customPatch, error) {
+func (o *Ops) checkCustomValues(ctx context.Context, q querier, p *auth.Principal, r *Resource, raw string, create bool, cache *customDefs) (*customPatch, error) {
 	var body map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &body); err != nil {
 		return nil, apierr.BadRequest("custom_fields must be an object of values by key")
@@ -393,13 +394,13 @@ func (o *Ops) checkCustomValues(ctx context.Context, q querier, p *store.Princip
 // invisible returns the first of ids that is no record of resource the actor can read (a
 // record RLS hides, or one of a resource whose scope or grant it lacks, is as absent as
 // one that does not exist), or "".
-func (o *Ops) invisible(ctx context.Context, q querier, p *store.Principal, resource string, ids []string) (string, error) {
+func (o *Ops) invisible(ctx context.Context, q querier, p *auth.Principal, resource string, ids []string) (string, error) {
 	r := Lookup(resource)
 	if r == nil || p != nil && !Permits(p, r, OpGet) {
 		return ids[0], nil
 	}
 	seen := map[string]bool{}
-	err := q.Query(ctx, p, `SELECT id::text FROM `+ident(r.Table)+` WHERE id = ANY($1::text[]::uuid[])`, []any{ids},
+	err := q.Query(ctx, p.Actor(), `SELECT id::text FROM `+ident(r.Table)+` WHERE id = ANY($1::text[]::uuid[])`, []any{ids},
 		func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id string
@@ -534,7 +535,7 @@ func isPhone(s string) bool {
 // resource unchanged, the caller's write scope and grant on the resource, options for
 // select types only, unique and searchable only where they mean something, and a type
 // change only when every stored value converts. It returns the options normalized.
-func (o *Ops) checkDefinition(ctx context.Context, q querier, p *store.Principal, set []assignment, id string) error {
+func (o *Ops) checkDefinition(ctx context.Context, q querier, p *auth.Principal, set []assignment, id string) error {
 	next := CustomField{}
 	if id != "" {
 		defs, err := o.definitionByID(ctx, q, p, id)
@@ -639,9 +640,9 @@ func (o *Ops) checkDefinition(ctx context.Context, q querier, p *store.Principal
 	return nil
 }
 
-func (o *Ops) definitionByID(ctx context.Context, q querier, p *store.Principal, id string) (*CustomField, error) {
+func (o *Ops) definitionByID(ctx context.Context, q querier, p *auth.Principal, id string) (*CustomField, error) {
 	var res string
-	err := q.Query(ctx, p, `SELECT resource FROM custom_fields WHERE id = $1::text::uuid`, []any{id}, func(rows pgx.Rows) error {
+	err := q.Query(ctx, p.Actor(), `SELECT resource FROM custom_fields WHERE id = $1::text::uuid`, []any{id}, func(rows pgx.Rows) error {
 		if rows.Next() {
 			return rows.Scan(&res)
 		}
@@ -666,9 +667,9 @@ func (o *Ops) definitionByID(ctx context.Context, q querier, p *store.Principal,
 	return nil, notFound(r, id)
 }
 
-func (o *Ops) checkFieldCount(ctx context.Context, q querier, p *store.Principal, resource string) error {
+func (o *Ops) checkFieldCount(ctx context.Context, q querier, p *auth.Principal, resource string) error {
 	n := 0
-	err := q.Query(ctx, p, `SELECT count(*) FROM custom_fields WHERE resource = $1`, []any{resource}, func(rows pgx.Rows) error {
+	err := q.Query(ctx, p.Actor(), `SELECT count(*) FROM custom_fields WHERE resource = $1`, []any{resource}, func(rows pgx.Rows) error {
 		if rows.Next() {
 			return rows.Scan(&n)
 		}
@@ -694,15 +695,15 @@ func fieldLimitError(resource string) error {
 // until the change commits, so no value the check did not see is written under the old
 // type before ws_custom_reindex converts them. Writes wait for the check and the
 // conversion, proportional to the records holding the field; a type change is rare.
-func (o *Ops) checkConversion(ctx context.Context, q querier, p *store.Principal, prev, next *CustomField) error {
+func (o *Ops) checkConversion(ctx context.Context, q querier, p *auth.Principal, prev, next *CustomField) error {
 	r := Lookup(next.Resource)
 	t := customTypeOf(next.Type)
-	if err := q.Query(ctx, p, `LOCK TABLE `+ident(r.Table)+` IN SHARE MODE`, nil, func(pgx.Rows) error { return nil }); err != nil {
+	if err := q.Query(ctx, p.Actor(), `LOCK TABLE `+ident(r.Table)+` IN SHARE MODE`, nil, func(pgx.Rows) error { return nil }); err != nil {
 		return readError(err)
 	}
 	var bad, count int
 	var example string
-	err := q.Query(ctx, p, `SELECT custom_fields -> $1 FROM `+ident(r.Table)+` WHERE custom_fields ? $1`, []any{next.Key},
+	err := q.Query(ctx, p.Actor(), `SELECT custom_fields -> $1 FROM `+ident(r.Table)+` WHERE custom_fields ? $1`, []any{next.Key},
 		func(rows pgx.Rows) error {
 			for rows.Next() {
 				var v []byte
@@ -731,7 +732,7 @@ func (o *Ops) checkConversion(ctx context.Context, q querier, p *store.Principal
 
 // permitGoverned is the per-record gate of a Governed resource (custom_fields): a
 // definition is read with its resource's read scope and grant, else it does not exist.
-func permitGoverned(p *store.Principal, r *Resource, rec json.RawMessage, id string) error {
+func permitGoverned(p *auth.Principal, r *Resource, rec json.RawMessage, id string) error {
 	var row map[string]json.RawMessage
 	if json.Unmarshal(rec, &row) != nil {
 		return notFound(r, id)
@@ -744,7 +745,7 @@ func permitGoverned(p *store.Principal, r *Resource, rec json.RawMessage, id str
 
 // governedResources lists the resources whose records of r p may read (the values of
 // r.Governed a list keeps).
-func governedResources(p *store.Principal) []string {
+func governedResources(p *auth.Principal) []string {
 	var out []string
 	for _, name := range customResources {
 		if Permits(p, Lookup(name), OpList) {
@@ -777,7 +778,7 @@ func customWriteError(err error) error {
 // customAssignment replaces the custom_fields assignment of a write's set with its checked
 // value: on create the whole object (always checked, so required fields are enforced), on
 // update a *customPatch merged into the stored one.
-func (o *Ops) customAssignment(ctx context.Context, q querier, p *store.Principal, r *Resource, set []assignment, create bool, cache *customDefs) ([]assignment, error) {
+func (o *Ops) customAssignment(ctx context.Context, q querier, p *auth.Principal, r *Resource, set []assignment, create bool, cache *customDefs) ([]assignment, error) {
 	i := slices.IndexFunc(set, func(a assignment) bool { return a.field.Name == customFieldsName })
 	raw := "{}"
 	if i >= 0 {

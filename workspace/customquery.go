@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // customQuery is what a list asks of custom fields (customfields.go): operator filters,
@@ -35,7 +35,7 @@ type customCond struct {
 
 // customQuery takes the custom field parts out of a list's params, checked against r's
 // definitions as the actor sees them, and returns the params left for check.
-func (o *Ops) customQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*customQuery, ListParams, error) {
+func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (*customQuery, ListParams, error) {
 	cq := &customQuery{codePoint: o.store.TextInCodePointOrder()}
 	if !r.Custom {
 		return cq, params, nil
@@ -358,9 +358,9 @@ func customSearch(r *Resource, q *searchQuery, add func(any) int) string {
 
 // customSearchable returns which of types have a searchable custom field the actor sees:
 // only their searches read custom_values, so a workspace without one searches as before.
-func (o *Ops) customSearchable(ctx context.Context, p *store.Principal, types []string) (map[string]bool, error) {
+func (o *Ops) customSearchable(ctx context.Context, p *auth.Principal, types []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := o.store.Query(ctx, p, `SELECT DISTINCT resource FROM custom_fields WHERE searchable AND NOT archived AND resource = ANY($1::text[])`,
+	err := o.store.Query(ctx, p.Actor(), `SELECT DISTINCT resource FROM custom_fields WHERE searchable AND NOT archived AND resource = ANY($1::text[])`,
 		[]any{types}, func(rows pgx.Rows) error {
 			for rows.Next() {
 				var name string

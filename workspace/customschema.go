@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // CustomValuesField is the name of the field every Custom resource's records carry their
@@ -24,7 +24,7 @@ func CustomResources() []string { return slices.Clone(customResources) }
 // resource), by resource, in one query; resources without fields, or that p may not list,
 // are absent. Adapters describing a whole workspace at once (MCP's tools/list, a
 // workspace's OpenAPI document) read it once per request.
-func (o *Ops) WorkspaceCustomFields(ctx context.Context, p *store.Principal) (map[string][]CustomField, error) {
+func (o *Ops) WorkspaceCustomFields(ctx context.Context, p *auth.Principal) (map[string][]CustomField, error) {
 	if p == nil {
 		return nil, apierr.Unauthorized("no credential")
 	}
@@ -38,7 +38,7 @@ func (o *Ops) WorkspaceCustomFields(ctx context.Context, p *store.Principal) (ma
 	if len(readable) == 0 {
 		return out, nil
 	}
-	err := o.store.Query(ctx, p, `SELECT id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
+	err := o.store.Query(ctx, p.Actor(), `SELECT id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
 		required, "unique", searchable, coalesce(description, ''), position, ready
 		FROM custom_fields WHERE resource = ANY($1) AND NOT archived ORDER BY resource, position, key`, []any{readable},
 		func(rows pgx.Rows) error {

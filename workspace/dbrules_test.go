@@ -683,7 +683,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // TestUnsetGrantIsLowestLevel: app_grant (store/migrations) reads a feature the request's
-// grants leave out as the lowest level, as store.Principal.Grant does.
+// grants leave out as the lowest level, as auth.Principal.Grant does.
 func TestUnsetGrantIsLowestLevel(t *testing.T) {
 	t.Parallel()
 	conn := adminConn(t)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -14,13 +15,13 @@ import (
 // codes validation_error (not a hostname), insufficient_credits, upstream_error and
 // enrich_unbilled. enrich.Service implements it; cmd puts it in Config.Enricher.
 type Enricher interface {
-	Enrich(ctx context.Context, p *store.Principal, domain string) (*EnrichResult, error)
+	Enrich(ctx context.Context, p *auth.Principal, domain string) (*EnrichResult, error)
 }
 
 // enrich runs the enrichment operation on a body decoded and past the gates (Post): a
 // body {domain}, then the configured Enricher. With no Enricher it answers 503
 // internal_error.
-func (o *Ops) enrich(ctx context.Context, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
+func (o *Ops) enrich(ctx context.Context, p *auth.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	set, err := checkBody(r, m, true)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -31,7 +32,7 @@ const exportPage = MaxLimit
 // (the list's: unknown_resource, insufficient_scope, insufficient_permission, bad_request
 // for a bad filter or format) are returned with nothing written; a failure later is
 // returned after the rows written so far, and the adapter can only cut the stream short.
-func (o *Ops) Export(ctx context.Context, p *store.Principal, r *Resource, params ListParams, format string, w io.Writer, flush func()) error {
+func (o *Ops) Export(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, format string, w io.Writer, flush func()) error {
 	if format != ExportCSV && format != ExportNDJSON {
 		return apierr.BadRequest("format must be csv or ndjson, got %q", clip(format))
 	}
@@ -81,7 +82,7 @@ func (o *Ops) Export(ctx context.Context, p *store.Principal, r *Resource, param
 // exportColumns are a CSV export's header: the fields asked for (id first) or every
 // column, with a resource's custom_fields spread into one custom_fields.<key> column per
 // active definition, in the definitions' order.
-func (o *Ops) exportColumns(ctx context.Context, p *store.Principal, r *Resource, fields []string) ([]string, error) {
+func (o *Ops) exportColumns(ctx context.Context, p *auth.Principal, r *Resource, fields []string) ([]string, error) {
 	cols := Columns(r)
 	if fields != nil {
 		cols = append([]string{"id"}, slices.DeleteFunc(slices.Clone(fields), func(f string) bool { return f == "id" })...)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // Op is one operation of the generic resource interface (docs/contract.md section 4.1).
@@ -135,7 +135,7 @@ func UnknownResource(name string) *apierr.Error {
 // steps 1-3): a principal, the operation offered, the scope. Adapters look the resource up
 // once (Lookup, or the tool's resource) and answer UnknownResource themselves; a nil r
 // here is a wiring fault, answered as an unknown resource.
-func admit(p *store.Principal, r *Resource, op Op) error {
+func admit(p *auth.Principal, r *Resource, op Op) error {
 	if p == nil {
 		return apierr.Unauthorized("no credential")
 	}
@@ -159,7 +159,7 @@ func admit(p *store.Principal, r *Resource, op Op) error {
 // the operation and the scope (admit), and with member the member's grant (checkMember: a
 // batch judges it for all its records at once; a single write with its body, permitWrite).
 // Then it takes the write's place among those in flight (admitClass); done gives it back.
-func (o *Ops) admitWrite(ctx context.Context, p *store.Principal, r *Resource, member bool, ops ...Op) (done func(), err error) {
+func (o *Ops) admitWrite(ctx context.Context, p *auth.Principal, r *Resource, member bool, ops ...Op) (done func(), err error) {
 	for _, op := range ops {
 		if err := admit(p, r, op); err != nil {
 			return nil, err
@@ -175,7 +175,7 @@ func (o *Ops) admitWrite(ctx context.Context, p *store.Principal, r *Resource, m
 }
 
 // checkScope is the first gate: <scope>:read for reads, <scope>:write for writes.
-func checkScope(p *store.Principal, r *Resource, op Op) error {
+func checkScope(p *auth.Principal, r *Resource, op Op) error {
 	need := r.ReadScope()
 	if op.Write() {
 		need = r.WriteScope()
@@ -190,7 +190,7 @@ func checkScope(p *store.Principal, r *Resource, op Op) error {
 
 // checkSelf enforces that members update only their own profile (docs/contract.md section 5.7): the
 // catalogue's SelfOrAdmin.
-func checkSelf(p *store.Principal, r *Resource, id string) error {
+func checkSelf(p *auth.Principal, r *Resource, id string) error {
 	if r.SelfOrAdmin && id != p.UserID && !p.IsAdmin() {
 		return apierr.Errorf(apierr.CodeInsufficientPermission,
 			"members may update only their own profile (/users/%s); updating another member needs the admin role", p.UserID)

@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
 // Grant is a member's level on a feature (docs/contract.md section 5.6): none, read or full. Admins hold full
-// on every feature (store.Principal.Grant).
+// on every feature (auth.Principal.Grant).
 type Grant string
 
 // The grant levels, as store states them (store/identity.go).
@@ -32,7 +33,7 @@ func (g Grant) Allows(op Op) bool {
 }
 
 // grantOf is p's grant on feature f; everyone holds full on resources without a feature.
-func grantOf(p *store.Principal, f Feature) Grant {
+func grantOf(p *auth.Principal, f Feature) Grant {
 	if f == NoFeature {
 		return GrantFull
 	}
@@ -46,13 +47,13 @@ func grantOf(p *store.Principal, f Feature) Grant {
 // all ask it. Rules that depend on the record (a member's own profile, a comment's author,
 // the entity a comment or activity row is about) are checked by the operation on the
 // record.
-func Permits(p *store.Principal, r *Resource, op Op) bool {
+func Permits(p *auth.Principal, r *Resource, op Op) bool {
 	return checkScope(p, r, op) == nil && checkMember(p, r, op) == nil
 }
 
 // checkMember is gate 2 for r as a whole: the feature grant (403 insufficient_permission
 // naming what the member has) and admin-only writes (docs/contract.md section 5.7).
-func checkMember(p *store.Principal, r *Resource, op Op) error {
+func checkMember(p *auth.Principal, r *Resource, op Op) error {
 	verb := map[Op]string{OpList: "listing", OpGet: "reading"}[op]
 	if verb == "" {
 		verb = "writing"
@@ -76,7 +77,7 @@ func adminOnlyError(r *Resource) error {
 
 // checkFeature is the feature grant of gate 2 for what (a phrase such as "listing deals"):
 // f is the resource's feature, or the one an entity needs (crm for comments on deals).
-func checkFeature(p *store.Principal, f Feature, op Op, what string) error {
+func checkFeature(p *auth.Principal, f Feature, op Op, what string) error {
 	g := grantOf(p, f)
 	if g.Allows(op) {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -41,7 +42,7 @@ type Posted struct {
 // its members in canonical order.
 // A non-empty key makes it idempotent (see above). Errors: those of the operation, plus
 // bad_request for a malformed key, idempotency_conflict and idempotency_in_flight.
-func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, body Body, key string) (*Posted, error) {
+func (o *Ops) Post(ctx context.Context, p *auth.Principal, op Op, r *Resource, body Body, key string) (*Posted, error) {
 	done, err := o.admitWrite(ctx, p, r, false, op)
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 	case op == OpDetach:
 		run, status = o.detach, http.StatusOK
 	case r.Access == WriteOnly:
-		run = func(ctx context.Context, _ querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
+		run = func(ctx context.Context, _ querier, p *auth.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 			return o.enrich(ctx, p, r, m)
 		}
 		// Enrichment commits its credit charge in its own transactions around the
@@ -96,17 +97,17 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 		err = decodeErr
 	case !inTx:
 		if data, err = run(ctx, o.store, p, r, m); err == nil {
-			err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
-				return store.SaveIdempotentResponse(ctx, tx, p, key, status, data)
+			err = o.store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error {
+				return store.SaveIdempotentResponse(ctx, tx, p.Actor(), key, status, data)
 			})
 		}
 	default:
-		err = o.store.InTx(ctx, p, func(tx pgx.Tx) error {
+		err = o.store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error {
 			var werr error
 			if data, werr = run(ctx, txQuerier{tx}, p, r, m); werr != nil {
 				return werr
 			}
-			return store.SaveIdempotentResponse(ctx, tx, p, key, status, data)
+			return store.SaveIdempotentResponse(ctx, tx, p.Actor(), key, status, data)
 		})
 	}
 	if err != nil {
@@ -120,8 +121,8 @@ func (o *Ops) Post(ctx context.Context, p *store.Principal, op Op, r *Resource, 
 
 // claimKey claims key for a request of fingerprint fp: nil when the request is to run,
 // else the stored response to replay or the error saying why not (replay).
-func (o *Ops) claimKey(ctx context.Context, p *store.Principal, key string, fp []byte) (*Posted, error) {
-	held, err := o.store.ClaimIdempotencyKey(ctx, p, key, fp)
+func (o *Ops) claimKey(ctx context.Context, p *auth.Principal, key string, fp []byte) (*Posted, error) {
+	held, err := o.store.ClaimIdempotencyKey(ctx, p.Actor(), key, fp)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +139,8 @@ func (o *Ops) claimKey(ctx context.Context, p *store.Principal, key string, fp [
 // write did not commit; if the database does not answer, the key stays claimed until its
 // lease ends. It returns the request's answer when that is not err's own: outcome_unknown
 // as it is, or the release's failure.
-func (o *Ops) releaseKey(ctx context.Context, p *store.Principal, key string, err error) error {
-	rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p, key)
+func (o *Ops) releaseKey(ctx context.Context, p *auth.Principal, key string, err error) error {
+	rerr := o.store.ReleaseIdempotencyKey(context.WithoutCancel(ctx), p.Actor(), key)
 	var e *apierr.Error
 	if errors.As(err, &e) && e.Code == apierr.CodeOutcomeUnknown {
 		return e

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // Imports (docs/rest.md, "Imports"): a file's rows become batch writes (batch.go). This
@@ -37,7 +37,7 @@ type importColumn struct {
 // PlanImport checks that p may run the import (the gates of a batch of the operation on
 // r, the match a batch would take) and resolves mapping (column header -> field name or
 // custom_fields.<key>). A mapping naming a field r does not accept is a 400 naming it.
-func (o *Ops) PlanImport(ctx context.Context, p *store.Principal, r *Resource, operation, match string, mapping map[string]string) (*ImportPlan, error) {
+func (o *Ops) PlanImport(ctx context.Context, p *auth.Principal, r *Resource, operation, match string, mapping map[string]string) (*ImportPlan, error) {
 	if r == nil {
 		return nil, apierr.BadRequest("resource is required: the name of the resource the rows become, such as people")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
 )
@@ -22,7 +23,7 @@ type Limiter interface {
 
 // credentialKey names a principal's credential for its rate-limit budget: each access token
 // and each agent key has its own.
-func credentialKey(p *store.Principal) string { return p.Credential.Type + ":" + p.Credential.ID }
+func credentialKey(p *auth.Principal) string { return p.Credential.Type + ":" + p.Credential.ID }
 
 // rateLimited is the 429 of docs/contract.md section 7 for a decision that denied: its message states the
 // budget that was spent as configured (d.Limit per d.Interval); Retry-After comes from the
@@ -76,7 +77,7 @@ func LimitError(d ratelimit.Decision) error {
 // TakeCall charges one call of p against its budgets and sets the rate-limit headers on h.
 // It returns LimitError's answer when the call may not proceed. With no limiter it allows
 // everything.
-func TakeCall(ctx context.Context, l Limiter, p *store.Principal, h http.Header) error {
+func TakeCall(ctx context.Context, l Limiter, p *auth.Principal, h http.Header) error {
 	if l == nil {
 		return nil
 	}

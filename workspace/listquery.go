@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -23,7 +24,7 @@ import (
 // first, by keyset on (rank, created_at, id). Errors: unknown_resource, method_not_allowed,
 // insufficient_scope, insufficient_permission, bad_request (unknown filter, field or sort,
 // an operator the field does not take, a bad value, limit, cursor, q or ids).
-func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*Page, error) {
+func (o *Ops) List(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (*Page, error) {
 	if err := admit(p, r, OpList); err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func (o *Ops) List(ctx context.Context, p *store.Principal, r *Resource, params 
 	if q.sync {
 		query = o.store.QuerySync
 	}
-	err = query(ctx, p, q.sql, q.args, func(rows pgx.Rows) error {
+	err = query(ctx, p.Actor(), q.sql, q.args, func(rows pgx.Rows) error {
 		var rec []byte
 		dest := make([]any, 0, len(lastKeys)+2)
 		if q.walk.legacy {
@@ -133,7 +134,7 @@ type walkKey struct {
 // (workspace_id, field, id) for each sortable field (migration 00019), so a page at depth
 // costs what the first page costs; q reads the matches through the search indexes and
 // sorts them by rank.
-func (o *Ops) listQuery(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (*listStatement, error) {
+func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (*listStatement, error) {
 	cq, params, err := o.customQuery(ctx, p, r, params)
 	if err != nil {
 		return nil, err
@@ -395,7 +396,7 @@ func conditionProbe(r *Resource, where []string, probes map[int]probeForm) strin
 
 // checkEntityFilter is the second gate of a filter naming an entity type: comments and
 // activity of deals also need crm.
-func checkEntityFilter(p *store.Principal, r *Resource, field, v string) error {
+func checkEntityFilter(p *auth.Principal, r *Resource, field, v string) error {
 	if field != "entity_type" || r.Entities == nil {
 		return nil
 	}

@@ -3,7 +3,7 @@ package workspace
 import (
 	"context"
 
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // ListSQL is the statement List runs for params on r as p, with its arguments and how many
@@ -11,7 +11,7 @@ import (
 // bench/floor runs it as the schema owner, without row-level security, on a database
 // holding one workspace's records, so a custom field's list is measured against its own
 // SQL (bench/perf-load.sh, group custom). Errors: as List's for params.
-func (o *Ops) ListSQL(ctx context.Context, p *store.Principal, r *Resource, params ListParams) (sql string, args []any, keys int, err error) {
+func (o *Ops) ListSQL(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (sql string, args []any, keys int, err error) {
 	q, err := o.listQuery(ctx, p, r, params)
 	if err != nil {
 		return "", nil, 0, err

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -49,7 +50,7 @@ var mergeMoves = map[string][]mergeMove{
 // grant. Errors: not_found for an id the actor cannot see; bad_request for a malformed
 // body, merging a record into itself, a from the actor cannot see (another workspace's
 // answers as a missing one), or either record already merged.
-func (o *Ops) Merge(ctx context.Context, p *store.Principal, r *Resource, id string, body json.RawMessage) (json.RawMessage, error) {
+func (o *Ops) Merge(ctx context.Context, p *auth.Principal, r *Resource, id string, body json.RawMessage) (json.RawMessage, error) {
 	if err := admit(p, r, OpUpdate); err != nil {
 		return nil, err
 	}

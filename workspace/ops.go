@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -111,7 +112,7 @@ type MeCredential struct {
 }
 
 // Me returns what the credential resolves to; it touches no resource.
-func (o *Ops) Me(ctx context.Context, p *store.Principal) (*MeResult, error) {
+func (o *Ops) Me(ctx context.Context, p *auth.Principal) (*MeResult, error) {
 	done, err := o.admitClass(ctx, p, ClassRead)
 	if err != nil {
 		return nil, err

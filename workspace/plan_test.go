@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -35,7 +36,7 @@ func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 	ops := workspace.NewOps(workspace.Config{Store: s})
 	sd := &seeder{t: t, pool: pool, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
 	sd.otherWorkspaces(10_000) // the workspace and credits tables: one row per workspace
-	readerOf := func(r *workspace.Resource) *store.Principal {
+	readerOf := func(r *workspace.Resource) *auth.Principal {
 		if r.AdminOnly { // only admins read these at all (docs/webhooks.md)
 			return f.Admin
 		}
@@ -85,7 +86,7 @@ func TestListPlansWalkTheKeysetIndex(t *testing.T) {
 // (TestFindPlansUseTheirIndexes, TestFindPlansAtScale), and docs/performance.md ("Finding
 // in every resource at 10,000 rows") lists where the others read more. A field with fewer
 // than five values (the seed leaves most nullable columns NULL) is compared by null only.
-func checkFinding(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource, sd *seeder, when string) {
+func checkFinding(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, r *workspace.Resource, sd *seeder, when string) {
 	t.Helper()
 	var figures []string
 	explain := func(what string, params workspace.ListParams, index string) (planNode, bool, bool, string, explained) {
@@ -179,7 +180,7 @@ func TestDealListPlansAtEverySize(t *testing.T) {
 
 // readerOfEverything is a member holding read on every feature: every policy is evaluated
 // (admins pass the same checks with full).
-func readerOfEverything(t *testing.T, s *store.Store, ws string) *store.Principal {
+func readerOfEverything(t *testing.T, s *store.Store, ws string) *auth.Principal {
 	grants := map[string]string{}
 	for _, f := range store.Features {
 		grants[f] = "read"
@@ -202,7 +203,7 @@ var parentLookups = map[string]bool{"task_attachments": true, "comments": true, 
 
 // checkListPlan explains the statement List runs for params, as the reader, and asserts
 // the keyset walk, the rows it returns and its buffers.
-func checkListPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource, params workspace.ListParams, when string) {
+func checkListPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, r *workspace.Resource, params workspace.ListParams, when string) {
 	t.Helper()
 	sql, doc := explainList(t, s, ops, reader, r, params, when)
 	top := doc[0].Plan
@@ -259,16 +260,16 @@ func checkListPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *sto
 // in other databases of a busy server causes. One such run of a three-row search counted 540
 // buffers, 199 of them in its Sort node, which reads no table. In the transaction, holding
 // the statement's locks, the backend takes in no invalidation before the second run.
-func explainList(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
+func explainList(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, r *workspace.Resource,
 	params workspace.ListParams, when string) (string, explained) {
 	t.Helper()
 	ctx := context.Background()
-	sql, args, err := ops.ListSQLForTest(ctx, reader, r.Name, params)
+	sql, args, _, err := ops.ListSQL(ctx, reader, r, params)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var raw []byte
-	err = s.InTx(ctx, reader, func(tx pgx.Tx) error {
+	err = s.InTx(ctx, reader.Actor(), func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, sql, args...); err != nil {
 			return err
 		}

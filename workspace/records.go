@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -84,13 +85,13 @@ func parseOrder(v string) (Order, error) {
 // querier runs one statement as the actor: the store, each statement its own
 // transaction, or txQuerier inside a transaction the operation shares with other writes.
 type querier interface {
-	Query(ctx context.Context, p *store.Principal, sql string, args []any, scan func(pgx.Rows) error) error
+	Query(ctx context.Context, a store.Actor, sql string, args []any, scan func(pgx.Rows) error) error
 }
 
 // txQuerier runs statements in a transaction store.InTx opened as the actor.
 type txQuerier struct{ tx pgx.Tx }
 
-func (q txQuerier) Query(ctx context.Context, _ *store.Principal, sql string, args []any, scan func(pgx.Rows) error) error {
+func (q txQuerier) Query(ctx context.Context, _ store.Actor, sql string, args []any, scan func(pgx.Rows) error) error {
 	rows, err := q.tx.Query(ctx, sql, args...)
 	if err != nil {
 		return err
@@ -173,14 +174,14 @@ func param(n int, t Type) string {
 // Get returns one record by id as the actor sees it. Errors: unknown_resource,
 // method_not_allowed, insufficient_scope, insufficient_permission, not_found (no such
 // record, another workspace's, or hidden by RLS such as another member's private task).
-func (o *Ops) Get(ctx context.Context, p *store.Principal, r *Resource, id string) (json.RawMessage, error) {
+func (o *Ops) Get(ctx context.Context, p *auth.Principal, r *Resource, id string) (json.RawMessage, error) {
 	return o.GetFields(ctx, p, r, id, nil)
 }
 
 // GetFields is Get returning only the named fields and id (fields= on a get, docs/rest.md);
 // nil fields returns the whole record. An unknown field is bad_request naming it, checked
 // before the record is read so the answer says nothing about the id.
-func (o *Ops) GetFields(ctx context.Context, p *store.Principal, r *Resource, id string, fields []string) (json.RawMessage, error) {
+func (o *Ops) GetFields(ctx context.Context, p *auth.Principal, r *Resource, id string, fields []string) (json.RawMessage, error) {
 	if err := admit(p, r, OpGet); err != nil {
 		return nil, err
 	}
@@ -237,7 +238,7 @@ func (o *Ops) GetFields(ctx context.Context, p *store.Principal, r *Resource, id
 // decoded and past the gates (Post), running its statement through q, and returns it.
 // Errors: validation_error (422, naming each field), create_failed (a reference to a
 // record that does not exist in this workspace, a duplicate), forbidden (refused by RLS).
-func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
+func (o *Ops) create(ctx context.Context, q querier, p *auth.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	set, err := checkBody(r, m, true)
 	if err != nil {
 		return nil, err
@@ -292,14 +293,14 @@ func (o *Ops) create(ctx context.Context, q querier, p *store.Principal, r *Reso
 // id and returns it. For the workspace singleton id may be "" (the actor's workspace).
 // Errors: as Create, plus not_found when the record does not exist or the actor cannot see
 // it, validation_error when the body has no writable field, and update_failed.
-func (o *Ops) Update(ctx context.Context, p *store.Principal, r *Resource, id string, body json.RawMessage) (json.RawMessage, error) {
+func (o *Ops) Update(ctx context.Context, p *auth.Principal, r *Resource, id string, body json.RawMessage) (json.RawMessage, error) {
 	return o.UpdateIf(ctx, p, r, id, body, nil)
 }
 
 // UpdateIf is Update, conditional when ifMatch is not nil: the record changes only while its
 // version is one of ifMatch's, checked in the UPDATE itself (no read-then-write window),
 // and a record that exists at another version is a 412 precondition_failed.
-func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+func (o *Ops) UpdateIf(ctx context.Context, p *auth.Principal, r *Resource, id string, body json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
 	if err := admit(p, r, OpUpdate); err != nil {
 		return nil, err
 	}
@@ -334,7 +335,7 @@ func (o *Ops) UpdateIf(ctx context.Context, p *store.Principal, r *Resource, id 
 // change's check of the stored values (checkConversion, which locks the resource's table
 // against writes first) and the change with its conversion of the values
 // (ws_custom_reindex) see the same values.
-func (o *Ops) updateDefinition(ctx context.Context, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
+func (o *Ops) updateDefinition(ctx context.Context, p *auth.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch) (json.RawMessage, error) {
 	var rec json.RawMessage
 	err := o.writeTx(ctx, p, func(tx pgx.Tx) error {
 		var err error
@@ -346,8 +347,8 @@ func (o *Ops) updateDefinition(ctx context.Context, p *store.Principal, r *Resou
 
 // writeTx runs an update's statements, fn, in one transaction as p: an API error fn returns
 // is the answer as it is, any other error a failed update's (store.MapWriteError).
-func (o *Ops) writeTx(ctx context.Context, p *store.Principal, fn func(pgx.Tx) error) error {
-	err := o.store.InTx(ctx, p, fn)
+func (o *Ops) writeTx(ctx context.Context, p *auth.Principal, fn func(pgx.Tx) error) error {
+	err := o.store.InTx(ctx, p.Actor(), fn)
 	if err == nil {
 		return nil
 	}
@@ -362,7 +363,7 @@ func (o *Ops) writeTx(ctx context.Context, p *store.Principal, fn func(pgx.Tx) e
 // running its statements through q. With keepSame (a batch's updates, and so imports) a
 // record that already holds every value of m is left as it is and returned: no new
 // updated_at, activity row or webhook event, so an export imported again changes nothing.
-func (o *Ops) update(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch, keepSame bool) (json.RawMessage, error) {
+func (o *Ops) update(ctx context.Context, q querier, p *auth.Principal, r *Resource, id string, m map[string]json.RawMessage, ifMatch *IfMatch, keepSame bool) (json.RawMessage, error) {
 	set, err := checkBody(r, m, false)
 	if err != nil {
 		return nil, o.refuseBody(ctx, q, p, r, id, err)
@@ -454,9 +455,9 @@ func changes(olds, news []string) string {
 // keyed by keptKey(id); an id it does not find (not there for p) has no entry. FOR UPDATE
 // holds each to the rules of an update (row-level security's UPDATE policies), so a record
 // p may read but not change has none either: not_found, as its update would answer.
-func (o *Ops) readKept(ctx context.Context, q querier, p *store.Principal, r *Resource, ids []string) (map[string]json.RawMessage, error) {
+func (o *Ops) readKept(ctx context.Context, q querier, p *auth.Principal, r *Resource, ids []string) (map[string]json.RawMessage, error) {
 	kept := make(map[string]json.RawMessage, len(ids))
-	err := q.Query(ctx, p, "SELECT x.id::text, row_to_json(x)::text FROM (SELECT "+o.statements[r].columns+" FROM "+
+	err := q.Query(ctx, p.Actor(), "SELECT x.id::text, row_to_json(x)::text FROM (SELECT "+o.statements[r].columns+" FROM "+
 		ident(r.Table)+` WHERE "id" = ANY($1::text[]::uuid[]) FOR UPDATE) x`, []any{ids}, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var id string
@@ -479,9 +480,9 @@ func keptKey(id string) string { return strings.ToLower(id) }
 // else bodyErr: an update's body is judged only for a record the actor sees, so another
 // workspace's id is a 404 whatever the body. The lookup runs only on the way to a
 // refusal, or before a check that costs more than it (a webhook URL's resolution).
-func (o *Ops) refuseBody(ctx context.Context, q querier, p *store.Principal, r *Resource, id string, bodyErr error) error {
+func (o *Ops) refuseBody(ctx context.Context, q querier, p *auth.Principal, r *Resource, id string, bodyErr error) error {
 	found := false
-	err := q.Query(ctx, p, `SELECT 1 FROM `+ident(r.Table)+` WHERE id = $1::text::uuid`, []any{id},
+	err := q.Query(ctx, p.Actor(), `SELECT 1 FROM `+ident(r.Table)+` WHERE id = $1::text::uuid`, []any{id},
 		func(rows pgx.Rows) error {
 			found = rows.Next()
 			return nil
@@ -500,7 +501,7 @@ func (o *Ops) refuseBody(ctx context.Context, q querier, p *store.Principal, r *
 // statement through q, and returns {<key1>, <key2>, detached: true}. Errors:
 // validation_error when an id is missing or not a uuid, not_found when there is no such
 // link.
-func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
+func (o *Ops) detach(ctx context.Context, q querier, p *auth.Principal, r *Resource, m map[string]json.RawMessage) (json.RawMessage, error) {
 	var ids [2]string
 	var bad []apierr.FieldError
 	for i, k := range r.DetachKeys {
@@ -537,7 +538,7 @@ func (o *Ops) detach(ctx context.Context, q querier, p *store.Principal, r *Reso
 }
 
 // permitWrite runs the second gate and the admin rules for a write.
-func (o *Ops) permitWrite(p *store.Principal, r *Resource, op Op, id string, body map[string]json.RawMessage) error {
+func (o *Ops) permitWrite(p *auth.Principal, r *Resource, op Op, id string, body map[string]json.RawMessage) error {
 	if err := checkMember(p, r, op); err != nil {
 		return err
 	}
@@ -556,10 +557,10 @@ func (o *Ops) permitWrite(p *store.Principal, r *Resource, op Op, id string, bod
 // author or an admin edits it, and one about an entity that needs a feature (a comment on
 // a deal needs crm full, docs/contract.md section 5.6) needs that too. The database enforces the same
 // (migration 00010); checking here first answers 403 rather than a bare 404.
-func (o *Ops) permitAuthorEdit(ctx context.Context, p *store.Principal, r *Resource, id string) error {
+func (o *Ops) permitAuthorEdit(ctx context.Context, p *auth.Principal, r *Resource, id string) error {
 	var entityType, author string
 	found := false
-	err := o.store.Query(ctx, p, `SELECT entity_type, coalesce(`+ident(r.Requester)+`::text, '') FROM `+ident(r.Table)+
+	err := o.store.Query(ctx, p.Actor(), `SELECT entity_type, coalesce(`+ident(r.Requester)+`::text, '') FROM `+ident(r.Table)+
 		` WHERE id = $1::text::uuid`, []any{id}, func(rows pgx.Rows) error {
 		if rows.Next() {
 			found = true
@@ -583,9 +584,9 @@ func (o *Ops) permitAuthorEdit(ctx context.Context, p *store.Principal, r *Resou
 func recordNoun(r *Resource) string { return strings.TrimSuffix(r.Name, "s") }
 
 // one runs a statement returning at most one JSON text and returns it, or nil for no row.
-func one(ctx context.Context, q querier, p *store.Principal, sql string, args []any) (json.RawMessage, error) {
+func one(ctx context.Context, q querier, p *auth.Principal, sql string, args []any) (json.RawMessage, error) {
 	var rec []byte
-	err := q.Query(ctx, p, sql, args, func(rows pgx.Rows) error {
+	err := q.Query(ctx, p.Actor(), sql, args, func(rows pgx.Rows) error {
 		if rows.Next() {
 			return rows.Scan(&rec)
 		}

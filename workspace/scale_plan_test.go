@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -243,7 +244,7 @@ func operandsOf(t *testing.T, sd *seeder, r *workspace.Resource, field *workspac
 // for each row of the page (wideBuffers); one in between (a row in a hundred) reads more,
 // logged. Sorted by the condition's field, the page must read that field's index, within
 // the bound.
-func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
+func checkOperatorPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, r *workspace.Resource,
 	cond workspace.Condition, sort, when string, sd *seeder, bound int) []string {
 	t.Helper()
 	values := []string{cond.Value}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -18,7 +19,7 @@ func HasScope(granted []string, need string) bool {
 // (Permits without the scope being granted: feature grant, admin-only writes) for at least
 // one operation of one resource under it, and the admin-only write scopes
 // (adminWrites) need the admin role.
-func GrantableScopes(p *store.Principal) []string {
+func GrantableScopes(p *auth.Principal) []string {
 	var out []string
 	for _, s := range Scopes() {
 		if scopeUsable(p, s) {
@@ -40,7 +41,7 @@ func adminWrites(name string) bool {
 	return slices.ContainsFunc(catalog, func(r *Resource) bool { return r.Scope == name && r.AdminWrites })
 }
 
-func scopeUsable(p *store.Principal, scope string) bool {
+func scopeUsable(p *auth.Principal, scope string) bool {
 	name, action, _ := strings.Cut(scope, ":")
 	if action == "write" && adminWrites(name) && !p.IsAdmin() {
 		return false

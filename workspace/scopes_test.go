@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -19,8 +20,8 @@ func TestAdminWriteScopesFollowCatalogue(t *testing.T) {
 	for _, f := range store.Features {
 		full[f] = string(workspace.GrantFull)
 	}
-	member := workspace.GrantableScopes(&store.Principal{Role: "member", Grants: full})
-	admin := workspace.GrantableScopes(&store.Principal{Role: "admin"})
+	member := workspace.GrantableScopes(&auth.Principal{Role: "member", Grants: full})
+	admin := workspace.GrantableScopes(&auth.Principal{Role: "admin"})
 	adminOnly := map[string]bool{}
 	for _, r := range workspace.Catalog() {
 		if r.AdminWrites || r.AdminOnly {

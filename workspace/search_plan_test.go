@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -88,7 +89,7 @@ func TestFindPlansUseTheirIndexes(t *testing.T) {
 // checkFindPlan explains the statement List runs as the reader and asserts it returns
 // want rows, reads the table through index (and no other way), sorts only a q's matches,
 // and stays within the list buffer bound; not strict, it asserts the rows and logs the rest.
-func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *store.Principal, r *workspace.Resource,
+func checkFindPlan(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, r *workspace.Resource,
 	params workspace.ListParams, want int, index, when string, strict bool) {
 	t.Helper()
 	sql, doc := explainList(t, s, ops, reader, r, params, when)

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
-	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/auth"
 )
 
 // One search across everything (docs/rest.md, "Finding records"): GET /v1/search and the MCP search
@@ -39,7 +39,7 @@ type SearchParams struct {
 // Search returns one page of {type, id, title, snippet, score}, best first, then newest,
 // by keyset on (score, created_at, type, id). Errors: bad_request (no q, an unknown or
 // unsearchable type, a bad limit or cursor).
-func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParams) (*Page, error) {
+func (o *Ops) Search(ctx context.Context, p *auth.Principal, params SearchParams) (*Page, error) {
 	limit := params.Limit
 	if limit == 0 {
 		limit = DefaultSearchLimit
@@ -102,7 +102,7 @@ func (o *Ops) Search(ctx context.Context, p *store.Principal, params SearchParam
 	buf.WriteByte('[')
 	var last keyPosition
 	n := 0
-	err = o.store.QueryGeneric(ctx, p, sql, args, func(rows pgx.Rows) error {
+	err = o.store.QueryGeneric(ctx, p.Actor(), sql, args, func(rows pgx.Rows) error {
 		var score, created, typ, id string
 		var rec []byte
 		for rows.Next() {
@@ -199,7 +199,7 @@ func SearchMatch(r *Resource, q string, add func(any) int) (match, rank string, 
 
 // searchTypes are the resources a search reads: the named ones, or every searchable
 // one, less those the principal may not list (scope, feature grant).
-func searchTypes(p *store.Principal, named []string) ([]string, error) {
+func searchTypes(p *auth.Principal, named []string) ([]string, error) {
 	var out []string
 	for _, r := range catalog {
 		if len(r.Searchable()) == 0 || named != nil && !slices.Contains(named, r.Name) {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -50,7 +51,7 @@ func NewUsage(s UsageStore, log *slog.Logger, now func() time.Time) *Usage {
 
 // Counted returns a that counts every credential it accepts.
 func (u *Usage) Counted(a Authenticator) Authenticator {
-	return AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
+	return AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
 		p, err := a.Authenticate(ctx, bearer)
 		if err == nil {
 			u.Count(p)
@@ -60,7 +61,7 @@ func (u *Usage) Counted(a Authenticator) Authenticator {
 }
 
 // Count counts one request made with p's credential.
-func (u *Usage) Count(p *store.Principal) {
+func (u *Usage) Count(p *auth.Principal) {
 	if p.Credential.Type == "" || p.Credential.ID == "" {
 		return
 	}

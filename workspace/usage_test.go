@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -23,7 +24,7 @@ func TestUsageCountsAndFlushesAtShutdown(t *testing.T) {
 	usage := workspace.NewUsage(s, nil, func() time.Time { return now })
 	p := *f.Admin
 	p.Credential = store.Credential{Type: "oauth", ID: uuid.NewString(), ClientName: "Counted App"}
-	auth := usage.Counted(workspace.AuthenticatorFunc(func(_ context.Context, bearer string) (*store.Principal, error) {
+	auth := usage.Counted(workspace.AuthenticatorFunc(func(_ context.Context, bearer string) (*auth.Principal, error) {
 		if bearer != "good" {
 			return nil, apierr.Unauthorized("no")
 		}
@@ -65,7 +66,7 @@ func TestUsageCountsAndFlushesAtShutdown(t *testing.T) {
 // BenchmarkUsageCount is the counter alone, from every core at once.
 func BenchmarkUsageCount(b *testing.B) {
 	usage := workspace.NewUsage(nil, nil, nil)
-	p := &store.Principal{WorkspaceID: uuid.NewString(), Credential: store.Credential{Type: "oauth", ID: uuid.NewString()}}
+	p := &auth.Principal{WorkspaceID: uuid.NewString(), Credential: store.Credential{Type: "oauth", ID: uuid.NewString()}}
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			usage.Count(p)

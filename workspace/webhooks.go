@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -35,12 +36,12 @@ type WebhookURLs interface {
 // as p's, in one transaction. The gates (Act) have run before.
 type WebhookDelivery interface {
 	// Ping queues a ping to endpoint id alone and returns its event id.
-	Ping(ctx context.Context, p *store.Principal, id string) (string, error)
+	Ping(ctx context.Context, p *auth.Principal, id string) (string, error)
 	// Retry queues delivery id again now, whatever its status.
-	Retry(ctx context.Context, p *store.Principal, id string) error
+	Retry(ctx context.Context, p *auth.Principal, id string) error
 	// Rotate gives endpoint id the signing secret (NewSigningSecret) and keeps the
 	// previous one signing for RotationOverlap.
-	Rotate(ctx context.Context, p *store.Principal, id, secret string) error
+	Rotate(ctx context.Context, p *auth.Principal, id, secret string) error
 }
 
 // The actions' names: POST /webhook_endpoints/{id}/<name> over REST, and the action of
@@ -113,7 +114,7 @@ func actionsOf(r *Resource) bool {
 // checkMember: the resource's write scope and the admin role), refusing a malformed id as
 // not_found, and returns the action's data. Errors: the gates', not_found, 503 while
 // delivery is not running on this server.
-func (o *Ops) Act(ctx context.Context, p *store.Principal, a *Action, id string) (json.RawMessage, error) {
+func (o *Ops) Act(ctx context.Context, p *auth.Principal, a *Action, id string) (json.RawMessage, error) {
 	r := Lookup(a.Resource)
 	if err := admit(p, r, OpAction); err != nil {
 		return nil, err
@@ -153,7 +154,7 @@ func (o *Ops) webhookURLRefusal(ctx context.Context, raw string) string {
 }
 
 // runAction does what action a does, past its gates.
-func (o *Ops) runAction(ctx context.Context, p *store.Principal, a *Action, id string) (json.RawMessage, error) {
+func (o *Ops) runAction(ctx context.Context, p *auth.Principal, a *Action, id string) (json.RawMessage, error) {
 	switch a.Name {
 	case ActionTest:
 		eventID, err := o.webhooks.Ping(ctx, p, id)

@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -71,7 +72,7 @@ type floor struct {
 // read to build one are the service's work, not the statement's.
 type customLists struct {
 	ops   *workspace.Ops
-	admin *store.Principal
+	admin *auth.Principal
 	made  sync.Map // resource?query -> *customList
 }
 
@@ -93,7 +94,7 @@ func newCustomLists(ctx context.Context, ws string) (*customLists, error) {
 			return nil, err
 		}
 	}
-	p := &store.Principal{UserID: admin, WorkspaceID: ws, Role: "admin", Grants: map[string]string{"crm": "full"}, Scopes: workspace.Scopes()}
+	p := &auth.Principal{UserID: admin, WorkspaceID: ws, Role: "admin", Grants: map[string]string{"crm": "full"}, Scopes: workspace.Scopes()}
 	return &customLists{ops: workspace.NewOps(workspace.Config{Store: s}), admin: p}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/internal/smtptest"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -79,7 +80,7 @@ func TestAdminCommands(t *testing.T) {
 	if !strings.HasPrefix(key, "kagt_") || agent["agent_id"] == "" || agent["user_id"] == "" || agent["key_id"] == "" {
 		t.Fatalf("create-agent: %v", agent)
 	}
-	p, err := storetest.New(t).AgentKeyPrincipal(context.Background(), key, workspace.Scopes())
+	p, err := auth.Resolved(storetest.New(t).AgentKeyIdentity(context.Background(), key, workspace.Scopes()))
 	if err != nil || p.WorkspaceID != ws || p.Grant("crm") != "read" {
 		t.Fatalf("issued key does not resolve: %v %+v", err, p)
 	}
@@ -95,7 +96,7 @@ func TestAdminCommands(t *testing.T) {
 	if out := mustCLI(t, "revoke-agent-key", "--key-id", agent["key_id"].(string)); out["revoked"] != true {
 		t.Fatalf("revoke: %v", out)
 	}
-	if _, err := storetest.New(t).AgentKeyPrincipal(context.Background(), key, nil); err == nil {
+	if _, err := storetest.New(t).AgentKeyIdentity(context.Background(), key, nil); err == nil {
 		t.Fatal("revoked key still resolves")
 	}
 	if out := mustCLI(t, "grant-credits", "--workspace", ws, "--amount", "25"); out["balance"] != 25.0 {

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	adminops "github.com/agencyos/workspaced/admin"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/enrich"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/internal/gctune"
@@ -274,8 +275,8 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 		srv.guard = newGuard(srv.cfg.Shed, cmp.Or(srv.cfg.DB.MaxConns, store.DefaultMaxConns), srv.log, srv.reg, srv.store.Ping)
 	}
 	scopes := workspace.Scopes()
-	agentKeys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*store.Principal, error) {
-		return srv.store.AgentKeyPrincipal(ctx, bearer, scopes)
+	agentKeys := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
+		return auth.Resolved(srv.store.AgentKeyIdentity(ctx, bearer, scopes))
 	})
 	limiter, err := srv.limiter()
 	if err != nil {

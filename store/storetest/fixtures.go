@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
 )
 
 // Fixture is a fresh workspace with an admin, a member with no grants, and an agent.
 type Fixture struct {
 	WorkspaceID string
-	Admin       *store.Principal
-	Member      *store.Principal
+	Admin       *auth.Principal
+	Member      *auth.Principal
 	Agent       store.AgentKey
 }
 
@@ -36,7 +37,7 @@ func Workspace(tb testing.TB, s *store.Store, scopes []string) Fixture {
 }
 
 // AddUser adds an active user and returns a principal for it with the given scopes.
-func AddUser(tb testing.TB, s *store.Store, workspaceID, role string, grants map[string]string, scopes []string) *store.Principal {
+func AddUser(tb testing.TB, s *store.Store, workspaceID, role string, grants map[string]string, scopes []string) *auth.Principal {
 	tb.Helper()
 	email := fmt.Sprintf("%s-%d@example.test", role, time.Now().UnixNano())
 	id, err := s.AddMember(context.Background(), store.Member{WorkspaceID: workspaceID, Email: email, Role: role, Grants: grants})
@@ -46,6 +47,6 @@ func AddUser(tb testing.TB, s *store.Store, workspaceID, role string, grants map
 	if grants == nil {
 		grants = map[string]string{}
 	}
-	return &store.Principal{UserID: id, WorkspaceID: workspaceID, Email: email, Role: role, Grants: grants,
+	return &auth.Principal{UserID: id, WorkspaceID: workspaceID, Email: email, Role: role, Grants: grants,
 		Scopes: scopes, Credential: store.Credential{Type: "agent_key", ID: "test-" + id}}
 }

@@ -1,0 +1,23 @@
+package workspace
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// What the package's external tests (bench_test.go) need to compare Get with the very
+// statement it runs and to start a list at a given row (List's own statement is ListSQL).
+
+// GetSQL returns the statement Get runs for r (its one argument is the id).
+func (o *Ops) GetSQL(r *Resource) string { return o.statements[r].get }
+
+// Cursor returns the cursor List issues for the position (at, id) of r's list in order.
+func (o *Ops) Cursor(ctx context.Context, r *Resource, order Order, at time.Time, id string) (string, error) {
+	key, err := o.key(ctx)
+	if err != nil {
+		return "", err
+	}
+	return encodeCursor(key, r.Name, position{at: at, id: uuid.MustParse(id), order: order}), nil
+}
