@@ -12,8 +12,8 @@ import (
 // again (docs/mcp.md, "Results"). Clients that read only text still get every record, its
 // id and its key values; a client that reads both does not pay for the data twice. A list
 // is a table: a header of field names, then one tab-separated row per record; a column
-// with one value in every row is said once below it ("every row: status=open", the value
-// JSON-quoted when it holds ", "), columns null in every row are named ("empty:
+// that reads the same in every row is said once below it ("every row: status=open", the
+// value JSON-quoted when it holds ", "), columns null in every row are named ("empty:
 // owner_id"), and text cells are cut at cellRunes. A record is "field: value" lines,
 // nulls and empty objects left out, a nested object's fields as "field.name: value"
 // (short values on one line, "grants: crm=full, hr=none"). In both, times are shown to
@@ -21,13 +21,8 @@ import (
 // a last line; structured content carries every value as written. Text is bare unless it
 // would be misread (empty, with a tab or line break, or starting with a quote or
 // bracket), then JSON-quoted; a list of bare text without commas is comma-separated
-// (scopes grouped by family, "deals:read+write"); other arrays are compact JSON.
-
-// textOmitted are left out and named on a last line; structured content carries every
-// value as written. Text is bare unless it would be misread (empty, with a tab or line
-// break, or starting with a quote or bracket), then JSON-quoted; a list of bare text
-// without commas is comma-separated (scopes grouped by family, "deals:read+write");
-// other arrays are compact JSON.
+// (scopes grouped by what they allow, "read+write: deals, people; read: activity"); other
+// arrays are compact JSON.
 
 // textOmitted are fields the text leaves out: the workspace is the caller's own (me
 // names it), and a search's score only orders the hits, which the rows already are in.
@@ -172,7 +167,7 @@ func renderTable(out []byte, arr json.RawMessage) []byte {
 		for _, row := range cells {
 			v, ok := row[c]
 			null = null && (!ok || isNull(v))
-			constant = constant && ok && bytes.Equal(v, first)
+			constant = constant && ok && sameText(v, first)
 		}
 		switch {
 		case textOmitted[c]:
@@ -213,6 +208,19 @@ func renderTable(out []byte, arr json.RawMessage) []byte {
 		out = append(append(append(out, "empty: "...), strings.Join(empty, ", ")...), '\n')
 	}
 	return appendOmitted(out, omitted)
+}
+
+// sameText reports whether two values read the same in the text: equal as written, or
+// rendered alike (times in the same minute), whole, not cut at cellRunes.
+func sameText(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if len(a) == 0 || len(b) == 0 || a[0] != '"' || b[0] != '"' {
+		return false // only text renders other than as written
+	}
+	var scratch [2][64]byte
+	return bytes.Equal(appendCell(scratch[0][:0], a, 0), appendCell(scratch[1][:0], b, 0))
 }
 
 // appendCell appends one value: text bare where it cannot be misread, a time to the
@@ -259,32 +267,48 @@ func appendCell(out []byte, v json.RawMessage, max int) []byte {
 	return append(out, b.Bytes()...)
 }
 
-// joinGrouped joins text with ", ", items of the form "family:name" that follow one of
-// the same family as "family:name+name" (scopes: "deals:read+write, activity:read").
+// joinGrouped joins text with ", "; a list whose items are all of the form
+// "family:access" (scopes) is grouped by what each family may do, in the order first met:
+// "read+write: deals, people; read: activity; write: enrich".
 func joinGrouped(list []string) string {
 	if slices.ContainsFunc(list, func(s string) bool { f, name, ok := strings.Cut(s, ":"); return !ok || !word(f) || !word(name) }) {
 		return strings.Join(list, ", ")
 	}
-	var b strings.Builder
-	family := ""
+	var families []string
+	access := map[string]string{} // family: its names joined by "+", in the order given
 	for _, item := range list {
 		f, name, _ := strings.Cut(item, ":")
-		if f == family {
-			b.WriteString("+" + name)
+		if a, seen := access[f]; seen {
+			access[f] = a + "+" + name
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteString(", ")
+		families = append(families, f)
+		access[f] = name
+	}
+	var groups []string
+	members := map[string][]string{}
+	for _, f := range families {
+		a := access[f]
+		if _, seen := members[a]; !seen {
+			groups = append(groups, a)
 		}
-		b.WriteString(item)
-		family = f
+		members[a] = append(members[a], f)
+	}
+	var b strings.Builder
+	for i, a := range groups {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(a + ": " + strings.Join(members[a], ", "))
 	}
 	return b.String()
 }
 
-// word reports whether s is a lower-case word: letters, digits and underscores.
+// word reports whether s is a lower-case word: a letter, then letters, digits and
+// underscores (so "10:30" is not a family and its access).
 func word(s string) bool {
-	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') })
+	return s != "" && s[0] >= 'a' && s[0] <= 'z' &&
+		!strings.ContainsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') })
 }
 
 // appendCut appends s, cut to max runes (none when max is 0) and then ending in "…".
