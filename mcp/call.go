@@ -92,13 +92,17 @@ func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	if !ok {
 		// The direct path (direct.go) leaves the arguments raw: the last id, as decoding
 		// them into a map would keep.
-		keys, values, ok := members(req.Params.RawArguments)
-		for i := len(keys) - 1; ok && i >= 0; i-- {
-			if keys[i] == "id" {
-				return unquote(bytes.TrimSpace(values[i]))
+		m, ok := scanObject(req.Params.RawArguments)
+		var id []byte
+		for k, v := m.next(); ok && k != nil; k, v = m.next() {
+			if string(k) == "id" {
+				id = v
 			}
 		}
-		return "", false
+		if id == nil || m.bad {
+			return "", false
+		}
+		return unquote(id)
 	}
 	id, ok := args["id"].(string)
 	return id, ok

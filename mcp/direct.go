@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
+	"sync"
 	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -176,7 +178,8 @@ func writeCallResult(w http.ResponseWriter, id json.RawMessage, res *mcpgo.CallT
 			}
 		}
 	}
-	out := make([]byte, 0, size)
+	buf := responses.Get().(*[]byte)
+	out := slices.Grow((*buf)[:0], size)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	if err != nil {
@@ -205,8 +208,18 @@ func writeCallResult(w http.ResponseWriter, id json.RawMessage, res *mcpgo.CallT
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(out, '\n'))
+	_, _ = w.Write(append(out, '\n')) // copied: the ResponseWriter keeps no reference
+	if cap(out) <= maxPooledResponse {
+		*buf = out
+		responses.Put(buf)
+	}
 }
+
+// responses holds the buffers writeCallResult writes into, so a call's answer is not a
+// fresh allocation each time; one above maxPooledResponse (a long page) is let go.
+var responses = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledResponse = 64 << 10
 
 // appendJSONString appends s as a JSON string, escaped as encoding/json escapes it
 // (HTML-safe, U+2028 and U+2029 escaped), without its reflection and copies; text that is

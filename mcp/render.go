@@ -51,7 +51,7 @@ func renderValue(v json.RawMessage) []byte {
 	switch {
 	case len(v) > 0 && v[0] == '{':
 		var omitted []string
-		if out, ok := appendFields(out, "", v, &omitted); ok {
+		if out, ok := appendFields(out, nil, v, &omitted); ok {
 			return appendOmitted(out, omitted)
 		}
 	case len(v) > 0 && v[0] == '[':
@@ -64,36 +64,37 @@ func renderValue(v json.RawMessage) []byte {
 
 // appendFields appends an object's fields as "name: value" lines, a nested object's as
 // "name.field: value", an array of objects as a table under "name:"; the textOmitted
-// fields it meets are added to omitted.
-func appendFields(out []byte, prefix string, obj json.RawMessage, omitted *[]string) ([]byte, bool) {
-	keys, values, ok := members(obj)
+// fields it meets are added to omitted. ok is false, and out unusable, when obj is not an
+// object.
+func appendFields(out, prefix []byte, obj json.RawMessage, omitted *[]string) ([]byte, bool) {
+	m, ok := scanObject(obj)
 	if !ok {
 		return out, false
 	}
-	for i, k := range keys {
-		v := bytes.TrimSpace(values[i])
+	for k, v := m.next(); k != nil; k, v = m.next() {
 		switch rows, table := objects(v); {
 		case isNull(v), string(v) == "{}":
-		case textOmitted[k]:
-			*omitted = append(*omitted, prefix+k)
-		case len(v) > 0 && v[0] == '{':
-			if line, ok := appendPairs(append(append(out, prefix+k...), ": "...), v); ok {
+		case textOmitted[string(k)]:
+			*omitted = append(*omitted, string(prefix)+string(k))
+		case v[0] == '{':
+			if line, ok := appendPairs(append(appendName(out, prefix, k), ": "...), v); ok {
 				out = append(line, '\n')
 				continue
 			}
-			if o, ok := appendFields(out, prefix+k+".", v, omitted); ok && len(o) > len(out) {
+			nested := append(append(prefix[:len(prefix):len(prefix)], k...), '.')
+			if o, ok := appendFields(out, nested, v, omitted); ok && len(o) > len(out) {
 				out = o
 				continue
 			}
-			out = appendLine(out, prefix+k, v)
+			out = appendLine(out, prefix, k, v)
 		case table && len(rows) > 0:
-			out = append(out, prefix+k+":\n"...)
+			out = append(appendName(out, prefix, k), ":\n"...)
 			out = renderTable(out, v)
 		default:
-			out = appendLine(out, prefix+k, v)
+			out = appendLine(out, prefix, k, v)
 		}
 	}
-	return out, true
+	return out, !m.bad
 }
 
 // pairMax bounds the values appendPairs puts on one line.
@@ -102,25 +103,28 @@ const pairMax = 16
 // appendPairs appends an object of two or more short scalar values on one line,
 // "crm=full, hr=none"; ok is false, and out unusable, for any other object.
 func appendPairs(out []byte, obj json.RawMessage) ([]byte, bool) {
-	keys, values, ok := members(obj)
-	if !ok || len(keys) < 2 {
+	m, ok := scanObject(obj)
+	if !ok {
 		return out, false
 	}
-	for i, k := range keys {
-		v := bytes.TrimSpace(values[i])
-		if len(v) == 0 || len(v) > pairMax+2 || v[0] == '{' || v[0] == '[' || isNull(v) {
+	n := 0
+	for k, v := m.next(); k != nil; k, v = m.next() {
+		if len(v) > pairMax+2 || v[0] == '{' || v[0] == '[' || isNull(v) {
 			return out, false
 		}
-		if i > 0 {
+		if n > 0 {
 			out = append(out, ", "...)
 		}
 		out = appendCell(append(append(out, k...), '='), v, 0)
+		n++
 	}
-	return out, true
+	return out, n >= 2 && !m.bad
 }
 
-func appendLine(out []byte, name string, v json.RawMessage) []byte {
-	out = append(append(out, name...), ": "...)
+func appendName(out, prefix, name []byte) []byte { return append(append(out, prefix...), name...) }
+
+func appendLine(out, prefix, name []byte, v json.RawMessage) []byte {
+	out = append(appendName(out, prefix, name), ": "...)
 	return append(appendCell(out, v, 0), '\n')
 }
 
@@ -131,7 +135,13 @@ func appendOmitted(out []byte, omitted []string) []byte {
 		return out
 	}
 	out = append(out, "not shown: "...)
-	return append(append(out, strings.Join(omitted, ", ")...), '\n')
+	for i, name := range omitted {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = append(out, name...)
+	}
+	return append(out, '\n')
 }
 
 // renderTable appends an array of objects as a header line and one row per object; the
@@ -400,6 +410,77 @@ func members(obj []byte) (keys []string, values []json.RawMessage, ok bool) {
 		return keys, values, i < len(obj) && obj[i] == '}'
 	}
 	return nil, nil, false
+}
+
+// memberScanner walks a JSON object's members in order without allocating (members
+// builds slices of them): scanObject, then next until its key is nil; bad then tells
+// whether the object was malformed.
+type memberScanner struct {
+	obj   []byte
+	i     int  // where the next member (or the closing brace) starts
+	comma bool // the last member was followed by a comma: another must follow
+	done  bool
+	bad   bool
+}
+
+// scanObject starts scanning obj; ok is false when obj is not an object.
+func scanObject(obj []byte) (memberScanner, bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return memberScanner{}, false
+	}
+	return memberScanner{obj: obj, i: skipSpace(obj, i+1)}, true
+}
+
+// next returns the next member's key (unescaped: a slice of the object unless it holds
+// an escape) and raw value, or a nil key at the end of the object or at a fault (bad).
+func (m *memberScanner) next() (key, value []byte) {
+	obj, i := m.obj, m.i
+	if m.done {
+		return nil, nil
+	}
+	if i < len(obj) && obj[i] == '}' && !m.comma {
+		m.done = true
+		return nil, nil
+	}
+	if i >= len(obj) || obj[i] != '"' {
+		return m.fail()
+	}
+	end := skipValue(obj, i)
+	if end < 0 {
+		return m.fail()
+	}
+	key = obj[i+1 : end-1]
+	if bytes.IndexByte(key, '\\') >= 0 {
+		k, ok := unquote(obj[i:end])
+		if !ok {
+			return m.fail()
+		}
+		key = []byte(k)
+	}
+	if i = skipSpace(obj, end); i >= len(obj) || obj[i] != ':' {
+		return m.fail()
+	}
+	i = skipSpace(obj, i+1)
+	if end = skipValue(obj, i); end < 0 {
+		return m.fail()
+	}
+	value = obj[i:end]
+	m.comma = false
+	switch i = skipSpace(obj, end); {
+	case i < len(obj) && obj[i] == ',':
+		m.i, m.comma = skipSpace(obj, i+1), true
+	case i < len(obj) && obj[i] == '}':
+		m.i = i
+	default:
+		m.i = len(obj) // a fault, found at the next call
+	}
+	return key, value
+}
+
+func (m *memberScanner) fail() ([]byte, []byte) {
+	m.bad, m.done = true, true
+	return nil, nil
 }
 
 // objects splits a JSON array whose items are all objects; ok is false for anything else.
