@@ -8,18 +8,11 @@ package auth
 
 import "github.com/agencyos/workspaced/store"
 
-// Principal is who a request acts as: the member (or agent user) behind a credential, its
-// workspace, role, feature grants, and the scopes the credential carries.
+// Principal is who a request acts as: the identity behind a credential (the member or
+// agent user, its workspace, role, feature grants, the scopes the credential carries and
+// the credential) and the channel the request came through.
 type Principal struct {
-	UserID      string
-	WorkspaceID string
-	Email       string
-	DisplayName string
-	Role        string            // admin or member
-	IsAgent     bool              // the user is an agent's user
-	Grants      map[string]string // feature -> none, read, full
-	Scopes      []string          // granted scopes, wildcards as granted
-	Credential  store.Credential
+	store.Identity
 	// Via is the channel the request came through (store.ViaREST, store.ViaMCP), recorded
 	// with every write in activity; the adapters set it on their copy (WithVia).
 	Via string
@@ -28,8 +21,7 @@ type Principal struct {
 // FromIdentity returns the principal of what store read about a credential's holder
 // (store.Store.AgentKeyIdentity, OAuthAccessToken, the OAuth members), with no channel yet.
 func FromIdentity(id *store.Identity) *Principal {
-	return &Principal{UserID: id.UserID, WorkspaceID: id.WorkspaceID, Email: id.Email, DisplayName: id.DisplayName,
-		Role: id.Role, IsAgent: id.IsAgent, Grants: id.Grants, Scopes: id.Scopes, Credential: id.Credential}
+	return &Principal{Identity: *id}
 }
 
 // Resolved is the principal of the identity a store lookup resolved a credential to

@@ -23,12 +23,12 @@ func TestActorCarriesEffectiveGrants(t *testing.T) {
 		p          *auth.Principal
 		wantGrants string
 	}{
-		{"admin", &auth.Principal{UserID: "u", WorkspaceID: "w", Role: store.RoleAdmin, Grants: map[string]string{"crm": "none"}},
+		{"admin", &auth.Principal{Identity: store.Identity{UserID: "u", WorkspaceID: "w", Role: store.RoleAdmin, Grants: map[string]string{"crm": "none"}}},
 			"{" + strings.Join(everyFull, ",") + "}"},
-		{"member", &auth.Principal{UserID: "u", WorkspaceID: "w", Role: store.RoleMember,
-			Grants: map[string]string{"finance": "full", "crm": "read", "hr": "none", "unknown": "full"}},
+		{"member", &auth.Principal{Identity: store.Identity{UserID: "u", WorkspaceID: "w", Role: store.RoleMember,
+			Grants: map[string]string{"finance": "full", "crm": "read", "hr": "none", "unknown": "full"}}},
 			`{"crm":"read","finance":"full"}`},
-		{"member without grants", &auth.Principal{UserID: "u", WorkspaceID: "w", Role: store.RoleMember}, `{}`},
+		{"member without grants", &auth.Principal{Identity: store.Identity{UserID: "u", WorkspaceID: "w", Role: store.RoleMember}}, `{}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.p.Credential, c.p.Via = cred, store.ViaMCP

@@ -184,7 +184,7 @@ func TestAdminRecordsVisibility(t *testing.T) {
 	}
 	seenIn := func(ws, role string, grants map[string]string) string {
 		t.Helper()
-		p := &auth.Principal{WorkspaceID: ws, UserID: e.Member.ID, Role: role, Grants: grants}
+		p := &auth.Principal{Identity: store.Identity{WorkspaceID: ws, UserID: e.Member.ID, Role: role, Grants: grants}}
 		var types []string
 		err := e.store.Query(t.Context(), p.Actor(), `SELECT entity_type FROM activity WHERE via IN ('console', 'cli') ORDER BY entity_type`, nil,
 			func(rows pgx.Rows) error {

@@ -32,7 +32,7 @@ func TestCacheRevocationWinsOverLookupInFlight(t *testing.T) {
 		if !live {
 			return nil, apierr.Unauthorized("the access token was revoked")
 		}
-		return &auth.Principal{UserID: "u", WorkspaceID: "w"}, nil
+		return &auth.Principal{Identity: store.Identity{UserID: "u", WorkspaceID: "w"}}, nil
 	})
 	c := workspace.NewCache(inner, time.Minute)
 	c.SetListening(true)
@@ -74,7 +74,7 @@ func TestCacheFloodKeepsRecentCredentials(t *testing.T) {
 	var calls atomic.Int32
 	inner := workspace.AuthenticatorFunc(func(ctx context.Context, bearer string) (*auth.Principal, error) {
 		calls.Add(1)
-		return &auth.Principal{UserID: bearer, WorkspaceID: "w"}, nil
+		return &auth.Principal{Identity: store.Identity{UserID: bearer, WorkspaceID: "w"}}, nil
 	})
 	c := workspace.NewCache(inner, time.Minute)
 	c.SetListening(true)

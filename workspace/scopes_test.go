@@ -20,8 +20,8 @@ func TestAdminWriteScopesFollowCatalogue(t *testing.T) {
 	for _, f := range store.Features {
 		full[f] = string(workspace.GrantFull)
 	}
-	member := workspace.GrantableScopes(&auth.Principal{Role: "member", Grants: full})
-	admin := workspace.GrantableScopes(&auth.Principal{Role: "admin"})
+	member := workspace.GrantableScopes(&auth.Principal{Identity: store.Identity{Role: "member", Grants: full}})
+	admin := workspace.GrantableScopes(&auth.Principal{Identity: store.Identity{Role: "admin"}})
 	adminOnly := map[string]bool{}
 	for _, r := range workspace.Catalog() {
 		if r.AdminWrites || r.AdminOnly {

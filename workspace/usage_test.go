@@ -66,7 +66,7 @@ func TestUsageCountsAndFlushesAtShutdown(t *testing.T) {
 // BenchmarkUsageCount is the counter alone, from every core at once.
 func BenchmarkUsageCount(b *testing.B) {
 	usage := workspace.NewUsage(nil, nil, nil)
-	p := &auth.Principal{WorkspaceID: uuid.NewString(), Credential: store.Credential{Type: "oauth", ID: uuid.NewString()}}
+	p := &auth.Principal{Identity: store.Identity{WorkspaceID: uuid.NewString(), Credential: store.Credential{Type: "oauth", ID: uuid.NewString()}}}
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			usage.Count(p)

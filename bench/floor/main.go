@@ -94,7 +94,7 @@ func newCustomLists(ctx context.Context, ws string) (*customLists, error) {
 			return nil, err
 		}
 	}
-	p := &auth.Principal{UserID: admin, WorkspaceID: ws, Role: "admin", Grants: map[string]string{"crm": "full"}, Scopes: workspace.Scopes()}
+	p := &auth.Principal{Identity: store.Identity{UserID: admin, WorkspaceID: ws, Role: "admin", Grants: map[string]string{"crm": "full"}, Scopes: workspace.Scopes()}}
 	return &customLists{ops: workspace.NewOps(workspace.Config{Store: s}), admin: p}, nil
 }
 

@@ -47,6 +47,6 @@ func AddUser(tb testing.TB, s *store.Store, workspaceID, role string, grants map
 	if grants == nil {
 		grants = map[string]string{}
 	}
-	return &auth.Principal{UserID: id, WorkspaceID: workspaceID, Email: email, Role: role, Grants: grants,
-		Scopes: scopes, Credential: store.Credential{Type: "agent_key", ID: "test-" + id}}
+	return &auth.Principal{Identity: store.Identity{UserID: id, WorkspaceID: workspaceID, Email: email, Role: role, Grants: grants,
+		Scopes: scopes, Credential: store.Credential{Type: "agent_key", ID: "test-" + id}}}
 }
