@@ -3973,19 +3973,19 @@ CREATE INDEX custom_fields_sync ON public.custom_fields USING btree (workspace_i
 -- Name: custom_values_b; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id) INCLUDE (workspace_id);
+CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id) INCLUDE (workspace_id) WHERE (b IS NOT NULL);
 
 --
 -- Name: custom_values_d; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id) INCLUDE (workspace_id);
+CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id) INCLUDE (workspace_id) WHERE (d IS NOT NULL);
 
 --
 -- Name: custom_values_n; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id) INCLUDE (workspace_id);
+CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id) INCLUDE (workspace_id) WHERE (n IS NOT NULL);
 
 --
 -- Name: custom_values_record; Type: INDEX; Schema: public; Owner: -
@@ -4009,7 +4009,7 @@ CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, r
 -- Name: custom_values_unique; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE UNIQUE INDEX custom_values_unique ON public.custom_values USING btree (field_id, u);
+CREATE UNIQUE INDEX custom_values_unique ON public.custom_values USING btree (field_id, u) WHERE (u IS NOT NULL);
 
 --
 -- Name: deal_labels_keyset; Type: INDEX; Schema: public; Owner: -
