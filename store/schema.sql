@@ -858,6 +858,7 @@ DECLARE
   ws uuid := app_workspace_id();
   typ text := TG_ARGV[0] || '.created';
   targets uuid[];
+  archived text[];
 BEGIN
   IF app_user_id() IS NULL OR ws IS NULL THEN
     RETURN NULL;
@@ -867,12 +868,15 @@ BEGIN
   IF targets IS NULL THEN
     RETURN NULL;
   END IF;
+  archived := ws_custom_archived(ws, TG_ARGV[0]);
   INSERT INTO webhook_outbox (workspace_id, type, object, object_id, record, changed, endpoint_ids)
   SELECT ws, typ, TG_ARGV[0], (r ->> 'id')::uuid, r, NULL, targets
     FROM (SELECT CASE WHEN TG_ARGV[0] = 'webhook_endpoints' AND jsonb_typeof(c -> 'url') = 'string'
                       THEN jsonb_set(c, '{url}', to_jsonb(ws_redact_url(c ->> 'url'))) ELSE c END AS r
             FROM (SELECT CASE WHEN r0 ? 'custom_fields' -- archived fields stay out of events
-                              THEN jsonb_set(r0, '{custom_fields}', ws_custom_shown(ws, TG_ARGV[0], r0 -> 'custom_fields')) ELSE r0 END AS c
+                              THEN jsonb_set(r0, '{custom_fields}', CASE WHEN jsonb_typeof(r0 -> 'custom_fields') = 'object'
+                                                                         THEN (r0 -> 'custom_fields') - archived ELSE '{}' END)
+                              ELSE r0 END AS c
                     FROM (SELECT to_jsonb(n) - 'search_doc' AS r0 FROM new_rows n) a) b) s;
   RETURN NULL;
 END
@@ -5629,7 +5633,7 @@ CREATE TRIGGER activity AFTER UPDATE ON public.workspaces FOR EACH ROW EXECUTE F
 -- Name: activity activity_redact; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity_redact BEFORE INSERT ON public.activity FOR EACH ROW EXECUTE FUNCTION public.ws_activity_redact();
+CREATE TRIGGER activity_redact BEFORE INSERT ON public.activity FOR EACH ROW WHEN ((new.entity_type = 'webhook_endpoints'::text)) EXECUTE FUNCTION public.ws_activity_redact();
 
 --
 -- Name: automations activity_rows; Type: TRIGGER; Schema: public; Owner: -
