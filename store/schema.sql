@@ -325,19 +325,33 @@ END $$;
 --
 
 CREATE FUNCTION public.ws_address_words(s text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     AS $$
-  SELECT coalesce(string_agg(w, ' '), '') FROM (
-    SELECT regexp_split_to_table(m[1], '[._%+-]+') FROM regexp_matches(s, '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+', 'g') m
-    UNION ALL
-    SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
-      FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
-    UNION ALL
-    SELECT array_to_string(h.labels[i:], '.')
-      FROM (SELECT string_to_array(public.ws_domain(m[1]), '.')
-              FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m) h(labels),
-           generate_series(1, cardinality(h.labels) - 1) i
-  ) x(w) WHERE w <> ''
+DECLARE
+  email constant text := '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+';
+  host constant text := '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})';
+  words text[] := '{}'; -- each email's local part, split
+  hosts text[] := '{}'; -- each host's labels
+  suffixes text[] := '{}'; -- each host whole and its shorter suffixes
+  labels text[];
+  h text;
+BEGIN
+  IF s IS NULL THEN
+    RETURN '';
+  END IF;
+  FOR i IN 1 .. regexp_count(s, email) LOOP
+    words := words || regexp_split_to_array(regexp_substr(s, email, 1, i, '', 1), '[._%+-]+');
+  END LOOP;
+  FOR i IN 1 .. regexp_count(s, host, 1, 'i') LOOP
+    h := public.ws_domain(regexp_substr(s, host, 1, i, 'i', 1));
+    hosts := hosts || regexp_split_to_array(h, '[.-]+');
+    labels := string_to_array(h, '.');
+    FOR j IN 1 .. coalesce(cardinality(labels) - 1, 0) LOOP
+      suffixes := suffixes || array_to_string(labels[j:], '.');
+    END LOOP;
+  END LOOP;
+  RETURN array_to_string(array_remove(words || hosts || suffixes, ''), ' ');
+END
 $$;
 
 --
