@@ -325,19 +325,33 @@ END $$;
 --
 
 CREATE FUNCTION public.ws_address_words(s text) RETURNS text
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     AS $$
-  SELECT coalesce(string_agg(w, ' '), '') FROM (
-    SELECT regexp_split_to_table(m[1], '[._%+-]+') FROM regexp_matches(s, '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+', 'g') m
-    UNION ALL
-    SELECT regexp_split_to_table(public.ws_domain(m[1]), '[.-]+')
-      FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m
-    UNION ALL
-    SELECT array_to_string(h.labels[i:], '.')
-      FROM (SELECT string_to_array(public.ws_domain(m[1]), '.')
-              FROM regexp_matches(s, '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})', 'gi') m) h(labels),
-           generate_series(1, cardinality(h.labels) - 1) i
-  ) x(w) WHERE w <> ''
+DECLARE
+  email constant text := '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+';
+  host constant text := '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})';
+  words text[] := '{}'; -- each email's local part, split
+  hosts text[] := '{}'; -- each host's labels
+  suffixes text[] := '{}'; -- each host whole and its shorter suffixes
+  labels text[];
+  h text;
+BEGIN
+  IF s IS NULL THEN
+    RETURN '';
+  END IF;
+  FOR i IN 1 .. regexp_count(s, email) LOOP
+    words := words || regexp_split_to_array(regexp_substr(s, email, 1, i, '', 1), '[._%+-]+');
+  END LOOP;
+  FOR i IN 1 .. regexp_count(s, host, 1, 'i') LOOP
+    h := public.ws_domain(regexp_substr(s, host, 1, i, 'i', 1));
+    hosts := hosts || regexp_split_to_array(h, '[.-]+');
+    labels := string_to_array(h, '.');
+    FOR j IN 1 .. coalesce(cardinality(labels) - 1, 0) LOOP
+      suffixes := suffixes || array_to_string(labels[j:], '.');
+    END LOOP;
+  END LOOP;
+  RETURN array_to_string(array_remove(words || hosts || suffixes, ''), ' ');
+END
 $$;
 
 --
@@ -912,6 +926,7 @@ DECLARE
   ws uuid := app_workspace_id();
   typ text := TG_ARGV[0] || '.created';
   targets uuid[];
+  archived text[];
 BEGIN
   IF app_user_id() IS NULL OR ws IS NULL THEN
     RETURN NULL;
@@ -921,12 +936,15 @@ BEGIN
   IF targets IS NULL THEN
     RETURN NULL;
   END IF;
+  archived := ws_custom_archived(ws, TG_ARGV[0]);
   INSERT INTO webhook_outbox (workspace_id, type, object, object_id, record, changed, endpoint_ids)
   SELECT ws, typ, TG_ARGV[0], (r ->> 'id')::uuid, r, NULL, targets
     FROM (SELECT CASE WHEN TG_ARGV[0] = 'webhook_endpoints' AND jsonb_typeof(c -> 'url') = 'string'
                       THEN jsonb_set(c, '{url}', to_jsonb(ws_redact_url(c ->> 'url'))) ELSE c END AS r
             FROM (SELECT CASE WHEN r0 ? 'custom_fields' -- archived fields stay out of events
-                              THEN jsonb_set(r0, '{custom_fields}', ws_custom_shown(ws, TG_ARGV[0], r0 -> 'custom_fields')) ELSE r0 END AS c
+                              THEN jsonb_set(r0, '{custom_fields}', CASE WHEN jsonb_typeof(r0 -> 'custom_fields') = 'object'
+                                                                         THEN (r0 -> 'custom_fields') - archived ELSE '{}' END)
+                              ELSE r0 END AS c
                     FROM (SELECT to_jsonb(n) - 'search_doc' AS r0 FROM new_rows n) a) b) s;
   RETURN NULL;
 END
@@ -4045,19 +4063,19 @@ CREATE INDEX custom_fields_sync ON public.custom_fields USING btree (workspace_i
 -- Name: custom_values_b; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id) INCLUDE (workspace_id);
+CREATE INDEX custom_values_b ON public.custom_values USING btree (field_id, b, record_id) INCLUDE (workspace_id) WHERE (b IS NOT NULL);
 
 --
 -- Name: custom_values_d; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id) INCLUDE (workspace_id);
+CREATE INDEX custom_values_d ON public.custom_values USING btree (field_id, d, record_id) INCLUDE (workspace_id) WHERE (d IS NOT NULL);
 
 --
 -- Name: custom_values_n; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id) INCLUDE (workspace_id);
+CREATE INDEX custom_values_n ON public.custom_values USING btree (field_id, n, record_id) INCLUDE (workspace_id) WHERE (n IS NOT NULL);
 
 --
 -- Name: custom_values_record; Type: INDEX; Schema: public; Owner: -
@@ -4081,7 +4099,7 @@ CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, r
 -- Name: custom_values_unique; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE UNIQUE INDEX custom_values_unique ON public.custom_values USING btree (field_id, u);
+CREATE UNIQUE INDEX custom_values_unique ON public.custom_values USING btree (field_id, u) WHERE (u IS NOT NULL);
 
 --
 -- Name: deal_labels_keyset; Type: INDEX; Schema: public; Owner: -
@@ -5707,7 +5725,7 @@ CREATE TRIGGER activity AFTER UPDATE ON public.workspaces FOR EACH ROW EXECUTE F
 -- Name: activity activity_redact; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER activity_redact BEFORE INSERT ON public.activity FOR EACH ROW EXECUTE FUNCTION public.ws_activity_redact();
+CREATE TRIGGER activity_redact BEFORE INSERT ON public.activity FOR EACH ROW WHEN ((new.entity_type = 'webhook_endpoints'::text)) EXECUTE FUNCTION public.ws_activity_redact();
 
 --
 -- Name: automations activity_rows; Type: TRIGGER; Schema: public; Owner: -

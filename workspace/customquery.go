@@ -156,9 +156,13 @@ func checkCustomCondition(f *CustomField, c Condition) error {
 // absent, for [null]=true, reads the field's custom_absent rows instead: the records
 // without a value.
 type customProbe struct {
-	fid    string
-	cond   string
-	col    string
+	fid  string
+	cond string
+	col  string
+	// set is " AND <value column> IS NOT NULL" for a field with a value column: true of
+	// each of the field's rows, and what lets the planner read the column's index, which
+	// holds only the rows that set it (store/migrations/00065_custom_values_partial_indexes.sql).
+	set    string
 	alts   []string
 	absent bool
 	// own are the values of the parameters only the probe reads (the field's id, a
@@ -237,8 +241,9 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 	}
 	col := "v." + t.col
 	probe.col = col
+	probe.set = " AND " + col + " IS NOT NULL"
 	if t.col == "" {
-		probe.col = ""
+		probe.col, probe.set = "", ""
 	}
 	// both is cond on the record's value and, as the probe's, on custom_values'.
 	both := func(cond func(col string) string) (string, *customProbe) {
@@ -324,7 +329,7 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 		conds = " AND " + strings.Join(where, " AND ")
 	}
 	values := "SELECT d.*, " + col + ` AS "_sort" FROM custom_values v CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
-		` WHERE "id" = v.record_id` + conds + " OFFSET 0) d WHERE v.field_id = " + fid
+		` WHERE "id" = v.record_id` + conds + " OFFSET 0) d WHERE v.field_id = " + fid + " AND " + col + " IS NOT NULL"
 	nulls := "SELECT d.*, NULL::" + t.sqlType + ` AS "_sort" FROM custom_absent a CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
 		` WHERE "id" = a.record_id` + conds + " OFFSET 0) d WHERE a.field_id = " + fid
 	withValues := true
@@ -404,7 +409,7 @@ func (p *customProbe) render() string {
 		return `SELECT a.record_id AS "id" FROM custom_absent a WHERE a.field_id = ` + p.fid + " ORDER BY a.record_id" + limit
 	}
 	scan := func(cond string) string {
-		return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + cond + order + limit
+		return `SELECT v.record_id AS "id" FROM custom_values v WHERE v.field_id = ` + p.fid + p.set + cond + order + limit
 	}
 	if len(p.alts) == 0 {
 		return scan(p.cond)
