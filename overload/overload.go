@@ -67,10 +67,14 @@ type Breaker struct {
 	tripped  chan struct{}
 }
 
+// DefaultProbeEvery is the pause between a Breaker's probes while it is open, unless its
+// configuration names another.
+const DefaultProbeEvery = 250 * time.Millisecond
+
 // BreakerConfig configures a Breaker.
 type BreakerConfig struct {
 	Threshold  int                             // timeouts in a row that open it; < 1 never opens
-	ProbeEvery time.Duration                   // pause between probes while open
+	ProbeEvery time.Duration                   // pause between probes while open; 0: DefaultProbeEvery
 	Probe      func(ctx context.Context) error // one check that the database answers, bounded by ctx
 	OnChange   func(open bool)                 // called when it opens or closes (logging, metrics)
 }
@@ -79,6 +83,9 @@ type BreakerConfig struct {
 func NewBreaker(c BreakerConfig) *Breaker {
 	if c.OnChange == nil {
 		c.OnChange = func(bool) {}
+	}
+	if c.ProbeEvery <= 0 {
+		c.ProbeEvery = DefaultProbeEvery
 	}
 	return &Breaker{threshold: int64(c.Threshold), probeEvery: c.ProbeEvery, probe: c.Probe, onChange: c.OnChange,
 		tripped: make(chan struct{}, 1)}

@@ -67,7 +67,7 @@ func newGuard(c shedConfig, maxConns int, log *slog.Logger, reg prometheus.Regis
 		}}
 	open := prometheus.NewGauge(prometheus.GaugeOpts{Name: "workspaced_db_breaker_open",
 		Help: "1 while the database circuit breaker is open (requests needing the database are refused at once)."})
-	g.breaker = overload.NewBreaker(overload.BreakerConfig{Threshold: c.BreakerTimeouts, ProbeEvery: 250 * time.Millisecond,
+	g.breaker = overload.NewBreaker(overload.BreakerConfig{Threshold: c.BreakerTimeouts,
 		Probe: probe, OnChange: func(isOpen bool) {
 			if isOpen {
 				open.Set(1)

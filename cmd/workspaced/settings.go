@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/mcp"
+	"github.com/agencyos/workspaced/overload"
 	"github.com/agencyos/workspaced/store"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -116,7 +117,7 @@ var settings = []setting{
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.Token} }},
 	{env: "DB_BREAKER_TIMEOUTS", flag: "db-breaker-timeouts", def: "5",
 		help: "database timeouts in a row after which requests are refused at once until the database answers (0: never)",
-		doc:  "database timeouts in a row after which requests that need the database are answered 503 at once, while a probe asks the database every 250 ms; the first answer closes it. `0`: never",
+		doc:  "database timeouts in a row after which requests that need the database are answered 503 at once, while a probe asks the database every " + overload.DefaultProbeEvery.String() + "; the first answer closes it. `0`: never",
 		bind: func(c *config) flag.Value { return &intValue{p: &c.Shed.BreakerTimeouts} }},
 	{env: "DB_WAIT", flag: "db-wait", def: "0s", help: "at startup, keep retrying an unreachable database this long (0: fail at once)",
 		doc:  "at startup, keep retrying an unreachable database this long (each attempt logged); `0` fails at once with a message naming the connect timeout",
