@@ -381,35 +381,18 @@ func unquote(v []byte) (string, bool) {
 
 // members splits a JSON object into its keys and raw values, in order.
 func members(obj []byte) (keys []string, values []json.RawMessage, ok bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
+	m, ok := scanObject(obj)
+	if !ok {
 		return nil, nil, false
 	}
-	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
-		return nil, nil, true
-	}
 	keys, values = make([]string, 0, 16), make([]json.RawMessage, 0, 16) // a record's columns, mostly
-	for i < len(obj) && obj[i] == '"' {
-		end := skipValue(obj, i)
-		if end < 0 {
-			return nil, nil, false
-		}
-		k, ok := unquote(obj[i:end])
-		if i = skipSpace(obj, end); !ok || i >= len(obj) || obj[i] != ':' {
-			return nil, nil, false
-		}
-		i = skipSpace(obj, i+1)
-		if end = skipValue(obj, i); end < 0 {
-			return nil, nil, false
-		}
-		keys, values = append(keys, k), append(values, obj[i:end])
-		if i = skipSpace(obj, end); i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-			continue
-		}
-		return keys, values, i < len(obj) && obj[i] == '}'
+	for k, v := m.next(); k != nil; k, v = m.next() {
+		keys, values = append(keys, string(k)), append(values, v)
 	}
-	return nil, nil, false
+	if m.bad {
+		return nil, nil, false
+	}
+	return keys, values, true
 }
 
 // memberScanner walks a JSON object's members in order without allocating (members
