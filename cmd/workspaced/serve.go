@@ -325,12 +325,12 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	// Every authenticated request is counted for its credential (the console's usage),
 	// in memory, and written every workspace.UsageFlushEvery and at shutdown.
 	usage := workspace.NewUsage(srv.store, srv.log, nil)
-	auth := usage.Counted(cache)
+	counted := usage.Counted(cache)
 	background = append(background, loop{"usage flush", func(ctx context.Context) { usage.Run(ctx, workspace.UsageFlushEvery) }})
 	// The domain, built once and handed to every adapter: REST, MCP and the console.
 	ops := workspace.NewOps(workspace.Config{Store: srv.store, Enricher: enricher, WebhookURLs: hookURLs,
 		Webhooks: hooks, Capacities: srv.guard.capacities})
-	apiCfg := restapi.Config{Ops: ops, Auth: auth, APIKey: srv.apiKey, Logger: srv.log,
+	apiCfg := restapi.Config{Ops: ops, Auth: counted, APIKey: srv.apiKey, Logger: srv.log,
 		Limiter: limiter, TrustedProxies: trusted, PublicURL: srv.cfg.PublicURL}
 	if srv.cfg.RateLimitsOff {
 		srv.log.Warn("rate limits are off (RATE_LIMITS=false): only for load-test baselines")
@@ -343,7 +343,7 @@ func (srv *server) routes(ctx context.Context) (http.Handler, []loop, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: auth, Ops: ops,
+	tools, err := mcp.New(mcp.Config{PublicURL: srv.cfg.PublicURL, Auth: counted, Ops: ops,
 		Limiter: apiCfg.Limiter, TrustedProxies: trusted, Logger: srv.log, AllowedOrigins: splitList(srv.cfg.MCPAllowedOrigins),
 		StateKey: stateKey, ConformanceFixtures: srv.cfg.MCPConformanceFixtures})
 	if err != nil {
