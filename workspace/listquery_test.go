@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -59,28 +60,7 @@ func TestConditionPagesFollowTheWalk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			params := workspace.ListParams{Where: []workspace.Condition{c.op}, Limit: 50}
-			for pages := 0; ; pages++ {
-				if pages > 20 {
-					t.Fatal("paging does not end")
-				}
-				page, err := ops.List(ctx, reader, workspace.Lookup("tasks"), params)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var recs []struct{ ID string }
-				if err := json.Unmarshal(page.Data, &recs); err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range recs {
-					got = append(got, r.ID)
-				}
-				if page.NextCursor == nil {
-					break
-				}
-				params.Cursor = *page.NextCursor
-			}
+			got := taskIDsPaged(t, ops, reader, workspace.ListParams{Where: []workspace.Condition{c.op}, Limit: 50})
 			if !slices.Equal(got, want) {
 				t.Errorf("%d tasks, want %d in the walk's order\ngot  %v\nwant %v", len(got), len(want), got, want)
 			}
@@ -179,28 +159,7 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			params := workspace.ListParams{Where: append([]workspace.Condition{c.op}, c.more...), Limit: 50}
-			for pages := 0; ; pages++ {
-				if pages > 20 {
-					t.Fatal("paging does not end")
-				}
-				page, err := ops.List(ctx, reader, workspace.Lookup("tasks"), params)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var recs []struct{ ID string }
-				if err := json.Unmarshal(page.Data, &recs); err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range recs {
-					got = append(got, r.ID)
-				}
-				if page.NextCursor == nil {
-					break
-				}
-				params.Cursor = *page.NextCursor
-			}
+			got := taskIDsPaged(t, ops, reader, workspace.ListParams{Where: append([]workspace.Condition{c.op}, c.more...), Limit: 50})
 			if !slices.Equal(got, want) {
 				t.Errorf("%d tasks, want %d in the walk's order\ngot  %v\nwant %v", len(got), len(want), got, want)
 			}
@@ -221,28 +180,7 @@ func TestCustomConditionPagesFollowTheWalk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			params := workspace.ListParams{Sort: &sort, Limit: 50}
-			for pages := 0; ; pages++ {
-				if pages > 20 {
-					t.Fatal("paging does not end")
-				}
-				page, err := ops.List(ctx, reader, workspace.Lookup("tasks"), params)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var recs []struct{ ID string }
-				if err := json.Unmarshal(page.Data, &recs); err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range recs {
-					got = append(got, r.ID)
-				}
-				if page.NextCursor == nil {
-					break
-				}
-				params.Cursor = *page.NextCursor
-			}
+			got := taskIDsPaged(t, ops, reader, workspace.ListParams{Sort: &sort, Limit: 50})
 			if !slices.Equal(got, want) {
 				t.Errorf("%d tasks, want %d in the sort's order\ngot  %v\nwant %v", len(got), len(want), got, want)
 			}
@@ -314,5 +252,32 @@ func TestContains(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != apierr.CodeBadRequest || !strings.Contains(e.Message, c.message) {
 			t.Errorf("%s %s[contains]=%q: %v, want 400 saying %q", c.r.Name, c.field, c.value, err, c.message)
 		}
+	}
+}
+
+// taskIDsPaged lists tasks as reader with params, page after page through next_cursor
+// (at most 20), and returns their ids in the order the pages gave them.
+func taskIDsPaged(t *testing.T, ops *workspace.Ops, reader *auth.Principal, params workspace.ListParams) []string {
+	t.Helper()
+	var got []string
+	for pages := 0; ; pages++ {
+		if pages > 20 {
+			t.Fatal("paging does not end")
+		}
+		page, err := ops.List(context.Background(), reader, workspace.Lookup("tasks"), params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []struct{ ID string }
+		if err := json.Unmarshal(page.Data, &recs); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			got = append(got, r.ID)
+		}
+		if page.NextCursor == nil {
+			return got
+		}
+		params.Cursor = *page.NextCursor
 	}
 }
