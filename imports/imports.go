@@ -2,9 +2,12 @@
 // file is stored in the database (import_parts) as it arrives, then a River job reads it
 // back as a stream and writes its rows ChunkRows at a time through the operation layer's
 // batch write (workspace.Ops.Batch) as the member who started the import, so the gates,
-// row-level security, activity and webhooks of every row hold. Each chunk's rows, its
-// failed rows and the import's progress commit in one transaction (BatchRequest.Then):
-// a job that dies resumes at the stored row offset and writes no row twice.
+// row-level security, activity and webhooks of every row hold. A create's chunks are
+// written Config.Writers at a time, each on its own connection. Each chunk's rows, its
+// failed rows, the import's progress and the chunk's mark (import_chunks: its rows and
+// the byte offset past them) commit in one transaction (BatchRequest.Then): a job that
+// dies, or yields after its Slice, resumes reading the stored file where its committed
+// chunks end, skips any committed beyond, and writes no row twice.
 package imports
 
 import (
@@ -50,6 +53,11 @@ type Config struct {
 	Status func(*apierr.Error) int
 	// Workers is how many imports one process runs at once (default 2).
 	Workers int
+	// Writers is how many chunks of one import are written at once, each on its own
+	// connection (default 1; an upsert's one at a time). Each chunk takes a place among
+	// the writes in flight as the member (workspace/capacity.go), so an import holds at
+	// most Writers of its member's and workspace's shares, and waits when they are taken.
+	Writers int
 }
 
 // Service creates, runs and reports imports. Its jobs run on the process's River client
@@ -67,12 +75,18 @@ type Service struct {
 const (
 	Slice      = 10 * time.Second
 	jobTimeout = 25 * time.Second
+	// BusyWait is how long an import whose chunk found no place among the writes in
+	// flight waits before it tries again.
+	BusyWait = time.Second
 )
 
 // New builds the service; Register and Use wire it to River, UseOps to the operations.
 func New(cfg Config) *Service {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
+	}
+	if cfg.Writers <= 0 {
+		cfg.Writers = 1
 	}
 	return &Service{cfg: cfg}
 }
@@ -238,7 +252,7 @@ func (s *Service) Preview(ctx context.Context, p *auth.Principal, prm importfile
 		chunk = append(chunk, ch.row(len(chunk)+1, cells))
 	}
 	out := make([]PreviewRow, len(chunk))
-	req, index := ch.batch(chunk)
+	req, index := batchOf(plan, chunk)
 	var data json.RawMessage
 	if len(req.Records) > 0 {
 		req.Then = func(_ context.Context, _ pgx.Tx, d json.RawMessage) error { data = d; return errDryRun }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,7 @@ type pending struct {
 	row   int // 1 is the first row after the header
 	cells []string
 	rec   map[string]json.RawMessage
+	key   string               // the upsert key the row is the file's first to carry
 	err   *workspace.ItemError // refused before the batch: a bad cell, a key seen before
 }
 
@@ -38,13 +40,19 @@ func newChunker(plan *workspace.ImportPlan, header []string) *chunker {
 	return &chunker{plan: plan, header: header, seen: map[string]int{}}
 }
 
-func (c *chunker) row(n int, cells []string) pending {
+// mapped is a row's cells of the mapped columns, by header.
+func (c *chunker) mapped(cells []string) map[string]string {
 	m := make(map[string]string, len(c.header))
 	for i, h := range c.header {
 		if i < len(cells) && c.plan.Mapped(h) {
 			m[h] = cells[i]
 		}
 	}
+	return m
+}
+
+func (c *chunker) row(n int, cells []string) pending {
+	m := c.mapped(cells)
 	pr := pending{row: n, cells: cells}
 	if key := c.plan.MatchKey(m); key != "" {
 		if first, ok := c.seen[key]; ok {
@@ -53,6 +61,7 @@ func (c *chunker) row(n int, cells []string) pending {
 			return pr
 		}
 		c.seen[key] = n
+		pr.key = key
 	}
 	rec, problems := c.plan.Record(m)
 	if len(problems) > 0 {
@@ -67,9 +76,18 @@ func (c *chunker) row(n int, cells []string) pending {
 	return pr
 }
 
-// batch is the chunk's batch request and, for each of its records, the chunk's index.
-func (c *chunker) batch(chunk []pending) (*workspace.BatchRequest, []int) {
-	req := &workspace.BatchRequest{Operation: c.plan.Operation, Match: c.plan.Match}
+// skip reads row n of a chunk committed before: only its upsert key matters now.
+func (c *chunker) skip(n int, cells []string) {
+	if key := c.plan.MatchKey(c.mapped(cells)); key != "" {
+		if _, ok := c.seen[key]; !ok {
+			c.seen[key] = n
+		}
+	}
+}
+
+// batchOf is the chunk's batch request and, for each of its records, the chunk's index.
+func batchOf(plan *workspace.ImportPlan, chunk []pending) (*workspace.BatchRequest, []int) {
+	req := &workspace.BatchRequest{Operation: plan.Operation, Match: plan.Match}
 	var index []int
 	for i, pr := range chunk {
 		if pr.err == nil {
@@ -95,6 +113,14 @@ var errMoved = errors.New("imports: the import moved on")
 // errEnded says a chunk's failure ended the import (it is marked failed).
 var errEnded = errors.New("imports: the import failed")
 
+// errCancelled says a chunk's commit found a cancel asked for.
+var errCancelled = errors.New("imports: cancel asked")
+
+// errBusy says a chunk was refused a place among the writes in flight (the member's or
+// the workspace's fair share is taken, or the server's capacity: workspace/capacity.go):
+// the import waits and tries again; it is background work and yields to the rest.
+var errBusy = errors.New("imports: no place for a chunk now")
+
 // Timeout bounds an attempt; the worker yields after Slice, well within it.
 func (w *worker) Timeout(*river.Job[jobArgs]) time.Duration { return jobTimeout }
 
@@ -105,6 +131,8 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 		switch {
 		case errors.Is(err, errSlice):
 			return river.JobSnooze(0)
+		case errors.Is(err, errBusy):
+			return river.JobSnooze(BusyWait)
 		case !errors.Is(err, errMoved):
 			return err
 		}
@@ -119,20 +147,20 @@ type importRow struct {
 	prm    importfile.Params
 	status string
 	cancel bool
-	offset int64
+	header []string
 }
 
 func (s *Service) load(ctx context.Context, p *auth.Principal, id string) (*importRow, error) {
 	var r *importRow
 	err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT resource, operation, coalesce(match, ''), mapping, format, delimiter, date_format,
-		status, cancel_requested, row_offset FROM imports WHERE id = $1`, []any{id}, func(rows pgx.Rows) error {
+		status, cancel_requested, header FROM imports WHERE id = $1`, []any{id}, func(rows pgx.Rows) error {
 		if !rows.Next() {
 			return rows.Err()
 		}
 		r = &importRow{}
 		var delim string
 		if err := rows.Scan(&r.prm.Resource, &r.prm.Operation, &r.prm.Match, &r.prm.Mapping, &r.prm.Format, &delim,
-			&r.prm.DateFormat, &r.status, &r.cancel, &r.offset); err != nil {
+			&r.prm.DateFormat, &r.status, &r.cancel, &r.header); err != nil {
 			return err
 		}
 		r.prm.Delimiter = []rune(delim)[0]
@@ -141,15 +169,73 @@ func (s *Service) load(ctx context.Context, p *auth.Principal, id string) (*impo
 	return r, err
 }
 
+// resumePoint is where a run of the import starts reading its file: after the longest run
+// of chunks committed from the file's start whose end is known (import_chunks), skipping
+// the chunks committed beyond it. The upsert keys of every committed chunk come back too.
+type resumePoint struct {
+	row    int         // the rows before offset
+	offset int64       // the byte offset to read on from; 0 is the file's start, header and all
+	skip   map[int]int // committed chunks past row: first row -> rows
+	firsts []int       // skip's first rows, in order
+	keys   []string    // the committed chunks' upsert keys
+	keyRow []int64     // and the row each is first on
+}
+
+// next is the first row of the next committed chunk after row (0: none).
+func (r *resumePoint) next(row int) int {
+	for _, f := range r.firsts {
+		if f > row {
+			return f
+		}
+	}
+	return 0
+}
+
+func (s *Service) resumePoint(ctx context.Context, p *auth.Principal, id string) (*resumePoint, error) {
+	at := &resumePoint{skip: map[int]int{}}
+	next := 1 // the first row after the run of chunks from the file's start
+	type chunk struct{ first, rows int }
+	var chunks []chunk
+	err := s.cfg.Store.Query(ctx, p.Actor(), `SELECT first_row, rows, coalesce(end_offset, -1), keys, key_rows
+		FROM import_chunks WHERE import_id = $1 ORDER BY first_row`, []any{id}, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var c chunk
+			var end int64
+			var keys []string
+			var keyRows []int64
+			if err := rows.Scan(&c.first, &c.rows, &end, &keys, &keyRows); err != nil {
+				return err
+			}
+			at.keys, at.keyRow = append(at.keys, keys...), append(at.keyRow, keyRows...)
+			if c.first == next {
+				next = c.first + c.rows
+				if end >= 0 {
+					at.row, at.offset = next-1, end
+				}
+			}
+			chunks = append(chunks, c)
+		}
+		return rows.Err()
+	})
+	for _, c := range chunks {
+		if c.first > at.row {
+			at.skip[c.first] = c.rows
+			at.firsts = append(at.firsts, c.first)
+		}
+	}
+	return at, err
+}
+
 // finish ends the import with status, and failure's message when it failed.
 func (s *Service) finish(ctx context.Context, p *auth.Principal, id, status, failure string) error {
 	return s.cfg.Store.Query(ctx, p.Actor(), `UPDATE imports SET status = $2, failure = nullif($3, ''), finished_at = now()
 		WHERE id = $1 AND status IN ('queued', 'running')`, []any{id, status, failure}, func(pgx.Rows) error { return nil })
 }
 
-// run works the import from its stored offset to the end of the file, a cancel, or a
-// failure of the whole import (the member lost the right to write, the file no longer
-// parses). errMoved: another worker committed progress first; start again from there.
+// run works the import from where its committed chunks end to the end of the file, a
+// cancel, or a failure of the whole import (the member lost the right to write, the file
+// no longer parses). errMoved: another worker committed progress first; start again from
+// there.
 func (s *Service) run(ctx context.Context, p *auth.Principal, id string, until time.Time) error {
 	imp, err := s.load(ctx, p, id)
 	if err != nil {
@@ -186,7 +272,12 @@ func (s *Service) run(ctx context.Context, p *auth.Principal, id string, until t
 	if err != nil {
 		return s.fail(ctx, p, id, err)
 	}
-	rows, err := newRowReader(imp.prm.Format, openParts(ctx, s.cfg.Store, p, id), imp.prm.Delimiter, mappedColumns(imp.prm.Mapping))
+	at, err := s.resumePoint(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	rows, err := openRows(imp.prm.Format, openParts(ctx, s.cfg.Store, p, id, at.offset), imp.prm.Delimiter,
+		mappedColumns(imp.prm.Mapping), imp.header, at.offset)
 	if err != nil {
 		return s.fail(ctx, p, id, err)
 	}
@@ -195,44 +286,127 @@ func (s *Service) run(ctx context.Context, p *auth.Principal, id string, until t
 		return err
 	}
 	ch := newChunker(plan, rows.Header())
-	n := 0
-	for ; int64(n) < imp.offset; n++ { // the rows done before: only their keys matter now
-		cells, err := rows.Next()
-		if err != nil {
-			return s.fail(ctx, p, id, err)
-		}
-		ch.row(n+1, cells)
+	for i, key := range at.keys {
+		ch.seen[key] = int(at.keyRow[i])
 	}
+	// An upsert's chunks are written one at a time, in the file's order: two keys the
+	// database takes for one (two spellings of a website's domain) are then written in
+	// the file's order too. A create's chunks have no order to keep.
+	writers := s.cfg.Writers
+	if plan.Operation != workspace.BatchCreate {
+		writers = 1
+	}
+	return s.write(ctx, p, id, ch, rows, at, writers, until)
+}
+
+// work is a chunk on its way to a writer, and the byte offset in the file past its rows.
+type work struct {
+	chunk []pending
+	end   int64
+}
+
+// write reads the file's chunks from at on and hands them to writers writers, each
+// committing its chunks on its own connection, until the file ends, until passes, or a
+// chunk's commit ends the run (a cancel, a failure, another worker's progress).
+func (s *Service) write(ctx context.Context, p *auth.Principal, id string, ch *chunker, rows rowReader, at *resumePoint,
+	writers int, until time.Time) error {
+	jobs := make(chan work)
+	halt := make(chan struct{})
+	var mu sync.Mutex
+	var stop error // the first writer's outcome that ends the run
+	end := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stop == nil {
+			stop = err
+			close(halt)
+		}
+	}
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for w := range jobs {
+				select {
+				case <-halt:
+					continue
+				default:
+				}
+				cancel, err := s.commit(ctx, p, id, ch.plan, w.chunk, w.end)
+				switch {
+				case err != nil:
+					end(err)
+				case cancel:
+					end(errCancelled)
+				}
+			}
+		})
+	}
+	n := at.row
+	var readErr error
+	eof := false
+read:
 	for {
+		first := n + 1
+		if k, ok := at.skip[first]; ok { // committed: only its keys matter
+			for range k {
+				cells, err := rows.Next()
+				if errors.Is(err, io.EOF) {
+					err = fmt.Errorf("imports: the stored file ends inside the chunk committed at row %d", first)
+				}
+				if err != nil {
+					readErr = err
+					break read
+				}
+				n++
+				ch.skip(n, cells)
+			}
+			continue
+		}
+		limit := ChunkRows
+		if next := at.next(n); next > 0 {
+			limit = min(limit, next-first)
+		}
 		var chunk []pending
-		for len(chunk) < ChunkRows {
+		for len(chunk) < limit {
 			cells, err := rows.Next()
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
-				return s.fail(ctx, p, id, err)
+				readErr = err
+				break read
 			}
 			n++
 			chunk = append(chunk, ch.row(n, cells))
 		}
 		if len(chunk) == 0 {
-			return s.finish(ctx, p, id, "completed", "")
+			eof = true
+			break
 		}
-		cancel, err := s.commit(ctx, p, id, ch, chunk, int64(n-len(chunk)), int64(n))
-		if errors.Is(err, errEnded) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if cancel {
-			return s.finish(ctx, p, id, "cancelled", "")
+		select {
+		case jobs <- work{chunk: chunk, end: rows.Offset()}:
+		case <-halt:
+			break read
 		}
 		if time.Now().After(until) {
-			return errSlice
+			break
 		}
 	}
+	close(jobs)
+	wg.Wait()
+	switch {
+	case errors.Is(stop, errCancelled):
+		return s.finish(ctx, p, id, "cancelled", "")
+	case errors.Is(stop, errEnded):
+		return nil
+	case stop != nil:
+		return stop
+	case readErr != nil:
+		return s.fail(ctx, p, id, readErr)
+	case eof:
+		return s.finish(ctx, p, id, "completed", "")
+	}
+	return errSlice
 }
 
 // fail ends the import as failed when err is the import's fault (a 4xx); anything else
@@ -245,10 +419,18 @@ func (s *Service) fail(ctx context.Context, p *auth.Principal, id string, err er
 	return err
 }
 
-// commit writes a chunk of rows (from, to] as one batch and, in its transaction, the
-// import's progress and the chunk's failed rows. It reports whether a cancel is asked.
-func (s *Service) commit(ctx context.Context, p *auth.Principal, id string, ch *chunker, chunk []pending, from, to int64) (bool, error) {
+// commit writes a chunk of rows as one batch and, in its transaction, the chunk's row of
+// import_chunks (end: the byte offset past its rows), the import's progress and the
+// chunk's failed rows. It reports whether a cancel is asked.
+func (s *Service) commit(ctx context.Context, p *auth.Principal, id string, plan *workspace.ImportPlan, chunk []pending, end int64) (bool, error) {
 	var cancel, moved bool
+	var keys []string
+	var keyRows []int64
+	for _, pr := range chunk {
+		if pr.key != "" {
+			keys, keyRows = append(keys, pr.key), append(keyRows, int64(pr.row))
+		}
+	}
 	progress := func(ctx context.Context, tx pgx.Tx, data json.RawMessage) error {
 		var items []workspace.BatchItem
 		if data != nil {
@@ -285,11 +467,24 @@ func (s *Service) commit(ctx context.Context, p *auth.Principal, id string, ch *
 				fails = append(fails, failed{pr.row, reason(e), cells})
 			}
 		}
-		err := tx.QueryRow(ctx, `UPDATE imports SET row_offset = $3, rows_created = rows_created + $4,
-			rows_updated = rows_updated + $5, rows_failed = rows_failed + $6
-			WHERE id = $1 AND row_offset = $2 AND status = 'running' RETURNING cancel_requested`,
-			id, from, to, created, updated, len(fails)).Scan(&cancel)
+		err := tx.QueryRow(ctx, `UPDATE imports SET row_offset = row_offset + $2, rows_created = rows_created + $3,
+			rows_updated = rows_updated + $4, rows_failed = rows_failed + $5
+			WHERE id = $1 AND status = 'running' RETURNING cancel_requested`,
+			id, len(chunk), created, updated, len(fails)).Scan(&cancel)
 		if errors.Is(err, pgx.ErrNoRows) {
+			moved = true
+			return errMoved
+		}
+		if err != nil {
+			return err
+		}
+		// The UPDATE holds the import's row to the commit, so this sees every chunk
+		// committed before: a chunk overlapping one (another worker's) is not written.
+		tag, err := tx.Exec(ctx, `INSERT INTO import_chunks (import_id, first_row, rows, end_offset, keys, key_rows)
+			SELECT $1, $2::bigint, $3::integer, $4::bigint, coalesce($5::text[], '{}'), coalesce($6::bigint[], '{}')
+			WHERE NOT EXISTS (SELECT FROM import_chunks WHERE import_id = $1 AND first_row < $2::bigint + $3::integer AND first_row + rows > $2::bigint)`,
+			id, chunk[0].row, len(chunk), end, keys, keyRows)
+		if err == nil && tag.RowsAffected() == 0 {
 			moved = true
 			return errMoved
 		}
@@ -302,17 +497,20 @@ func (s *Service) commit(ctx context.Context, p *auth.Principal, id string, ch *
 			FROM json_array_elements($2::json) e`, id, b)
 		return err
 	}
-	req, _ := ch.batch(chunk)
+	req, _ := batchOf(plan, chunk)
 	var err error
 	if len(req.Records) == 0 {
 		err = s.cfg.Store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error { return progress(ctx, tx, nil) })
 	} else {
 		req.Then = progress
-		_, err = s.ops.Batch(ctx, p, workspace.Lookup(ch.plan.Resource.Name), req, "", s.cfg.Status)
+		_, err = s.ops.Batch(ctx, p, workspace.Lookup(plan.Resource.Name), req, "", s.cfg.Status)
 	}
+	var e *apierr.Error
 	switch {
 	case moved:
 		return false, errMoved
+	case errors.As(err, &e) && (e.Code == apierr.CodeRateLimited || e.Code == apierr.CodeOverloaded):
+		return false, errBusy
 	case err != nil:
 		if err := s.fail(ctx, p, id, err); err != nil {
 			return false, err

@@ -25,20 +25,32 @@ import (
 type rowReader interface {
 	Header() []string
 	Next() ([]string, error) // io.EOF after the last row
+	// Offset is the byte offset in the file just past the last row Next returned: where
+	// the next row starts, so a resume may read on from there (openRows).
+	Offset() int64
 }
 
 // newRowReader reads format ("csv" or "ndjson") from r. A CSV's first record is its
 // header; an NDJSON file's columns are the mapping's, sorted (columns maps header -> field).
 func newRowReader(format string, r io.Reader, delimiter rune, columns []string) (rowReader, error) {
+	return openRows(format, r, delimiter, columns, nil, 0)
+}
+
+// openRows reads format from r as newRowReader does, r starting at byte base of the file:
+// from a row's start when base > 0, header then being the file's header as read before.
+func openRows(format string, r io.Reader, delimiter rune, columns, header []string, base int64) (rowReader, error) {
 	if format == importfile.FormatNDJSON {
 		dec := json.NewDecoder(r)
 		dec.UseNumber()
 		cols := slices.Sorted(slices.Values(columns))
-		return &ndjsonReader{dec: dec, header: cols}, nil
+		return &ndjsonReader{dec: dec, header: cols, base: base}, nil
 	}
 	cr := csv.NewReader(r)
 	cr.Comma = delimiter
 	cr.FieldsPerRecord = -1
+	if base > 0 {
+		return &csvReader{r: cr, header: header, base: base}, nil
+	}
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, apierr.BadRequest("file is empty: a CSV file starts with a header row")
@@ -61,9 +73,12 @@ func newRowReader(format string, r io.Reader, delimiter rune, columns []string) 
 type csvReader struct {
 	r      *csv.Reader
 	header []string
+	base   int64
 }
 
 func (c *csvReader) Header() []string { return c.header }
+
+func (c *csvReader) Offset() int64 { return c.base + c.r.InputOffset() }
 
 func (c *csvReader) Next() ([]string, error) {
 	rec, err := c.r.Read()
@@ -93,9 +108,12 @@ func csvProblem(err error) string {
 type ndjsonReader struct {
 	dec    *json.Decoder
 	header []string
+	base   int64
 }
 
 func (n *ndjsonReader) Header() []string { return n.header }
+
+func (n *ndjsonReader) Offset() int64 { return n.base + n.dec.InputOffset() }
 
 func (n *ndjsonReader) Next() ([]string, error) {
 	var obj map[string]json.RawMessage
@@ -159,15 +177,17 @@ func (w *partWriter) Close() error { return w.flush(w.buf) }
 
 var errTooBig = errors.New("imports: file too big")
 
-// partReader streams an import's stored file, one part (one query) at a time.
+// partReader streams an import's stored file, one part (one query) at a time, from byte
+// skip of its part seq (every part but the last holds PartSize bytes).
 type partReader struct {
-	ctx context.Context
-	s   *store.Store
-	p   *auth.Principal
-	id  string
-	seq int
-	buf *bytes.Reader
-	eof bool
+	ctx  context.Context
+	s    *store.Store
+	p    *auth.Principal
+	id   string
+	seq  int
+	skip int
+	buf  *bytes.Reader
+	eof  bool
 }
 
 func (r *partReader) Read(b []byte) (int, error) {
@@ -187,12 +207,15 @@ func (r *partReader) Read(b []byte) (int, error) {
 			return 0, err
 		}
 		r.seq++
+		data = data[min(r.skip, len(data)):]
+		r.skip = 0
 		r.buf = bytes.NewReader(data)
 	}
 	return r.buf.Read(b)
 }
 
-// openParts returns a buffered reader over the stored file.
-func openParts(ctx context.Context, s *store.Store, p *auth.Principal, id string) io.Reader {
-	return bufio.NewReaderSize(&partReader{ctx: ctx, s: s, p: p, id: id}, 64<<10)
+// openParts returns a buffered reader over the stored file from byte offset on.
+func openParts(ctx context.Context, s *store.Store, p *auth.Principal, id string, offset int64) io.Reader {
+	return bufio.NewReaderSize(&partReader{ctx: ctx, s: s, p: p, id: id,
+		seq: int(offset / PartSize), skip: int(offset % PartSize)}, 64<<10)
 }

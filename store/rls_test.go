@@ -53,12 +53,13 @@ func seeded(t *testing.T, s *store.Store) (a, b *auth.Principal) {
 			t.Fatal(err)
 		}
 	}
-	// An import of each admin's, with a stored part and a failed row: an import is visible
+	// An import of each admin's, with a stored part, a committed chunk and a failed row: an import is visible
 	// only to the member who started it (store/migrations/00057_imports.sql).
 	for _, d := range []struct{ ws, user string }{{da.WorkspaceID, da.AdminUserID}, {db.WorkspaceID, db.AdminUserID}} {
 		if _, err := store.PoolOf(s).Exec(ctx, `WITH i AS (INSERT INTO imports (workspace_id, user_id, resource, operation, mapping, format)
 				VALUES ($1, $2, 'people', 'create', '{}', 'csv') RETURNING id, workspace_id),
-			p AS (INSERT INTO import_parts (import_id, seq, workspace_id, data) SELECT id, 0, workspace_id, 'name' FROM i)
+			p AS (INSERT INTO import_parts (import_id, seq, workspace_id, data) SELECT id, 0, workspace_id, 'name' FROM i),
+			c AS (INSERT INTO import_chunks (import_id, first_row, rows, end_offset, workspace_id) SELECT id, 1, 1, 10, workspace_id FROM i)
 			INSERT INTO import_errors (import_id, row_number, workspace_id, reason, cells) SELECT id, 1, workspace_id, 'seed', '{}' FROM i`,
 			d.ws, d.user); err != nil {
 			t.Fatal(err)

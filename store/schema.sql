@@ -1740,6 +1740,22 @@ CREATE TABLE public.idempotency_keys (
 ALTER TABLE ONLY public.idempotency_keys FORCE ROW LEVEL SECURITY;
 
 --
+-- Name: import_chunks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.import_chunks (
+    import_id uuid NOT NULL,
+    first_row bigint NOT NULL,
+    rows integer NOT NULL,
+    end_offset bigint,
+    workspace_id uuid DEFAULT public.app_workspace_id() NOT NULL,
+    keys text[] DEFAULT '{}'::text[] NOT NULL,
+    key_rows bigint[] DEFAULT '{}'::bigint[] NOT NULL
+);
+
+ALTER TABLE ONLY public.import_chunks FORCE ROW LEVEL SECURITY;
+
+--
 -- Name: import_errors; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3161,6 +3177,13 @@ ALTER TABLE ONLY public.hr_contracts
 
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (workspace_id, credential, key);
+
+--
+-- Name: import_chunks import_chunks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_chunks
+    ADD CONSTRAINT import_chunks_pkey PRIMARY KEY (import_id, first_row);
 
 --
 -- Name: import_errors import_errors_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -7429,6 +7452,13 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
+-- Name: import_chunks import_chunks_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.import_chunks
+    ADD CONSTRAINT import_chunks_import_id_fkey FOREIGN KEY (import_id) REFERENCES public.imports(id) ON DELETE CASCADE;
+
+--
 -- Name: import_errors import_errors_import_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -8314,6 +8344,12 @@ ALTER TABLE public.hr_contracts ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE public.idempotency_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: import_chunks; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.import_chunks ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: import_errors; Type: ROW SECURITY; Schema: public; Owner: -
@@ -9258,6 +9294,14 @@ CREATE POLICY ws_isolation ON public.webhook_secrets USING ((workspace_id = ( SE
 CREATE POLICY ws_isolation ON public.workspaces USING ((id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
 
 --
+-- Name: import_chunks ws_own; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_own ON public.import_chunks USING ((import_id IN ( SELECT imports.id
+   FROM public.imports))) WITH CHECK ((import_id IN ( SELECT imports.id
+   FROM public.imports)));
+
+--
 -- Name: import_errors ws_own; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -10055,6 +10099,12 @@ GRANT SELECT,INSERT,UPDATE ON TABLE public.hr_contracts TO workspaced_app;
 --
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE public.idempotency_keys TO workspaced_app;
+
+--
+-- Name: TABLE import_chunks; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE public.import_chunks TO workspaced_app;
 
 --
 -- Name: TABLE import_errors; Type: ACL; Schema: public; Owner: -
