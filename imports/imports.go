@@ -54,7 +54,7 @@ type Config struct {
 	// Workers is how many imports one process runs at once (default 2).
 	Workers int
 	// Writers is how many chunks of one import are written at once, each on its own
-	// connection (default 1; an upsert's one at a time). Each chunk takes a place among
+	// connection (default 2; an upsert's one at a time). Each chunk takes a place among
 	// the writes in flight as the member (workspace/capacity.go), so an import holds at
 	// most Writers of its member's and workspace's shares, and waits when they are taken.
 	Writers int
@@ -86,7 +86,7 @@ func New(cfg Config) *Service {
 		cfg.Workers = 2
 	}
 	if cfg.Writers <= 0 {
-		cfg.Writers = 1
+		cfg.Writers = 2
 	}
 	return &Service{cfg: cfg}
 }
