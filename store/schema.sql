@@ -855,9 +855,13 @@ BEGIN
   END IF;
   INSERT INTO activity (workspace_id, entity_type, entity_id, action, actor_id, changes, feature)
   SELECT app_workspace_id(), TG_ARGV[0], (r ->> 'id')::uuid, 'created', actor,
-         ws_custom_changes(jsonb_strip_nulls(r - ARRAY['id', 'workspace_id', 'created_by', 'created_at', 'updated_at']), NULL::jsonb),
+         CASE WHEN d ? 'custom_fields'
+              THEN (d - 'custom_fields') || coalesce((SELECT jsonb_object_agg('custom_fields.' || e.key, e.value)
+                FROM jsonb_each(CASE WHEN jsonb_typeof(d -> 'custom_fields') = 'object' THEN d -> 'custom_fields' ELSE '{}' END) e), '{}')
+              ELSE d END,
          nullif(TG_ARGV[1], '')
-    FROM (SELECT to_jsonb(n) - 'search_doc' AS r FROM new_rows n) s;
+    FROM (SELECT r, jsonb_strip_nulls(r - ARRAY['id', 'workspace_id', 'created_by', 'created_at', 'updated_at']) AS d
+            FROM (SELECT to_jsonb(n) - 'search_doc' AS r FROM new_rows n) s0) s;
   RETURN NULL;
 END
 $$;
