@@ -23,6 +23,7 @@ import (
 
 	"github.com/agencyos/workspaced/admin"
 	"github.com/agencyos/workspaced/auth"
+	"github.com/agencyos/workspaced/console/nav"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
@@ -120,6 +121,9 @@ func New(cfg Config) (*Server, error) {
 		t, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err == nil {
 			t, err = t.Parse(permissions.Template)
+		}
+		if err == nil {
+			t, err = t.Parse(nav.Template)
 		}
 		if err != nil {
 			return nil, err
@@ -233,7 +237,7 @@ func static(contentType string, body []byte) http.HandlerFunc {
 type page struct {
 	Service   string
 	Title     string
-	Nav       string          // the current section, for aria-current
+	Nav       string          // the current section (a nav.Link's Section), for aria-current
 	Me        *auth.Principal // the signed-in member, nil on a page for no one
 	Workspace string
 	CSRF      string
@@ -245,6 +249,15 @@ type page struct {
 	// Refresh reloads the page every 2 seconds in a browser that runs no script.
 	Refresh bool
 	Data    any
+}
+
+// Bar is the page's header: the navigation for its member (package nav), or the brand
+// alone on a page for no one.
+func (p page) Bar() nav.Bar {
+	if p.Me == nil {
+		return nav.Bar{Service: p.Service}
+	}
+	return nav.For(p.Service, p.CSRF, p.Nav, p.Me.IsAdmin())
 }
 
 // scriptCSP is what a page with a Script adds to the provider's policy: script from this

@@ -18,6 +18,7 @@ import (
 	"github.com/agencyos/workspaced/internal/tooltest"
 	"github.com/agencyos/workspaced/oauth"
 	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
 )
 
 // axeScript is the pinned axe-core (console/testdata/axe, installed by npm ci as .ci/test
@@ -73,6 +74,7 @@ func TestPagesAccessibleAndNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.presentable(t, inv.UserID)
 	// Records of every channel for the audit log: the console's, the CLI's, MCP's.
 	byConsole := store.By{UserID: e.Admin.ID, Credential: "console:0123456789abcdef", Via: store.ViaConsole}
 	if _, err := e.ops.CreateAgent(ctx, e.WorkspaceID, "Scout", map[string]string{"crm": "read"}, byConsole); err != nil {
@@ -249,6 +251,41 @@ func inspect(t *testing.T, browser context.Context, axe []byte, p consolePage, w
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// presentable gives the workspace and its three people the fixed, readable names the
+// screenshots in docs/console show (Acme Agency, ana@acme.example ...), instead of the
+// test's name and the unique addresses the package's other tests need; at the end the
+// addresses are freed again, for another run in the same database (-count=2).
+func (e *env) presentable(t *testing.T, invited string) {
+	t.Helper()
+	pool := storetest.Pool(t)
+	if _, err := pool.Exec(t.Context(), `UPDATE workspaces SET name = 'Acme Agency' WHERE id = $1`, e.WorkspaceID); err != nil {
+		t.Fatal(err)
+	}
+	people := []struct {
+		id, email, name string
+		user            *user
+	}{
+		{e.Admin.ID, "ana@acme.example", "Ana Admin", &e.Admin},
+		{e.Member.ID, "mo@acme.example", "Mo Member", &e.Member},
+		{invited, "ivy@acme.example", "Ivy Invited", nil},
+	}
+	var ids []string
+	for _, p := range people {
+		if _, err := pool.Exec(t.Context(), `UPDATE users SET email = $2, display_name = $3 WHERE id = $1`, p.id, p.email, p.name); err != nil {
+			t.Fatalf("%s: %v", p.email, err)
+		}
+		if p.user != nil {
+			p.user.Email = p.email
+		}
+		ids = append(ids, p.id)
+	}
+	t.Cleanup(func() {
+		if _, err := pool.Exec(context.Background(), `UPDATE users SET email = id || '@freed.example.test' WHERE id = ANY($1::uuid[])`, ids); err != nil {
+			t.Error(err)
+		}
+	})
+}
 
 func inviteOf(e *env) admin.Invite {
 	return admin.Invite{WorkspaceID: e.WorkspaceID, Email: uniqueEmail("invited.person"), Name: "Invited Person"}

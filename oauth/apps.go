@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/console/nav"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/oauth/permissions"
 	"github.com/agencyos/workspaced/store"
@@ -102,8 +103,9 @@ func (s *Server) adminPageForm(w http.ResponseWriter, r *http.Request, m *member
 	for i, c := range rows {
 		apps[i] = (*Client)(c)
 	}
-	s.render(w, status, "admin_apps", map[string]any{"Workspace": workspace, "Apps": apps, "CSRF": s.csrfToken(w, r),
-		"Created": created, "Error": msg, "Form": form})
+	csrf := s.csrfToken(w, r)
+	s.render(w, status, "admin_apps", map[string]any{"Workspace": workspace, "Apps": apps, "CSRF": csrf,
+		"Created": created, "Error": msg, "Form": form, "Bar": nav.For(s.cfg.ServiceName, csrf, "apps", true)})
 }
 
 func (s *Server) adminApps(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agencyos/workspaced/console/nav"
 	"github.com/agencyos/workspaced/oauth/permissions"
 )
 
@@ -33,6 +34,9 @@ func newPages() (*pages, error) {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err == nil {
 			t, err = t.Parse(permissions.Template)
+		}
+		if err == nil && name == "admin_apps" {
+			t, err = t.Parse(nav.Template) // the console's navigation: this page is one of its Apps
 		}
 		if err != nil {
 			return nil, err

@@ -321,5 +321,9 @@ func linksAndMail(cfg config) string {
 			mail += " " + u.Redacted() // the password stays out of the terminal
 		}
 	}
-	return "workspaced admin: links point at " + cfg.PublicURL + " (PUBLIC_URL); " + mail
+	from := "PUBLIC_URL"
+	if cfg.publicURLDerived {
+		from = "from LISTEN_ADDR: PUBLIC_URL is not set"
+	}
+	return "workspaced admin: links point at " + cfg.PublicURL + " (" + from + "); " + mail
 }

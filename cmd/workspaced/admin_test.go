@@ -351,7 +351,7 @@ func TestAdminInviteMailsAndResends(t *testing.T) {
 	t.Setenv("LISTEN_ADDR", "127.0.0.1:9099")
 	code, out, stderr := cli(t, "resend-invite", "--workspace", ws, "--user", user)
 	if code != 0 || !strings.HasPrefix(out["link"].(string), "http://127.0.0.1:9099/console/invite?token=wsl_") || out["emailed"] != false ||
-		!strings.Contains(stderr, "links point at http://127.0.0.1:9099 (PUBLIC_URL); links are not emailed (SMTP_URL is not set)") {
+		!strings.Contains(stderr, "links point at http://127.0.0.1:9099 (from LISTEN_ADDR: PUBLIC_URL is not set); links are not emailed (SMTP_URL is not set)") {
 		t.Fatalf("without SMTP_URL: exit %d %v: %s", code, out, stderr)
 	}
 	if len(mailbox.To(email)) != 3 {

@@ -13,10 +13,13 @@ import (
 // (docs/decisions.md 9), as the table in settings.go declares them. Only this package reads
 // either.
 type config struct {
-	DatabaseURL       string
-	DataDir           string
-	ListenAddr        string
-	PublicURL         string
+	DatabaseURL string
+	DataDir     string
+	ListenAddr  string
+	PublicURL   string
+	// publicURLDerived reports whether PublicURL was derived from LISTEN_ADDR (checkServing)
+	// because PUBLIC_URL was not set.
+	publicURLDerived  bool
 	APIKey            string
 	RedisURL          string
 	OIDCIssuer        string

@@ -506,13 +506,14 @@ workspaced is running (ready in %s) with a private PostgreSQL in %s
   URL            %s
   apikey         %s
   console        %s/console
+  workspace id   %s
   demo admin     %s / %s
   demo agent key %s
 
   curl -H 'apikey: %s' -H 'Authorization: Bearer %s' %s/v1/me
 
 %s
-`, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, u, demo.AdminEmail, demo.AdminPassword,
+`, time.Since(started).Round(time.Millisecond), srv.cfg.DataDir, u, srv.apiKey, u, demo.WorkspaceID, demo.AdminEmail, demo.AdminPassword,
 		demo.AgentKey, srv.apiKey, demo.AgentKey, u, mcpSnippets(u+mcp.Path, demo.AgentKey))
 	return nil
 }

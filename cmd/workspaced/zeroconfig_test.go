@@ -158,12 +158,18 @@ func TestZeroConfigStart(t *testing.T) {
 
 	first := startZeroConfig(t, bin, dir, addr)
 	t.Logf("cold zero-config start (initdb, migrate, seed) ready in %s", first.took)
-	if code, body := first.me(t); code != 200 || !strings.Contains(body, `"agent_key"`) {
+	code, body := first.me(t)
+	if code != 200 || !strings.Contains(body, `"agent_key"`) {
 		t.Fatalf("printed agent key on /v1/me: %d %s", code, body)
 	}
-	// The banner's console address is served, and / leads to it (docs/console.md).
+	// The banner's console address is served, and / leads to it (docs/console.md); it
+	// names the demo workspace's id, which the admin commands' --workspace takes.
 	if want := "console        " + first.url + "/console\n"; !strings.Contains(first.banner, want) {
 		t.Fatalf("banner lacks %q:\n%s", want, first.banner)
+	}
+	ws := regexp.MustCompile(`"workspace":\{"id":"([^"]+)"`).FindStringSubmatch(body)
+	if ws == nil || !strings.Contains(first.banner, "workspace id   "+ws[1]+"\n") {
+		t.Fatalf("banner lacks the workspace id of /v1/me (%v):\n%s", ws, first.banner)
 	}
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for path, want := range map[string]string{"/": "/console", "/console": "/oauth/login?return=%2Fconsole"} {
