@@ -4087,7 +4087,11 @@ CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id
 -- Name: custom_values_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[COALESCE(t, s)])) WHERE (COALESCE(t, s) IS NOT NULL);
+CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[
+CASE
+    WHEN (t IS NULL) THEN s
+    ELSE t
+END])) WHERE ((t IS NOT NULL) OR (s IS NOT NULL));
 
 --
 -- Name: custom_values_t; Type: INDEX; Schema: public; Owner: -

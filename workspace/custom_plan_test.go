@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agencyos/workspaced/auth"
@@ -240,7 +241,8 @@ func checkCustomPlans(t *testing.T, s *store.Store, ops *workspace.Ops, reader *
 // ANALYZE, no filter or sort on a custom field reads deals, custom_values or custom_absent
 // by Seq Scan, [null]=true finds the deals without a value, a filter's first page reads at
 // most customFilterBound (most of them maxListBuffers) and a sort's first page walks the
-// field's index within customSortBuffers.
+// field's index within customSortBuffers; q on a searchable field, in a list and in
+// search, reads both search indexes within maxListBuffers (checkCustomSearch).
 func TestCustomFieldPlans(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
@@ -257,7 +259,7 @@ func TestCustomFieldPlans(t *testing.T) {
 	ops := workspace.NewOps(workspace.Config{Store: s})
 	const n = 3_000
 	var reader *auth.Principal
-	var member string
+	var member, other string
 	for i := range 2 {
 		f := storetest.Workspace(t, s, workspace.Scopes())
 		sd := &seeder{t: t, pool: bulk, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
@@ -268,6 +270,8 @@ func TestCustomFieldPlans(t *testing.T) {
 		seedCustomFields(t, bulk, f.WorkspaceID, f.Admin.UserID)
 		if i == 0 {
 			reader, member = readerOfEverything(t, s, f.WorkspaceID), f.Admin.UserID
+		} else {
+			other = f.WorkspaceID
 		}
 	}
 	// A few deals of the workspace read lose their f18 through the record trigger (not
@@ -278,6 +282,10 @@ func TestCustomFieldPlans(t *testing.T) {
 		reader.WorkspaceID, sparseDeals); err != nil {
 		t.Fatal(err)
 	}
+	// q=acme matches, in the workspace read, searchedDeals deals by name and as many by
+	// their searchable f01 alone; in the other, a hundred times as many of each.
+	seedSearched(t, reader.WorkspaceID, searchedDeals)
+	seedSearched(t, other, 100*searchedDeals)
 	// As autovacuum would: the probes read custom_values' indexes alone only where the
 	// visibility map marks the pages all-visible; on pages written since, each counted
 	// entry's row is read too (docs/performance.md, "Custom fields", has both figures).
@@ -291,7 +299,117 @@ func TestCustomFieldPlans(t *testing.T) {
 			}
 		}
 		figures := checkCustomPlans(t, s, ops, reader, member, n, when)
+		figures = append(figures, checkCustomSearch(t, s, ops, reader, when)...)
 		slices.Sort(figures)
 		t.Logf("%s:\n%s", when, strings.Join(figures, "\n"))
 	}
+}
+
+// searchedDeals is how many deals of the workspace read q=acme matches by name, and how
+// many more it matches by their searchable custom field f01 alone (seedSearched).
+const searchedDeals = 2
+
+// seedSearched names n deals of workspace ws "Acme Zeta ..." and gives n others an f01 of
+// "Acme Yotta ...", through the record trigger, which writes their custom_values rows.
+func seedSearched(t *testing.T, ws string, n int) {
+	t.Helper()
+	for _, sql := range []string{
+		`UPDATE deals SET name = 'Acme Zeta ' || id WHERE id IN
+			(SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 100 LIMIT $2)`,
+		`UPDATE deals SET custom_fields = custom_fields || jsonb_build_object('f01', 'Acme Yotta ' || id) WHERE id IN
+			(SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1500 LIMIT $2)`,
+	} {
+		if _, err := storetest.Pool(t).Exec(context.Background(), sql, ws, n); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+}
+
+// checkCustomSearch explains, as reader, a list of deals with q=acme and search's
+// statement for it over deals (its generic plan, as Search runs it), and asserts each
+// finds the 2*searchedDeals deals through the deals' search index and custom_values', reads
+// deals and custom_values by no Seq Scan (custom_fields, a page here, may be) and at most
+// maxListBuffers; it returns the buffers of each, which the test logs. Written "matches
+// the document OR its id is IN (the custom matches)", q read the workspace's deals, each
+// checked (434 buffers here, 971 once analysed).
+func checkCustomSearch(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, when string) []string {
+	t.Helper()
+	q := "acme"
+	sql, doc := explainList(t, s, ops, reader, workspace.Lookup("deals"), workspace.ListParams{Q: &q}, when)
+	figures := []string{checkSearchPlan(t, "list q="+q, when, sql, doc, 2*searchedDeals)}
+	sql, args, err := workspace.SearchStatement(q, []string{"deals"}, map[string]bool{"deals": true}, workspace.DefaultSearchLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = explainGeneric(t, s, reader, sql, args, when)
+	return append(figures, checkSearchPlan(t, "search q="+q, when, sql, doc, 2*searchedDeals))
+}
+
+// checkSearchPlan asserts checkCustomSearch's conditions on one plan and returns its figure.
+func checkSearchPlan(t *testing.T, label, when, sql string, doc explained, want int) string {
+	t.Helper()
+	top := doc[0].Plan
+	var problems []string
+	if top.ActualRows != want {
+		problems = append(problems, fmt.Sprintf("returned %d rows, want %d", top.ActualRows, want))
+	}
+	used := map[string]bool{}
+	top.walk(func(n planNode) {
+		used[n.IndexName] = true
+		if n.NodeType == "Seq Scan" && (n.RelationName == "deals" || n.RelationName == "custom_values") {
+			problems = append(problems, "reads "+n.RelationName+" by Seq Scan")
+		}
+	})
+	for _, index := range []string{"deals_search", "custom_values_search"} {
+		if !used[index] {
+			problems = append(problems, "does not use "+index)
+		}
+	}
+	b := top.SharedHit + top.SharedRead
+	if b > maxListBuffers {
+		problems = append(problems, fmt.Sprintf("reads %d buffers (at most %d)", b, maxListBuffers))
+	}
+	if len(problems) > 0 {
+		pretty, _ := json.MarshalIndent(doc, "", " ")
+		t.Errorf("%s, %s: %s\n%s\n%s", label, when, strings.Join(problems, "; "), sql, pretty)
+	}
+	return fmt.Sprintf("%s %d rows %d buffers", label, top.ActualRows, b)
+}
+
+// explainGeneric runs EXPLAIN (ANALYZE, BUFFERS) of the generic plan of sql, as the reader
+// (store.QueryGeneric's plan), once after running it, as explainList does.
+func explainGeneric(t *testing.T, s *store.Store, reader *auth.Principal, sql string, args []any, when string) explained {
+	t.Helper()
+	ctx := context.Background()
+	// EXECUTE takes no parameters of its own: its values are literals.
+	values := make([]string, len(args))
+	for i, a := range args {
+		v, ok := a.(string)
+		if !ok {
+			t.Fatalf("argument %d is %T, not text", i+1, a)
+		}
+		values[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	execute := "EXECUTE generic_plan(" + strings.Join(values, ", ") + ")"
+	var raw []byte
+	err := s.InTx(ctx, reader.Actor(), func(tx pgx.Tx) error {
+		for _, stmt := range []string{"SET LOCAL plan_cache_mode = force_generic_plan", "PREPARE generic_plan AS " + sql} {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		defer tx.Exec(ctx, "DEALLOCATE generic_plan")
+		if _, err := tx.Exec(ctx, execute); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+execute).Scan(&raw)
+	})
+	if err != nil {
+		t.Fatalf("%s: explain: %v", when, err)
+	}
+	var doc explained
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
