@@ -4042,6 +4042,12 @@ CREATE INDEX crm_files_sync ON public.crm_files USING btree (workspace_id, updat
 CREATE INDEX custom_absent_field ON public.custom_absent USING btree (field_id, record_id) INCLUDE (workspace_id);
 
 --
+-- Name: custom_fields_archived; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_fields_archived ON public.custom_fields USING btree (workspace_id, resource) WHERE archived;
+
+--
 -- Name: custom_fields_keyset; Type: INDEX; Schema: public; Owner: -
 --
 

@@ -356,7 +356,7 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 // words to the index, store/migrations/00063_custom_values_indexes.sql) has every word of
 // q as a prefix of its words: the index custom_values_search, whose expression, CASE
 // where COALESCE would do, is one the planner may use under row-level security
-// (store/migrations/00067_custom_search_leakproof.sql). The custom matches are one
+// (store/migrations/00067_custom_field_indexes.sql). The custom matches are one
 // array of ids, computed once (an InitPlan), so "id = ANY" of it is a condition of r's
 // primary key, which the planner ORs with match's own indexes (a BitmapOr); as
 // "id IN (SELECT ...)" it was a subplan no index answers, checked on each of the

@@ -9,6 +9,13 @@ DROP INDEX custom_values_search;
 CREATE INDEX custom_values_search ON custom_values USING gin (field_id, ws_search_doc(CASE WHEN t IS NULL THEN s ELSE t END))
   WHERE t IS NOT NULL OR s IS NOT NULL;
 
+-- Every read of a record takes the keys of its resource's archived fields
+-- (ws_custom_archived, 00064_custom_archived_keys.sql): through custom_fields_position it
+-- read each of the resource's field rows to find none archived; an index of the archived
+-- ones alone answers that from one page, usually empty.
+CREATE INDEX custom_fields_archived ON custom_fields (workspace_id, resource) WHERE archived;
+
 -- +goose Down
+DROP INDEX custom_fields_archived;
 DROP INDEX custom_values_search;
 CREATE INDEX custom_values_search ON custom_values USING gin (field_id, ws_search_doc(coalesce(t, s))) WHERE coalesce(t, s) IS NOT NULL;
