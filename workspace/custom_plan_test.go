@@ -41,35 +41,62 @@ var customValueSQL = map[string]string{
 // triggers off (bulk, in replica mode): the rows are what the triggers would write.
 func seedCustomFields(t *testing.T, bulk *pgxpool.Pool, ws, user string) {
 	t.Helper()
-	ctx := context.Background()
+	defineCustomFields(t, bulk, ws, user)
+	// g numbers the deals newest first, as the seeder's created_at does.
+	sql := `UPDATE deals d SET custom_fields = ` + customFieldsValue(nil) + `
+		FROM (SELECT id, row_number() OVER (ORDER BY created_at DESC, id DESC)::int AS g FROM deals WHERE workspace_id = $1) x
+		WHERE d.id = x.id`
+	if _, err := bulk.Exec(context.Background(), sql, ws, user); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	fillCustomValues(t, bulk, ws)
+}
+
+// defineCustomFields defines customPlanTypes on deals of workspace ws, keys f00 to f19, as
+// the owner with triggers off (bulk): f00 unique, f01 searchable, selects with ten options.
+func defineCustomFields(t *testing.T, bulk *pgxpool.Pool, ws, user string) {
+	t.Helper()
 	options := `[{"key":"o0","label":"O0"},{"key":"o1","label":"O1"},{"key":"o2","label":"O2"},{"key":"o3","label":"O3"},
 		{"key":"o4","label":"O4"},{"key":"o5","label":"O5"},{"key":"o6","label":"O6"},{"key":"o7","label":"O7"},
 		{"key":"o8","label":"O8"},{"key":"o9","label":"O9"}]`
-	var cases []string
 	for i, typ := range customPlanTypes {
 		opts := "[]"
 		if strings.HasSuffix(typ, "select") {
 			opts = options
 		}
-		if _, err := bulk.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options, "unique", searchable)
+		if _, err := bulk.Exec(context.Background(), `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options, "unique", searchable)
 			VALUES ($1, $2, 'deals', $3, $3, $4, $5::jsonb, $6, $7)`, ws, user, fmt.Sprintf("f%02d", i), typ, opts,
 			i == 0, i == 1); err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, fmt.Sprintf("'f%02d', %s", i, customValueSQL[typ]))
 	}
-	for _, sql := range []string{
-		// g numbers the deals newest first, as the seeder's created_at does.
-		`UPDATE deals d SET custom_fields = jsonb_build_object(` + strings.Join(cases, ", ") + `)
-			FROM (SELECT id, row_number() OVER (ORDER BY created_at DESC, id DESC)::int AS g FROM deals WHERE workspace_id = $1) x
-			WHERE d.id = x.id AND $2::text IS NOT NULL`,
-		`INSERT INTO custom_values SELECT r.* FROM deals d JOIN custom_fields f ON f.workspace_id = d.workspace_id AND f.resource = 'deals'
-			CROSS JOIN LATERAL ws_custom_rows(f, d.workspace_id, d.id, d.custom_fields -> f.key) r
-			WHERE d.workspace_id = $1 AND $2::text IS NOT NULL`,
-	} {
-		if _, err := bulk.Exec(ctx, sql, ws, user); err != nil {
-			t.Fatalf("%s: %v", sql, err)
+}
+
+// customFieldsValue is the SQL of the custom_fields of deal g holding a value of each of
+// defineCustomFields' fields (customValueSQL; $2 is the member), or for the keys in
+// override, override's SQL.
+func customFieldsValue(override map[string]string) string {
+	var pairs []string
+	for i, typ := range customPlanTypes {
+		key := fmt.Sprintf("f%02d", i)
+		v, ok := override[key]
+		if !ok {
+			v = customValueSQL[typ]
 		}
+		pairs = append(pairs, fmt.Sprintf("'%s', %s", key, v))
+	}
+	return "jsonb_build_object(" + strings.Join(pairs, ", ") + ")"
+}
+
+// fillCustomValues writes the custom_values rows of workspace ws's deals, as the record
+// trigger would (ws_custom_rows), as the owner with triggers off (bulk).
+func fillCustomValues(t *testing.T, bulk *pgxpool.Pool, ws string) {
+	t.Helper()
+	sql := `INSERT INTO custom_values SELECT r.* FROM deals d JOIN custom_fields f ON f.workspace_id = d.workspace_id AND f.resource = 'deals'
+		CROSS JOIN LATERAL ws_custom_rows(f, d.workspace_id, d.id, d.custom_fields -> f.key) r
+		WHERE d.workspace_id = $1`
+	if _, err := bulk.Exec(context.Background(), sql, ws); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }
 
@@ -127,6 +154,17 @@ const customSortBuffers = 4*(workspace.DefaultLimit+1) + 20
 
 // sparseDeals is how many deals of the workspace read have no value for f18.
 const sparseDeals = 6
+
+// unsetSparse removes f18 from sparseDeals deals of workspace ws through the record trigger
+// (owner: a pool with triggers on), which writes their custom_absent rows.
+func unsetSparse(t *testing.T, owner *pgxpool.Pool, ws string) {
+	t.Helper()
+	if _, err := owner.Exec(context.Background(), `UPDATE deals SET custom_fields = custom_fields - 'f18'
+		WHERE id IN (SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1000 LIMIT $2)`,
+		ws, sparseDeals); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // probeLimit is how many custom_values rows a filter's probe reads before the list walks
 // its order instead (fewMatches, workspace/listquery.go: 200, and one more).
@@ -246,16 +284,7 @@ func checkCustomPlans(t *testing.T, s *store.Store, ops *workspace.Ops, reader *
 func TestCustomFieldPlans(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(storetest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["session_replication_role"] = "replica"
-	bulk, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bulk.Close()
+	bulk := replicaPool(t, storetest.DSN(t))
 	ops := workspace.NewOps(workspace.Config{Store: s})
 	const n = 3_000
 	var reader *auth.Principal
@@ -277,15 +306,11 @@ func TestCustomFieldPlans(t *testing.T) {
 	// A few deals of the workspace read lose their f18 through the record trigger (not
 	// replica mode), which writes their custom_absent rows: [null]=true on f18 matches
 	// sparseDeals of them, on every other field none.
-	if _, err := storetest.Pool(t).Exec(ctx, `UPDATE deals SET custom_fields = custom_fields - 'f18'
-		WHERE id IN (SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1000 LIMIT $2)`,
-		reader.WorkspaceID, sparseDeals); err != nil {
-		t.Fatal(err)
-	}
+	unsetSparse(t, storetest.Pool(t), reader.WorkspaceID)
 	// q=acme matches, in the workspace read, searchedDeals deals by name and as many by
 	// their searchable f01 alone; in the other, a hundred times as many of each.
-	seedSearched(t, reader.WorkspaceID, searchedDeals)
-	seedSearched(t, other, 100*searchedDeals)
+	seedSearched(t, storetest.Pool(t), reader.WorkspaceID, searchedDeals)
+	seedSearched(t, storetest.Pool(t), other, 100*searchedDeals)
 	// As autovacuum would: the probes read custom_values' indexes alone only where the
 	// visibility map marks the pages all-visible; on pages written since, each counted
 	// entry's row is read too (docs/performance.md, "Custom fields", has both figures).
@@ -310,8 +335,9 @@ func TestCustomFieldPlans(t *testing.T) {
 const searchedDeals = 2
 
 // seedSearched names n deals of workspace ws "Acme Zeta ..." and gives n others an f01 of
-// "Acme Yotta ...", through the record trigger, which writes their custom_values rows.
-func seedSearched(t *testing.T, ws string, n int) {
+// "Acme Yotta ...", through the record trigger (owner: a pool with triggers on), which
+// writes their custom_values rows.
+func seedSearched(t *testing.T, owner *pgxpool.Pool, ws string, n int) {
 	t.Helper()
 	for _, sql := range []string{
 		`UPDATE deals SET name = 'Acme Zeta ' || id WHERE id IN
@@ -319,7 +345,7 @@ func seedSearched(t *testing.T, ws string, n int) {
 		`UPDATE deals SET custom_fields = custom_fields || jsonb_build_object('f01', 'Acme Yotta ' || id) WHERE id IN
 			(SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1500 LIMIT $2)`,
 	} {
-		if _, err := storetest.Pool(t).Exec(context.Background(), sql, ws, n); err != nil {
+		if _, err := owner.Exec(context.Background(), sql, ws, n); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
@@ -50,20 +49,8 @@ func TestFindPlansAtScale(t *testing.T) {
 		t.Skip("WORKSPACED_PLAN_SCALE=1 runs the 1,000,000-row plan test (.ci/test sets it)")
 	}
 	s := storetest.New(t)
-	ctx := context.Background()
-	// The seed runs as the owner with triggers and foreign key checks off (replica
-	// mode): its rows are consistent by construction, and a million activity triggers and
-	// reference checks would take most of the time.
-	cfg, err := pgxpool.ParseConfig(storetest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["session_replication_role"] = "replica"
-	bulk, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bulk.Close()
+	// The seed runs as the owner with triggers and foreign key checks off (replicaPool).
+	bulk := replicaPool(t, storetest.DSN(t))
 
 	f := storetest.Workspace(t, s, workspace.Scopes())
 	reader := readerOfEverything(t, s, f.WorkspaceID)
