@@ -4069,6 +4069,12 @@ CREATE INDEX crm_files_sync ON public.crm_files USING btree (workspace_id, updat
 CREATE INDEX custom_absent_field ON public.custom_absent USING btree (field_id, record_id) INCLUDE (workspace_id);
 
 --
+-- Name: custom_fields_archived; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX custom_fields_archived ON public.custom_fields USING btree (workspace_id, resource) WHERE archived;
+
+--
 -- Name: custom_fields_keyset; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4114,7 +4120,11 @@ CREATE INDEX custom_values_record ON public.custom_values USING btree (record_id
 -- Name: custom_values_search; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[COALESCE(t, s)])) WHERE (COALESCE(t, s) IS NOT NULL);
+CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, public.ws_search_doc(VARIADIC ARRAY[
+CASE
+    WHEN (t IS NULL) THEN s
+    ELSE t
+END])) WHERE ((t IS NOT NULL) OR (s IS NOT NULL));
 
 --
 -- Name: custom_values_t; Type: INDEX; Schema: public; Owner: -

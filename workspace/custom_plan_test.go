@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agencyos/workspaced/auth"
@@ -40,35 +41,62 @@ var customValueSQL = map[string]string{
 // triggers off (bulk, in replica mode): the rows are what the triggers would write.
 func seedCustomFields(t *testing.T, bulk *pgxpool.Pool, ws, user string) {
 	t.Helper()
-	ctx := context.Background()
+	defineCustomFields(t, bulk, ws, user)
+	// g numbers the deals newest first, as the seeder's created_at does.
+	sql := `UPDATE deals d SET custom_fields = ` + customFieldsValue(nil) + `
+		FROM (SELECT id, row_number() OVER (ORDER BY created_at DESC, id DESC)::int AS g FROM deals WHERE workspace_id = $1) x
+		WHERE d.id = x.id`
+	if _, err := bulk.Exec(context.Background(), sql, ws, user); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	fillCustomValues(t, bulk, ws)
+}
+
+// defineCustomFields defines customPlanTypes on deals of workspace ws, keys f00 to f19, as
+// the owner with triggers off (bulk): f00 unique, f01 searchable, selects with ten options.
+func defineCustomFields(t *testing.T, bulk *pgxpool.Pool, ws, user string) {
+	t.Helper()
 	options := `[{"key":"o0","label":"O0"},{"key":"o1","label":"O1"},{"key":"o2","label":"O2"},{"key":"o3","label":"O3"},
 		{"key":"o4","label":"O4"},{"key":"o5","label":"O5"},{"key":"o6","label":"O6"},{"key":"o7","label":"O7"},
 		{"key":"o8","label":"O8"},{"key":"o9","label":"O9"}]`
-	var cases []string
 	for i, typ := range customPlanTypes {
 		opts := "[]"
 		if strings.HasSuffix(typ, "select") {
 			opts = options
 		}
-		if _, err := bulk.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options, "unique", searchable)
+		if _, err := bulk.Exec(context.Background(), `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options, "unique", searchable)
 			VALUES ($1, $2, 'deals', $3, $3, $4, $5::jsonb, $6, $7)`, ws, user, fmt.Sprintf("f%02d", i), typ, opts,
 			i == 0, i == 1); err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, fmt.Sprintf("'f%02d', %s", i, customValueSQL[typ]))
 	}
-	for _, sql := range []string{
-		// g numbers the deals newest first, as the seeder's created_at does.
-		`UPDATE deals d SET custom_fields = jsonb_build_object(` + strings.Join(cases, ", ") + `)
-			FROM (SELECT id, row_number() OVER (ORDER BY created_at DESC, id DESC)::int AS g FROM deals WHERE workspace_id = $1) x
-			WHERE d.id = x.id AND $2::text IS NOT NULL`,
-		`INSERT INTO custom_values SELECT r.* FROM deals d JOIN custom_fields f ON f.workspace_id = d.workspace_id AND f.resource = 'deals'
-			CROSS JOIN LATERAL ws_custom_rows(f, d.workspace_id, d.id, d.custom_fields -> f.key) r
-			WHERE d.workspace_id = $1 AND $2::text IS NOT NULL`,
-	} {
-		if _, err := bulk.Exec(ctx, sql, ws, user); err != nil {
-			t.Fatalf("%s: %v", sql, err)
+}
+
+// customFieldsValue is the SQL of the custom_fields of deal g holding a value of each of
+// defineCustomFields' fields (customValueSQL; $2 is the member), or for the keys in
+// override, override's SQL.
+func customFieldsValue(override map[string]string) string {
+	var pairs []string
+	for i, typ := range customPlanTypes {
+		key := fmt.Sprintf("f%02d", i)
+		v, ok := override[key]
+		if !ok {
+			v = customValueSQL[typ]
 		}
+		pairs = append(pairs, fmt.Sprintf("'%s', %s", key, v))
+	}
+	return "jsonb_build_object(" + strings.Join(pairs, ", ") + ")"
+}
+
+// fillCustomValues writes the custom_values rows of workspace ws's deals, as the record
+// trigger would (ws_custom_rows), as the owner with triggers off (bulk).
+func fillCustomValues(t *testing.T, bulk *pgxpool.Pool, ws string) {
+	t.Helper()
+	sql := `INSERT INTO custom_values SELECT r.* FROM deals d JOIN custom_fields f ON f.workspace_id = d.workspace_id AND f.resource = 'deals'
+		CROSS JOIN LATERAL ws_custom_rows(f, d.workspace_id, d.id, d.custom_fields -> f.key) r
+		WHERE d.workspace_id = $1`
+	if _, err := bulk.Exec(context.Background(), sql, ws); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }
 
@@ -126,6 +154,17 @@ const customSortBuffers = 4*(workspace.DefaultLimit+1) + 20
 
 // sparseDeals is how many deals of the workspace read have no value for f18.
 const sparseDeals = 6
+
+// unsetSparse removes f18 from sparseDeals deals of workspace ws through the record trigger
+// (owner: a pool with triggers on), which writes their custom_absent rows.
+func unsetSparse(t *testing.T, owner *pgxpool.Pool, ws string) {
+	t.Helper()
+	if _, err := owner.Exec(context.Background(), `UPDATE deals SET custom_fields = custom_fields - 'f18'
+		WHERE id IN (SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1000 LIMIT $2)`,
+		ws, sparseDeals); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // probeLimit is how many custom_values rows a filter's probe reads before the list walks
 // its order instead (fewMatches, workspace/listquery.go: 200, and one more).
@@ -240,24 +279,16 @@ func checkCustomPlans(t *testing.T, s *store.Store, ops *workspace.Ops, reader *
 // ANALYZE, no filter or sort on a custom field reads deals, custom_values or custom_absent
 // by Seq Scan, [null]=true finds the deals without a value, a filter's first page reads at
 // most customFilterBound (most of them maxListBuffers) and a sort's first page walks the
-// field's index within customSortBuffers.
+// field's index within customSortBuffers; q on a searchable field, in a list and in
+// search, reads both search indexes within maxListBuffers (checkCustomSearch).
 func TestCustomFieldPlans(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(storetest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.RuntimeParams["session_replication_role"] = "replica"
-	bulk, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bulk.Close()
+	bulk := replicaPool(t, storetest.DSN(t))
 	ops := workspace.NewOps(workspace.Config{Store: s})
 	const n = 3_000
 	var reader *auth.Principal
-	var member string
+	var member, other string
 	for i := range 2 {
 		f := storetest.Workspace(t, s, workspace.Scopes())
 		sd := &seeder{t: t, pool: bulk, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{}}
@@ -268,16 +299,18 @@ func TestCustomFieldPlans(t *testing.T) {
 		seedCustomFields(t, bulk, f.WorkspaceID, f.Admin.UserID)
 		if i == 0 {
 			reader, member = readerOfEverything(t, s, f.WorkspaceID), f.Admin.UserID
+		} else {
+			other = f.WorkspaceID
 		}
 	}
 	// A few deals of the workspace read lose their f18 through the record trigger (not
 	// replica mode), which writes their custom_absent rows: [null]=true on f18 matches
 	// sparseDeals of them, on every other field none.
-	if _, err := storetest.Pool(t).Exec(ctx, `UPDATE deals SET custom_fields = custom_fields - 'f18'
-		WHERE id IN (SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1000 LIMIT $2)`,
-		reader.WorkspaceID, sparseDeals); err != nil {
-		t.Fatal(err)
-	}
+	unsetSparse(t, storetest.Pool(t), reader.WorkspaceID)
+	// q=acme matches, in the workspace read, searchedDeals deals by name and as many by
+	// their searchable f01 alone; in the other, a hundred times as many of each.
+	seedSearched(t, storetest.Pool(t), reader.WorkspaceID, searchedDeals)
+	seedSearched(t, storetest.Pool(t), other, 100*searchedDeals)
 	// As autovacuum would: the probes read custom_values' indexes alone only where the
 	// visibility map marks the pages all-visible; on pages written since, each counted
 	// entry's row is read too (docs/performance.md, "Custom fields", has both figures).
@@ -291,7 +324,118 @@ func TestCustomFieldPlans(t *testing.T) {
 			}
 		}
 		figures := checkCustomPlans(t, s, ops, reader, member, n, when)
+		figures = append(figures, checkCustomSearch(t, s, ops, reader, 2*searchedDeals, when)...)
 		slices.Sort(figures)
 		t.Logf("%s:\n%s", when, strings.Join(figures, "\n"))
 	}
+}
+
+// searchedDeals is how many deals of the workspace read q=acme matches by name, and how
+// many more it matches by their searchable custom field f01 alone (seedSearched).
+const searchedDeals = 2
+
+// seedSearched names n deals of workspace ws "Acme Zeta ..." and gives n others an f01 of
+// "Acme Yotta ...", through the record trigger (owner: a pool with triggers on), which
+// writes their custom_values rows.
+func seedSearched(t *testing.T, owner *pgxpool.Pool, ws string, n int) {
+	t.Helper()
+	for _, sql := range []string{
+		`UPDATE deals SET name = 'Acme Zeta ' || id WHERE id IN
+			(SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 100 LIMIT $2)`,
+		`UPDATE deals SET custom_fields = custom_fields || jsonb_build_object('f01', 'Acme Yotta ' || id) WHERE id IN
+			(SELECT id FROM deals WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC OFFSET 1500 LIMIT $2)`,
+	} {
+		if _, err := owner.Exec(context.Background(), sql, ws, n); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+}
+
+// checkCustomSearch explains, as reader, a list of deals with q=acme and search's
+// statement for it over deals (its generic plan, as Search runs it), and asserts each
+// finds want deals through the deals' search index and custom_values', reads
+// deals and custom_values by no Seq Scan (custom_fields, a page here, may be) and at most
+// maxListBuffers; it returns the buffers of each, which the test logs. Written "matches
+// the document OR its id is IN (the custom matches)", q read the workspace's deals, each
+// checked (434 buffers here, 971 once analysed).
+func checkCustomSearch(t *testing.T, s *store.Store, ops *workspace.Ops, reader *auth.Principal, want int, when string) []string {
+	t.Helper()
+	q := "acme"
+	sql, doc := explainList(t, s, ops, reader, workspace.Lookup("deals"), workspace.ListParams{Q: &q}, when)
+	figures := []string{checkSearchPlan(t, "list q="+q, when, sql, doc, want)}
+	sql, args, err := workspace.SearchStatement(q, []string{"deals"}, map[string]bool{"deals": true}, workspace.DefaultSearchLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = explainGeneric(t, s, reader, sql, args, when)
+	return append(figures, checkSearchPlan(t, "search q="+q, when, sql, doc, want))
+}
+
+// checkSearchPlan asserts checkCustomSearch's conditions on one plan and returns its figure.
+func checkSearchPlan(t *testing.T, label, when, sql string, doc explained, want int) string {
+	t.Helper()
+	top := doc[0].Plan
+	var problems []string
+	if top.ActualRows != want {
+		problems = append(problems, fmt.Sprintf("returned %d rows, want %d", top.ActualRows, want))
+	}
+	used := map[string]bool{}
+	top.walk(func(n planNode) {
+		used[n.IndexName] = true
+		if n.NodeType == "Seq Scan" && (n.RelationName == "deals" || n.RelationName == "custom_values") {
+			problems = append(problems, "reads "+n.RelationName+" by Seq Scan")
+		}
+	})
+	for _, index := range []string{"deals_search", "custom_values_search"} {
+		if !used[index] {
+			problems = append(problems, "does not use "+index)
+		}
+	}
+	b := top.SharedHit + top.SharedRead
+	if b > maxListBuffers {
+		problems = append(problems, fmt.Sprintf("reads %d buffers (at most %d)", b, maxListBuffers))
+	}
+	if len(problems) > 0 {
+		pretty, _ := json.MarshalIndent(doc, "", " ")
+		t.Errorf("%s, %s: %s\n%s\n%s", label, when, strings.Join(problems, "; "), sql, pretty)
+	}
+	return fmt.Sprintf("%s %d rows %d buffers", label, top.ActualRows, b)
+}
+
+// explainGeneric runs EXPLAIN (ANALYZE, BUFFERS) of the generic plan of sql, as the reader
+// (store.QueryGeneric's plan), once after running it, as explainList does.
+func explainGeneric(t *testing.T, s *store.Store, reader *auth.Principal, sql string, args []any, when string) explained {
+	t.Helper()
+	ctx := context.Background()
+	// EXECUTE takes no parameters of its own: its values are literals.
+	values := make([]string, len(args))
+	for i, a := range args {
+		v, ok := a.(string)
+		if !ok {
+			t.Fatalf("argument %d is %T, not text", i+1, a)
+		}
+		values[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	execute := "EXECUTE generic_plan(" + strings.Join(values, ", ") + ")"
+	var raw []byte
+	err := s.InTx(ctx, reader.Actor(), func(tx pgx.Tx) error {
+		for _, stmt := range []string{"SET LOCAL plan_cache_mode = force_generic_plan", "PREPARE generic_plan AS " + sql} {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		defer tx.Exec(ctx, "DEALLOCATE generic_plan")
+		if _, err := tx.Exec(ctx, execute); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+execute).Scan(&raw)
+	})
+	if err != nil {
+		t.Fatalf("%s: explain: %v", when, err)
+	}
+	var doc explained
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

@@ -350,15 +350,22 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 	return "(" + values + " ORDER BY " + col + dir + ", v.record_id" + dir + limit + ") UNION ALL " + nullsPart
 }
 
-// customSearch is q's match on r's searchable custom fields: a record one of whose values
-// (t, or for a long_text s: its first 10,000 characters, so that one value adds a bounded
-// number of words to the index, store/migrations/00063_custom_values_indexes.sql) has every word of q as a prefix of its words (the index
-// custom_values_search).
-func customSearch(r *Resource, q *searchQuery, add func(any) int) string {
-	return fmt.Sprintf(`%s."id" IN (SELECT v.record_id FROM custom_fields f JOIN custom_values v ON v.field_id = f.id
-		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND coalesce(v.t, v.s) IS NOT NULL
-		AND ws_search_doc(coalesce(v.t, v.s)) @@ (SELECT to_tsquery('simple', ws_unaccent($%d::text))))`,
-		ident(r.Table), quoteLiteral(r.Name), add(q.tsquery))
+// customSearch is q's match on r's rows when r has searchable custom fields: match (the
+// record's own search document, searchSQL) or a record one of whose values (t, or for a
+// long_text s: its first 10,000 characters, so that one value adds a bounded number of
+// words to the index, store/migrations/00063_custom_values_indexes.sql) has every word of
+// q as a prefix of its words: the index custom_values_search, whose expression, CASE
+// where COALESCE would do, is one the planner may use under row-level security
+// (store/migrations/00067_custom_field_indexes.sql). The custom matches are one
+// array of ids, computed once (an InitPlan), so "id = ANY" of it is a condition of r's
+// primary key, which the planner ORs with match's own indexes (a BitmapOr); as
+// "id IN (SELECT ...)" it was a subplan no index answers, checked on each of the
+// workspace's records (docs/performance.md, "Custom fields").
+func customSearch(r *Resource, match string, q *searchQuery, add func(any) int) string {
+	return fmt.Sprintf(`(%s OR %s."id" = ANY(ARRAY(SELECT v.record_id FROM custom_fields f JOIN custom_values v ON v.field_id = f.id
+		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND (v.t IS NOT NULL OR v.s IS NOT NULL)
+		AND ws_search_doc(CASE WHEN v.t IS NULL THEN v.s ELSE v.t END) @@ (SELECT to_tsquery('simple', ws_unaccent($%d::text))))))`,
+		match, ident(r.Table), quoteLiteral(r.Name), add(q.tsquery))
 }
 
 // customSearchable returns which of types have a searchable custom field the actor sees:

@@ -21,3 +21,18 @@ func (o *Ops) Cursor(ctx context.Context, r *Resource, order Order, at time.Time
 	}
 	return encodeCursor(key, r.Name, position{at: at, id: uuid.MustParse(id), order: order}), nil
 }
+
+// SearchStatement returns the statement of Search's first page for q over types, with the
+// searchable custom fields of the types in custom (customSearchable), and its arguments.
+func SearchStatement(q string, types []string, custom map[string]bool, limit int) (string, []any, error) {
+	query, err := parseSearch(q)
+	if err != nil {
+		return "", nil, err
+	}
+	var args []any
+	add := func(v any) int {
+		args = append(args, v)
+		return len(args)
+	}
+	return searchStatement(query, types, custom, limit, "", "", add), args, nil
+}

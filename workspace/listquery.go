@@ -207,7 +207,7 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 		var match string
 		match, rank = searchSQL(c, add)
 		if len(cq.searchable) > 0 {
-			match = "(" + match + " OR " + customSearch(r, c.query, add) + ")"
+			match = customSearch(r, match, c.query, add)
 		}
 		where = append(where, match)
 	}

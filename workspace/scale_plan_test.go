@@ -44,40 +44,56 @@ const (
 // matches by text alone and dropped the other workspaces afterwards would read far past
 // the bound (it read 793 buffers before migration 00024).
 //
+// Each workspace has the 20 custom fields of mixed types on deals (customPlanTypes), and
+// the deals subtest runs TestCustomFieldPlans' checks at this size too (checkCustomPlans,
+// checkCustomSearch): a filter with each operator on each field, a sort on each sortable
+// one and q on the searchable f01 read deals, custom_values and custom_absent by no Seq
+// Scan, filters within customFilterBound (the list's 60 but for the kinds it names), q
+// within maxListBuffers, sorts within customSortBuffers: over 60, since each deal of a
+// custom sort's page is one descent of the primary key (the side table's design,
+// docs/performance.md). The workspace read holds a value of each field on every deal
+// (2,000,000 custom_values rows; f01 "Acme Yotta" on two, which q=acme finds besides the
+// three names; sparseDeals without f18); the other workspaces hold values on one deal in
+// otherValuesEvery, keeping the seed cheap, and no custom_absent rows for the rest: every
+// probe, sort and search of the workspace read leads its index with a field of its own,
+// so their rows change only the indexes' depth and the statistics.
+//
+// The test has a database of its own (storetest.Private): the package's other tests seed
+// and analyse deals in the one they share, and a plan here read their statistics.
 // Seeding takes about a minute a table; WORKSPACED_PLAN_SCALE=1 runs it (.ci/test sets it).
 func TestFindPlansAtScale(t *testing.T) {
 	if os.Getenv("WORKSPACED_PLAN_SCALE") == "" {
 		t.Skip("WORKSPACED_PLAN_SCALE=1 runs the 1,000,000-row plan test (.ci/test sets it)")
 	}
-	s := storetest.New(t)
-	ctx := context.Background()
-	// The seed runs as the owner with triggers and foreign key checks off (replica
-	// mode): its rows are consistent by construction, and a million activity triggers and
-	// reference checks would take most of the time.
-	cfg, err := pgxpool.ParseConfig(storetest.DSN(t))
+	s, dsn := storetest.Private(t)
+	// The seed runs as the owner with triggers and foreign key checks off (replicaPool);
+	// owner, with them on, writes what the record triggers must (unsetSparse).
+	bulk := replicaPool(t, dsn)
+	owner, err := pgxpool.New(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.ConnConfig.RuntimeParams["session_replication_role"] = "replica"
-	bulk, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bulk.Close()
+	defer owner.Close()
 
 	f := storetest.Workspace(t, s, workspace.Scopes())
 	reader := readerOfEverything(t, s, f.WorkspaceID)
 	ops := workspace.NewOps(workspace.Config{Store: s})
-	others := make([]string, scaleWorkspaces-1)
+	others := make([]storetest.Fixture, scaleWorkspaces-1)
 	for i := range others {
-		others[i] = storetest.Workspace(t, s, workspace.Scopes()).WorkspaceID
+		others[i] = storetest.Workspace(t, s, workspace.Scopes())
 	}
 	// Names are distinct; "Acme Zeta" names three rows of the workspace read, and one row
 	// in a hundred of every other workspace.
-	named := func(every int) map[string]map[string]string {
+	// Deals hold the custom fields' values (custom), on all deals of the workspace read,
+	// one in otherValuesEvery of the others'.
+	own := customFieldsValue(map[string]string{"f01": fmt.Sprintf("CASE WHEN g IN (1501, 1502) THEN to_jsonb('Acme Yotta ' || g) ELSE %s END",
+		customValueSQL["text"])})
+	other := fmt.Sprintf("CASE WHEN g %% %d = 0 THEN %s ELSE '{}'::jsonb END", otherValuesEvery,
+		customFieldsValue(map[string]string{"f01": "to_jsonb('Acme Yotta ' || g)"}))
+	named := func(every int, custom string) map[string]map[string]string {
 		name := fmt.Sprintf("CASE WHEN g %% %d = 3 OR g < 4 THEN 'Acme Zeta ' || g ELSE 'Row ' || md5(g::text) END", every)
 		return map[string]map[string]string{
-			"deals":  {"name": name, "value": "g", "confidence": "g % 101"},
+			"deals":  {"name": name, "value": "g", "confidence": "g % 101", "custom_fields": custom},
 			"people": {"name": name, "email": "'p' || g || '@example.com'", "company": "'Company ' || (g % 1000)"},
 		}
 	}
@@ -85,29 +101,54 @@ func TestFindPlansAtScale(t *testing.T) {
 		t.Run(table, func(t *testing.T) {
 			start := time.Now()
 			sd := &seeder{t: t, pool: bulk, ws: f.WorkspaceID, user: f.Admin.UserID, parents: map[string]string{},
-				set: named(scaleRows * 10)}
+				set: named(scaleRows*10, own)}
 			sd.quiet(table)
 			indexes := sd.dropIndexes(table)
+			if table == "deals" {
+				for _, custom := range []string{"custom_fields", "custom_values", "custom_absent"} {
+					sd.quiet(custom)
+				}
+				indexes = append(indexes, sd.dropIndexes("custom_values")...)
+				defineCustomFields(t, bulk, f.WorkspaceID, f.Admin.UserID)
+				for _, o := range others {
+					defineCustomFields(t, bulk, o.WorkspaceID, o.Admin.UserID)
+				}
+			}
 			sd.seed(table, scaleRows)
 			per := (scaleTableRows - scaleRows) / len(others)
-			for i, ws := range others {
+			for i, of := range others {
 				n := per
 				if i == 0 {
 					n += (scaleTableRows - scaleRows) % len(others)
 				}
-				o := &seeder{t: t, pool: bulk, ws: ws, user: f.Admin.UserID, parents: map[string]string{}, set: named(100)}
+				o := &seeder{t: t, pool: bulk, ws: of.WorkspaceID, user: of.Admin.UserID, parents: map[string]string{}, set: named(100, other)}
 				o.seed(table, n)
 			}
+			vacuum := "VACUUM " + table // no dead versions; the visibility map set
+			if table == "deals" {
+				fillCustomValues(t, bulk, f.WorkspaceID)
+				for _, o := range others {
+					fillCustomValues(t, bulk, o.WorkspaceID)
+				}
+			}
 			sd.buildIndexes(indexes)
-			sd.exec("VACUUM " + table) // no dead versions; the visibility map set
+			if table == "deals" {
+				unsetSparse(t, owner, f.WorkspaceID)
+				vacuum += ", custom_fields, custom_values, custom_absent"
+			}
+			sd.exec(vacuum)
 			t.Logf("seeded %s: %d rows in %s", table, scaleTableRows, time.Since(start).Round(time.Second))
 
 			r := workspace.Lookup(table)
 			for _, when := range []string{"not analysed since seeding", "analysed"} {
 				if when == "analysed" {
-					sd.exec("ANALYZE " + table)
+					sd.exec("ANALYZE " + strings.TrimPrefix(vacuum, "VACUUM "))
 				}
-				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: new("acme")}, 3, r.Table+"_search", when, true)
+				found := 3 // the names
+				if table == "deals" {
+					found += searchedDeals // and the f01 values
+				}
+				checkFindPlan(t, s, ops, reader, r, workspace.ListParams{Q: new("acme")}, found, r.Table+"_search", when, true)
 				for _, field := range r.SortFields() {
 					if field == "created_at" || field == "updated_at" {
 						continue // their walks are the list's (TestListPlansWalkTheKeysetIndex)
@@ -143,10 +184,36 @@ func TestFindPlansAtScale(t *testing.T) {
 						{Field: "value", Op: workspace.OpLt, Value: "202"}, {Field: "value", Op: workspace.OpGt, Value: "50000"}} {
 						t.Logf("value[%s]=%s, %s: %s", c.Op, c.Value, when, checkOperatorPlan(t, s, ops, reader, r, c, "", when, sd, maxListBuffers)[0])
 					}
+					figures := checkCustomPlans(t, s, ops, reader, f.Admin.UserID, scaleRows, when)
+					figures = append(figures, checkCustomSearch(t, s, ops, reader, found, when)...)
+					slices.Sort(figures)
+					t.Logf("custom fields, %s:\n%s", when, strings.Join(figures, "\n"))
 				}
 			}
 		})
 	}
+}
+
+// otherValuesEvery: one deal in otherValuesEvery of the other workspaces of
+// TestFindPlansAtScale holds custom values.
+const otherValuesEvery = 50
+
+// replicaPool is a pool on dsn as the owner with triggers and foreign key checks off
+// (replica mode), for seeds whose rows are consistent by construction: a million activity
+// triggers and reference checks would take most of their time. Closed when the test ends.
+func replicaPool(t *testing.T, dsn string) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["session_replication_role"] = "replica"
+	bulk, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(bulk.Close)
+	return bulk
 }
 
 // dropIndexes drops the table's indexes that back no constraint and returns the statements

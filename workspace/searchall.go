@@ -151,7 +151,7 @@ func searchStatement(q *searchQuery, types []string, custom map[string]bool, lim
 		}
 		cond := match
 		if custom[name] {
-			cond = "(" + match + " OR " + customSearch(r, q, add) + ")"
+			cond = customSearch(r, match, q, add)
 		}
 		if after != "" {
 			cond += fmt.Sprintf(after, rank, quoteLiteral(name))

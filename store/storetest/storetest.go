@@ -154,6 +154,25 @@ func EmptyDatabase(tb testing.TB, options string) string {
 	return replaceDatabase(adminDB, name)
 }
 
+// Private makes a migrated database of its own for one test, dropped when the test ends,
+// and returns its store (closed when the test ends) and DSN: for a test whose tables and
+// statistics the package's other tests, sharing New's database, must not reach, such as a
+// plan test that analyses a million rows.
+func Private(tb testing.TB) (*store.Store, string) {
+	tb.Helper()
+	dsn := EmptyDatabase(tb, "")
+	ctx := context.Background()
+	s, err := store.Open(ctx, dsn)
+	if err != nil {
+		tb.Fatalf("storetest: open: %v", err)
+	}
+	tb.Cleanup(s.Close) // before EmptyDatabase's drop: cleanups run last added first
+	if err := s.Migrate(ctx, nil, queue.Migrate); err != nil {
+		tb.Fatalf("storetest: migrate: %v", err)
+	}
+	return s, dsn
+}
+
 func dropDatabase() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
