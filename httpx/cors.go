@@ -19,12 +19,13 @@ type CORS struct {
 // Handler sets the policy's headers on every response of next and answers a preflight
 // (OPTIONS with Access-Control-Request-Method) itself.
 func (c CORS) Handler(next http.Handler) http.Handler {
+	expose := strings.Join(c.ExposeHeaders, ", ") // once, not on every response
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			c.Preflight(w, r)
 			return
 		}
-		c.allow(w.Header())
+		allow(w.Header(), expose)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -32,16 +33,16 @@ func (c CORS) Handler(next http.Handler) http.Handler {
 // Preflight answers a CORS preflight: 204 with the allowed methods and headers, cached a day.
 func (c CORS) Preflight(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
-	c.allow(h)
+	allow(h, strings.Join(c.ExposeHeaders, ", "))
 	h.Set("Access-Control-Allow-Methods", strings.Join(c.Methods, ", "))
 	h.Set("Access-Control-Allow-Headers", strings.Join(c.AllowHeaders, ", "))
 	h.Set("Access-Control-Max-Age", "86400")
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (c CORS) allow(h http.Header) {
+func allow(h http.Header, expose string) {
 	h.Set("Access-Control-Allow-Origin", "*")
-	if len(c.ExposeHeaders) > 0 {
-		h.Set("Access-Control-Expose-Headers", strings.Join(c.ExposeHeaders, ", "))
+	if expose != "" {
+		h.Set("Access-Control-Expose-Headers", expose)
 	}
 }

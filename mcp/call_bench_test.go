@@ -3,7 +3,9 @@ package mcp_test
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,17 +22,12 @@ import (
 //
 //	go test ./mcp -run '^$' -bench GetDealsVsREST -benchtime 3s -count 3
 func BenchmarkGetDealsVsREST(b *testing.B) {
-	e := newEnv(b)
-	key := storetest.Workspace(b, e.store, nil).Agent.Key
-	pipeline := e.mustCreate(b, key, "pipelines", `{"name":"Sales"}`)["id"].(string)
-	deal := e.mustCreate(b, key, "deals", `{"name":"Acme retainer","pipeline_id":"`+pipeline+
-		`","value":4000,"notes":"Met the marketing lead; wants a proposal for Q3."}`)["id"].(string)
-
+	e, key, deal := benchDeal(b)
 	restClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	mcpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	b.Cleanup(restClient.CloseIdleConnections)
 	b.Cleanup(mcpClient.CloseIdleConnections)
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_deals","arguments":{"id":"` + deal + `"}}}`
+	body := getDealsCall(deal)
 	do := func(c *http.Client, req *http.Request, want string) time.Duration {
 		start := time.Now()
 		res, err := c.Do(req)
@@ -80,4 +77,84 @@ func BenchmarkGetDealsVsREST(b *testing.B) {
 	b.ReportMetric(restRate, "rest_req/s")
 	b.ReportMetric(mcpRate, "mcp_req/s")
 	b.ReportMetric(mcpRate/restRate, "mcp/rest")
+}
+
+// benchDeal is the benchmarks' workspace and deal: the env, an agent key and a deal id.
+func benchDeal(b *testing.B) (*env, string, string) {
+	e := newEnv(b)
+	key := storetest.Workspace(b, e.store, nil).Agent.Key
+	pipeline := e.mustCreate(b, key, "pipelines", `{"name":"Sales"}`)["id"].(string)
+	deal := e.mustCreate(b, key, "deals", `{"name":"Acme retainer","pipeline_id":"`+pipeline+
+		`","value":4000,"notes":"Met the marketing lead; wants a proposal for Q3."}`)["id"].(string)
+	return e, key, deal
+}
+
+// getDealsCall is the tools/call get_deals request bench/perf-load.sh's mcp group sends.
+func getDealsCall(deal string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_deals","arguments":{"id":"` + deal + `"}}}`
+}
+
+// BenchmarkGetDealsServerSide is the server's side of BenchmarkGetDealsVsREST: the same
+// two requests handed to the mounted handlers in process, with no connection and no
+// client, as many at once as GOMAXPROCS. It reports what one request costs the server,
+// the store's round trips included: allocations, and cpu-ns/op, the process's CPU time
+// (getrusage) over the requests answered. Re-run with:
+//
+//	go test ./mcp -run '^$' -bench GetDealsServerSide -benchtime 5000x -count 6
+func BenchmarkGetDealsServerSide(b *testing.B) {
+	e, key, deal := benchDeal(b)
+	h := e.srv.Config.Handler
+	body := getDealsCall(deal)
+	run := func(b *testing.B, newReq func() *http.Request) {
+		w := &discardWriter{h: http.Header{}}
+		if h.ServeHTTP(w, newReq()); w.status != http.StatusOK {
+			b.Fatalf("status %d", w.status)
+		}
+		b.ReportAllocs()
+		var before, after syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				h.ServeHTTP(&discardWriter{h: http.Header{}}, newReq())
+			}
+		})
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("rest", func(b *testing.B) {
+		run(b, func() *http.Request {
+			req := httptest.NewRequest(http.MethodGet, e.srv.URL+"/v1/deals/"+deal, nil)
+			req.Header.Set("apikey", testAPIKey)
+			req.Header.Set("Authorization", "Bearer "+key)
+			return req
+		})
+	})
+	b.Run("mcp", func(b *testing.B) {
+		run(b, func() *http.Request {
+			req := httptest.NewRequest(http.MethodPost, e.srv.URL+mcp.Path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+			return req
+		})
+	})
+}
+
+// discardWriter is a ResponseWriter that keeps the status and drops the body.
+type discardWriter struct {
+	h      http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+func (w *discardWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return len(p), nil
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -57,7 +57,7 @@ func (s *Server) directCandidate(r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return false
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !isMediaType(r.Header.Get("Content-Type"), "application/json") {
 		return false
 	}
 	switch r.Header.Get(mcpgo.HeaderProtocolVersion) {
@@ -82,14 +82,50 @@ func (s *Server) directCandidate(r *http.Request) bool {
 
 func acceptsJSON(values []string) bool {
 	for _, v := range values {
-		for _, part := range bytes.Split([]byte(v), []byte(",")) {
-			mt, _, err := mime.ParseMediaType(string(bytes.TrimSpace(part)))
-			if err == nil && (mt == "application/json" || mt == "application/*" || mt == "*/*") {
+		for part := range strings.SplitSeq(v, ",") {
+			if isMediaType(part, "application/json") || isMediaType(part, "application/*") || isMediaType(part, "*/*") {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// isMediaType reports whether the header value v names the media type want (lowercase),
+// as mime.ParseMediaType reads it: a bare type, spaces around it and case aside, is
+// compared as it is; one with parameters or anything unusual goes through
+// mime.ParseMediaType, which validates them (and allocates).
+func isMediaType(v, want string) bool {
+	v = strings.TrimSpace(v)
+	if asciiEqualFold(v, want) {
+		return true // want is a valid media type, so v parses to it
+	}
+	if !strings.ContainsAny(v, ";\"") {
+		return false // a bare type that differs from want beyond case
+	}
+	mt, _, err := mime.ParseMediaType(v)
+	return err == nil && mt == want
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII letters only, as mime.ParseMediaType
+// lowercases a media type (strings.EqualFold would also fold "ſ" to "s").
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // directTool is a recognised call: its id and mcp-go's form of the request.
@@ -104,26 +140,24 @@ type directTool struct {
 // It reads the members inspect has split (envelope.go); inspect has refused names given
 // twice or in another case, so they read as Go's decoder would read them.
 func (s *Server) directCall(body *readBody) (directTool, toolSpec, bool) {
-	if _, _, ok := body.members(); !ok || !json.Valid(body.raw) {
+	if _, ok := body.members(); !ok || !json.Valid(body.raw) {
 		return directTool{}, toolSpec{}, false
 	}
-	version, _ := unquote(body.member("jsonrpc"))
-	method, _ := unquote(body.member("method"))
 	id := body.member("id")
-	if version != mcpgo.JSONRPC_VERSION || method != string(mcpgo.MethodToolsCall) || !plainID(id) {
+	if !isString(body.member("jsonrpc"), mcpgo.JSONRPC_VERSION) ||
+		!isString(body.member("method"), string(mcpgo.MethodToolsCall)) || !plainID(id) {
 		return directTool{}, toolSpec{}, false
 	}
-	if _, _, ok := body.params(); !ok || body.param("_meta") != nil || body.param("task") != nil {
+	if _, ok := body.params(); !ok || body.param("_meta") != nil || body.param("task") != nil {
 		return directTool{}, toolSpec{}, false
 	}
-	name, _ := unquote(body.param("name"))
-	sp, ok := s.specs[name]
+	sp, ok := s.specNamed(body.param("name"))
 	if !ok || sp.run != nil {
 		return directTool{}, toolSpec{}, false
 	}
 	var call mcpgo.CallToolRequest
-	call.Method = method
-	call.Params.Name = name
+	call.Method = string(mcpgo.MethodToolsCall)
+	call.Params.Name = sp.tool.Name
 	// The handler reads RawArguments as mcp-go's decoder leaves them; Arguments, the
 	// same decoded into maps, is what this path saves.
 	call.Params.RawArguments = body.param("arguments")

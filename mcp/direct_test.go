@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -39,6 +40,7 @@ func TestDirectCallAnswersAsMCPGo(t *testing.T) {
 		direct              bool
 	}{
 		{"read", call(`1`, "get_deals", `{"id":"`+deal+`"}`), "2025-06-18", true},
+		{"read, names escaped", `{"jsonrpc":"2.0","id":13,"method":"tools\/call","params":{"name":"get\u005fdeals","arguments":{"id":"` + deal + `"}}}`, "2025-06-18", true},
 		{"read without a version header, string id", call(`"a-1"`, "get_deals", `{"id":"`+deal+`"}`), "", true},
 		{"list", call(`2`, "list_deals", `{"limit":1}`), "2025-11-25", true},
 		{"write", call(`3`, "update_deals", `{"id":"`+deal+`","notes":"line\nbreak \u00e9"}`), "2025-06-18", true},
@@ -127,6 +129,21 @@ func blankUpdatedAt(v any) {
 	case []any:
 		for _, x := range v {
 			blankUpdatedAt(x)
+		}
+	}
+}
+
+// TestIsMediaTypeAsMIME: the direct path's Content-Type and Accept check reads a header
+// value as mime.ParseMediaType does, its fast path for bare types included.
+func TestIsMediaTypeAsMIME(t *testing.T) {
+	for _, v := range []string{"application/json", " APPLICATION/Json ", "application/json; charset=utf-8",
+		"application/json;charset=\"utf-8\"", "application/json;", "application/json; =x", "application/jſon",
+		"application/jsonx", "text/event-stream", "application/*", "*/*", "", "application/json\"", "application/ json"} {
+		for _, want := range []string{"application/json", "application/*", "*/*"} {
+			mt, _, err := mime.ParseMediaType(v)
+			if got, ref := mcp.IsMediaType(v, want), err == nil && mt == want; got != ref {
+				t.Errorf("isMediaType(%q, %q) = %v, mime.ParseMediaType reads %q (%v)", v, want, got, mt, err)
+			}
 		}
 	}
 }

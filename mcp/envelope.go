@@ -59,7 +59,7 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 		// One message: its members are split once (render.go's scanner; the transport
 		// still decodes and so validates the body) and read from there, here and by the
 		// direct path (direct.go).
-		keys, _, ok := body.members()
+		keys, ok := body.members()
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -68,11 +68,11 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, err.Error())
 			return
 		}
-		if method, _ := unquote(body.member("method")); method != string(mcpgo.MethodToolsCall) {
+		if !isString(body.member("method"), string(mcpgo.MethodToolsCall)) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if keys, _, ok := body.params(); ok {
+		if keys, ok := body.params(); ok {
 			if err := canonicalKeys(keys, callKeys); err != nil {
 				writeRPCError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "params: "+err.Error())
 				return
@@ -88,23 +88,36 @@ func (s *Server) inspect(next http.Handler) http.Handler {
 // canonicalMembers checks the members of a JSON object (anything else passes: the
 // transport answers it): no name twice, and none that equals one of names but for case.
 func canonicalMembers(raw json.RawMessage, names []string) error {
-	keys, _, ok := members(raw)
-	if !ok {
+	var o objectSplit
+	if o.splitObject(raw); !o.ok {
 		return nil
 	}
-	return canonicalKeys(keys, names)
+	return canonicalKeys(o.keys, names)
 }
 
-// canonicalKeys checks an object's member names, in order, as canonicalMembers does.
-func canonicalKeys(keys, names []string) error {
-	seen := make(map[string]bool, len(keys))
-	for _, key := range keys {
-		if seen[key] {
+// canonicalKeys checks an object's member names, in order, as canonicalMembers does. An
+// envelope has a handful of members, compared pairwise; a long object goes through a set,
+// so a hostile one costs no more than its length.
+func canonicalKeys(keys [][]byte, names []string) error {
+	var seen map[string]bool
+	if len(keys) > 16 {
+		seen = make(map[string]bool, len(keys))
+	}
+	for i, key := range keys {
+		var twice bool
+		if seen != nil {
+			twice = seen[string(key)]
+			seen[string(key)] = true
+		} else {
+			twice = slices.ContainsFunc(keys[:i], func(k []byte) bool { return bytes.Equal(k, key) })
+		}
+		if twice {
 			return fmt.Errorf("the member %q appears twice", key)
 		}
-		seen[key] = true
-		if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) }); i >= 0 && names[i] != key {
-			return fmt.Errorf("the member %q must be written %q (JSON-RPC names are case-sensitive)", key, names[i])
+		for _, n := range names {
+			if string(key) != n && bytes.EqualFold(key, []byte(n)) {
+				return fmt.Errorf("the member %q must be written %q (JSON-RPC names are case-sensitive)", key, n)
+			}
 		}
 	}
 	return nil
@@ -119,23 +132,23 @@ func canonicalKeys(keys, names []string) error {
 // missing feature grant, a write on a read-only view).
 func (s *Server) stepUp(w http.ResponseWriter, r *http.Request, body *readBody) bool {
 	p := httpx.PrincipalFrom(r.Context())
-	name, ok := unquote(body.param("name"))
-	if p == nil || !ok {
+	if p == nil {
 		return false
 	}
-	if name == toolCall {
+	sp, ok := s.specNamed(body.param("name"))
+	if ok && sp.tool.Name == toolCall {
 		var inner struct {
 			Name string `json:"name"`
 		}
 		if json.Unmarshal(body.param("arguments"), &inner) != nil {
 			return false
 		}
-		name = inner.Name
+		sp, ok = s.specs[inner.Name]
 	}
-	sp, ok := s.specs[name]
 	if !ok {
 		return false
 	}
+	name := sp.tool.Name
 	if v := viewFrom(r.Context()); v.readonly && sp.write() {
 		return false
 	}
@@ -217,55 +230,105 @@ func readAllRestore(r *http.Request) (*readBody, error) {
 
 // readBody is a request body read into memory, readable again as a body, with its
 // JSON-RPC envelope's members and a call's params split at most once (render.go's
-// scanner), for inspect, the direct path and the checks before the transport.
+// scanner), for inspect, the direct path and the checks before the transport. The split
+// keeps slices of raw: an envelope and its params have a handful of members, which fit
+// the arrays inline, so a request's split allocates nothing beyond the readBody.
 type readBody struct {
 	bytes.Reader
 	raw []byte
 
 	split, paramsSplit bool
-	keys               []string
-	values             []json.RawMessage
-	ok                 bool
-	paramKeys          []string
-	paramValues        []json.RawMessage
-	paramsOK           bool
+	envelope, call     objectSplit
 }
 
 func (*readBody) Close() error { return nil }
 
+// objectSplit is a JSON object's member names (unescaped) and raw values, in order.
+type objectSplit struct {
+	keys   [][]byte
+	values []json.RawMessage
+	ok     bool // the value was an object
+	kbuf   [8][]byte
+	vbuf   [8]json.RawMessage
+}
+
+// splitObject fills o with obj's members; ok is false when obj is not an object.
+func (o *objectSplit) splitObject(obj []byte) {
+	o.keys, o.values = o.kbuf[:0], o.vbuf[:0]
+	m, ok := scanObject(obj)
+	if !ok {
+		return
+	}
+	for k, v := m.next(); k != nil; k, v = m.next() {
+		o.keys, o.values = append(o.keys, k), append(o.values, v)
+	}
+	if m.bad {
+		o.keys, o.values = nil, nil
+		return
+	}
+	o.ok = true
+}
+
+// member is the value of o's member name, nil without one.
+func (o *objectSplit) member(name string) json.RawMessage {
+	for i, k := range o.keys {
+		if string(k) == name {
+			return o.values[i]
+		}
+	}
+	return nil
+}
+
 // members is the body's members as one JSON object; ok is false for anything else.
-func (b *readBody) members() (keys []string, values []json.RawMessage, ok bool) {
+func (b *readBody) members() (keys [][]byte, ok bool) {
 	if !b.split {
-		b.keys, b.values, b.ok = members(b.raw)
+		b.envelope.splitObject(b.raw)
 		b.split = true
 	}
-	return b.keys, b.values, b.ok
+	return b.envelope.keys, b.envelope.ok
 }
 
 // member is the value of the envelope's member name, nil without one (inspect has refused
 // a name given twice).
 func (b *readBody) member(name string) json.RawMessage {
-	keys, values, _ := b.members()
-	if i := slices.Index(keys, name); i >= 0 {
-		return values[i]
-	}
-	return nil
+	b.members()
+	return b.envelope.member(name)
 }
 
 // params is the members of the envelope's params; ok is false when they are not an object.
-func (b *readBody) params() (keys []string, values []json.RawMessage, ok bool) {
+func (b *readBody) params() (keys [][]byte, ok bool) {
 	if !b.paramsSplit {
-		b.paramKeys, b.paramValues, b.paramsOK = members(b.member("params"))
+		b.call.splitObject(b.member("params"))
 		b.paramsSplit = true
 	}
-	return b.paramKeys, b.paramValues, b.paramsOK
+	return b.call.keys, b.call.ok
 }
 
 // param is the value of params' member name, nil without one.
 func (b *readBody) param(name string) json.RawMessage {
-	keys, values, _ := b.params()
-	if i := slices.Index(keys, name); i >= 0 {
-		return values[i]
+	b.params()
+	return b.call.member(name)
+}
+
+// specNamed is the tool whose name is the JSON string raw, looked up without copying it.
+func (s *Server) specNamed(raw []byte) (toolSpec, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		sp, ok := s.specs[string(raw[1:n-1])]
+		return sp, ok
 	}
-	return nil
+	name, ok := unquote(raw)
+	if !ok {
+		return toolSpec{}, false
+	}
+	sp, ok := s.specs[name]
+	return sp, ok
+}
+
+// isString reports whether raw is the JSON string s, escaped or not, without copying it.
+func isString(raw []byte, s string) bool {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1:n-1]) == s
+	}
+	u, ok := unquote(raw)
+	return ok && u == s
 }

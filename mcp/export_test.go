@@ -11,3 +11,6 @@ func MCPGoHandler(s *Server) http.Handler { return s.guard(s.http) }
 func DirectHandler(s *Server, fallback http.Handler) http.Handler {
 	return s.guard(s.callDirect(fallback))
 }
+
+// IsMediaType is the direct path's media type check, compared with mime.ParseMediaType.
+var IsMediaType = isMediaType
