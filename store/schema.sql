@@ -424,6 +424,16 @@ $_$;
 CREATE FUNCTION public.ws_custom_archived(ws uuid, res text) RETURNS text[]
     LANGUAGE sql STABLE
     AS $$
+  SELECT k FROM ws_custom_archived_keys(ws, res) k
+$$;
+
+--
+-- Name: ws_custom_archived_keys(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_archived_keys(ws uuid, res text) RETURNS SETOF text[]
+    LANGUAGE sql STABLE
+    AS $$
   SELECT coalesce(array_agg(f.key), '{}') FROM custom_fields f WHERE f.workspace_id = ws AND f.resource = res AND f.archived
 $$;
 

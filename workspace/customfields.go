@@ -25,7 +25,7 @@ import (
 // resources marked Custom. Definitions are the catalogue resource custom_fields, admin
 // written, read as the resource they are about is read (Governed). A record keeps its
 // values in its column custom_fields, {key: value}, which every read returns without the
-// archived fields (the SQL function ws_custom_archived names them, for reads in
+// archived fields (the SQL function ws_custom_archived_keys names them, for reads in
 // columnExpr, records.go, and for webhook events in ws_custom_shown); a trigger copies
 // each value into custom_values, typed,
 // whose fixed indexes answer filters, sorts and uniqueness (store/migrations/00040_custom_fields.sql),
