@@ -9,19 +9,19 @@ import (
 )
 
 // FieldsVersion is the SQL expression of the version of the actor's workspace's custom
-// field definitions (store/migrations/00068_custom_list_costs.sql): a count every
-// change to them moves up. A statement reading definitions selects it beside them, so
-// the two come from one snapshot.
-const FieldsVersion = "ws_custom_fields_version()"
+// field definitions (store/migrations/00068_custom_list_costs.sql): a count every change
+// to them moves up. A statement reading definitions selects it beside them, so the two
+// come from one snapshot.
+const FieldsVersion = "(SELECT v FROM ws_custom_fields_version() v)"
 
 // ErrFieldsChanged is QueryAtFields' refusal: the workspace's custom field definitions are
 // no longer at the version the statement was built from. Nothing ran; read them again.
 var ErrFieldsChanged = errors.New("store: the workspace's custom field definitions changed")
 
-// fieldsAtSQL raises SQLSTATE fieldsChangedCode unless the actor's workspace's definitions
-// are at version $1.
+// fieldsAtSQL raises SQLSTATE fieldsChangedCode (ws_custom_fields_changed) unless the
+// actor's workspace's definitions are at version $1.
 const (
-	fieldsAtSQL       = "SELECT ws_custom_fields_at($1)"
+	fieldsAtSQL       = "SELECT CASE WHEN " + FieldsVersion + " = $1::bigint THEN true ELSE ws_custom_fields_changed() END"
 	fieldsChangedCode = "WS001"
 )
 

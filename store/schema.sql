@@ -478,21 +478,6 @@ END
 $$;
 
 --
--- Name: ws_custom_fields_at(bigint); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.ws_custom_fields_at(v bigint) RETURNS boolean
-    LANGUAGE plpgsql STABLE
-    AS $$
-BEGIN
-  IF ws_custom_fields_version() <> v THEN
-    RAISE EXCEPTION 'the custom field definitions changed' USING ERRCODE = 'WS001';
-  END IF;
-  RETURN true;
-END
-$$;
-
---
 -- Name: ws_custom_fields_bump(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -509,15 +494,25 @@ END
 $$;
 
 --
+-- Name: ws_custom_fields_changed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_fields_changed() RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  RAISE EXCEPTION 'the custom field definitions changed' USING ERRCODE = 'WS001';
+END
+$$;
+
+--
 -- Name: ws_custom_fields_version(); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.ws_custom_fields_version() RETURNS bigint
-    LANGUAGE plpgsql STABLE
+CREATE FUNCTION public.ws_custom_fields_version() RETURNS SETOF bigint
+    LANGUAGE sql STABLE
     AS $$
-BEGIN
-  RETURN coalesce((SELECT c.version FROM custom_field_versions c WHERE c.workspace_id = app_workspace_id()), 0);
-END
+  SELECT coalesce(max(c.version), 0) FROM custom_field_versions c WHERE c.workspace_id = app_workspace_id()
 $$;
 
 --

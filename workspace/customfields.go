@@ -270,7 +270,7 @@ func loadCustomFields(ctx context.Context, q querier, p *auth.Principal, resourc
 func readCustomFields(ctx context.Context, q querier, p *auth.Principal, resource string) ([]CustomField, int64, error) {
 	defs := []CustomField{}
 	version := int64(-1)
-	err := q.Query(ctx, p.Actor(), `SELECT (SELECT `+store.FieldsVersion+`), id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
+	err := q.Query(ctx, p.Actor(), `SELECT `+store.FieldsVersion+`, id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
 		required, "unique", searchable, coalesce(description, ''), archived, position, ready
 		FROM custom_fields WHERE resource = $1 ORDER BY position, key`, []any{resource}, func(rows pgx.Rows) error {
 		for rows.Next() {
