@@ -22,7 +22,9 @@
 #   limits  Redis-backed rate limits against limits off (bench/ratelimit-load.sh, needs wrk)
 #                                                                    target >= 0.9
 # With BEFORE_BIN=<path to another workspaced binary> the same runs also go to that binary,
-# on a database of its own migrated by it, with a floor of its own (before/after).
+# on a database of its own migrated by it, with a floor of its own (before/after); with
+# BEFORE_FLOOR=<bench/floor built from the same tree as BEFORE_BIN> that floor is the before
+# tree's, whose statements (ListSQL) are that tree's and need only its migrations.
 # Each (scenario, server) pair runs -d seconds per round; rounds interleave the servers and
 # the figure is the median over rounds. Other processes on the machine move absolute
 # numbers; compare ratios.
@@ -58,6 +60,7 @@ if [[ -n "${BEFORE_BIN:-}" ]]; then
   cp "$BEFORE_BIN" "$tmp/before"
   variants=(before after)
 fi
+floor_of() { if [[ $1 == before && -n "${BEFORE_FLOOR:-}" ]]; then echo "$BEFORE_FLOOR"; else echo "$tmp/floor"; fi; }
 
 apikey=perf-key
 declare -A url key ws pipeline deal port pid_of
@@ -83,7 +86,7 @@ for v in "${variants[@]}"; do
     "$tmp/$v" serve >/dev/null 2>"$tmp/$v.log" &
   pid_of[$v]=$!
   pids+=($!)
-  DATABASE_URL=${url[$v]} "$tmp/floor" -listen 127.0.0.1:${port[floor_$v]} -workspace "${ws[$v]}" -max-conns 16 &
+  DATABASE_URL=${url[$v]} "$(floor_of "$v")" -listen 127.0.0.1:${port[floor_$v]} -workspace "${ws[$v]}" -max-conns 16 &
   pid_of[floor_$v]=$!
   pids+=($!)
 done

@@ -132,15 +132,21 @@ func (s *Store) Query(ctx context.Context, a Actor, sql string, args []any, scan
 	return s.query(ctx, a, nil, sql, args, scan)
 }
 
-// query runs the actor's settings, the statements before (without arguments), then sql.
-func (s *Store) query(ctx context.Context, a Actor, before []string, sql string, args []any, scan func(pgx.Rows) error) error {
+// query runs the actor's settings, the statements before, then sql.
+func (s *Store) query(ctx context.Context, a Actor, before []statement, sql string, args []any, scan func(pgx.Rows) error) error {
 	if !a.valid() {
 		return errors.New("store: Query needs an actor")
 	}
 	if d, ok := ctx.Value(statementTimeoutKey{}).(time.Duration); ok {
-		before = append([]string{statementTimeoutSQL(d)}, before...)
+		before = append([]statement{{sql: statementTimeoutSQL(d)}}, before...)
 	}
 	return s.settingsThen(ctx, "actor", actorSQL, a.settings(), before, sql, args, scan)
+}
+
+// statement is one statement of a batch with its arguments.
+type statement struct {
+	sql  string
+	args []any
 }
 
 type statementTimeoutKey struct{}
@@ -166,13 +172,14 @@ func statementTimeoutSQL(d time.Duration) string {
 }
 
 // settingsThen sends the transaction-local settings statement set, the statements before
-// (without arguments) and the statement sql as one pipelined batch (one round trip, one
-// implicit transaction) and hands sql's rows to scan; what names the settings in an error.
-func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []any, before []string, sql string, args []any, scan func(pgx.Rows) error) error {
+// and the statement sql as one pipelined batch (one round trip, one implicit transaction)
+// and hands sql's rows to scan; what names the settings in an error. A statement that
+// fails ends the batch: PostgreSQL skips the statements after it.
+func (s *Store) settingsThen(ctx context.Context, what, set string, setArgs []any, before []statement, sql string, args []any, scan func(pgx.Rows) error) error {
 	b := &pgx.Batch{}
 	b.Queue(set, setArgs...)
 	for _, q := range before {
-		b.Queue(q)
+		b.Queue(q.sql, q.args...)
 	}
 	b.Queue(sql, args...)
 	br := s.pool.SendBatch(ctx, b)
@@ -218,7 +225,7 @@ const SyncHorizon = `current_setting('app.sync_horizon')::timestamptz`
 // that could write the actor's workspace, so a page never passes a change not yet
 // committed. Still one pipelined round trip.
 func (s *Store) QuerySync(ctx context.Context, a Actor, sql string, args []any, scan func(pgx.Rows) error) error {
-	return s.query(ctx, a, []string{horizonSQL}, sql, args, scan)
+	return s.query(ctx, a, []statement{{sql: horizonSQL}}, sql, args, scan)
 }
 
 // genericPlanSQL makes the transaction's statements run their generic plans.
@@ -230,7 +237,7 @@ const genericPlanSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan
 // instead of being planned at every call (10 to 17 ms of a 30 ms search, docs/performance.md).
 // Still one pipelined round trip.
 func (s *Store) QueryGeneric(ctx context.Context, a Actor, sql string, args []any, scan func(pgx.Rows) error) error {
-	return s.query(ctx, a, []string{genericPlanSQL}, sql, args, scan)
+	return s.query(ctx, a, []statement{{sql: genericPlanSQL}}, sql, args, scan)
 }
 
 // Scan hands rows to scan and closes them: scan's error, else the rows' own.

@@ -424,6 +424,16 @@ $_$;
 CREATE FUNCTION public.ws_custom_archived(ws uuid, res text) RETURNS text[]
     LANGUAGE sql STABLE
     AS $$
+  SELECT k FROM ws_custom_archived_keys(ws, res) k
+$$;
+
+--
+-- Name: ws_custom_archived_keys(uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_archived_keys(ws uuid, res text) RETURNS SETOF text[]
+    LANGUAGE sql STABLE
+    AS $$
   SELECT coalesce(array_agg(f.key), '{}') FROM custom_fields f WHERE f.workspace_id = ws AND f.resource = res AND f.archived
 $$;
 
@@ -465,6 +475,44 @@ BEGIN
   END IF;
   RETURN NEW;
 END
+$$;
+
+--
+-- Name: ws_custom_fields_bump(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_fields_bump() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+BEGIN
+  INSERT INTO custom_field_versions AS c (workspace_id, version)
+  VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.workspace_id ELSE NEW.workspace_id END, 1)
+  ON CONFLICT (workspace_id) DO UPDATE SET version = c.version + 1;
+  RETURN NULL;
+END
+$$;
+
+--
+-- Name: ws_custom_fields_changed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_fields_changed() RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  RAISE EXCEPTION 'the custom field definitions changed' USING ERRCODE = 'WS001';
+END
+$$;
+
+--
+-- Name: ws_custom_fields_version(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_fields_version() RETURNS SETOF bigint
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT coalesce(max(c.version), 0) FROM custom_field_versions c WHERE c.workspace_id = app_workspace_id()
 $$;
 
 --
@@ -1431,6 +1479,17 @@ CREATE TABLE public.custom_absent (
 );
 
 ALTER TABLE ONLY public.custom_absent FORCE ROW LEVEL SECURITY;
+
+--
+-- Name: custom_field_versions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.custom_field_versions (
+    workspace_id uuid NOT NULL,
+    version bigint NOT NULL
+);
+
+ALTER TABLE ONLY public.custom_field_versions FORCE ROW LEVEL SECURITY;
 
 --
 -- Name: deal_labels; Type: TABLE; Schema: public; Owner: -
@@ -2943,6 +3002,13 @@ ALTER TABLE ONLY public.crm_files
 
 ALTER TABLE ONLY public.crm_files
     ADD CONSTRAINT crm_files_workspace_id_id_key UNIQUE (workspace_id, id);
+
+--
+-- Name: custom_field_versions custom_field_versions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_field_versions
+    ADD CONSTRAINT custom_field_versions_pkey PRIMARY KEY (workspace_id);
 
 --
 -- Name: custom_fields custom_fields_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -5999,6 +6065,12 @@ CREATE TRIGGER assignee_ids_check BEFORE INSERT OR UPDATE OF assignee_ids ON pub
 CREATE TRIGGER assignee_ids_check BEFORE INSERT OR UPDATE OF assignee_ids ON public.tasks FOR EACH ROW EXECUTE FUNCTION public.ws_check_id_array('assignee_ids', 'users');
 
 --
+-- Name: custom_fields custom_fields_version; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER custom_fields_version AFTER INSERT OR DELETE OR UPDATE ON public.custom_fields FOR EACH ROW EXECUTE FUNCTION public.ws_custom_fields_bump();
+
+--
 -- Name: companies custom_index; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -7151,6 +7223,13 @@ ALTER TABLE ONLY public.crm_files
     ADD CONSTRAINT crm_files_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
+-- Name: custom_field_versions custom_field_versions_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.custom_field_versions
+    ADD CONSTRAINT custom_field_versions_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+
+--
 -- Name: custom_fields custom_fields_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -8264,6 +8343,12 @@ ALTER TABLE public.crm_files ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.custom_absent ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: custom_field_versions; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.custom_field_versions ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: custom_fields; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -9194,6 +9279,12 @@ CREATE POLICY ws_isolation ON public.credit_ledger USING ((workspace_id = ( SELE
 CREATE POLICY ws_isolation ON public.custom_absent USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
 
 --
+-- Name: custom_field_versions ws_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY ws_isolation ON public.custom_field_versions USING ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id))) WITH CHECK ((workspace_id = ( SELECT public.app_workspace_id() AS app_workspace_id)));
+
+--
 -- Name: custom_fields ws_isolation; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -10029,6 +10120,12 @@ GRANT SELECT ON TABLE public.crm_files TO workspaced_app;
 --
 
 GRANT SELECT ON TABLE public.custom_absent TO workspaced_app;
+
+--
+-- Name: TABLE custom_field_versions; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT ON TABLE public.custom_field_versions TO workspaced_app;
 
 --
 -- Name: TABLE deal_labels; Type: ACL; Schema: public; Owner: -

@@ -208,3 +208,61 @@ func pageAtDepth(t *testing.T, w *dealsWorld, order workspace.Order, cursor stri
 		t.Errorf("pages read %d and %d buffers for 50 rows: the order has no index", first.buffers, depth.buffers)
 	}
 }
+
+// BenchmarkListDealsCustom is the list of bench/perf-load.sh's group custom: 50 deals of
+// 10,000 by a select custom field matching one in three, sorted by a number field. "ops" is
+// Ops.List (the definitions, the statement, the actor batch), "pgx" the same statement
+// through store.Query as the actor (row-level security), "floor" the statement as
+// bench/floor runs it: on the owner's pool, no actor, sorting off for its batch.
+func BenchmarkListDealsCustom(b *testing.B) {
+	w := newDealsWorld(b, 10_000)
+	ctx, deals := context.Background(), workspace.Lookup("deals")
+	pool := storetest.Pool(b)
+	if _, err := pool.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options)
+		SELECT $1, $2, 'deals', k, k, t, o::jsonb
+		FROM (VALUES ('load_tier', 'select', '[{"key":"gold","label":"Gold"},{"key":"silver","label":"Silver"},{"key":"bronze","label":"Bronze"}]'),
+			('load_score', 'number', '[]')) f(k, t, o)`, w.admin.WorkspaceID, w.admin.UserID); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE deals SET custom_fields = jsonb_build_object('load_tier', (ARRAY['gold', 'silver', 'bronze'])[1 + g % 3], 'load_score', g % 997)
+		FROM (SELECT id, row_number() OVER (ORDER BY created_at DESC, id DESC)::int AS g FROM deals WHERE workspace_id = $1) x
+		WHERE deals.id = x.id`, w.admin.WorkspaceID); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `VACUUM ANALYZE deals, custom_values, custom_fields`); err != nil {
+		b.Fatal(err)
+	}
+	params, err := workspace.ParseListParams(deals, map[string][]string{"limit": {"50"},
+		"custom_fields.load_tier": {"gold"}, "sort": {"-custom_fields.load_score"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sql, args, _, err := w.ops.ListSQL(ctx, w.admin, deals, params)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ops", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := w.ops.List(ctx, w.admin, deals, params); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pgx", func(b *testing.B) {
+		for b.Loop() {
+			if err := w.s.Query(ctx, w.admin.Actor(), sql, args, drain); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("floor", func(b *testing.B) {
+		for b.Loop() {
+			batch := &pgx.Batch{}
+			batch.Queue(`SELECT set_config('enable_sort', 'off', true)`)
+			batch.Queue(sql, args...)
+			if err := pool.SendBatch(ctx, batch).Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -25,7 +25,7 @@ import (
 // resources marked Custom. Definitions are the catalogue resource custom_fields, admin
 // written, read as the resource they are about is read (Governed). A record keeps its
 // values in its column custom_fields, {key: value}, which every read returns without the
-// archived fields (the SQL function ws_custom_archived names them, for reads in
+// archived fields (the SQL function ws_custom_archived_keys names them, for reads in
 // columnExpr, records.go, and for webhook events in ws_custom_shown); a trigger copies
 // each value into custom_values, typed,
 // whose fixed indexes answer filters, sorts and uniqueness (store/migrations/00040_custom_fields.sql),
@@ -261,14 +261,22 @@ func activeFields(defs []CustomField) []CustomField {
 // loadCustomFields reads every definition of resource the actor sees (RLS: its workspace,
 // and the crm grant for the crm resources), archived ones too, by position.
 func loadCustomFields(ctx context.Context, q querier, p *auth.Principal, resource string) ([]CustomField, error) {
+	defs, _, err := readCustomFields(ctx, q, p, resource)
+	return defs, err
+}
+
+// readCustomFields is loadCustomFields with the version of the workspace's definitions
+// they were read at (store.FieldsVersion), from the same snapshot; -1 when there are none.
+func readCustomFields(ctx context.Context, q querier, p *auth.Principal, resource string) ([]CustomField, int64, error) {
 	defs := []CustomField{}
-	err := q.Query(ctx, p.Actor(), `SELECT id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
+	version := int64(-1)
+	err := q.Query(ctx, p.Actor(), `SELECT `+store.FieldsVersion+`, id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
 		required, "unique", searchable, coalesce(description, ''), archived, position, ready
 		FROM custom_fields WHERE resource = $1 ORDER BY position, key`, []any{resource}, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var f CustomField
 			var opts string
-			if err := rows.Scan(&f.ID, &f.Resource, &f.Key, &f.Label, &f.Type, &opts, &f.ReferenceResource,
+			if err := rows.Scan(&version, &f.ID, &f.Resource, &f.Key, &f.Label, &f.Type, &opts, &f.ReferenceResource,
 				&f.Required, &f.Unique, &f.Searchable, &f.Description, &f.Archived, &f.Position, &f.Ready); err != nil {
 				return err
 			}
@@ -280,9 +288,9 @@ func loadCustomFields(ctx context.Context, q querier, p *auth.Principal, resourc
 		return nil
 	})
 	if err != nil {
-		return nil, readError(err)
+		return nil, -1, readError(err)
 	}
-	return defs, nil
+	return defs, version, nil
 }
 
 func findCustom(defs []CustomField, key string) *CustomField {

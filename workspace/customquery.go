@@ -26,6 +26,9 @@ type customQuery struct {
 	searchable []string // ids of the searchable fields q matches
 	codePoint  bool
 	after      *keyPosition // the cursor's position in a custom sort
+	// fieldsAt is the version of the kept definitions the query was checked against
+	// (fieldcache.go), which its statement checks; nil when they were read for it.
+	fieldsAt *int64
 }
 
 type customCond struct {
@@ -34,8 +37,9 @@ type customCond struct {
 }
 
 // customQuery takes the custom field parts out of a list's params, checked against r's
-// definitions as the actor sees them, and returns the params left for check.
-func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (*customQuery, ListParams, error) {
+// definitions as the actor sees them (kept ones when kept, fieldcache.go), and returns the
+// params left for check.
+func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, kept bool) (*customQuery, ListParams, error) {
 	cq := &customQuery{codePoint: o.store.TextInCodePointOrder()}
 	if !r.Custom {
 		return cq, params, nil
@@ -65,13 +69,34 @@ func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, p
 	if len(conds) == 0 && !customSort && keys == nil && params.Q == nil {
 		return cq, params, nil
 	}
-	defs, err := loadCustomFields(ctx, o.store, p, r.Name)
-	if err != nil {
-		return nil, params, err
-	}
 	if len(conds) > MaxWhere {
 		return nil, params, apierr.BadRequest("where: at most %d operator filters per list, got %d", MaxWhere, len(conds))
 	}
+	defs, at, err := o.listFields(ctx, p, r, kept)
+	if err != nil {
+		return nil, params, err
+	}
+	out, err := cq.take(r, defs, conds, rest, sortName, keys, params)
+	if err != nil && at != nil {
+		// Refused by kept definitions: the answer is the current ones'.
+		if defs, _, err = o.listFields(ctx, p, r, false); err != nil {
+			return nil, params, err
+		}
+		cq = &customQuery{codePoint: cq.codePoint}
+		out, err = cq.take(r, defs, conds, rest, sortName, keys, params)
+		at = nil
+	}
+	if err != nil {
+		return nil, params, err
+	}
+	cq.fieldsAt = at
+	return cq, out, nil
+}
+
+// take checks the custom conditions conds, the sort sortName when it is a custom field, the
+// fields= keys and q against r's definitions defs, recording them in cq, and returns
+// params with the other conditions (rest) and without a custom sort.
+func (cq *customQuery) take(r *Resource, defs []CustomField, conds, rest []Condition, sortName string, keys []string, params ListParams) (ListParams, error) {
 	active := func(name string) (*CustomField, error) {
 		key := strings.TrimPrefix(name, customFieldsName+".")
 		f := findCustom(defs, key)
@@ -83,31 +108,31 @@ func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, p
 	for _, c := range conds {
 		f, err := active(c.Field)
 		if err != nil {
-			return nil, params, err
+			return params, err
 		}
 		if err := checkCustomCondition(f, c); err != nil {
-			return nil, params, err
+			return params, err
 		}
 		cq.conds = append(cq.conds, customCond{f: f, c: c})
 	}
 	params.Where = rest
-	if customSort {
+	if strings.HasPrefix(sortName, customFieldsName+".") {
 		f, err := active(sortName)
 		if err != nil {
-			return nil, params, err
+			return params, err
 		}
 		if !f.Sortable() {
-			return nil, params, apierr.BadRequest("sort: %s fields do not sort", f.Type)
+			return params, apierr.BadRequest("sort: %s fields do not sort", f.Type)
 		}
 		if params.Order != OrderCreated {
-			return nil, params, apierr.BadRequest("sort and order cannot be given together")
+			return params, apierr.BadRequest("sort and order cannot be given together")
 		}
 		cq.sort, cq.desc, cq.sortSpec = f, sortName != *params.Sort, *params.Sort
 		params.Sort = nil
 	}
 	for _, k := range keys {
 		if _, err := active(customFieldsName + "." + k); err != nil {
-			return nil, params, err
+			return params, err
 		}
 	}
 	cq.keys = keys
@@ -118,7 +143,7 @@ func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, p
 			}
 		}
 	}
-	return cq, params, nil
+	return params, nil
 }
 
 // checkCustomCondition checks one filter on a custom field: an operator its type takes and

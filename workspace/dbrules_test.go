@@ -61,9 +61,11 @@ var dbExtras = map[string][]string{
 	// Custom field definitions (workspace/customfields.go) are read with the grant of the
 	// resource they describe; key and resource never change and a resource takes at most
 	// 200 (guard); a change of type or uniqueness rebuilds the field's custom_values
-	// (reindex); a new field is absent from every record (absent_fill). restapi's
-	// TestCustomFields and TestCustomAbsentRows (custom_absent_test.go) check them by behaviour.
-	"custom_fields": {"policy ws_target_grant", "trigger guard", "trigger reindex", "trigger absent_fill",
+	// (reindex); a new field is absent from every record (absent_fill); every change
+	// counts in the workspace's version of its definitions (custom_fields_version,
+	// fieldcache.go). restapi's TestCustomFields, TestCustomAbsentRows
+	// (custom_absent_test.go) and TestKeptFieldsFollowChanges check them by behaviour.
+	"custom_fields": {"policy ws_target_grant", "trigger guard", "trigger reindex", "trigger absent_fill", "trigger custom_fields_version",
 		"check key: CHECK ((key ~ '^[a-z][a-z0-9_]{0,62}$'::text))",
 		"check options: CHECK ((jsonb_typeof(options) = 'array'::text))",
 		"check type,reference_resource: CHECK (((type = 'reference'::text) = (reference_resource IS NOT NULL)))"},

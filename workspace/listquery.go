@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -40,11 +41,26 @@ func (o *Ops) List(ctx context.Context, p *auth.Principal, r *Resource, params L
 		return nil, err
 	}
 	defer done()
-	q, err := o.listQuery(ctx, p, r, params)
+	q, err := o.listQuery(ctx, p, r, params, true)
 	if err != nil {
 		return nil, err
 	}
+	page, err := o.listPage(ctx, p, r, params, q)
+	if errors.Is(err, store.ErrFieldsChanged) {
+		// Built from kept custom field definitions a change has outdated: built again
+		// from the definitions as they are now, read for it (fieldcache.go).
+		o.fields.forget(fieldKey{p.WorkspaceID, r.Name}, *q.fieldsAt)
+		if q, err = o.listQuery(ctx, p, r, params, false); err != nil {
+			return nil, err
+		}
+		page, err = o.listPage(ctx, p, r, params, q)
+	}
+	return page, err
+}
 
+// listPage runs the list statement q and reads its page. It returns store.ErrFieldsChanged
+// as it is when q was built from kept definitions that changed.
+func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, q *listStatement) (*Page, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('[')
 	var lastAt time.Time
@@ -52,10 +68,15 @@ func (o *Ops) List(ctx context.Context, p *auth.Principal, r *Resource, params L
 	var lastID string
 	n := 0
 	query := o.store.Query
-	if q.sync {
+	switch {
+	case q.fieldsAt != nil:
+		query = func(ctx context.Context, a store.Actor, sql string, args []any, scan func(pgx.Rows) error) error {
+			return o.store.QueryAtFields(ctx, a, *q.fieldsAt, q.sync, sql, args, scan)
+		}
+	case q.sync:
 		query = o.store.QuerySync
 	}
-	err = query(ctx, p.Actor(), q.sql, q.args, func(rows pgx.Rows) error {
+	err := query(ctx, p.Actor(), q.sql, q.args, func(rows pgx.Rows) error {
 		var rec []byte
 		dest := make([]any, 0, len(lastKeys)+2)
 		if q.walk.legacy {
@@ -82,6 +103,9 @@ func (o *Ops) List(ctx context.Context, p *auth.Principal, r *Resource, params L
 		}
 		return nil
 	})
+	if errors.Is(err, store.ErrFieldsChanged) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, readError(err)
 	}
@@ -109,6 +133,9 @@ type listStatement struct {
 	walk  walk
 	limit int
 	sync  bool // walks updated_at ascending: run with store.QuerySync
+	// fieldsAt is the version of the kept custom field definitions the statement was
+	// built from, which it runs checking (store.QueryAtFields); nil when none or read for it.
+	fieldsAt *int64
 }
 
 // walk is the order a list's keyset follows: its keys before id, all in one direction.
@@ -133,9 +160,9 @@ type walkKey struct {
 // index: (workspace_id, created_at DESC, id DESC), (workspace_id, updated_at, id),
 // (workspace_id, field, id) for each sortable field (migration 00019), so a page at depth
 // costs what the first page costs; q reads the matches through the search indexes and
-// sorts them by rank.
-func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (*listStatement, error) {
-	cq, params, err := o.customQuery(ctx, p, r, params)
+// sorts them by rank. kept lets it build from kept custom field definitions (fieldcache.go).
+func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, kept bool) (*listStatement, error) {
+	cq, params, err := o.customQuery(ctx, p, r, params, kept)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +170,7 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 	if err != nil {
 		return nil, err
 	}
-	st := &listStatement{limit: c.limit}
+	st := &listStatement{limit: c.limit, fieldsAt: cq.fieldsAt}
 	var where []string
 	probes := map[int]probeForm{} // where's conditions as fewOrWalk's probe writes them
 	add := func(v any) int {

@@ -12,7 +12,7 @@ import (
 // holding one workspace's records, so a custom field's list is measured against its own
 // SQL (bench/perf-load.sh, group custom). Errors: as List's for params.
 func (o *Ops) ListSQL(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (sql string, args []any, keys int, err error) {
-	q, err := o.listQuery(ctx, p, r, params)
+	q, err := o.listQuery(ctx, p, r, params, true)
 	if err != nil {
 		return "", nil, 0, err
 	}

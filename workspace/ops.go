@@ -27,6 +27,8 @@ type Ops struct {
 	keyMu     sync.Mutex
 	cursorKey []byte // nil until first needed (see cursor.go)
 
+	fields fieldCache // custom field definitions lists read (fieldcache.go)
+
 	// statements holds the parts of each resource's statements that never change, built
 	// once from the catalogue instead of on every request.
 	statements map[*Resource]statements

@@ -150,14 +150,15 @@ func columnList(r *Resource) string {
 // custom_fields, shown without its archived fields (custom_fields.go).
 func columnExpr(r *Resource, c string) string {
 	if r.Custom && c == customFieldsName {
-		// The archived keys (ws_custom_archived, the rule webhook events' ws_custom_shown
-		// follows too, store/migrations/00064_custom_archived_keys.sql) are an uncorrelated
-		// subquery: read once per statement, not per row (a function call in the row's
-		// expression would run per row), and not at all by a page whose records hold no
-		// custom values (NULL), so a workspace without custom fields reads nothing more
-		// (TestFindPlansAtScale's bound).
-		return `CASE WHEN "custom_fields" IS NULL THEN '{}'::jsonb ELSE "custom_fields" - (SELECT ws_custom_archived((SELECT app_workspace_id()), ` +
-			quoteLiteral(r.Name) + `)) END AS "custom_fields"`
+		// The archived keys (ws_custom_archived_keys, the rule webhook events'
+		// ws_custom_shown follows too, store/migrations/00068_custom_list_costs.sql) are
+		// an uncorrelated subquery: read once per statement, not per row (a function call
+		// in the row's expression would run per row), and not at all by a page whose
+		// records hold no custom values (NULL), so a workspace without custom fields reads
+		// nothing more (TestFindPlansAtScale's bound). Its argument is no subquery, so
+		// PostgreSQL inlines the function and plans it with the statement.
+		return `CASE WHEN "custom_fields" IS NULL THEN '{}'::jsonb ELSE "custom_fields" - (SELECT k FROM ws_custom_archived_keys(app_workspace_id(), ` +
+			quoteLiteral(r.Name) + `) k) END AS "custom_fields"`
 	}
 	return ident(c)
 }

@@ -1,0 +1,138 @@
+package workspace_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
+	"github.com/agencyos/workspaced/store"
+	"github.com/agencyos/workspaced/store/storetest"
+	"github.com/agencyos/workspaced/workspace"
+)
+
+// TestKeptFieldsFollowChanges: two Ops on two stores of one database are two replicas.
+// Each keeps the custom field definitions its lists read (workspace/fieldcache.go); a
+// definition changed through one replica (an option added, a field archived and
+// unarchived) is what the other's next list is checked against, and a list from kept
+// definitions is one round trip. The gates hold as without them: a member without the
+// crm grant is refused, one with it sees what the admin sees, and another workspace's
+// admin sees none of the kept fields.
+func TestKeptFieldsFollowChanges(t *testing.T) {
+	s := storetest.New(t)
+	ctx := context.Background()
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	other := storetest.Workspace(t, s, workspace.Scopes())
+	crmReader := storetest.AddUser(t, s, f.WorkspaceID, "member", map[string]string{"crm": "read"}, workspace.Scopes())
+	var batches atomic.Int64 // the statements and batches replica b sends
+	sb, err := store.OpenWith(ctx, storetest.DSN(t), store.Options{Observe: func(error) { batches.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	a := workspace.NewOps(workspace.Config{Store: s})
+	b := workspace.NewOps(workspace.Config{Store: sb})
+	deals, fields := workspace.Lookup("deals"), workspace.Lookup("custom_fields")
+
+	define := func(body string) string {
+		t.Helper()
+		posted, err := a.Post(ctx, f.Admin, workspace.OpCreate, fields, workspace.NewBody([]byte(body)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct{ ID string }
+		if err := json.Unmarshal(posted.Data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec.ID
+	}
+	tier := define(`{"resource": "deals", "key": "tier", "label": "Tier", "type": "select",
+		"options": [{"key": "gold", "label": "Gold"}, {"key": "silver", "label": "Silver"}]}`)
+	score := define(`{"resource": "deals", "key": "score", "label": "Score", "type": "number"}`)
+	change := func(id, body string) {
+		t.Helper()
+		if _, err := a.Update(ctx, f.Admin, fields, id, json.RawMessage(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pipeline := ""
+	if err := storetest.Pool(t).QueryRow(ctx, `INSERT INTO pipelines (workspace_id, name) VALUES ($1, 'P') RETURNING id::text`, f.WorkspaceID).Scan(&pipeline); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []string{`{"tier": "gold", "score": 3}`, `{"tier": "silver", "score": 2}`, `{"tier": "gold", "score": 1}`} {
+		if _, err := a.Post(ctx, f.Admin, workspace.OpCreate, deals, workspace.NewBody([]byte(
+			`{"name": "Deal `+string(rune('A'+i))+`", "pipeline_id": "`+pipeline+`", "custom_fields": `+v+`}`)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// list is a list of deals by query through ops as p: the names in order, or the error.
+	list := func(ops *workspace.Ops, p *auth.Principal, query string) ([]string, error) {
+		t.Helper()
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		params, err := workspace.ParseListParams(deals, q)
+		if err != nil {
+			return nil, err
+		}
+		page, err := ops.List(ctx, p, deals, params)
+		if err != nil {
+			return nil, err
+		}
+		var recs []struct{ Name string }
+		if err := json.Unmarshal(page.Data, &recs); err != nil {
+			t.Fatal(err)
+		}
+		names := []string{}
+		for _, r := range recs {
+			names = append(names, r.Name)
+		}
+		return names, nil
+	}
+	want := func(ops *workspace.Ops, p *auth.Principal, query string, names ...string) {
+		t.Helper()
+		got, err := list(ops, p, query)
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		if len(got) != len(names) || len(got) > 0 && (got[0] != names[0] || got[len(got)-1] != names[len(names)-1]) {
+			t.Fatalf("%s: %v, want %v", query, got, names)
+		}
+	}
+	refused := func(ops *workspace.Ops, p *auth.Principal, query string, code apierr.Code) {
+		t.Helper()
+		_, err := list(ops, p, query)
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Code != code {
+			t.Fatalf("%s: %v, want %s", query, err, code)
+		}
+	}
+	gold := "custom_fields.tier=gold&sort=-custom_fields.score"
+	want(a, f.Admin, gold, "Deal A", "Deal C")
+	want(b, f.Admin, gold, "Deal A", "Deal C")
+	batches.Store(0)
+	want(b, f.Admin, gold, "Deal A", "Deal C")
+	if n := batches.Load(); n != 1 {
+		t.Errorf("a list from kept definitions sent %d statements and batches, want 1", n)
+	}
+
+	change(tier, `{"options": [{"key": "gold", "label": "Gold"}, {"key": "silver", "label": "Silver"}, {"key": "platinum", "label": "Platinum"}]}`)
+	want(b, f.Admin, "custom_fields.tier=platinum")
+	change(score, `{"archived": true}`)
+	refused(b, f.Admin, gold, apierr.CodeBadRequest)
+	want(b, f.Admin, "custom_fields.tier=silver", "Deal B")
+	change(score, `{"archived": false}`)
+	want(b, f.Admin, gold, "Deal A", "Deal C")
+
+	// The gates, on the replica keeping the definitions.
+	refused(b, f.Member, gold, apierr.CodeInsufficientPermission)
+	want(b, crmReader, gold, "Deal A", "Deal C")
+	refused(b, other.Admin, gold, apierr.CodeBadRequest)
+	refused(b, other.Admin, "custom_fields.tier=gold", apierr.CodeBadRequest)
+}
