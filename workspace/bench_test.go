@@ -90,16 +90,20 @@ func BenchmarkGetDeal(b *testing.B) {
 }
 
 func BenchmarkListDeals50(b *testing.B) {
-	w := newDealsWorld(b, 60)
-	ctx, deals := context.Background(), workspace.Lookup("deals")
-	params := workspace.ListParams{Limit: 50}
-	sql, args, _, err := w.ops.ListSQL(ctx, w.admin, deals, params)
+	benchListOpsAndPgx(b, newDealsWorld(b, 60), workspace.Lookup("deals"), workspace.ListParams{Limit: 50})
+}
+
+// benchListOpsAndPgx runs the list of params as two sub-benchmarks: "ops" through Ops.List,
+// "pgx" its statement through store.Query as the actor. It returns the statement.
+func benchListOpsAndPgx(b *testing.B, w *dealsWorld, r *workspace.Resource, params workspace.ListParams) (string, []any) {
+	ctx := context.Background()
+	sql, args, _, err := w.ops.ListSQL(ctx, w.admin, r, params)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("ops", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := w.ops.List(ctx, w.admin, deals, params); err != nil {
+			if _, err := w.ops.List(ctx, w.admin, r, params); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -111,6 +115,7 @@ func BenchmarkListDeals50(b *testing.B) {
 			}
 		}
 	})
+	return sql, args
 }
 
 // TestPageAtDepthCostsNoMore compares the first page of 100,000 deals with the page that
@@ -237,24 +242,7 @@ func BenchmarkListDealsCustom(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sql, args, _, err := w.ops.ListSQL(ctx, w.admin, deals, params)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("ops", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := w.ops.List(ctx, w.admin, deals, params); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("pgx", func(b *testing.B) {
-		for b.Loop() {
-			if err := w.s.Query(ctx, w.admin.Actor(), sql, args, drain); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	sql, args := benchListOpsAndPgx(b, w, deals, params)
 	b.Run("floor", func(b *testing.B) {
 		for b.Loop() {
 			batch := &pgx.Batch{}
