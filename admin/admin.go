@@ -188,7 +188,7 @@ func (o *Ops) SetMember(ctx context.Context, workspaceID string, by store.By, us
 		return err
 	}
 	if !isUUID(userID) {
-		return apierr.NotFound("no member %q", userID)
+		return store.NoMember(userID)
 	}
 	if by.UserID != "" && by.UserID == userID && (c.Role != "" || c.Status != "") {
 		return apierr.BadRequest("you cannot change your own role or status; ask another admin")
@@ -278,7 +278,7 @@ func (o *Ops) ResendInvite(ctx context.Context, workspaceID, userID string, by s
 		return Invitation{}, err
 	}
 	if m == nil {
-		return Invitation{}, apierr.NotFound("no member %q in this workspace", userID)
+		return Invitation{}, store.NoMember(userID)
 	}
 	if m.Status != "invited" {
 		return Invitation{}, apierr.BadRequest("%s has already joined (status %s), so there is no invitation to re-send; "+
@@ -454,7 +454,7 @@ func isUUID(id string) bool {
 // suspended.
 func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID string, by store.By) (Invitation, error) {
 	if !isUUID(userID) {
-		return Invitation{}, apierr.NotFound("no member %q", userID)
+		return Invitation{}, store.NoMember(userID)
 	}
 	m, err := o.workspaceMember(ctx, workspaceID, func(m store.MemberRow) bool { return m.UserID == userID })
 	if err != nil {
@@ -462,7 +462,7 @@ func (o *Ops) ResetLink(ctx context.Context, workspaceID, userID string, by stor
 	}
 	switch {
 	case m == nil:
-		return Invitation{}, apierr.NotFound("no member %s in this workspace", userID)
+		return Invitation{}, store.NoMember(userID)
 	case m.Status == "invited":
 		return Invitation{}, apierr.BadRequest("%s was invited and has not joined yet, so has no password to reset; "+
 			"re-send the invitation instead", m.Email)

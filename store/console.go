@@ -57,6 +57,12 @@ type MemberLink struct {
 	By By
 }
 
+// NoMember is the not_found answer for a user id that is no (human) member of the
+// workspace at hand, worded once for the console, the CLI and the store.
+func NoMember(userID string) error {
+	return apierr.NotFound("no member %q in this workspace", userID)
+}
+
 // CreateMemberLink stores a link for a human member of workspaceID (a reset link for an
 // active one only). It returns a not_found Error when the workspace has no such member (an
 // agent is no member here).
@@ -70,7 +76,7 @@ func (s *Store) CreateMemberLink(ctx context.Context, workspaceID string, l Memb
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return apierr.NotFound("no member %s in this workspace", l.UserID)
+			return NoMember(l.UserID)
 		}
 		return record(ctx, tx, workspaceID, l.By, audit{entityType: EntityMemberLinks, entityID: l.UserID, action: "created",
 			changes: map[string]any{"purpose": l.Purpose, "expires_at": l.Expires.UTC()}})
