@@ -256,7 +256,7 @@ func admin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || adminCommands[args[0]].flags == nil {
 		fmt.Fprintln(stderr, "usage: workspaced admin <command> [flags]; commands:")
 		for _, name := range slices.Sorted(maps.Keys(adminCommands)) { // a map's own order changes every run
-			fmt.Fprintf(stderr, "  %s %s\n", name, adminCommands[name].usage)
+			fmt.Fprintln(stderr, "  "+strings.TrimSpace(name+" "+adminCommands[name].usage))
 		}
 		return 2
 	}
