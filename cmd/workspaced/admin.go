@@ -322,7 +322,7 @@ func linksAndMail(cfg config) string {
 		}
 	}
 	from := "PUBLIC_URL"
-	if cfg.publicURLDerived {
+	if cfg.PublicURLDerived {
 		from = "from LISTEN_ADDR: PUBLIC_URL is not set"
 	}
 	return "workspaced admin: links point at " + cfg.PublicURL + " (" + from + "); " + mail

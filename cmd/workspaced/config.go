@@ -17,9 +17,9 @@ type config struct {
 	DataDir     string
 	ListenAddr  string
 	PublicURL   string
-	// publicURLDerived reports whether PublicURL was derived from LISTEN_ADDR (checkServing)
+	// PublicURLDerived reports whether PublicURL was derived from LISTEN_ADDR (checkServing)
 	// because PUBLIC_URL was not set.
-	publicURLDerived  bool
+	PublicURLDerived  bool
 	APIKey            string
 	RedisURL          string
 	OIDCIssuer        string

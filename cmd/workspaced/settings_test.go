@@ -64,7 +64,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{DataDir: ".data", ListenAddr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", OIDCName: "SSO", ServiceName: "workspaced",
+	want := config{DataDir: ".data", ListenAddr: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", PublicURLDerived: true, OIDCName: "SSO", ServiceName: "workspaced",
 		PerCredential: 60, PerWorkspace: 600, RefreshGrace: 30 * time.Second, EnrichCost: 1, LogLevel: "info",
 		MetricsAddr: "127.0.0.1:9090", WebhookRetentionDays: 30, WebhookRetrySpeedup: 1, ACMEDirectoryURL: "https://acme-v02.api.letsencrypt.org/directory",
 		ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second, ShutdownGrace: 15 * time.Second, ShutdownDrain: 5 * time.Second,

@@ -35,7 +35,7 @@ func (c *config) checkServing() error {
 		return errors.New("set TLS_CERT_FILE/TLS_KEY_FILE or ACME_DOMAINS, not both")
 	}
 	if c.PublicURL == "" {
-		c.PublicURL, c.publicURLDerived = c.derivedPublicURL(), true
+		c.PublicURL, c.PublicURLDerived = c.derivedPublicURL(), true
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/") // the issuer has no trailing slash
 	u, err := url.Parse(c.PublicURL)
