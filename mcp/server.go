@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/agencyos/workspaced/apierr"
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
 	"github.com/agencyos/workspaced/ratelimit"
 	"github.com/agencyos/workspaced/store"
@@ -226,13 +227,14 @@ func (s *Server) Handler() http.Handler {
 
 // guard puts the checks every MCP request passes in front of transport.
 func (s *Server) guard(transport http.Handler) http.Handler {
-	return httpx.RequestID(s.checkOrigin(cors(limitBody(s.selectView(s.authenticate(s.inspect(transport)))))))
+	return httpx.RequestID(s.checkOrigin(cors(limitBody(s.admit(s.inspect(transport))))))
 }
 
-// selectView reads the path and selection headers into the request's view; a path that
-// names no view is 404 and an unknown toolset 400, as a JSON-RPC error naming the valid
-// toolsets (never silently fewer tools).
-func (s *Server) selectView(next http.Handler) http.Handler {
+// admit selects the request's view, then authenticates it, and hands both on in one copy
+// of the request: the view is read from the path and selection headers, where a path
+// that names no view is 404 and an unknown toolset 400, as a JSON-RPC error naming the
+// valid toolsets (never silently fewer tools), before any credential is looked at.
+func (s *Server) admit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, err := parseView(r)
 		if err == nil && v.fixtures() && !s.cfg.ConformanceFixtures {
@@ -243,7 +245,15 @@ func (s *Server) selectView(next http.Handler) http.Handler {
 			writeRPCErrorID(w, httpx.Status(e), mcpgo.INVALID_PARAMS, requestID(r), e.Message)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(withView(r.Context(), v)))
+		p, ok := s.authenticate(w, r)
+		if !ok {
+			return
+		}
+		if fence, ok := s.fence(p.Credential.Resource); ok {
+			v = v.within(fence)
+		}
+		ctx := httpx.WithPrincipal(r.Context(), p.WithVia(store.ViaMCP))
+		next.ServeHTTP(w, r.WithContext(withView(ctx, v)))
 	})
 }
 
@@ -339,37 +349,32 @@ func requestID(r *http.Request) json.RawMessage {
 	return env.ID
 }
 
-// authenticate resolves the bearer credential (docs/decisions.md 3 step 1, 8).
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bearer := httpx.BearerToken(r)
-		if bearer == "" {
-			s.challenge(w, r, "", "send Authorization: Bearer <access token or agent key>; "+
-				"OAuth clients discover the authorization server through the resource_metadata URL")
-			return
+// authenticate resolves the bearer credential (docs/decisions.md 3 step 1, 8); without
+// one it answers (401, or the failure's status) and reports false.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*auth.Principal, bool) {
+	bearer := httpx.BearerToken(r)
+	if bearer == "" {
+		s.challenge(w, r, "", "send Authorization: Bearer <access token or agent key>; "+
+			"OAuth clients discover the authorization server through the resource_metadata URL")
+		return nil, false
+	}
+	p, err := s.cfg.Auth.Authenticate(r.Context(), bearer)
+	if err != nil {
+		if e := store.AsError(err); e.Code != apierr.CodeUnauthorized {
+			httpx.WriteError(w, r, s.log, e)
+			return nil, false
 		}
-		p, err := s.cfg.Auth.Authenticate(r.Context(), bearer)
-		if err != nil {
-			if e := store.AsError(err); e.Code != apierr.CodeUnauthorized {
-				httpx.WriteError(w, r, s.log, e)
-				return
-			}
-			s.challenge(w, r, "invalid_token", store.AsError(err).Message)
-			return
-		}
-		// RFC 8707 and MCP authorization: a token bound to another resource (the REST
-		// API, another MCP view) must not be accepted here.
-		if p.Credential.Resource != "" && !s.accepts(p.Credential.Resource, s.pathOf(r)) {
-			s.challenge(w, r, "invalid_token", fmt.Sprintf("this token was issued for %s; authorize again with resource=%s",
-				p.Credential.Resource, s.resourceOf(r)))
-			return
-		}
-		ctx := httpx.WithPrincipal(r.Context(), p.WithVia(store.ViaMCP))
-		if fence, ok := s.fence(p.Credential.Resource); ok {
-			ctx = withView(ctx, viewFrom(ctx).within(fence))
-		}
-		next.ServeHTTP(w, r.WithContext(ctx))
-	})
+		s.challenge(w, r, "invalid_token", store.AsError(err).Message)
+		return nil, false
+	}
+	// RFC 8707 and MCP authorization: a token bound to another resource (the REST
+	// API, another MCP view) must not be accepted here.
+	if p.Credential.Resource != "" && !s.accepts(p.Credential.Resource, s.pathOf(r)) {
+		s.challenge(w, r, "invalid_token", fmt.Sprintf("this token was issued for %s; authorize again with resource=%s",
+			p.Credential.Resource, s.resourceOf(r)))
+		return nil, false
+	}
+	return p, true
 }
 
 // challenge answers 401 with the spec's envelope and an RFC 6750 section 3 challenge that
