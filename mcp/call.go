@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,54 +19,65 @@ import (
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// handler runs one tool: rate limit, the operation layer, and the result or the REST error
-// as a tool error.
+// handler runs one tool for mcp-go: call, and its result as a CallToolResult.
 func (s *Server) handler(sp toolSpec) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		p := httpx.PrincipalFrom(ctx)
-		if p == nil {
-			// Handler always authenticates first; reaching here is a wiring fault.
-			return nil, errors.New("mcp: tool call without an authenticated principal")
+		res, answer, err := s.call(ctx, sp, req)
+		if answer != nil || err != nil {
+			return answer, err
 		}
-		if sp.write() && viewFrom(ctx).readonly {
-			return s.toolError(ctx, readonlyError(sp.tool.Name)), nil
-		}
-		var res *result
-		var err error
-		if id, ok := getID(sp, req); ok {
-			if err := s.takeRate(ctx, p); err != nil {
-				return s.toolError(ctx, err), nil
-			}
-			res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource, id))
-		} else {
-			raw := req.Params.RawArguments
-			if len(raw) == 0 {
-				if raw, err = json.Marshal(req.Params.Arguments); err != nil {
-					return s.toolError(ctx, apierr.BadRequest("arguments are not JSON: %v", err)), nil
-				}
-			}
-			// A call the caller may not make is refused by the operation layer below,
-			// without asking the user first (confirm.go).
-			if needsConfirmation(sp) && canUse(p, sp) {
-				if answer := s.confirmed(ctx, sp, req, raw); answer != nil {
-					return answer, nil
-				}
-				raw = withoutConfirmation(raw)
-			}
-			var answer *mcpgo.CallToolResult
-			if raw, answer = s.chosen(ctx, p, sp, req, raw); answer != nil {
-				return answer, nil
-			}
-			if err := s.takeRate(ctx, p); err != nil {
-				return s.toolError(ctx, err), nil
-			}
-			res, err = s.run(ctx, p, sp, raw)
-		}
-		if err != nil {
-			return s.toolError(ctx, err), nil
-		}
-		return toolResult(sp.is(workspace.OpList), res)
+		return toolResult(sp.is(workspace.OpList), res), nil
 	}
+}
+
+// call runs one tool: rate limit and the operation layer. It returns the operation's
+// result, or the answer to give instead: the REST error as a tool error, or a question
+// for the user (confirm.go, choose.go). An error is a protocol fault, never the call's.
+// The direct path (direct.go) writes the result itself, the handler through mcp-go.
+func (s *Server) call(ctx context.Context, sp toolSpec, req mcpgo.CallToolRequest) (result, *mcpgo.CallToolResult, error) {
+	p := httpx.PrincipalFrom(ctx)
+	if p == nil {
+		// Handler always authenticates first; reaching here is a wiring fault.
+		return result{}, nil, errors.New("mcp: tool call without an authenticated principal")
+	}
+	if sp.write() && viewFrom(ctx).readonly {
+		return result{}, s.toolError(ctx, readonlyError(sp.tool.Name)), nil
+	}
+	var res result
+	var err error
+	if id, ok := getID(sp, req); ok {
+		if err := s.takeRate(ctx, p); err != nil {
+			return result{}, s.toolError(ctx, err), nil
+		}
+		res, err = one(s.cfg.Ops.Get(ctx, p, sp.resource, id))
+	} else {
+		raw := req.Params.RawArguments
+		if len(raw) == 0 {
+			if raw, err = json.Marshal(req.Params.Arguments); err != nil {
+				return result{}, s.toolError(ctx, apierr.BadRequest("arguments are not JSON: %v", err)), nil
+			}
+		}
+		// A call the caller may not make is refused by the operation layer below,
+		// without asking the user first (confirm.go).
+		if needsConfirmation(sp) && canUse(p, sp) {
+			if answer := s.confirmed(ctx, sp, req, raw); answer != nil {
+				return result{}, answer, nil
+			}
+			raw = withoutConfirmation(raw)
+		}
+		var answer *mcpgo.CallToolResult
+		if raw, answer = s.chosen(ctx, p, sp, req, raw); answer != nil {
+			return result{}, answer, nil
+		}
+		if err := s.takeRate(ctx, p); err != nil {
+			return result{}, s.toolError(ctx, err), nil
+		}
+		res, err = s.run(ctx, p, sp, raw)
+	}
+	if err != nil {
+		return result{}, s.toolError(ctx, err), nil
+	}
+	return res, nil, nil
 }
 
 // readonlyError refuses a write on a readonly view, direct or through call_tool.
@@ -108,18 +120,19 @@ func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	return id, ok
 }
 
-// result is an operation's answer: REST's data member and, for lists, next_cursor.
+// result is an operation's answer: REST's data member as JSON and, for lists,
+// next_cursor.
 type result struct {
-	data       any
+	data       json.RawMessage
 	nextCursor *string
 }
 
 // one wraps the answer of an operation that returns one record.
-func one(data json.RawMessage, err error) (*result, error) {
+func one(data json.RawMessage, err error) (result, error) {
 	if err != nil {
-		return nil, err
+		return result{}, err
 	}
-	return &result{data: data}, nil
+	return result{data: data}, nil
 }
 
 // run calls the operation layer (workspace.Ops) with the tool's arguments (as sent, so large numbers
@@ -128,44 +141,48 @@ func one(data json.RawMessage, err error) (*result, error) {
 // ones), bodies as JSON objects. A tool call and the equivalent REST call so pass
 // the same gates and validation and return the same data; failures are apierr.Error values
 // with the spec's codes.
-func (s *Server) run(ctx context.Context, p *auth.Principal, sp toolSpec, raw json.RawMessage) (*result, error) {
+func (s *Server) run(ctx context.Context, p *auth.Principal, sp toolSpec, raw json.RawMessage) (result, error) {
 	ops := s.cfg.Ops
 	if sp.resource == nil { // me
 		me, err := ops.Me(ctx, p)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
-		return &result{data: me}, nil
+		data, err := json.Marshal(me)
+		if err != nil {
+			return result{}, fmt.Errorf("mcp: encode result: %w", err)
+		}
+		return result{data: data}, nil
 	}
 	r := sp.resource
 	args := map[string]json.RawMessage{}
 	if string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, apierr.BadRequest("arguments must be a JSON object")
+			return result{}, apierr.BadRequest("arguments must be a JSON object")
 		}
 	}
 	switch sp.op {
 	case workspace.OpList:
 		params, err := listParams(r, args)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
 		page, err := ops.List(ctx, p, r, params)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
-		return &result{data: page.Data, nextCursor: page.NextCursor}, nil
+		return result{data: page.Data, nextCursor: page.NextCursor}, nil
 	case workspace.OpGet:
 		id, err := idArgument(args, true)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
 		return one(ops.Get(ctx, p, r, id))
 	case workspace.OpUpdate:
 		// "" updates the singleton workspace.
 		id, err := idArgument(args, r.Access != workspace.Singleton)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
 		delete(args, "id")
 		body, _ := json.Marshal(args)
@@ -181,7 +198,7 @@ func (s *Server) run(ctx context.Context, p *auth.Principal, sp toolSpec, raw js
 		var key string
 		if k, ok := args[idempotencyKeyArg]; ok {
 			if err := json.Unmarshal(k, &key); err != nil {
-				return nil, &apierr.Error{Code: apierr.CodeValidation,
+				return result{}, &apierr.Error{Code: apierr.CodeValidation,
 					Message: idempotencyKeyArg + " must be a string", Fields: []apierr.FieldError{{Field: idempotencyKeyArg, Problem: "not a string"}}}
 			}
 			delete(args, idempotencyKeyArg)
@@ -189,11 +206,11 @@ func (s *Server) run(ctx context.Context, p *auth.Principal, sp toolSpec, raw js
 		}
 		posted, err := ops.Post(ctx, p, sp.op, r, workspace.NewBody(body), key)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
-		return &result{data: posted.Data}, nil
+		return result{data: posted.Data}, nil
 	}
-	return nil, fmt.Errorf("mcp: tool %s runs no operation", sp.tool.Name)
+	return result{}, fmt.Errorf("mcp: tool %s runs no operation", sp.tool.Name)
 }
 
 // idempotencyKeyArg is the argument of create, detach and enrich tools that REST sends as
@@ -235,23 +252,31 @@ func idArgument(args map[string]json.RawMessage, required bool) (string, error) 
 // text (render.go; docs/decisions.md 8). Lists keep next_cursor beside data, since
 // structured content is an object and paging needs it. Records arrive as JSON PostgreSQL
 // wrote: they are embedded as they are, not decoded or re-encoded here.
-func toolResult(list bool, res *result) (*mcpgo.CallToolResult, error) {
-	data, ok := res.data.(json.RawMessage)
-	if !ok {
-		var err error
-		if data, err = json.Marshal(res.data); err != nil {
-			return nil, fmt.Errorf("mcp: encode result: %w", err)
-		}
-	}
-	structured, text := data, []byte(nil)
+func toolResult(list bool, res result) *mcpgo.CallToolResult {
+	structured := res.data
 	if list {
-		structured = httpx.AppendList(make([]byte, 0, len(data)+120), data, res.nextCursor)
-		text = renderPage(data, res.nextCursor)
-	} else {
-		text = renderValue(data)
+		structured = appendStructured(make([]byte, 0, len(res.data)+120), true, res)
 	}
-	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(text))},
-		RawStructuredContent: structured}, nil
+	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(appendText(nil, list, res)))},
+		RawStructuredContent: structured}
+}
+
+// appendText appends a result's text: a list's page as a table, anything else as
+// renderValue renders it.
+func appendText(out []byte, list bool, res result) []byte {
+	if list {
+		return appendPage(slices.Grow(out, len(res.data)/2+64), res.data, res.nextCursor) // a page's text is about 0.45 of its JSON
+	}
+	return appendValue(slices.Grow(out, len(res.data)+32), res.data) // a record's text is about 0.7 of its JSON
+}
+
+// appendStructured appends a result's structured content: a list's {data, next_cursor},
+// anything else the data as it is.
+func appendStructured(out []byte, list bool, res result) []byte {
+	if list {
+		return httpx.AppendList(out, res.data, res.nextCursor)
+	}
+	return append(out, res.data...)
 }
 
 // toolError renders err as a tool error (isError true) whose text is the spec's REST error

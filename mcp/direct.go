@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agencyos/workspaced/workspace"
 )
 
 // callDirect answers the commonest request, one tools/call of a catalogue tool from a
@@ -45,8 +47,12 @@ func (s *Server) callDirect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		res, err := s.runTool(r.Context(), sp, req)
-		writeCallResult(w, req.id, res, err)
+		res, answer, err := s.runTool(r.Context(), sp, req)
+		if answer != nil || err != nil {
+			writeCallResult(w, req.id, answer, err)
+			return
+		}
+		writeResult(w, req.id, sp.is(workspace.OpList), res)
 	})
 }
 
@@ -188,15 +194,39 @@ func plainID(id json.RawMessage) bool {
 	return true
 }
 
-// runTool runs the handler mcp-go has registered for sp, turning a panic into an error
-// worded as mcp-go's recovery middleware words it.
-func (s *Server) runTool(ctx context.Context, sp toolSpec, req directTool) (res *mcpgo.CallToolResult, err error) {
+// runTool runs the tool as the handler mcp-go has registered for sp does (call.go),
+// turning a panic into an error worded as mcp-go's recovery middleware words it.
+func (s *Server) runTool(ctx context.Context, sp toolSpec, req directTool) (res result, answer *mcpgo.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("panic recovered in %s tool handler: %v", sp.tool.Name, p)
+			res, answer, err = result{}, nil, fmt.Errorf("panic recovered in %s tool handler: %v", sp.tool.Name, p)
 		}
 	}()
-	return s.handler(sp)(ctx, req.call)
+	return s.call(ctx, sp, req.call)
+}
+
+// writeResult writes the JSON-RPC response mcp-go writes for the CallToolResult the
+// handler would make of res (toolResult): its text rendered and its structured content
+// appended straight into the response, without the result, its content or a string copy
+// of the text in between.
+func writeResult(w http.ResponseWriter, id json.RawMessage, list bool, res result) {
+	textBuf := responses.Get().(*[]byte)
+	text := appendText((*textBuf)[:0], list, res)
+	buf := responses.Get().(*[]byte)
+	out := slices.Grow((*buf)[:0], 128+len(text)+len(text)/8+len(res.data)) // room for escapes and next_cursor
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":{"content":[{"type":"text","text":`...)
+	out = appendJSONString(out, text)
+	out = append(out, `}]`...)
+	if list || len(res.data) > 0 {
+		out = append(out, `,"structuredContent":`...)
+		out = appendStructured(out, list, res)
+	}
+	out = append(out, `}}`...)
+	writeResponse(w, out)
+	putResponse(textBuf, text)
+	putResponse(buf, out)
 }
 
 // writeCallResult writes the JSON-RPC response mcp-go writes for a tool's result or
@@ -240,17 +270,29 @@ func writeCallResult(w http.ResponseWriter, id json.RawMessage, res *mcpgo.CallT
 		}
 		out = append(out, `}}`...)
 	}
+	writeResponse(w, out)
+	putResponse(buf, out)
+}
+
+// writeResponse writes a JSON-RPC response of the direct path: 200, application/json,
+// the body and a line break.
+func writeResponse(w http.ResponseWriter, out []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(out, '\n')) // copied: the ResponseWriter keeps no reference
+}
+
+// putResponse returns a buffer to responses with out, what was last written into it, as
+// its storage; one grown above maxPooledResponse (a long page) is let go.
+func putResponse(buf *[]byte, out []byte) {
 	if cap(out) <= maxPooledResponse {
 		*buf = out
 		responses.Put(buf)
 	}
 }
 
-// responses holds the buffers writeCallResult writes into, so a call's answer is not a
-// fresh allocation each time; one above maxPooledResponse (a long page) is let go.
+// responses holds the buffers the direct path writes answers into, so a call's answer is
+// not a fresh allocation each time; one above maxPooledResponse (a long page) is let go.
 var responses = sync.Pool{New: func() any { return new([]byte) }}
 
 const maxPooledResponse = 64 << 10
@@ -258,9 +300,9 @@ const maxPooledResponse = 64 << 10
 // appendJSONString appends s as a JSON string, escaped as encoding/json escapes it
 // (HTML-safe, U+2028 and U+2029 escaped), without its reflection and copies; text that is
 // not valid UTF-8 goes through encoding/json, which replaces what is invalid.
-func appendJSONString(out []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		b, _ := json.Marshal(s)
+func appendJSONString[T string | []byte](out []byte, s T) []byte {
+	if !validUTF8(s) {
+		b, _ := json.Marshal(string(s))
 		return append(out, b...)
 	}
 	const hex = "0123456789abcdef"
@@ -290,16 +332,27 @@ func appendJSONString(out []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\u2028' || r == '\u2029' {
+		// Valid UTF-8: U+2028 and U+2029 are E2 80 A8 and E2 80 A9, and no other
+		// sequence holds those bytes in a row.
+		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
 			out = append(out, s[start:i]...)
-			out = append(out, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			start = i + size
+			out = append(out, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
+			i += 3
+			start = i
+			continue
 		}
-		i += size
+		i++
 	}
 	out = append(out, s[start:]...)
 	return append(out, '"')
+}
+
+// validUTF8 is utf8.ValidString or utf8.Valid, whichever s is, without converting it.
+func validUTF8[T string | []byte](s T) bool {
+	if v, ok := any(s).(string); ok {
+		return utf8.ValidString(v)
+	}
+	return utf8.Valid(any(s).([]byte))
 }
 
 // errReader hands mcp-go the error reading the body met (the body limit).

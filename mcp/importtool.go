@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -118,7 +119,11 @@ func (s *Server) runImport(ctx context.Context, req mcpgo.CallToolRequest) (*mcp
 		}
 	}
 	// Structured content is an object (MCP schema, CallToolResult.structuredContent).
-	return toolResult(false, &result{data: struct {
+	data, err := json.Marshal(struct {
 		Results []importItem `json:"results"`
-	}{out}})
+	}{out})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode result: %w", err)
+	}
+	return toolResult(false, result{data: data}), nil
 }

@@ -34,7 +34,12 @@ const cellRunes = 60
 
 // renderPage renders a list's data and next_cursor.
 func renderPage(data json.RawMessage, nextCursor *string) []byte {
-	out := renderTable(make([]byte, 0, len(data)/2+64), data) // a page's text is about 0.45 of its JSON
+	return appendPage(make([]byte, 0, len(data)/2+64), data, nextCursor) // a page's text is about 0.45 of its JSON
+}
+
+// appendPage appends what renderPage renders.
+func appendPage(out []byte, data json.RawMessage, nextCursor *string) []byte {
+	out = renderTable(out, data)
 	if nextCursor != nil {
 		out = append(out, "next_cursor: "...)
 		out = append(out, *nextCursor...)
@@ -46,8 +51,12 @@ func renderPage(data json.RawMessage, nextCursor *string) []byte {
 // renderValue renders any structured content: an object as field lines (an array of
 // objects among them as a table under its name), an array of objects as a table.
 func renderValue(v json.RawMessage) []byte {
+	return appendValue(make([]byte, 0, len(v)+32), v) // a record's text is about 0.7 of its JSON: one allocation
+}
+
+// appendValue appends what renderValue renders.
+func appendValue(out []byte, v json.RawMessage) []byte {
 	v = bytes.TrimSpace(v)
-	out := make([]byte, 0, len(v)+32) // a record's text is about 0.7 of its JSON: one allocation
 	switch {
 	case len(v) > 0 && v[0] == '{':
 		var omitted []string
@@ -190,7 +199,7 @@ func renderTable(out []byte, arr json.RawMessage) []byte {
 			}
 			same = append(append(same, c...), '=')
 			if cell := appendCell(nil, first, cellRunes); bytes.Contains(cell, []byte(", ")) {
-				same = appendJSONString(same, string(cell)) // quoted: ", " separates the pairs
+				same = appendJSONString(same, cell) // quoted: ", " separates the pairs
 			} else {
 				same = append(same, cell...)
 			}

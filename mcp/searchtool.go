@@ -55,7 +55,7 @@ func (s *Server) runSearch(ctx context.Context, req mcpgo.CallToolRequest) (*mcp
 	if err != nil {
 		return s.toolError(ctx, err), nil
 	}
-	return toolResult(true, &result{data: page.Data, nextCursor: page.NextCursor})
+	return toolResult(true, result{data: page.Data, nextCursor: page.NextCursor}), nil
 }
 
 // searchTypes narrows search's types to a bound token's fence: the named ones, or every
