@@ -66,14 +66,15 @@ func TestAppendJSONString(t *testing.T) {
 
 // BenchmarkGetText is the text part of a get_deals answer on the direct path: the record's
 // JSON quoted into the response as the text was before (json.Marshal of the same JSON
-// again), against its compact rendering quoted by appendJSONString.
+// again), against its compact rendering quoted by appendJSONString, each into a buffer
+// reused as the direct path reuses its own (writeResult).
 func BenchmarkGetText(b *testing.B) {
 	record := json.RawMessage(`{"id": "6f1e2b7f-2c36-4c0a-9a4e-8c1f8a9e7a11", "workspace_id": "1c1f8a9e-2c36-4c0a-9a4e-6f1e2b7f7a11", ` +
 		`"name": "Acme retainer 12", "pipeline_id": "2c1f8a9e-2c36-4c0a-9a4e-6f1e2b7f7a11", "pipeline_stage_id": "3c1f8a9e-2c36-4c0a-9a4e-6f1e2b7f7a11", ` +
 		`"owner_id": "4c1f8a9e-2c36-4c0a-9a4e-6f1e2b7f7a11", "value": 4000.00, "confidence": 0.6, "website": "https://acme-12.example.com", ` +
 		`"instagram": null, "twitter": null, "notes": "Met the marketing lead; wants a proposal for Q3.", "company_id": null, ` +
 		`"created_by": "4c1f8a9e-2c36-4c0a-9a4e-6f1e2b7f7a11", "created_at": "2026-11-27T14:16:21.171932+00:00", "updated_at": "2026-11-27T14:16:21.261285+00:00"}`)
-	out := make([]byte, 0, 4096)
+	out, text := make([]byte, 0, 4096), make([]byte, 0, 4096)
 	b.Run("json", func(b *testing.B) {
 		for b.Loop() {
 			q, _ := json.Marshal(string(record))
@@ -82,7 +83,8 @@ func BenchmarkGetText(b *testing.B) {
 	})
 	b.Run("rendered", func(b *testing.B) {
 		for b.Loop() {
-			out = appendJSONString(out[:0], string(renderValue(record)))
+			text = appendText(text[:0], false, result{data: record})
+			out = appendJSONString(out[:0], text)
 		}
 	})
 }
