@@ -909,7 +909,7 @@ BEGIN
               ELSE d END,
          nullif(TG_ARGV[1], '')
     FROM (SELECT r, jsonb_strip_nulls(r - ARRAY['id', 'workspace_id', 'created_by', 'created_at', 'updated_at']) AS d
-            FROM (SELECT to_jsonb(n) - 'search_doc' AS r FROM new_rows n) s0) s;
+            FROM (SELECT to_jsonb(n) - 'search_doc' AS r FROM new_rows n OFFSET 0) s0 OFFSET 0) s; -- OFFSET 0: see above
   RETURN NULL;
 END
 $$;
@@ -997,7 +997,7 @@ BEGIN
                               THEN jsonb_set(r0, '{custom_fields}', CASE WHEN jsonb_typeof(r0 -> 'custom_fields') = 'object'
                                                                          THEN (r0 -> 'custom_fields') - archived ELSE '{}' END)
                               ELSE r0 END AS c
-                    FROM (SELECT to_jsonb(n) - 'search_doc' AS r0 FROM new_rows n) a) b) s;
+                    FROM (SELECT to_jsonb(n) - 'search_doc' AS r0 FROM new_rows n OFFSET 0) a OFFSET 0) b OFFSET 0) s; -- OFFSET 0: see above
   RETURN NULL;
 END
 $$;
