@@ -3,8 +3,9 @@
 -- and its webhook event (ws_record_event_rows) name the record's JSON, to_jsonb(n), in a
 -- subquery that the outer queries read several times (r0, c, r; r, d). PostgreSQL pulls
 -- such subqueries up into the query above, putting the expression itself in every place
--- that names it: to_jsonb of the row was computed about ten times per record, jsonb_set
--- and jsonb_strip_nulls several times, which made the two triggers most of a created
+-- that names it: counting the places, to_jsonb of the row ran eight times per record in
+-- the event's statement and five in the activity's, jsonb_set and jsonb_strip_nulls
+-- several times, which made the two triggers most of a created
 -- record's cost (an INSERT of 500 people with three custom values and a webhook
 -- endpoint: without the event trigger 0.7 times the CPU, without both 0.5 times). OFFSET
 -- 0 keeps each subquery a subquery, so each expression is computed once per row. The
