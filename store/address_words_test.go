@@ -31,6 +31,13 @@ func TestAddressWords(t *testing.T) {
 		"a-.b-.cc":                                                                 "a b cc a-.b-.cc b-.cc",
 		".com":                                                                     "",
 		"acme.example and bob_smith%x@e-f.gh.ij":                                   "bob smith x acme example e f gh ij acme.example e-f.gh.ij gh.ij",
+		// A scheme in any case, or after other letters, is no part of the host (the
+		// patterns match hosts without schemes since 00074_created_row_costs.sql).
+		"xhttps://q.rs":     "q rs q.rs",
+		"HtTp://WWW.Z.yy/x": "z yy z.yy",
+		"https://https.io":  "https io https.io",
+		"http.example":      "http example http.example",
+		"mail me at john_doe%x@sub.dom-ain.org, site HTTPS://Sub.Example.COM:8080/path": "john doe x sub dom ain org sub example com sub.dom-ain.org dom-ain.org sub.example.com example.com",
 	} {
 		var got string
 		if err := pool.QueryRow(context.Background(), `SELECT ws_address_words($1)`, in).Scan(&got); err != nil {

@@ -328,8 +328,8 @@ CREATE FUNCTION public.ws_address_words(s text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     AS $$
 DECLARE
-  email constant text := '([[:alnum:]._%+-]+)@[[:alnum:]-]+(\.[[:alnum:]-]+)+';
-  host constant text := '((https?://)?([[:alnum:]-]+\.)+[[:alpha:]]{2,})';
+  email constant text := '[[:alnum:]._%+-]+@[[:alnum:]-]+(?:\.[[:alnum:]-]+)+';
+  host constant text := '(?:[[:alnum:]-]+\.)+[[:alpha:]]{2,}';
   words text[] := '{}'; -- each email's local part, split
   hosts text[] := '{}'; -- each host's labels
   suffixes text[] := '{}'; -- each host whole and its shorter suffixes
@@ -340,10 +340,10 @@ BEGIN
     RETURN '';
   END IF;
   FOR i IN 1 .. regexp_count(s, email) LOOP
-    words := words || regexp_split_to_array(regexp_substr(s, email, 1, i, '', 1), '[._%+-]+');
+    words := words || regexp_split_to_array(split_part(regexp_substr(s, email, 1, i), '@', 1), '[._%+-]+');
   END LOOP;
-  FOR i IN 1 .. regexp_count(s, host, 1, 'i') LOOP
-    h := public.ws_domain(regexp_substr(s, host, 1, i, 'i', 1));
+  FOR i IN 1 .. regexp_count(s, host) LOOP
+    h := public.ws_domain(regexp_substr(s, host, 1, i));
     hosts := hosts || regexp_split_to_array(h, '[.-]+');
     labels := string_to_array(h, '.');
     FOR j IN 1 .. coalesce(cardinality(labels) - 1, 0) LOOP
@@ -909,7 +909,7 @@ BEGIN
               ELSE d END,
          nullif(TG_ARGV[1], '')
     FROM (SELECT r, jsonb_strip_nulls(r - ARRAY['id', 'workspace_id', 'created_by', 'created_at', 'updated_at']) AS d
-            FROM (SELECT to_jsonb(n) - 'search_doc' AS r FROM new_rows n) s0) s;
+            FROM (SELECT to_jsonb(n) - 'search_doc' AS r FROM new_rows n OFFSET 0) s0 OFFSET 0) s; -- OFFSET 0: see above
   RETURN NULL;
 END
 $$;
@@ -997,7 +997,7 @@ BEGIN
                               THEN jsonb_set(r0, '{custom_fields}', CASE WHEN jsonb_typeof(r0 -> 'custom_fields') = 'object'
                                                                          THEN (r0 -> 'custom_fields') - archived ELSE '{}' END)
                               ELSE r0 END AS c
-                    FROM (SELECT to_jsonb(n) - 'search_doc' AS r0 FROM new_rows n) a) b) s;
+                    FROM (SELECT to_jsonb(n) - 'search_doc' AS r0 FROM new_rows n OFFSET 0) a OFFSET 0) b OFFSET 0) s; -- OFFSET 0: see above
   RETURN NULL;
 END
 $$;
@@ -7244,18 +7244,11 @@ ALTER TABLE ONLY public.custom_fields
     ADD CONSTRAINT custom_fields_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
 
 --
--- Name: custom_values custom_values_field_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+-- Name: custom_values custom_values_workspace_id_field_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.custom_values
-    ADD CONSTRAINT custom_values_field_id_fkey FOREIGN KEY (field_id) REFERENCES public.custom_fields(id);
-
---
--- Name: custom_values custom_values_workspace_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.custom_values
-    ADD CONSTRAINT custom_values_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES public.workspaces(id);
+    ADD CONSTRAINT custom_values_workspace_id_field_id_fkey FOREIGN KEY (workspace_id, field_id) REFERENCES public.custom_fields(workspace_id, id);
 
 --
 -- Name: deal_labels deal_labels_workspace_id_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
