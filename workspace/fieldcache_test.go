@@ -127,7 +127,34 @@ func TestKeptFieldsFollowChanges(t *testing.T) {
 	change(score, `{"archived": true}`)
 	refused(b, f.Admin, gold, apierr.CodeBadRequest)
 	want(b, f.Admin, "custom_fields.tier=silver", "Deal B")
+	// The archived field's value is hidden from a list built from the definitions (its
+	// archived keys come from them) and shown again once it is unarchived.
+	shown := func(wantScore bool) {
+		t.Helper()
+		params, err := workspace.ParseListParams(deals, url.Values{"custom_fields.tier": {"silver"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := b.List(ctx, f.Admin, deals, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []struct {
+			CustomFields map[string]json.RawMessage `json:"custom_fields"`
+		}
+		if err := json.Unmarshal(page.Data, &recs); err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 1 || recs[0].CustomFields["tier"] == nil {
+			t.Fatalf("custom_fields.tier=silver: %s", page.Data)
+		}
+		if _, ok := recs[0].CustomFields["score"]; ok != wantScore {
+			t.Errorf("custom_fields.tier=silver with score archived=%v: %s", !wantScore, page.Data)
+		}
+	}
+	shown(false)
 	change(score, `{"archived": false}`)
+	shown(true)
 	want(b, f.Admin, gold, "Deal A", "Deal C")
 
 	// The gates, on the replica keeping the definitions.
