@@ -266,19 +266,26 @@ func loadCustomFields(ctx context.Context, q querier, p *auth.Principal, resourc
 }
 
 // readCustomFields is loadCustomFields with the version of the workspace's definitions
-// they were read at (store.FieldsVersion), from the same snapshot; -1 when there are none.
+// they were read at (store.FieldsVersion), from the same snapshot. The version is a
+// one-row subquery the definitions are LEFT JOINed to, so a resource without definitions
+// has its version too (one row of NULL definition columns), and fieldcache.go keeps it.
 func readCustomFields(ctx context.Context, q querier, p *auth.Principal, resource string) ([]CustomField, int64, error) {
 	defs := []CustomField{}
-	version := int64(-1)
-	err := q.Query(ctx, p.Actor(), `SELECT `+store.FieldsVersion+`, id::text, resource, key, label, type, options::text, coalesce(reference_resource, ''),
-		required, "unique", searchable, coalesce(description, ''), archived, position, ready
-		FROM custom_fields WHERE resource = $1 ORDER BY position, key`, []any{resource}, func(rows pgx.Rows) error {
+	var version int64
+	err := q.Query(ctx, p.Actor(), `SELECT v.v, coalesce(f.id::text, ''), coalesce(f.resource, ''), coalesce(f.key, ''), coalesce(f.label, ''),
+		coalesce(f.type, ''), coalesce(f.options::text, '[]'), coalesce(f.reference_resource, ''), coalesce(f.required, false),
+		coalesce(f."unique", false), coalesce(f.searchable, false), coalesce(f.description, ''), coalesce(f.archived, false),
+		coalesce(f.position, 0), coalesce(f.ready, false)
+		FROM `+store.FieldsVersion+` v(v) LEFT JOIN custom_fields f ON f.resource = $1 ORDER BY f.position, f.key`, []any{resource}, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var f CustomField
 			var opts string
 			if err := rows.Scan(&version, &f.ID, &f.Resource, &f.Key, &f.Label, &f.Type, &opts, &f.ReferenceResource,
 				&f.Required, &f.Unique, &f.Searchable, &f.Description, &f.Archived, &f.Position, &f.Ready); err != nil {
 				return err
+			}
+			if f.ID == "" {
+				continue // the version's row alone: no definition matched
 			}
 			if err := json.Unmarshal([]byte(opts), &f.Options); err != nil {
 				return err

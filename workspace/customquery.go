@@ -29,6 +29,11 @@ type customQuery struct {
 	// fieldsAt is the version of the kept definitions the query was checked against
 	// (fieldcache.go), which its statement checks; nil when they were read for it.
 	fieldsAt *int64
+	// known is whether the list read definitions (defs): then its records show
+	// custom_fields without the archived keys of archived, taken from them (shownCustom),
+	// and its statement reads no definition itself.
+	known    bool
+	archived []string
 }
 
 type customCond struct {
@@ -89,7 +94,12 @@ func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, p
 	if err != nil {
 		return nil, params, err
 	}
-	cq.fieldsAt = at
+	cq.fieldsAt, cq.known = at, true
+	for _, f := range defs {
+		if f.Archived {
+			cq.archived = append(cq.archived, f.Key)
+		}
+	}
 	return cq, out, nil
 }
 

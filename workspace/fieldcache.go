@@ -54,7 +54,7 @@ func (o *Ops) listFields(ctx context.Context, p *auth.Principal, r *Resource, ke
 	if err != nil {
 		return nil, nil, err
 	}
-	if permitted && version >= 0 {
+	if permitted {
 		o.fields.put(key, keptFields{version: version, list: defs})
 	}
 	return defs, nil, nil

@@ -127,7 +127,34 @@ func TestKeptFieldsFollowChanges(t *testing.T) {
 	change(score, `{"archived": true}`)
 	refused(b, f.Admin, gold, apierr.CodeBadRequest)
 	want(b, f.Admin, "custom_fields.tier=silver", "Deal B")
+	// The archived field's value is hidden from a list built from the definitions (its
+	// archived keys come from them) and shown again once it is unarchived.
+	shown := func(wantScore bool) {
+		t.Helper()
+		params, err := workspace.ParseListParams(deals, url.Values{"custom_fields.tier": {"silver"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := b.List(ctx, f.Admin, deals, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []struct {
+			CustomFields map[string]json.RawMessage `json:"custom_fields"`
+		}
+		if err := json.Unmarshal(page.Data, &recs); err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 1 || recs[0].CustomFields["tier"] == nil {
+			t.Fatalf("custom_fields.tier=silver: %s", page.Data)
+		}
+		if _, ok := recs[0].CustomFields["score"]; ok != wantScore {
+			t.Errorf("custom_fields.tier=silver with score archived=%v: %s", !wantScore, page.Data)
+		}
+	}
+	shown(false)
 	change(score, `{"archived": false}`)
+	shown(true)
 	want(b, f.Admin, gold, "Deal A", "Deal C")
 
 	// The gates, on the replica keeping the definitions.
@@ -135,4 +162,75 @@ func TestKeptFieldsFollowChanges(t *testing.T) {
 	want(b, crmReader, gold, "Deal A", "Deal C")
 	refused(b, other.Admin, gold, apierr.CodeBadRequest)
 	refused(b, other.Admin, "custom_fields.tier=gold", apierr.CodeBadRequest)
+}
+
+// TestKeptFieldsWithoutDefinitions: a resource without custom field definitions is kept
+// too (workspace/fieldcache.go), so a second q list on it is one round trip, and a field
+// defined through another replica is seen by the next list: a searchable one's value
+// matches q.
+func TestKeptFieldsWithoutDefinitions(t *testing.T) {
+	s := storetest.New(t)
+	ctx := context.Background()
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	var batches atomic.Int64 // the statements and batches replica b sends
+	sb, err := store.OpenWith(ctx, storetest.DSN(t), store.Options{Observe: func(error) { batches.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	a := workspace.NewOps(workspace.Config{Store: s})
+	b := workspace.NewOps(workspace.Config{Store: sb})
+	deals := workspace.Lookup("deals")
+	pipeline := ""
+	if err := storetest.Pool(t).QueryRow(ctx, `INSERT INTO pipelines (workspace_id, name) VALUES ($1, 'P') RETURNING id::text`, f.WorkspaceID).Scan(&pipeline); err != nil {
+		t.Fatal(err)
+	}
+	create := func(body string) {
+		t.Helper()
+		if _, err := a.Post(ctx, f.Admin, workspace.OpCreate, deals, workspace.NewBody([]byte(body)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create(`{"name": "Harbour refit", "pipeline_id": "` + pipeline + `"}`)
+
+	// names lists deals matching q through b as the admin: their names.
+	names := func(q string) []string {
+		t.Helper()
+		params, err := workspace.ParseListParams(deals, url.Values{"q": {q}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := b.List(ctx, f.Admin, deals, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []struct{ Name string }
+		if err := json.Unmarshal(page.Data, &recs); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.Name)
+		}
+		return out
+	}
+	if got := names("harbour"); len(got) != 1 {
+		t.Fatalf("q=harbour: %v, want Harbour refit", got)
+	}
+	batches.Store(0)
+	if got := names("harbour"); len(got) != 1 {
+		t.Fatalf("q=harbour again: %v, want Harbour refit", got)
+	}
+	if n := batches.Load(); n != 1 {
+		t.Errorf("a q list on a resource without definitions, kept, sent %d statements and batches, want 1", n)
+	}
+
+	if _, err := a.Post(ctx, f.Admin, workspace.OpCreate, workspace.Lookup("custom_fields"), workspace.NewBody([]byte(
+		`{"resource": "deals", "key": "vessel", "label": "Vessel", "type": "text", "searchable": true}`)), ""); err != nil {
+		t.Fatal(err)
+	}
+	create(`{"name": "Dry dock", "pipeline_id": "` + pipeline + `", "custom_fields": {"vessel": "Kestrel"}}`)
+	if got := names("kestrel"); len(got) != 1 || got[0] != "Dry dock" {
+		t.Errorf("q=kestrel after a searchable field was defined on another replica: %v, want Dry dock", got)
+	}
 }

@@ -291,6 +291,9 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 		}
 	}
 	cols := o.statements[r].columns
+	if cq.known && r.Custom {
+		cols = shownCustom(r, cq.archived, add)
+	}
 	if rank != "" {
 		cols += ", " + rank + ` AS "_rank"`
 	}

@@ -163,6 +163,27 @@ func columnExpr(r *Resource, c string) string {
 	return ident(c)
 }
 
+// shownCustom is columnList for a statement built from r's definitions: custom_fields
+// without archived, the keys of the archived fields among them (their parameter n when
+// there are some), where columnExpr reads them in the statement. A list built from
+// definitions has them already, read for it or kept and checked by its statement
+// (fieldcache.go), so its statement need not read them again: that was an index scan
+// of custom_fields, two buffers of each such list (docs/performance.md, "Custom fields").
+func shownCustom(r *Resource, archived []string, add func(any) int) string {
+	cols := Columns(r)
+	for i, c := range cols {
+		switch {
+		case c != customFieldsName:
+			cols[i] = ident(c)
+		case len(archived) == 0:
+			cols[i] = `coalesce("custom_fields", '{}'::jsonb) AS "custom_fields"`
+		default:
+			cols[i] = fmt.Sprintf(`coalesce("custom_fields" - $%d::text[], '{}'::jsonb) AS "custom_fields"`, add(archived))
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
 // param renders the placeholder of a value: text parameters cast in SQL, so the value's
 // exact text (a numeric's digits, a date) reaches PostgreSQL unchanged.
 func param(n int, t Type) string {
