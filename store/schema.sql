@@ -607,6 +607,16 @@ CREATE FUNCTION public.ws_custom_lock_key(ws uuid, res text) RETURNS bigint
 $$;
 
 --
+-- Name: ws_custom_number(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_number(s text) RETURNS numeric
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $_$
+  SELECT CASE WHEN length(s) <= 1000 AND s ~ '^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?\s*$' THEN s::numeric END
+$_$;
+
+--
 -- Name: ws_custom_reindex(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -729,6 +739,82 @@ CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
     AS $$
   SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) <> 'object' OR v = '{}' THEN '{}'::jsonb
     ELSE v - ws_custom_archived(ws, res) END
+$$;
+
+--
+-- Name: ws_custom_sort_b(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_b(v jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'boolean' THEN v::boolean
+    WHEN 'string' THEN CASE WHEN (v #>> '{}') ~* '^\s*(t(r(ue?)?)?|y(es?)?|on|off?|1|f(a(l(se?)?)?)?|no?|0)\s*$' THEN (v #>> '{}')::boolean END
+  END
+$_$;
+
+--
+-- Name: ws_custom_sort_d(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_d(v jsonb) RETURNS timestamp with time zone
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$
+DECLARE
+  s text;
+BEGIN
+  IF jsonb_typeof(v) <> 'string' THEN
+    RETURN NULL;
+  END IF;
+  s := v #>> '{}';
+  IF s ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' THEN
+    IF s ~ '^(?!0000)[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$' THEN
+      RETURN s::date::timestamp AT TIME ZONE 'UTC';
+    END IF;
+    BEGIN
+      RETURN s::date::timestamp AT TIME ZONE 'UTC';
+    EXCEPTION WHEN others THEN
+      RETURN NULL;
+    END;
+  END IF;
+  IF s !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$' THEN
+    RETURN NULL;
+  END IF;
+  IF s ~ '^(?!0000)[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$' THEN
+    RETURN s::timestamptz;
+  END IF;
+  BEGIN
+    RETURN s::timestamptz;
+  EXCEPTION WHEN others THEN
+    RETURN NULL;
+  END;
+END
+$_$;
+
+--
+-- Name: ws_custom_sort_n(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_n(v jsonb) RETURNS numeric
+    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'number' THEN v::numeric
+    WHEN 'string' THEN ws_custom_number(v #>> '{}')
+    WHEN 'object' THEN CASE jsonb_typeof(v -> 'amount') WHEN 'number' THEN (v -> 'amount')::numeric
+                                                          WHEN 'string' THEN ws_custom_number(v ->> 'amount') END
+  END
+$$;
+
+--
+-- Name: ws_custom_sort_t(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_t(v jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $$
+  SELECT CASE WHEN jsonb_typeof(v) IN ('string', 'number', 'boolean') THEN v #>> '{}' END
 $$;
 
 --
