@@ -607,16 +607,6 @@ CREATE FUNCTION public.ws_custom_lock_key(ws uuid, res text) RETURNS bigint
 $$;
 
 --
--- Name: ws_custom_number(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.ws_custom_number(s text) RETURNS numeric
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS $_$
-  SELECT CASE WHEN length(s) <= 1000 AND s ~ '^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?\s*$' THEN s::numeric END
-$_$;
-
---
 -- Name: ws_custom_reindex(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -746,12 +736,21 @@ $$;
 --
 
 CREATE FUNCTION public.ws_custom_sort_b(v jsonb) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $_$
-  SELECT CASE jsonb_typeof(v)
-    WHEN 'boolean' THEN v::boolean
-    WHEN 'string' THEN CASE WHEN (v #>> '{}') ~* '^\s*(t(r(ue?)?)?|y(es?)?|on|off?|1|f(a(l(se?)?)?)?|no?|0)\s*$' THEN (v #>> '{}')::boolean END
-  END
+BEGIN
+  CASE jsonb_typeof(v)
+    WHEN 'boolean' THEN
+      RETURN v::boolean;
+    WHEN 'string' THEN
+      IF (v #>> '{}') ~* '^\s*(t(r(ue?)?)?|y(es?)?|on|off?|1|f(a(l(se?)?)?)?|no?|0)\s*$' THEN
+        RETURN (v #>> '{}')::boolean;
+      END IF;
+      RETURN NULL;
+    ELSE
+      RETURN NULL;
+  END CASE;
+END
 $_$;
 
 --
@@ -797,24 +796,48 @@ $_$;
 --
 
 CREATE FUNCTION public.ws_custom_sort_n(v jsonb) RETURNS numeric
-    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
-    AS $$
-  SELECT CASE jsonb_typeof(v)
-    WHEN 'number' THEN v::numeric
-    WHEN 'string' THEN ws_custom_number(v #>> '{}')
-    WHEN 'object' THEN CASE jsonb_typeof(v -> 'amount') WHEN 'number' THEN (v -> 'amount')::numeric
-                                                          WHEN 'string' THEN ws_custom_number(v ->> 'amount') END
-  END
-$$;
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$
+DECLARE
+  s text;
+BEGIN
+  CASE jsonb_typeof(v)
+    WHEN 'number' THEN
+      RETURN v::numeric;
+    WHEN 'string' THEN
+      s := v #>> '{}';
+    WHEN 'object' THEN
+      CASE jsonb_typeof(v -> 'amount')
+        WHEN 'number' THEN
+          RETURN (v -> 'amount')::numeric;
+        WHEN 'string' THEN
+          s := v ->> 'amount';
+        ELSE
+          RETURN NULL;
+      END CASE;
+    ELSE
+      RETURN NULL;
+  END CASE;
+  IF length(s) <= 1000 AND s ~ '^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?\s*$' THEN
+    RETURN s::numeric;
+  END IF;
+  RETURN NULL;
+END
+$_$;
 
 --
 -- Name: ws_custom_sort_t(jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
 CREATE FUNCTION public.ws_custom_sort_t(v jsonb) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $$
-  SELECT CASE WHEN jsonb_typeof(v) IN ('string', 'number', 'boolean') THEN v #>> '{}' END
+BEGIN
+  IF jsonb_typeof(v) IN ('string', 'number', 'boolean') THEN
+    RETURN v #>> '{}';
+  END IF;
+  RETURN NULL;
+END
 $$;
 
 --

@@ -338,7 +338,9 @@ func (cq *customQuery) walk(r *Resource, withQ bool) walk {
 }
 
 // page is the page of a custom sort, in two parts read one after the other: the records
-// with a value, walking the field's custom_values index (field_id, value, record_id) from
+// with a value, through the field's sort index on the record table when it is valid
+// (byRecord, sortindex.go: the page's heap pages and a few index pages, as a built-in
+// sort), else walking the field's custom_values index (field_id, value, record_id) from
 // the cursor and fetching each record by its id under the list's conditions; then those
 // without one, walking the field's custom_absent index (field_id, record_id) in the order
 // of id and fetching each the same way. The statement reads the parts in that order (no

@@ -41,7 +41,12 @@ type validIndexes struct {
 }
 
 const (
-	sortIndexTTL = 30 * time.Second
+	// maxSortIndexes bounds the sort indexes of a table: each is a predicate every write of
+	// the table checks and a path every plan of it weighs (docs/performance.md, "Custom
+	// fields"). Keys are the workspaces' own, so distinct keys may grow with them; past the
+	// bound, sorts by the others walk custom_values, as before.
+	maxSortIndexes = 100
+	sortIndexTTL   = 30 * time.Second
 	// sortIndexRetry is how long a build that failed waits before a list tries it again.
 	sortIndexRetry = 5 * time.Minute
 )
@@ -172,6 +177,16 @@ func (o *Ops) BuildCustomSortIndex(ctx context.Context, table, key, col string) 
 		WHERE c.relname = $1 AND c.relnamespace = 'public'::regnamespace`, name).Scan(&valid)
 	if err != nil && err != pgx.ErrNoRows {
 		return err
+	}
+	if valid == nil {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE i.indrelid = $1::text::regclass AND starts_with(c.relname, $2)`, table, table+"_cf_").Scan(&n); err != nil {
+			return err
+		}
+		if n >= maxSortIndexes {
+			return fmt.Errorf("%s has %d custom sort indexes already, the most it gets: sorts by %s walk custom_values", table, n, key)
+		}
 	}
 	if valid == nil || !*valid {
 		if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
