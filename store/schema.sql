@@ -762,32 +762,34 @@ CREATE FUNCTION public.ws_custom_sort_d(v jsonb) RETURNS timestamp with time zon
     AS $_$
 DECLARE
   s text;
+  y int;
+  m int;
+  days int;
 BEGIN
   IF jsonb_typeof(v) <> 'string' THEN
     RETURN NULL;
   END IF;
   s := v #>> '{}';
-  IF s ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' THEN
-    IF s ~ '^(?!0000)[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$' THEN
-      RETURN s::date::timestamp AT TIME ZONE 'UTC';
-    END IF;
-    BEGIN
-      RETURN s::date::timestamp AT TIME ZONE 'UTC';
-    EXCEPTION WHEN others THEN
-      RETURN NULL;
-    END;
-  END IF;
-  IF s !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$' THEN
+  IF s !~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?([Zz]|[+-](0[0-9]|1[0-5]):[0-5][0-9]))?$' THEN
     RETURN NULL;
   END IF;
-  IF s ~ '^(?!0000)[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$' THEN
-    RETURN s::timestamptz;
+  y := substr(s, 1, 4)::int;
+  m := substr(s, 6, 2)::int;
+  days := 31;
+  IF m IN (4, 6, 9, 11) THEN
+    days := 30;
+  ELSIF m = 2 AND y % 4 = 0 AND (y % 100 <> 0 OR y % 400 = 0) THEN
+    days := 29;
+  ELSIF m = 2 THEN
+    days := 28;
   END IF;
-  BEGIN
-    RETURN s::timestamptz;
-  EXCEPTION WHEN others THEN
+  IF y = 0 OR substr(s, 9, 2)::int > days THEN
     RETURN NULL;
-  END;
+  END IF;
+  IF length(s) = 10 THEN
+    RETURN s::date::timestamp AT TIME ZONE 'UTC';
+  END IF;
+  RETURN s::timestamptz;
 END
 $_$;
 
