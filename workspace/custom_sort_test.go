@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
@@ -168,5 +169,64 @@ func TestCustomSortPaths(t *testing.T) {
 				t.Errorf("sort=%s: %d pages, last %v; want 8, ending with a record without a value", sort, n, last)
 			}
 		}
+	}
+}
+
+// TestCustomSortIndexFollowsDefinition: defining a sortable field builds its sort index in
+// the background, and a list sorting by a field whose index was dropped answers (through
+// custom_values) and builds it again.
+func TestCustomSortIndexFollowsDefinition(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	ctx := context.Background()
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	key := "sf" + hex.EncodeToString(b)
+	index := "deals_cf_" + key + "_n"
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	t.Cleanup(func() {
+		if err := ops.BuildCustomSortIndex(ctx, "deals", key, "n"); err != nil { // a build under way ends first
+			t.Error(err)
+		}
+		if _, err := pool.Exec(ctx, "DROP INDEX IF EXISTS "+index); err != nil {
+			t.Error(err)
+		}
+	})
+	// valid waits up to a minute for index to be valid.
+	valid := func(when string) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+			var ok bool
+			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+				WHERE c.relname = $1 AND i.indisvalid)`, index).Scan(&ok); err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no valid %s after a minute", when, index)
+			}
+		}
+	}
+	body := fmt.Sprintf(`{"resource": "deals", "key": %q, "label": "Retainer", "type": "number"}`, key)
+	if _, err := ops.Post(ctx, f.Admin, workspace.OpCreate, workspace.Lookup("custom_fields"), workspace.NewBody([]byte(body)), ""); err != nil {
+		t.Fatal(err)
+	}
+	valid("defined")
+	if _, err := pool.Exec(ctx, "DROP INDEX "+index); err != nil {
+		t.Fatal(err)
+	}
+	sort := "-custom_fields." + key
+	other := workspace.NewOps(workspace.Config{Store: s}) // a process that never saw the index
+	if _, err := other.List(ctx, f.Admin, workspace.Lookup("deals"), workspace.ListParams{Sort: &sort}); err != nil {
+		t.Fatal(err)
+	}
+	valid("dropped, then sorted by")
+	if err := other.BuildCustomSortIndex(ctx, "deals", key, "n"); err != nil { // the list's build has ended
+		t.Fatal(err)
 	}
 }
