@@ -732,6 +732,117 @@ CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
 $$;
 
 --
+-- Name: ws_custom_sort_b(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_b(v jsonb) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$
+BEGIN
+  CASE jsonb_typeof(v)
+    WHEN 'boolean' THEN
+      RETURN v::boolean;
+    WHEN 'string' THEN
+      IF (v #>> '{}') ~* '^\s*(t(r(ue?)?)?|y(es?)?|on|off?|1|f(a(l(se?)?)?)?|no?|0)\s*$' THEN
+        RETURN (v #>> '{}')::boolean;
+      END IF;
+      RETURN NULL;
+    ELSE
+      RETURN NULL;
+  END CASE;
+END
+$_$;
+
+--
+-- Name: ws_custom_sort_d(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_d(v jsonb) RETURNS timestamp with time zone
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$
+DECLARE
+  s text;
+  y int;
+  m int;
+  days int;
+BEGIN
+  IF jsonb_typeof(v) <> 'string' THEN
+    RETURN NULL;
+  END IF;
+  s := v #>> '{}';
+  IF s !~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?([Zz]|[+-](0[0-9]|1[0-5]):[0-5][0-9]))?$' THEN
+    RETURN NULL;
+  END IF;
+  y := substr(s, 1, 4)::int;
+  m := substr(s, 6, 2)::int;
+  days := 31;
+  IF m IN (4, 6, 9, 11) THEN
+    days := 30;
+  ELSIF m = 2 AND y % 4 = 0 AND (y % 100 <> 0 OR y % 400 = 0) THEN
+    days := 29;
+  ELSIF m = 2 THEN
+    days := 28;
+  END IF;
+  IF y = 0 OR substr(s, 9, 2)::int > days THEN
+    RETURN NULL;
+  END IF;
+  IF length(s) = 10 THEN
+    RETURN s::date::timestamp AT TIME ZONE 'UTC';
+  END IF;
+  RETURN s::timestamptz;
+END
+$_$;
+
+--
+-- Name: ws_custom_sort_n(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_n(v jsonb) RETURNS numeric
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $_$
+DECLARE
+  s text;
+BEGIN
+  CASE jsonb_typeof(v)
+    WHEN 'number' THEN
+      RETURN v::numeric;
+    WHEN 'string' THEN
+      s := v #>> '{}';
+    WHEN 'object' THEN
+      CASE jsonb_typeof(v -> 'amount')
+        WHEN 'number' THEN
+          RETURN (v -> 'amount')::numeric;
+        WHEN 'string' THEN
+          s := v ->> 'amount';
+        ELSE
+          RETURN NULL;
+      END CASE;
+    ELSE
+      RETURN NULL;
+  END CASE;
+  IF length(s) <= 1000 AND s ~ '^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?\s*$' THEN
+    RETURN s::numeric;
+  END IF;
+  RETURN NULL;
+END
+$_$;
+
+--
+-- Name: ws_custom_sort_t(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_sort_t(v jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $$
+BEGIN
+  IF jsonb_typeof(v) IN ('string', 'number', 'boolean') THEN
+    RETURN v #>> '{}';
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: ws_deal_status(); Type: FUNCTION; Schema: public; Owner: -
 --
 

@@ -26,6 +26,9 @@ type customQuery struct {
 	searchable []string // ids of the searchable fields q matches
 	codePoint  bool
 	after      *keyPosition // the cursor's position in a custom sort
+	// byRecord is whether the sort's index on the record table is valid (sortindex.go):
+	// then page reads the records with a value through it.
+	byRecord bool
 	// fieldsAt is the version of the kept definitions the query was checked against
 	// (fieldcache.go), which its statement checks; nil when they were read for it.
 	fieldsAt *int64
@@ -98,6 +101,11 @@ func (o *Ops) customQuery(ctx context.Context, p *auth.Principal, r *Resource, p
 	for _, f := range defs {
 		if f.Archived {
 			cq.archived = append(cq.archived, f.Key)
+		}
+	}
+	if cq.sort != nil {
+		if cq.byRecord, err = o.sortIndexReady(ctx, p, r, cq.sort); err != nil {
+			return nil, params, err
 		}
 	}
 	return cq, out, nil
@@ -340,7 +348,9 @@ func (cq *customQuery) walk(r *Resource, withQ bool) walk {
 }
 
 // page is the page of a custom sort, in two parts read one after the other: the records
-// with a value, walking the field's custom_values index (field_id, value, record_id) from
+// with a value, through the field's sort index on the record table when it is valid
+// (byRecord, sortindex.go: the page's heap pages and a few index pages, as a built-in
+// sort), else walking the field's custom_values index (field_id, value, record_id) from
 // the cursor and fetching each record by its id under the list's conditions; then those
 // without one, walking the field's custom_absent index (field_id, record_id) in the order
 // of id and fetching each the same way. The statement reads the parts in that order (no
@@ -367,6 +377,16 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 		` WHERE "id" = v.record_id` + conds + " OFFSET 0) d WHERE v.field_id = " + fid + " AND " + col + " IS NOT NULL"
 	nulls := "SELECT d.*, NULL::" + t.sqlType + ` AS "_sort" FROM custom_absent a CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
 		` WHERE "id" = a.record_id` + conds + " OFFSET 0) d WHERE a.field_id = " + fid
+	// byRecord: the records with a value in the order of the sort's index on their table
+	// (sortindex.go), each read from its heap page, as a built-in sort reads them.
+	key, recordID, order := col, "v.record_id", col+dir+", v.record_id"+dir
+	if cq.byRecord {
+		key = customSortExpr(r.Table, cq.sort.Key, t.col)
+		recordID = table + `."id"`
+		order = key + dir + ", " + recordID + dir
+		values = "SELECT " + cols + ", " + key + ` AS "_sort" FROM ` + table + " WHERE " + customSortHas(r.Table, cq.sort.Key) +
+			" AND " + key + " IS NOT NULL" + conds
+	}
 	withValues := true
 	if a := cq.after; a != nil {
 		id := fmt.Sprintf("$%d::text::uuid", add(a.ID))
@@ -374,7 +394,7 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 			nulls += " AND a.record_id" + cmp + id
 			withValues = false
 		} else {
-			values += " AND (" + col + ", v.record_id)" + cmp + fmt.Sprintf("($%d::text::%s, %s)", add(*a.Keys[0]), t.sqlType, id)
+			values += " AND (" + key + ", " + recordID + ")" + cmp + fmt.Sprintf("($%d::text::%s, %s)", add(*a.Keys[0]), t.sqlType, id)
 		}
 	}
 	limit := " LIMIT " + fmt.Sprint(fetch)
@@ -382,7 +402,7 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 	if !withValues {
 		return nullsPart
 	}
-	return "(" + values + " ORDER BY " + col + dir + ", v.record_id" + dir + limit + ") UNION ALL " + nullsPart
+	return "(" + values + " ORDER BY " + order + limit + ") UNION ALL " + nullsPart
 }
 
 // customSearch is q's match on r's rows when r has searchable custom fields: match (the

@@ -29,6 +29,8 @@ type Ops struct {
 
 	fields fieldCache // custom field definitions lists read (fieldcache.go)
 
+	sortIndexes sortIndexes // the record-table indexes of custom sorts (sortindex.go)
+
 	// statements holds the parts of each resource's statements that never change, built
 	// once from the catalogue instead of on every request.
 	statements map[*Resource]statements

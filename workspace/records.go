@@ -308,6 +308,9 @@ func (o *Ops) create(ctx context.Context, q querier, p *auth.Principal, r *Resou
 	if secret != "" {
 		rec = WithSecret(rec, secret)
 	}
+	if r.Name == customFieldsName {
+		o.startSortIndexOf(rec)
+	}
 	return rec, nil
 }
 

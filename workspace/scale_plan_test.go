@@ -49,9 +49,9 @@ const (
 // checkCustomSearch): a filter with each operator on each field, a sort on each sortable
 // one and q on the searchable f01 read deals, custom_values and custom_absent by no Seq
 // Scan, filters within customFilterBound (the list's 60 but for the kinds it names), q
-// within maxListBuffers, sorts within customSortBuffers: over 60, since each deal of a
-// custom sort's page is one descent of the primary key (the side table's design,
-// docs/performance.md). The workspace read holds a value of each field on every deal
+// within maxListBuffers, and each sort walks its field's index on deals (built by
+// checkCustomPlans as the service builds it, workspace/sortindex.go) within
+// maxListBuffers. The workspace read holds a value of each field on every deal
 // (2,000,000 custom_values rows; f01 "Acme Yotta" on two, which q=acme finds besides the
 // three names; sparseDeals without f18); the other workspaces hold values on one deal in
 // otherValuesEvery, keeping the seed cheap, and no custom_absent rows for the rest: every
