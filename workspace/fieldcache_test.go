@@ -28,12 +28,7 @@ func TestKeptFieldsFollowChanges(t *testing.T) {
 	f := storetest.Workspace(t, s, workspace.Scopes())
 	other := storetest.Workspace(t, s, workspace.Scopes())
 	crmReader := storetest.AddUser(t, s, f.WorkspaceID, "member", map[string]string{"crm": "read"}, workspace.Scopes())
-	var batches atomic.Int64 // the statements and batches replica b sends
-	sb, err := store.OpenWith(ctx, storetest.DSN(t), store.Options{Observe: func(error) { batches.Add(1) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sb.Close)
+	sb, batches := countedReplica(t)
 	a := workspace.NewOps(workspace.Config{Store: s})
 	b := workspace.NewOps(workspace.Config{Store: sb})
 	deals, fields := workspace.Lookup("deals"), workspace.Lookup("custom_fields")
@@ -172,12 +167,7 @@ func TestKeptFieldsWithoutDefinitions(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	f := storetest.Workspace(t, s, workspace.Scopes())
-	var batches atomic.Int64 // the statements and batches replica b sends
-	sb, err := store.OpenWith(ctx, storetest.DSN(t), store.Options{Observe: func(error) { batches.Add(1) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sb.Close)
+	sb, batches := countedReplica(t)
 	a := workspace.NewOps(workspace.Config{Store: s})
 	b := workspace.NewOps(workspace.Config{Store: sb})
 	deals := workspace.Lookup("deals")
@@ -233,4 +223,17 @@ func TestKeptFieldsWithoutDefinitions(t *testing.T) {
 	if got := names("kestrel"); len(got) != 1 || got[0] != "Dry dock" {
 		t.Errorf("q=kestrel after a searchable field was defined on another replica: %v, want Dry dock", got)
 	}
+}
+
+// countedReplica opens a second store on the test database, as another process of the
+// deployment would, and counts the statements and batches it sends.
+func countedReplica(t *testing.T) (*store.Store, *atomic.Int64) {
+	t.Helper()
+	batches := new(atomic.Int64)
+	sb, err := store.OpenWith(context.Background(), storetest.DSN(t), store.Options{Observe: func(error) { batches.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	return sb, batches
 }
