@@ -32,12 +32,7 @@ var textOmitted = map[string]bool{"workspace_id": true, "score": true}
 // shown whole.
 const cellRunes = 60
 
-// renderPage renders a list's data and next_cursor.
-func renderPage(data json.RawMessage, nextCursor *string) []byte {
-	return appendPage(make([]byte, 0, len(data)/2+64), data, nextCursor) // a page's text is about 0.45 of its JSON
-}
-
-// appendPage appends what renderPage renders.
+// appendPage appends the rendering of a list's data and next_cursor.
 func appendPage(out []byte, data json.RawMessage, nextCursor *string) []byte {
 	out = renderTable(out, data)
 	if nextCursor != nil {

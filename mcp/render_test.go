@@ -27,26 +27,26 @@ func TestRender(t *testing.T) {
 			"grants: crm=full, hr=none\nscopes: read+write: deals; read: hr\nurls: https://a:b\ncreated_at: 2026-11-27T20:38Z\n" +
 				"due: 2026-11-27T20:38:46+02:00\nnot shown: workspace_id\n"},
 		{"a page's columns with one value or none are said once; long text is cut",
-			renderPage(json.RawMessage(`[{"id":"1","type":"deals","owner_id":null,"notes":"`+strings.Repeat("x", 70)+`","score":0.5},`+
+			appendPage(nil, json.RawMessage(`[{"id":"1","type":"deals","owner_id":null,"notes":"`+strings.Repeat("x", 70)+`","score":0.5},`+
 				`{"id":"2","type":"deals","notes":"short","score":0.4}]`), nil),
 			"id\tnotes\n1\t" + strings.Repeat("x", 60) + "…\n2\tshort\nevery row: type=deals\nempty: owner_id\nnot shown: score\n"},
 		{"scopes grouped by what they allow, in the order met; times are not scopes",
 			renderValue(json.RawMessage(`{"scopes":["deals:read","deals:write","activity:read","people:read","people:write","enrich:write"],"at":["10:30","11:00"]}`)),
 			"scopes: read+write: deals, people; read: activity; write: enrich\nat: 10:30, 11:00\n"},
 		{"times in the same minute are said once",
-			renderPage(json.RawMessage(`[{"id":"1","updated_at":"2026-11-27T20:38:46.1+00:00","due":"2026-12-01"},`+
+			appendPage(nil, json.RawMessage(`[{"id":"1","updated_at":"2026-11-27T20:38:46.1+00:00","due":"2026-12-01"},`+
 				`{"id":"2","updated_at":"2026-11-27T20:38:59.2+00:00","due":"2026-12-02"}]`), nil),
 			"id\tdue\n1\t2026-12-01\n2\t2026-12-02\nevery row: updated_at=2026-11-27T20:38Z\n"},
 		{"text alike only where cut is not said once",
-			renderPage(json.RawMessage(`[{"id":"1","notes":"`+strings.Repeat("x", 70)+`a"},{"id":"2","notes":"`+strings.Repeat("x", 70)+`b"}]`), nil),
+			appendPage(nil, json.RawMessage(`[{"id":"1","notes":"`+strings.Repeat("x", 70)+`a"},{"id":"2","notes":"`+strings.Repeat("x", 70)+`b"}]`), nil),
 			"id\tnotes\n1\t" + strings.Repeat("x", 60) + "…\n2\t" + strings.Repeat("x", 60) + "…\n"},
-		{"a value said once with a comma is quoted", renderPage(json.RawMessage(`[{"id":"1","name":"Acme, Inc","tags":["a","b"]},{"id":"2","name":"Acme, Inc","tags":["a","b"]}]`), nil),
+		{"a value said once with a comma is quoted", appendPage(nil, json.RawMessage(`[{"id":"1","name":"Acme, Inc","tags":["a","b"]},{"id":"2","name":"Acme, Inc","tags":["a","b"]}]`), nil),
 			"id\n1\n2\nevery row: name=\"Acme, Inc\", tags=\"a, b\"\n"},
 		{"an array of objects under its name", renderValue(json.RawMessage(`{"tools":[{"name":"a","schema":{"type": "object"}},{"name":"b","extra":1}]}`)),
 			"tools:\nname\tschema\textra\na\t{\"type\":\"object\"}\t\nb\t\t1\n"},
-		{"a page", renderPage(json.RawMessage(`[{"id": "1", "name": "A", "value": null}, {"id": "2", "name": "B", "value": 3}]`), &cursor),
+		{"a page", appendPage(nil, json.RawMessage(`[{"id": "1", "name": "A", "value": null}, {"id": "2", "name": "B", "value": 3}]`), &cursor),
 			"id\tname\tvalue\n1\tA\t\n2\tB\t3\nnext_cursor: c2\n"},
-		{"an empty page", renderPage(json.RawMessage(`[]`), nil), "(none)\n"},
+		{"an empty page", appendPage(nil, json.RawMessage(`[]`), nil), "(none)\n"},
 	} {
 		if string(tc.got) != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, tc.got, tc.want)
