@@ -843,6 +843,26 @@ END
 $$;
 
 --
+-- Name: ws_custom_value_t(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_value_t(doc jsonb, key text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $$
+DECLARE
+  s text;
+BEGIN
+  IF jsonb_typeof(doc -> key) IN ('string', 'number', 'boolean') THEN
+    s := (doc -> key) #>> '{}';
+    IF octet_length(s) <= 255 THEN
+      RETURN s;
+    END IF;
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: ws_deal_status(); Type: FUNCTION; Schema: public; Owner: -
 --
 

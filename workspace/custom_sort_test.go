@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -229,5 +231,149 @@ func TestCustomSortIndexFollowsDefinition(t *testing.T) {
 	valid("dropped, then sorted by")
 	if err := other.BuildCustomSortIndex(ctx, "deals", key, "n"); err != nil { // the list's build has ended
 		t.Fatal(err)
+	}
+}
+
+// TestCustomListIndexPaths: a list with eq on a select or member field shows the same
+// records in the same pages, cursor by cursor, through the field's list index on deals
+// (workspace/sortindex.go) as through the probe of custom_values and the walk it reads
+// until the index is valid: the workspace's deals holding the value, newest first, ties of
+// created_at in id order; with more matches than the probe counts (the walk), fewer (the
+// fetch) and none. Once the index is built, the first page reads it.
+func TestCustomListIndexPaths(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	ctx := context.Background()
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	reader := readerOfEverything(t, s, f.WorkspaceID)
+	deals := workspace.Lookup("deals")
+	// Keys of this run alone: the indexes are shared by every workspace of the database.
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	run := "lp" + hex.EncodeToString(b)
+	sel, member := run+"_select", run+"_member"
+	for _, d := range [][2]string{{sel, "select"}, {member, "member"}} {
+		if _, err := pool.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options)
+			VALUES ($1, $2, 'deals', $3, $3, $4, $5::jsonb)`, f.WorkspaceID, f.Admin.UserID, d[0], d[1],
+			map[bool]string{true: `[{"key":"o0","label":"O0"},{"key":"o1","label":"O1"},{"key":"o2","label":"O2"}]`, false: "[]"}[d[1] == "select"]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	indexes := []string{"deals_cfl_" + sel + "_t", "deals_cfl_" + member + "_t"}
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	t.Cleanup(func() {
+		for i, key := range []string{sel, member} { // a build a list started ends before its index goes
+			if err := ops.BuildCustomListIndex(ctx, "deals", key); err != nil {
+				t.Error(err)
+			}
+			if _, err := pool.Exec(ctx, "DROP INDEX "+indexes[i]); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	var pipeline string
+	if err := pool.QueryRow(ctx, `INSERT INTO pipelines (workspace_id, created_by, name) VALUES ($1, $2, 'Listed') RETURNING id::text`,
+		f.WorkspaceID, f.Admin.UserID).Scan(&pipeline); err != nil {
+		t.Fatal(err)
+	}
+	// 330 deals, seven to a created_at (ties): every eleventh without the select, one with
+	// a null, and of the others o1 on every fifth (60), o0 on the rest (239, past the
+	// probe's 200); the admin as the member on even ones, the reader on odd ones.
+	if _, err := pool.Exec(ctx, `INSERT INTO deals (workspace_id, created_by, name, pipeline_id, created_at, custom_fields)
+		SELECT $1, $2::text::uuid, 'deal ' || g, $3, now() - (g / 7) * interval '1 second',
+			CASE WHEN g % 11 = 0 THEN '{}'::jsonb WHEN g = 13 THEN jsonb_build_object($4::text, null) ELSE jsonb_build_object($4::text, CASE WHEN g % 5 = 0 THEN 'o1' ELSE 'o0' END) END
+			|| jsonb_build_object($5::text, CASE WHEN g % 2 = 0 THEN $2::text ELSE $6::text END)
+		FROM generate_series(1, 330) g`, f.WorkspaceID, f.Admin.UserID, pipeline, sel, member, reader.UserID); err != nil {
+		t.Fatal(err)
+	}
+	conds := []workspace.Condition{{Field: "custom_fields." + sel, Op: workspace.OpEq, Value: "o0"},
+		{Field: "custom_fields." + sel, Op: workspace.OpEq, Value: "o1"},
+		{Field: "custom_fields." + sel, Op: workspace.OpEq, Value: "o2"},
+		{Field: "custom_fields." + member, Op: workspace.OpEq, Value: f.Admin.UserID}}
+	// walk lists every page of the condition, 25 a page, returning each page's ids.
+	walk := func(c workspace.Condition) [][]string {
+		t.Helper()
+		var pages [][]string
+		params := workspace.ListParams{Where: []workspace.Condition{c}, Limit: 25}
+		for {
+			page, err := ops.List(ctx, reader, deals, params)
+			if err != nil {
+				t.Fatalf("%s=%s: %v", c.Field, c.Value, err)
+			}
+			var rows []struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(page.Data, &rows); err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, r := range rows {
+				ids = append(ids, r.ID)
+			}
+			pages = append(pages, ids)
+			if page.NextCursor == nil {
+				return pages
+			}
+			params.Cursor = *page.NextCursor
+		}
+	}
+	// want is the condition's deals, newest first, as the table holds them.
+	want := func(c workspace.Condition) []string {
+		t.Helper()
+		rows, err := pool.Query(ctx, `SELECT id::text FROM deals WHERE workspace_id = $1 AND custom_fields ->> $2 = $3
+			ORDER BY created_at DESC, id DESC`, f.WorkspaceID, strings.TrimPrefix(c.Field, "custom_fields."), c.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	// The probe and walk's pages, while the builds the lists start wait behind this test's
+	// locks (buildCustomIndex's).
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range indexes {
+		if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", "custom_sort:"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	side := make([][][]string, len(conds))
+	for i, c := range conds {
+		side[i] = walk(c)
+		if got, w := slices.Concat(side[i]...), want(c); !slices.Equal(got, w) {
+			t.Errorf("%s=%s before the list index: %d deals %v, want %d %v", c.Field, c.Value, len(got), got, len(w), w)
+		}
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock_all()"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Release()
+	for _, key := range []string{sel, member} {
+		if err := ops.BuildCustomListIndex(ctx, "deals", key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range conds {
+		index := "deals_cfl_" + strings.TrimPrefix(c.Field, "custom_fields.") + "_t"
+		sql, doc := explainList(t, s, ops, reader, deals, workspace.ListParams{Where: []workspace.Condition{c}, Limit: 25}, "built")
+		read := false
+		doc[0].Plan.walk(func(n planNode) { read = read || n.IndexName == index })
+		if !read {
+			pretty, _ := json.MarshalIndent(doc, "", " ")
+			t.Errorf("%s=%s does not read %s once built\n%s\n%s", c.Field, c.Value, index, sql, pretty)
+		}
+		if got := walk(c); !slices.EqualFunc(got, side[i], slices.Equal) {
+			t.Errorf("%s=%s: through %s\n%v\nbefore it\n%v", c.Field, c.Value, index, got, side[i])
+		}
+	}
+	if n := len(side[0]); n != 10 { // 239 deals, 25 a page
+		t.Errorf("o0: %d pages, want 10", n)
 	}
 }

@@ -845,3 +845,9 @@ func splitCustomFields(r *Resource, fields []string) (plain, keys []string, err 
 func customSubset(expr string, n int) string {
 	return fmt.Sprintf(`(SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}') FROM jsonb_each(%s) e WHERE e.key = ANY($%d::text[])) AS "custom_fields"`, expr, n)
 }
+
+// ListIndexed is whether eq on the field reads a list index in the list's order when one is
+// valid (sortindex.go): types whose values repeat across many records, where eq matches
+// too many for the probe and too few for a short walk of the list's order (a select of ten
+// options matches one record in ten, and the walk read ten records for each it showed).
+func (f *CustomField) ListIndexed() bool { return f.Type == "select" || f.Type == "member" }

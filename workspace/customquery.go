@@ -210,6 +210,12 @@ type customProbe struct {
 	set    string
 	alts   []string
 	absent bool
+	// listed is, for eq on a ListIndexed field (field), the same condition on the value its
+	// list index holds (sortindex.go) with the index's predicate: implied by the condition
+	// on every value of the field's type, and what lets a list in its own order read the
+	// records holding the value through that index (listQuery).
+	field  *CustomField
+	listed string
 	// own are the values of the parameters only the probe reads (the field's id, a
 	// prefix's range), written as ownParam placeholders: they are added to the statement
 	// when the probe is rendered, since a parameter the statement never reads is one
@@ -335,7 +341,13 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]
 	v := val(c.Value)
-	return both(func(col string) string { return col + cmp + v })
+	sql, p := both(func(col string) string { return col + cmp + v })
+	if c.Op == OpEq && cc.f.ListIndexed() {
+		// The value is an option key or a member id, which ws_custom_value_t returns as #>>
+		// does (store/migrations/00076_custom_list_indexes.sql).
+		p.field, p.listed = cc.f, customSortHas(r.Table, cc.f.Key)+" AND "+customListExpr(r.Table, cc.f.Key)+" = "+v
+	}
+	return sql, p
 }
 
 // walk is the keyset walk of a custom sort: the field's value, then id; records without a

@@ -180,11 +180,15 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 	if r.Governed != "" {
 		where = append(where, fmt.Sprintf(`%s = ANY($%d::text[])`, ident(r.Governed), add(governedResources(p))))
 	}
-	var drive *customProbe // the custom condition the probe of fewOrWalk reads, if any
+	var drive *customProbe  // the custom condition the probe of fewOrWalk reads, if any
+	var listed *customProbe // the first eq condition a list index may answer (sortindex.go)
 	for _, cc := range cq.conds {
 		sql, probe := cc.sql(r, cq.codePoint, add)
 		if drive == nil {
 			drive = probe
+		}
+		if listed == nil && probe.listed != "" {
+			listed = probe
 		}
 		where = append(where, sql)
 	}
@@ -329,6 +333,21 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 				probeWhere[merged] = "true"
 			}
 			with, page = fewOrWalk(r, cols, conditionProbe(r, probeWhere, probes), check, walkSQL, order)
+		case listed != nil:
+			// The records holding the value, in the list's order, from the field's list
+			// index when it is valid (sortindex.go): no probe, and the page reads the
+			// index and one heap page per record it shows, where the walk read every record
+			// of the list's order up to the page's last match (docs/performance.md, "Custom
+			// fields"). The workspace's own condition, as customQuery.page names it.
+			ready, err := o.listIndexReady(ctx, p, r, listed.field)
+			if err != nil {
+				return nil, err
+			}
+			if ready {
+				page = walkSQL + fmt.Sprintf(` AND %s."workspace_id" = $%d::text::uuid AND `, ident(r.Table), add(p.WorkspaceID)) + listed.listed + order
+				break
+			}
+			fallthrough
 		case drive != nil:
 			with, page = fewOrWalk(r, cols, drive.probe(add), " AND "+strings.Join(where, " AND "), walkSQL, order)
 		}

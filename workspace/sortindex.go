@@ -25,6 +25,15 @@ import (
 // and, should it be missing (a field defined before, a build that failed, an index
 // dropped), when a list first sorts by the field; until it is valid, sorts walk
 // custom_values (customQuery.page), with the same pages.
+//
+// A list in its own order (newest first) with an eq condition on a field of a type whose
+// values repeat across many records (ListIndexed: select, member) reads its page from a
+// list index built the same way (store/migrations/00076_custom_list_indexes.sql):
+// (workspace_id, ws_custom_value_t(custom_fields, 'key'), created_at DESC, id DESC) WHERE
+// custom_fields ? 'key', the records holding one value in the list's order (listQuery).
+// Until it is valid, or where ws_custom_value_t is not LEAKPROOF (then row-level security
+// keeps the condition out of the index), such a list probes custom_values and walks the
+// list's order (fewOrWalk), with the same pages.
 
 // sortIndexes is what a process knows of those indexes: the valid indexes of each table,
 // read from pg_index at most every sortIndexTTL (so an index dropped, or built by another
@@ -37,36 +46,73 @@ type sortIndexes struct {
 }
 
 type validIndexes struct {
-	names  map[string]bool
-	readAt time.Time
+	names map[string]bool
+	// leakproof is whether ws_custom_value_t is LEAKPROOF, without which list indexes are
+	// neither built nor read.
+	leakproof bool
+	readAt    time.Time
 }
 
 const (
-	// maxSortIndexes bounds the sort indexes of a table: each is a predicate every write of
-	// the table checks and a path every plan of it weighs (docs/performance.md, "Custom
-	// fields"). Keys are the workspaces' own, so distinct keys may grow with them; past the
-	// bound, sorts by the others walk custom_values, as before.
+	// maxSortIndexes bounds the custom indexes of a table, sort and list indexes together:
+	// each is a predicate every write of the table checks and a path every plan of it weighs
+	// (docs/performance.md, "Custom fields"). Keys are the workspaces' own, so distinct keys
+	// may grow with them; past the bound, sorts by the others walk custom_values and their
+	// eq conditions probe it, as before.
 	maxSortIndexes = 100
 	sortIndexTTL   = 30 * time.Second
 	// sortIndexRetry is how long a build that failed waits before a list tries it again.
 	sortIndexRetry = 5 * time.Minute
 )
 
-// customSortIndex names the index of key's values in column col of table: readable while
-// it fits PostgreSQL's 63 bytes, a hash of the key otherwise (keys have up to 63).
-func customSortIndex(table, key, col string) string {
-	name := table + "_cf_" + key + "_" + col
+// customIndex is an index of a record table on the values of one custom key in column col
+// (t, n, d or b): a sort index, or with list set a list index (of column t).
+type customIndex struct {
+	table, key, col string
+	list            bool
+}
+
+// name names the index: <table>_cf_<key>_<col> for a sort index, <table>_cfl_<key>_<col>
+// for a list index, readable while it fits PostgreSQL's 63 bytes, a hash of the key
+// otherwise (keys have up to 63).
+func (ix customIndex) name() string {
+	kind := "_cf_"
+	if ix.list {
+		kind = "_cfl_"
+	}
+	name := ix.table + kind + ix.key + "_" + ix.col
 	if len(name) <= 63 {
 		return name
 	}
-	sum := sha256.Sum256([]byte(key))
-	return table + "_cf_" + hex.EncodeToString(sum[:8]) + "_" + col
+	sum := sha256.Sum256([]byte(ix.key))
+	return ix.table + kind + hex.EncodeToString(sum[:8]) + "_" + ix.col
+}
+
+// create is the statement building the index.
+func (ix customIndex) create() string {
+	value, order := fmt.Sprintf(`ws_custom_sort_%s("custom_fields" -> %s)`, ix.col, quoteLiteral(ix.key)), `"id"`
+	if ix.list {
+		value, order = fmt.Sprintf(`ws_custom_value_t("custom_fields", %s)`, quoteLiteral(ix.key)), `"created_at" DESC, "id" DESC`
+	}
+	return fmt.Sprintf(`CREATE INDEX CONCURRENTLY %s ON %s ("workspace_id", (%s), %s) WHERE "custom_fields" ? %s`,
+		ident(ix.name()), ident(ix.table), value, order, quoteLiteral(ix.key))
+}
+
+// customSortIndex names the sort index of key's values in column col of table.
+func customSortIndex(table, key, col string) string {
+	return customIndex{table: table, key: key, col: col}.name()
 }
 
 // customSortExpr is the sort value of key's entry in a record of table, as the index
 // holds it: the planner uses the index for an ORDER BY written exactly so.
 func customSortExpr(table, key, col string) string {
 	return fmt.Sprintf(`ws_custom_sort_%s(%s."custom_fields" -> %s)`, col, ident(table), quoteLiteral(key))
+}
+
+// customListExpr is the value of key's entry in a record of table as its list index holds
+// it, written as the index's expression.
+func customListExpr(table, key string) string {
+	return fmt.Sprintf(`ws_custom_value_t(%s."custom_fields", %s)`, ident(table), quoteLiteral(key))
 }
 
 // customSortHas is the index's predicate as a list's condition: the planner uses a
@@ -78,46 +124,63 @@ func customSortHas(table, key string) string {
 // sortIndexReady reports whether f's sort index on r's table is valid, as p reads the
 // catalogue; when it is not, it starts its build in the background.
 func (o *Ops) sortIndexReady(ctx context.Context, p *auth.Principal, r *Resource, f *CustomField) (bool, error) {
-	col := customTypeOf(f.Type).col
-	name := customSortIndex(r.Table, f.Key, col)
+	return o.customIndexReady(ctx, p, customIndex{table: r.Table, key: f.Key, col: customTypeOf(f.Type).col})
+}
+
+// listIndexReady reports whether f's list index on r's table is valid, as sortIndexReady.
+func (o *Ops) listIndexReady(ctx context.Context, p *auth.Principal, r *Resource, f *CustomField) (bool, error) {
+	return o.customIndexReady(ctx, p, customIndex{table: r.Table, key: f.Key, col: "t", list: true})
+}
+
+// customIndexReady reports whether ix is valid, as p reads the catalogue (at most every
+// sortIndexTTL); when it is not, it starts its build in the background.
+func (o *Ops) customIndexReady(ctx context.Context, p *auth.Principal, ix customIndex) (bool, error) {
+	name := ix.name()
 	s := &o.sortIndexes
 	s.mu.Lock()
-	v, ok := s.tables[r.Table]
+	v, ok := s.tables[ix.table]
 	s.mu.Unlock()
 	if !ok || time.Since(v.readAt) > sortIndexTTL {
-		names := map[string]bool{}
-		err := o.store.Query(ctx, p.Actor(), `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			WHERE i.indrelid = $1::text::regclass AND i.indisvalid AND i.indisready`, []any{r.Table}, func(rows pgx.Rows) error {
-			for rows.Next() {
-				var n string
-				if err := rows.Scan(&n); err != nil {
-					return err
+		var names []string
+		var leakproof bool
+		err := o.store.Query(ctx, p.Actor(), `SELECT ARRAY(SELECT c.relname::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE i.indrelid = $1::text::regclass AND i.indisvalid AND i.indisready),
+			coalesce((SELECT proleakproof FROM pg_proc WHERE oid = to_regprocedure('ws_custom_value_t(jsonb, text)')), false)`,
+			[]any{ix.table}, func(rows pgx.Rows) error {
+				for rows.Next() {
+					if err := rows.Scan(&names, &leakproof); err != nil {
+						return err
+					}
 				}
-				names[n] = true
-			}
-			return rows.Err()
-		})
+				return rows.Err()
+			})
 		if err != nil {
 			return false, readError(err)
 		}
-		v = validIndexes{names: names, readAt: time.Now()}
+		v = validIndexes{names: map[string]bool{}, leakproof: leakproof, readAt: time.Now()}
+		for _, n := range names {
+			v.names[n] = true
+		}
 		s.mu.Lock()
 		if s.tables == nil {
 			s.tables = map[string]validIndexes{}
 		}
-		s.tables[r.Table] = v
+		s.tables[ix.table] = v
 		s.mu.Unlock()
 	}
+	if ix.list && !v.leakproof {
+		return false, nil
+	}
 	if !v.names[name] {
-		o.startSortIndex(r.Table, f.Key, col)
+		o.startCustomIndex(ix)
 	}
 	return v.names[name], nil
 }
 
-// startSortIndex builds the sort index of key's values in column col of table in the
-// background, unless this process started it within sortIndexRetry.
-func (o *Ops) startSortIndex(table, key, col string) {
-	name := customSortIndex(table, key, col)
+// startCustomIndex builds ix in the background, unless this process started it within
+// sortIndexRetry.
+func (o *Ops) startCustomIndex(ix customIndex) {
+	name := ix.name()
 	s := &o.sortIndexes
 	s.mu.Lock()
 	if at, ok := s.started[name]; ok && time.Since(at) < sortIndexRetry {
@@ -130,8 +193,8 @@ func (o *Ops) startSortIndex(table, key, col string) {
 	s.started[name] = time.Now()
 	s.mu.Unlock()
 	go func() {
-		if err := o.BuildCustomSortIndex(context.Background(), table, key, col); err != nil {
-			slog.Default().Warn("custom sort index", "index", name, "err", err)
+		if err := o.buildCustomIndex(context.Background(), ix); err != nil {
+			slog.Default().Warn("custom index", "index", name, "err", err)
 		}
 	}()
 }
@@ -148,17 +211,32 @@ func (o *Ops) startSortIndexOf(rec []byte) {
 	if r == nil || customTypeOf(f.Type) == nil || !f.Sortable() {
 		return
 	}
-	o.startSortIndex(r.Table, f.Key, customTypeOf(f.Type).col)
+	o.startCustomIndex(customIndex{table: r.Table, key: f.Key, col: customTypeOf(f.Type).col})
+	if f.ListIndexed() {
+		o.startCustomIndex(customIndex{table: r.Table, key: f.Key, col: "t", list: true})
+	}
 }
 
 // BuildCustomSortIndex builds the sort index of key's values in column col (t, n, d or
-// b) of table, and returns once it is valid: CREATE INDEX CONCURRENTLY, which writes to
-// the table go on during (it waits for the transactions writing it when it starts, and
-// before it ends). An index left invalid by a build that failed is dropped first. Builds
-// of one index by several processes run one after the other (an advisory lock); the later
-// ones find it built.
+// b) of table, and returns once it is valid (buildCustomIndex).
 func (o *Ops) BuildCustomSortIndex(ctx context.Context, table, key, col string) error {
-	name := customSortIndex(table, key, col)
+	return o.buildCustomIndex(ctx, customIndex{table: table, key: key, col: col})
+}
+
+// BuildCustomListIndex builds the list index of key's values on table, and returns once it
+// is valid (buildCustomIndex).
+func (o *Ops) BuildCustomListIndex(ctx context.Context, table, key string) error {
+	return o.buildCustomIndex(ctx, customIndex{table: table, key: key, col: "t", list: true})
+}
+
+// buildCustomIndex builds ix and returns once it is valid: CREATE INDEX CONCURRENTLY,
+// which writes to the table go on during (it waits for the transactions writing it when it
+// starts, and before it ends). An index left invalid by a build that failed is dropped
+// first. Builds of one index by several processes run one after the other (an advisory
+// lock); the later ones find it built. A table gets at most maxSortIndexes of them, sort
+// and list indexes together.
+func (o *Ops) buildCustomIndex(ctx context.Context, ix customIndex) error {
+	name, table := ix.name(), ix.table
 	s := &o.sortIndexes
 	s.build.Lock()
 	defer s.build.Unlock()
@@ -182,11 +260,12 @@ func (o *Ops) BuildCustomSortIndex(ctx context.Context, table, key, col string) 
 	if valid == nil {
 		var n int
 		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			WHERE i.indrelid = $1::text::regclass AND starts_with(c.relname, $2)`, table, table+"_cf_").Scan(&n); err != nil {
+			WHERE i.indrelid = $1::text::regclass AND (starts_with(c.relname, $2) OR starts_with(c.relname, $3))`,
+			table, table+"_cf_", table+"_cfl_").Scan(&n); err != nil {
 			return err
 		}
 		if n >= maxSortIndexes {
-			return fmt.Errorf("%s has %d custom sort indexes already, the most it gets: sorts by %s walk custom_values", table, n, key)
+			return fmt.Errorf("%s has %d custom indexes already, the most it gets: lists by %s read custom_values", table, n, ix.key)
 		}
 	}
 	if valid == nil || !*valid {
@@ -199,8 +278,7 @@ func (o *Ops) BuildCustomSortIndex(ctx context.Context, table, key, col string) 
 				return err
 			}
 		}
-		build := fmt.Sprintf(`CREATE INDEX CONCURRENTLY %s ON %s ("workspace_id", (ws_custom_sort_%s("custom_fields" -> %s)), "id") WHERE "custom_fields" ? %s`,
-			ident(name), ident(table), col, quoteLiteral(key), quoteLiteral(key))
+		build := ix.create()
 		if _, err := conn.Exec(ctx, build); err != nil {
 			return fmt.Errorf("%s: %w", build, err)
 		}
@@ -211,7 +289,7 @@ func (o *Ops) BuildCustomSortIndex(ctx context.Context, table, key, col string) 
 		for n := range v.names {
 			names[n] = true
 		}
-		s.tables[table] = validIndexes{names: names, readAt: v.readAt}
+		s.tables[table] = validIndexes{names: names, leakproof: v.leakproof, readAt: v.readAt}
 	}
 	s.mu.Unlock()
 	return nil
