@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # What a custom field's sort index costs (docs/performance.md, "Custom fields"), against a
-# migrated database (DATABASE_URL; it holds ws_custom_sort_*), in throwaway tables:
+# migrated database (DATABASE_URL; it holds ws_custom_sort_* and ws_custom_value_t), in throwaway tables:
 #   writes    100,000 rows with three custom fields inserted into a bare table, rounds
 #             alternating: no sort index (A), the three fields' sort indexes (B), three sort
-#             indexes of keys the rows lack (C); rows/s each
+#             indexes of keys the rows lack (C), B and the list index of lead_source (L,
+#             as a select or member field has: workspace/sortindex.go); rows/s each
+#             (VARIANTS="B L" runs only those)
 #   planning  median planning time of a custom sort and of a plain list, in one session,
 #             with 0, 20 and 100 sort indexes on a table of 50,000 rows
 set -euo pipefail
@@ -22,6 +24,9 @@ writes() {
 		for kc in $keys; do
 			P -c "CREATE INDEX ON bench_sort_writes (workspace_id, ws_custom_sort_${kc#*:}(custom_fields -> '${kc%:*}'), id) WHERE custom_fields ? '${kc%:*}'"
 		done
+	fi
+	if [ "$1" = L ]; then
+		P -c "CREATE INDEX ON bench_sort_writes (workspace_id, ws_custom_value_t(custom_fields, 'lead_source'), created_at DESC, id DESC) WHERE custom_fields ? 'lead_source'"
 	fi
 	local start end
 	start=$(date +%s.%N)
@@ -45,7 +50,7 @@ planning() { # $1: label; median planning ms of 40 EXPLAINs of each statement, o
 	done
 }
 
-for _ in $(seq 1 "$ROUNDS"); do for v in A B C; do writes $v; done; done
+for _ in $(seq 1 "$ROUNDS"); do for v in ${VARIANTS:-A B C L}; do writes $v; done; done
 P -c "DROP TABLE bench_sort_writes"
 
 P -c "DROP TABLE IF EXISTS bench_sort_plans; CREATE TABLE bench_sort_plans (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
