@@ -834,9 +834,15 @@ $_$;
 CREATE FUNCTION public.ws_custom_sort_t(v jsonb) RETURNS text
     LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $$
+DECLARE
+  s text;
 BEGIN
   IF jsonb_typeof(v) IN ('string', 'number', 'boolean') THEN
-    RETURN v #>> '{}';
+    s := v #>> '{}';
+    IF octet_length(s) <= 2600 THEN
+      RETURN s;
+    END IF;
+    RETURN left(s, 500);
   END IF;
   RETURN NULL;
 END

@@ -377,3 +377,91 @@ func TestCustomListIndexPaths(t *testing.T) {
 		t.Errorf("o0: %d pages, want 10", n)
 	}
 }
+
+// TestCustomSortIndexTakesLongValues: a sort index on deals is shared by every workspace
+// whose deals carry its key, whatever the field's type there, so another workspace's
+// long_text value of that key (far past what one btree entry holds, and incompressible)
+// must not refuse that workspace's write; the text sort of the first workspace still
+// orders its deals.
+func TestCustomSortIndexTakesLongValues(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	ctx := context.Background()
+	sorted := storetest.Workspace(t, s, workspace.Scopes())
+	other := storetest.Workspace(t, s, workspace.Scopes())
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	key := "lv" + hex.EncodeToString(b)
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	t.Cleanup(func() {
+		if err := ops.BuildCustomSortIndex(ctx, "deals", key, "t"); err != nil {
+			t.Error(err)
+		}
+		if _, err := pool.Exec(ctx, "DROP INDEX IF EXISTS deals_cf_"+key+"_t"); err != nil {
+			t.Error(err)
+		}
+	})
+	define := func(f storetest.Fixture, typ string) {
+		t.Helper()
+		body := fmt.Sprintf(`{"resource": "deals", "key": %q, "label": "Notes", "type": %q}`, key, typ)
+		if _, err := ops.Post(ctx, f.Admin, workspace.OpCreate, workspace.Lookup("custom_fields"), workspace.NewBody([]byte(body)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create := func(f storetest.Fixture, value string) error {
+		t.Helper()
+		var pipeline string
+		if err := pool.QueryRow(ctx, `INSERT INTO pipelines (workspace_id, created_by, name) VALUES ($1, $2, 'Long') RETURNING id::text`,
+			f.WorkspaceID, f.Admin.UserID).Scan(&pipeline); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := json.Marshal(value)
+		body := fmt.Sprintf(`{"name": "long value", "pipeline_id": %q, "custom_fields": {%q: %s}}`, pipeline, key, v)
+		_, err := ops.Post(ctx, f.Admin, workspace.OpCreate, workspace.Lookup("deals"), workspace.NewBody([]byte(body)), "")
+		return err
+	}
+	define(sorted, "text")
+	if err := ops.BuildCustomSortIndex(ctx, "deals", key, "t"); err != nil {
+		t.Fatal(err)
+	}
+	var valid bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE c.relname = $1 AND i.indisvalid)`, "deals_cf_"+key+"_t").Scan(&valid); err != nil || !valid {
+		t.Fatalf("sort index valid: %v, %v", valid, err)
+	}
+	for _, v := range []string{"beta", "alpha"} {
+		if err := create(sorted, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	define(other, "long_text")
+	// Random letters from across Unicode: 6,000 of them are some 18,000 bytes that
+	// compression cannot shrink below a btree entry's 2,704.
+	runes := make([]rune, 6000)
+	rb := make([]byte, 2*len(runes))
+	if _, err := rand.Read(rb); err != nil {
+		t.Fatal(err)
+	}
+	for i := range runes {
+		runes[i] = 0x4E00 + rune(rb[2*i])<<6 | rune(rb[2*i+1]&0x3F)
+	}
+	if err := create(other, string(runes)); err != nil {
+		t.Fatalf("another workspace's long_text value of the sorted key: %v", err)
+	}
+	sort := "custom_fields." + key
+	page, err := ops.List(ctx, sorted.Admin, workspace.Lookup("deals"), workspace.ListParams{Sort: &sort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		CustomFields map[string]string `json:"custom_fields"`
+	}
+	if err := json.Unmarshal(page.Data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].CustomFields[key] != "alpha" || got[1].CustomFields[key] != "beta" {
+		t.Fatalf("sorted page: %s", page.Data)
+	}
+}
