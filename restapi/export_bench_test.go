@@ -3,20 +3,26 @@ package restapi_test
 import (
 	"context"
 	"io"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/agencyos/workspaced/workspace"
 )
 
-// BenchmarkExportDeals measures an export's rows per second: 20,000 deals of one
-// workspace as CSV and as NDJSON through the operation layer (Ops.Export, the list's pages
-// of 200) into io.Discard, and, as the baseline in the same run, the same pages read by
-// Ops.List alone (docs/performance.md, "Export"). Re-run with:
+// BenchmarkExportDeals measures an export's rows per second: WORKSPACED_EXPORT_ROWS deals
+// (default 20,000) of one workspace as CSV and as NDJSON through the operation layer
+// (Ops.Export, the list's pages of 200) into io.Discard, and, as the baseline in the same
+// run, the same pages read by Ops.List alone (docs/performance.md, "Export"). Re-run with:
 //
 //	go test ./restapi/ -run '^$' -bench ExportDeals -benchtime 3x
+//	WORKSPACED_EXPORT_ROWS=1000000 go test ./restapi/ -run '^$' -bench ExportDeals -benchtime 1x -timeout 30m
 func BenchmarkExportDeals(b *testing.B) {
-	const rows = 20_000
+	rows := 20_000
+	if v, err := strconv.Atoi(os.Getenv("WORKSPACED_EXPORT_ROWS")); err == nil && v > 0 {
+		rows = v
+	}
 	w := newBenchWorld(b, rows)
 	ops, deals, ctx := w.e.ops, workspace.Lookup("deals"), context.Background()
 	for _, format := range []string{workspace.ExportCSV, workspace.ExportNDJSON, "list"} {

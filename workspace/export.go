@@ -3,11 +3,14 @@ package workspace
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/auth"
@@ -32,50 +35,54 @@ const exportPage = MaxLimit
 // (the list's: unknown_resource, insufficient_scope, insufficient_permission, bad_request
 // for a bad filter or format) are returned with nothing written; a failure later is
 // returned after the rows written so far, and the adapter can only cut the stream short.
+// A page is laid out in a buffer while it is read (listRecords) and written to w once
+// read, so a slow client never holds the page's connection.
 func (o *Ops) Export(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, format string, w io.Writer, flush func()) error {
 	if format != ExportCSV && format != ExportNDJSON {
 		return apierr.BadRequest("format must be csv or ndjson, got %q", clip(format))
 	}
-	params.Limit = exportPage
-	page, err := o.List(ctx, p, r, params)
-	if err != nil {
+	// The list's gates, before a CSV header reads the custom field definitions; each
+	// page checks them again (listRecords).
+	if err := admit(p, r, OpList); err != nil {
 		return err
 	}
-	var out exportWriter = &ndjsonWriter{w: w}
+	if err := checkMember(p, r, OpList); err != nil {
+		return err
+	}
+	params.Limit = exportPage
+	var buf bytes.Buffer
+	add := func(rec []byte) error {
+		buf.Write(rec)
+		buf.WriteByte('\n')
+		return nil
+	}
 	if format == ExportCSV {
 		cols, err := o.exportColumns(ctx, p, r, params.Fields)
 		if err != nil {
 			return err
 		}
-		cw := &csvWriter{w: csv.NewWriter(w), cols: cols}
-		if err := cw.w.Write(cols); err != nil {
-			return err
-		}
-		out = cw
+		cw := newCSVWriter(&buf, cols)
+		cw.header()
+		add = cw.record
 	}
 	for {
-		var recs []json.RawMessage
-		if err := json.Unmarshal(page.Data, &recs); err != nil {
-			return store.Internal(err)
+		next, err := o.listRecords(ctx, p, r, params, add)
+		if err != nil {
+			return err
 		}
-		for _, rec := range recs {
-			if err := out.record(rec); err != nil {
+		if buf.Len() > 0 {
+			if _, err := w.Write(buf.Bytes()); err != nil {
 				return err
 			}
-		}
-		if err := out.flush(); err != nil {
-			return err
+			buf.Reset()
 		}
 		if flush != nil {
 			flush()
 		}
-		if page.NextCursor == nil {
+		if next == nil {
 			return nil
 		}
-		params.Cursor = *page.NextCursor
-		if page, err = o.List(ctx, p, r, params); err != nil {
-			return err
-		}
+		params.Cursor = *next
 	}
 }
 
@@ -104,71 +111,165 @@ func (o *Ops) exportColumns(ctx context.Context, p *auth.Principal, r *Resource,
 	return cols, nil
 }
 
-type exportWriter interface {
-	record(json.RawMessage) error
-	flush() error
-}
-
-type ndjsonWriter struct{ w io.Writer }
-
-func (n *ndjsonWriter) record(rec json.RawMessage) error {
-	if _, err := n.w.Write(rec); err != nil {
-		return err
-	}
-	_, err := n.w.Write([]byte{'\n'})
-	return err
-}
-
-func (n *ndjsonWriter) flush() error { return nil }
-
+// csvWriter lays records out as CSV rows of its columns into buf. It walks each record's
+// JSON once (the object row_to_json gives, a jsonb member as PostgreSQL prints it) and
+// keeps the values of the members that are columns, and of the custom_fields member's
+// own members for its custom_fields.<key> columns, as slices of the record: nothing is
+// decoded but a string that holds an escape. A column the record lacks is an empty cell.
 type csvWriter struct {
-	w    *csv.Writer
+	buf  *bytes.Buffer
 	cols []string
-	row  []string
+	at   []csvColumn
+	top  map[string]int // a member's slot in vals
+	sub  map[string]int // a custom_fields member's slot in subs, by key
+	// custom is the custom_fields member's slot in vals, -1 when no column needs it.
+	custom int
+	vals   [][]byte // the record's members' values by slot; nil when absent
+	subs   [][]byte // its custom_fields members' values by slot
 }
 
-func (c *csvWriter) record(rec json.RawMessage) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(rec, &m); err != nil {
-		return store.Internal(err)
-	}
-	var custom map[string]json.RawMessage
-	if raw, ok := m[customFieldsName]; ok {
-		_ = json.Unmarshal(raw, &custom)
-	}
-	c.row = c.row[:0]
-	for _, col := range c.cols {
-		raw, ok := m[col]
-		if key, isCustom := strings.CutPrefix(col, customFieldsName+"."); isCustom && !ok {
-			raw = custom[key]
+// csvColumn is where a column's value is: the member in vals[top], else, for
+// custom_fields.<key>, its member in subs[sub] (-1 for other columns).
+type csvColumn struct{ top, sub int }
+
+func newCSVWriter(buf *bytes.Buffer, cols []string) *csvWriter {
+	c := &csvWriter{buf: buf, cols: cols, top: map[string]int{}, sub: map[string]int{}, custom: -1}
+	slot := func(m map[string]int, name string) int {
+		i, ok := m[name]
+		if !ok {
+			i = len(m)
+			m[name] = i
 		}
-		c.row = append(c.row, csvCell(raw))
+		return i
 	}
-	return c.w.Write(c.row)
+	for _, col := range cols {
+		at := csvColumn{top: slot(c.top, col), sub: -1}
+		if key, ok := strings.CutPrefix(col, customFieldsName+"."); ok {
+			at.sub = slot(c.sub, key)
+			c.custom = slot(c.top, customFieldsName)
+		}
+		c.at = append(c.at, at)
+	}
+	c.vals, c.subs = make([][]byte, len(c.top)), make([][]byte, len(c.sub))
+	return c
 }
 
-func (c *csvWriter) flush() error {
-	c.w.Flush()
-	return c.w.Error()
+// header writes the columns' names as the first row.
+func (c *csvWriter) header() {
+	row := c.buf.AvailableBuffer()
+	for i, col := range c.cols {
+		if i > 0 {
+			row = append(row, ',')
+		}
+		row = appendCSVField(row, false, []byte(col))
+	}
+	c.buf.Write(append(row, '\n'))
 }
 
-// csvCell is a JSON value as a CSV cell: a string as its text, null as empty, anything
-// else as its JSON. A string a spreadsheet would run as a formula (starting with =, +, -,
-// @, tab or carriage return) is prefixed with a single quote, as OWASP's CSV injection
-// advice says; numbers are JSON numbers, never strings, so -5 stays -5.
-func csvCell(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
+// record writes the row of rec, a record's JSON object.
+func (c *csvWriter) record(rec []byte) error {
+	clear(c.vals)
+	clear(c.subs)
+	if err := members(rec, c.top, c.vals); err != nil {
+		return store.Internal(fmt.Errorf("export: a record is not a JSON object: %w", err))
 	}
-	if raw[0] != '"' {
-		return string(raw)
+	if c.custom >= 0 {
+		if v := c.vals[c.custom]; len(v) > 0 && v[0] == '{' && members(v, c.sub, c.subs) != nil {
+			clear(c.subs) // as if it had no members, as decoding it would have failed
+		}
+	}
+	row := c.buf.AvailableBuffer() // appended in place while the buffer has room
+	for i, at := range c.at {
+		if i > 0 {
+			row = append(row, ',')
+		}
+		v := c.vals[at.top]
+		if v == nil && at.sub >= 0 {
+			v = c.subs[at.sub]
+		}
+		row = appendCSVCell(row, v)
+	}
+	c.buf.Write(append(row, '\n'))
+	return nil
+}
+
+// appendCSVCell appends a JSON value as a CSV cell: a string as its text, null (or no
+// value) as empty, anything else as its JSON. A string a spreadsheet would run as a
+// formula is neutralised (NeutraliseCell); numbers are JSON numbers, never strings, so -5
+// stays -5.
+func appendCSVCell(dst, v []byte) []byte {
+	if len(v) == 0 || string(v) == "null" {
+		return dst
+	}
+	if v[0] != '"' {
+		return appendCSVField(dst, false, v)
+	}
+	if text, ok := plainString(v); ok {
+		return appendCSVField(dst, formula(string(text[:min(len(text), 2)])), text)
 	}
 	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return string(raw)
+	if json.Unmarshal(v, &s) != nil {
+		return appendCSVField(dst, false, v)
 	}
-	return NeutraliseCell(s)
+	return appendCSVField(dst, formula(s), []byte(s))
+}
+
+// plainString returns the text of the JSON string v (quotes included) when it is the
+// bytes between the quotes: no escape, no control character, valid UTF-8.
+func plainString(v []byte) ([]byte, bool) {
+	text := v[1 : len(v)-1]
+	ascii := true
+	for _, b := range text {
+		if b < 0x20 || b == '\\' {
+			return nil, false
+		}
+		ascii = ascii && b < utf8.RuneSelf
+	}
+	return text, ascii || utf8.Valid(text)
+}
+
+// appendCSVField appends a field (text, after a ' when neutralised) as encoding/csv's
+// Writer writes it by default: quoted, its quotes doubled, when it holds a comma, a quote,
+// CR or LF, starts with a space character or is \. (csv_test.go compares the two).
+func appendCSVField(dst []byte, neutralised bool, text []byte) []byte {
+	lead := ""
+	if neutralised {
+		lead = "'"
+	}
+	if !csvQuoted(lead, text) {
+		return append(append(dst, lead...), text...)
+	}
+	dst = append(append(dst, '"'), lead...)
+	for {
+		i := bytes.IndexByte(text, '"')
+		if i < 0 {
+			break
+		}
+		dst = append(dst, text[:i+1]...)
+		dst = append(dst, '"')
+		text = text[i+1:]
+	}
+	return append(append(dst, text...), '"')
+}
+
+// csvQuoted reports whether encoding/csv's Writer quotes the field lead+text.
+func csvQuoted(lead string, text []byte) bool {
+	if lead == "" {
+		if len(text) == 0 {
+			return false
+		}
+		if string(text) == `\.` {
+			return true
+		}
+	}
+	if bytes.ContainsAny(text, "\n\r\",") {
+		return true
+	}
+	first, _ := utf8.DecodeRune(text)
+	if lead != "" {
+		first, _ = utf8.DecodeRuneInString(lead)
+	}
+	return unicode.IsSpace(first)
 }
 
 // formulaStarts are the first characters that make a spreadsheet run a cell as a formula.
@@ -181,10 +282,15 @@ const formulaStarts = "=+-@\t\r"
 // import applies to every CSV cell, gives back every text exactly (an export re-imported
 // changes nothing).
 func NeutraliseCell(s string) string {
-	if s != "" && (strings.ContainsRune(formulaStarts, rune(s[0])) || quoted(s)) {
+	if formula(s) {
 		return "'" + s
 	}
 	return s
+}
+
+// formula reports whether NeutraliseCell prefixes s; only its first two bytes count.
+func formula(s string) bool {
+	return s != "" && (strings.ContainsRune(formulaStarts, rune(s[0])) || quoted(s))
 }
 
 // RestoreCell undoes NeutraliseCell: a cell starting with ' followed by a formula's first
@@ -198,4 +304,106 @@ func RestoreCell(s string) string {
 
 func quoted(s string) bool {
 	return len(s) > 1 && s[0] == '\'' && strings.ContainsRune(formulaStarts+"'", rune(s[1]))
+}
+
+// members walks the JSON object obj and sets vals[slots[key]] to the value of each member
+// whose key slots names, as a slice of obj (a later member of the same key wins, as
+// decoding into a map keeps it). It checks the object's shape, not each value's grammar:
+// obj is a record the database made.
+func members(obj []byte, slots map[string]int, vals [][]byte) error {
+	i := skipSpace(obj, 0)
+	if i == len(obj) || obj[i] != '{' {
+		return errors.New("no object")
+	}
+	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
+		return nil
+	}
+	for {
+		if i == len(obj) || obj[i] != '"' {
+			return errors.New("no member name")
+		}
+		end, err := valueEnd(obj, i)
+		if err != nil {
+			return err
+		}
+		key := obj[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			if err := json.Unmarshal(obj[i:end], &k); err != nil {
+				return err
+			}
+			key = []byte(k)
+		}
+		if i = skipSpace(obj, end); i == len(obj) || obj[i] != ':' {
+			return errors.New("no colon")
+		}
+		start := skipSpace(obj, i+1)
+		if end, err = valueEnd(obj, start); err != nil {
+			return err
+		}
+		if slot, ok := slots[string(key)]; ok {
+			vals[slot] = obj[start:end]
+		}
+		switch i = skipSpace(obj, end); {
+		case i < len(obj) && obj[i] == ',':
+			i = skipSpace(obj, i+1)
+		case i < len(obj) && obj[i] == '}':
+			return nil
+		default:
+			return errors.New("no comma or end of object")
+		}
+	}
+}
+
+// valueEnd returns the end of the JSON value that starts at b[i].
+func valueEnd(b []byte, i int) (int, error) {
+	if i == len(b) {
+		return 0, errors.New("no value")
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1, nil
+			}
+		}
+		return 0, errors.New("unterminated string")
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := valueEnd(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, errors.New("unterminated object or array")
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\n\r", rune(b[j])) {
+		j++
+	}
+	if j == i {
+		return 0, errors.New("no value")
+	}
+	return j, nil
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }

@@ -26,6 +26,28 @@ import (
 // insufficient_scope, insufficient_permission, bad_request (unknown filter, field or sort,
 // an operator the field does not take, a bad value, limit, cursor, q or ids).
 func (o *Ops) List(ctx context.Context, p *auth.Principal, r *Resource, params ListParams) (*Page, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	next, err := o.listRecords(ctx, p, r, params, func(rec []byte) error {
+		if buf.Len() > 1 {
+			buf.WriteByte(',')
+		}
+		buf.Write(rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	buf.WriteByte(']')
+	return &Page{Data: buf.Bytes(), NextCursor: next}, nil
+}
+
+// listRecords reads the page of r that params select, handing each record's JSON to add
+// in order (rec is only valid during the call, which holds the page's connection: add must
+// not wait on anything), and returns the next page's cursor, nil on the last page. It
+// checks what List checks; an error from add stops the page and is returned as the
+// page's own errors are (readError: an *apierr.Error as it is).
+func (o *Ops) listRecords(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, add func(rec []byte) error) (*string, error) {
 	if err := admit(p, r, OpList); err != nil {
 		return nil, err
 	}
@@ -45,7 +67,7 @@ func (o *Ops) List(ctx context.Context, p *auth.Principal, r *Resource, params L
 	if err != nil {
 		return nil, err
 	}
-	page, err := o.listPage(ctx, p, r, params, q)
+	next, err := o.listPage(ctx, p, r, params, q, add)
 	if errors.Is(err, store.ErrFieldsChanged) {
 		// Built from kept custom field definitions a change has outdated: built again
 		// from the definitions as they are now, read for it (fieldcache.go).
@@ -53,16 +75,15 @@ func (o *Ops) List(ctx context.Context, p *auth.Principal, r *Resource, params L
 		if q, err = o.listQuery(ctx, p, r, params, false); err != nil {
 			return nil, err
 		}
-		page, err = o.listPage(ctx, p, r, params, q)
+		next, err = o.listPage(ctx, p, r, params, q, add)
 	}
-	return page, err
+	return next, err
 }
 
-// listPage runs the list statement q and reads its page. It returns store.ErrFieldsChanged
-// as it is when q was built from kept definitions that changed.
-func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, q *listStatement) (*Page, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('[')
+// listPage runs the list statement q, hands each record of its page to add and returns
+// the next page's cursor. It returns store.ErrFieldsChanged as it is, before any record,
+// when q was built from kept definitions that changed.
+func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, params ListParams, q *listStatement, add func(rec []byte) error) (*string, error) {
 	var lastAt time.Time
 	lastKeys := make([]*string, len(q.walk.keys))
 	var lastID string
@@ -95,10 +116,9 @@ func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, para
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			if n > 0 {
-				buf.WriteByte(',')
+			if err := add(rec); err != nil {
+				return err
 			}
-			buf.Write(rec)
 			n++
 		}
 		return nil
@@ -109,8 +129,6 @@ func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, para
 	if err != nil {
 		return nil, readError(err)
 	}
-	buf.WriteByte(']')
-	page := &Page{Data: buf.Bytes()}
 	if r.Paged && n > q.limit {
 		var c string
 		if q.walk.legacy {
@@ -120,9 +138,9 @@ func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, para
 		} else {
 			c = encodeKeyCursor(q.key, r.Name, keyPosition{Walk: q.walk.spec, Keys: lastKeys, ID: lastID})
 		}
-		page.NextCursor = &c
+		return &c, nil
 	}
-	return page, nil
+	return nil, nil
 }
 
 // listStatement is a list's statement with what List needs to read its rows.
