@@ -356,6 +356,7 @@ func TestCustomFieldsEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	added := make(chan response, 1)
+	var leadSource string
 	start := time.Now()
 	go func() {
 		added <- admin.post("/custom_fields", map[string]any{"resource": "deals", "key": "lead_source", "label": "Lead source",
@@ -366,6 +367,7 @@ func TestCustomFieldsEverywhere(t *testing.T) {
 		if r.Status != http.StatusCreated || r.data()["ready"] != true {
 			t.Fatalf("adding a field beside an open write: %d %s", r.Status, r.Raw)
 		}
+		leadSource = r.data()["id"].(string)
 		t.Logf("a field added beside an open write on deals in %v", time.Since(start))
 	case <-time.After(10 * time.Second):
 		t.Fatal("adding a field waited for a lock on deals")
@@ -404,6 +406,16 @@ func TestCustomFieldsEverywhere(t *testing.T) {
 	}
 	if got := must(t, member.get("/deals?q=zurich"), http.StatusOK).list(); len(got) != 0 {
 		t.Fatalf("q matches a value no longer held: %v", got)
+	}
+	// A value written while its field is not searchable: q finds it once the field is.
+	must(t, admin.patch("/custom_fields/"+leadSource, map[string]any{"searchable": false}), http.StatusOK)
+	must(t, member.patch("/deals/"+deal, map[string]any{"custom_fields": map[string]any{"lead_source": "Conference Bern"}}), http.StatusOK)
+	if got := must(t, member.get("/deals?q=bern"), http.StatusOK).list(); len(got) != 0 {
+		t.Fatalf("q=bern on a field not searchable: %v", got)
+	}
+	must(t, admin.patch("/custom_fields/"+leadSource, map[string]any{"searchable": true}), http.StatusOK)
+	if got := must(t, member.get("/deals?q=bern"), http.StatusOK).list(); len(got) != 1 || got[0]["id"] != deal {
+		t.Fatalf("q=bern once the field is searchable: %v", got)
 	}
 
 	// Hostile bodies: a NUL in a value or key, a huge value.

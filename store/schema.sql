@@ -618,7 +618,10 @@ BEGIN
   IF NEW.type = OLD.type AND NEW."unique" = OLD."unique" THEN
     RETURN NULL;
   END IF;
-  DELETE FROM custom_values WHERE field_id = NEW.id;
+  -- The field's rows, each of which sets its type's column: the arms are the partial
+  -- indexes' conditions.
+  DELETE FROM custom_values WHERE field_id = NEW.id
+     AND (t IS NOT NULL OR s IS NOT NULL OR n IS NOT NULL OR d IS NOT NULL OR b IS NOT NULL);
   DELETE FROM custom_absent WHERE field_id = NEW.id;
   EXECUTE format('INSERT INTO custom_absent SELECT t.workspace_id, $1.id, t.id FROM %I t
      WHERE t.workspace_id = $1.workspace_id AND NOT ws_custom_set($1.type, t.custom_fields -> $1.key) ORDER BY t.id', NEW.resource) USING NEW;
@@ -679,7 +682,8 @@ CREATE TABLE public.custom_values (
     d timestamp with time zone,
     b boolean,
     u text,
-    s text
+    s text,
+    searched boolean DEFAULT false NOT NULL
 );
 
 ALTER TABLE ONLY public.custom_values FORCE ROW LEVEL SECURITY;
@@ -694,7 +698,8 @@ CREATE FUNCTION public.ws_custom_rows(f public.custom_fields, ws uuid, rec uuid,
   SELECT ws, f.id, rec, x.t, x.n, x.d, x.b,
          CASE WHEN f."unique" THEN coalesce(x.t, x.n::text, to_char(x.d AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), x.b::text)
            || CASE WHEN f.type = 'money' THEN ' ' || (v ->> 'currency') ELSE '' END END,
-         CASE WHEN f.type = 'long_text' THEN left(v #>> '{}', 10000) END
+         CASE WHEN f.type = 'long_text' THEN left(v #>> '{}', 10000) END,
+         f.searchable AND (x.t IS NOT NULL OR f.type = 'long_text') -- searched
   FROM (
     SELECT CASE WHEN f.type IN ('text', 'url', 'email', 'phone', 'select', 'member', 'reference') THEN v #>> '{}'
                 WHEN f.type = 'multi_select' THEN e END AS t,
@@ -707,6 +712,22 @@ CREATE FUNCTION public.ws_custom_rows(f public.custom_fields, ws uuid, rec uuid,
           UNION ALL SELECT jsonb_array_elements_text(v) WHERE f.type = 'multi_select') o
   ) x
   WHERE v IS NOT NULL AND jsonb_typeof(v) <> 'null'
+$$;
+
+--
+-- Name: ws_custom_searchable(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_searchable() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public'
+    AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(ws_custom_lock_key(NEW.workspace_id, NEW.resource));
+  UPDATE custom_values SET searched = NEW.searchable
+   WHERE field_id = NEW.id AND (t IS NOT NULL OR s IS NOT NULL) AND searched <> NEW.searchable;
+  RETURN NULL;
+END
 $$;
 
 --
@@ -4327,13 +4348,13 @@ CREATE INDEX custom_values_search ON public.custom_values USING gin (field_id, p
 CASE
     WHEN (t IS NULL) THEN s
     ELSE t
-END])) WHERE ((t IS NOT NULL) OR (s IS NOT NULL));
+END])) WHERE searched;
 
 --
 -- Name: custom_values_t; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, record_id) INCLUDE (workspace_id);
+CREATE INDEX custom_values_t ON public.custom_values USING btree (field_id, t, record_id) INCLUDE (workspace_id) WHERE ((t IS NOT NULL) OR (s IS NOT NULL));
 
 --
 -- Name: custom_values_unique; Type: INDEX; Schema: public; Owner: -
@@ -6344,6 +6365,12 @@ CREATE TRIGGER review BEFORE INSERT OR UPDATE ON public.hr_change_requests FOR E
 --
 
 CREATE TRIGGER review BEFORE INSERT OR UPDATE ON public.leave_requests FOR EACH ROW EXECUTE FUNCTION public.ws_stamp_review();
+
+--
+-- Name: custom_fields searchable; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER searchable AFTER UPDATE OF searchable ON public.custom_fields FOR EACH ROW WHEN ((new.searchable IS DISTINCT FROM old.searchable)) EXECUTE FUNCTION public.ws_custom_searchable();
 
 --
 -- Name: metrics space_ids_check; Type: TRIGGER; Schema: public; Owner: -

@@ -204,9 +204,8 @@ type customProbe struct {
 	fid  string
 	cond string
 	col  string
-	// set is " AND <value column> IS NOT NULL" for a field with a value column: true of
-	// each of the field's rows, and what lets the planner read the column's index, which
-	// holds only the rows that set it (store/migrations/00065_custom_values_partial_indexes.sql).
+	// set is " AND " and the field's customValueSet: true of each of the field's rows, and
+	// what lets the planner read the field's partial index.
 	set    string
 	alts   []string
 	absent bool
@@ -221,6 +220,20 @@ type customProbe struct {
 	// when the probe is rendered, since a parameter the statement never reads is one
 	// PostgreSQL cannot type (a list with two custom conditions probes by one of them).
 	own []any
+}
+
+// customValueSet is the condition each custom_values row v of a field whose values are in
+// col holds ("" for long_text, whose value s no index orders), written so that the
+// planner reads the field's partial index (field_id, value, record_id): n, d and b hold
+// only the rows that set them (store/migrations/00065_custom_values_partial_indexes.sql),
+// t those with t or s (store/migrations/00075_custom_values_fewer_entries.sql). A
+// long_text's is that index's very condition, which its scan then need not check, so the
+// index alone answers the probe.
+func customValueSet(col string) string {
+	if col == "" {
+		return "(v.t IS NOT NULL OR v.s IS NOT NULL)"
+	}
+	return "v." + col + " IS NOT NULL"
 }
 
 // ownParam is the placeholder of the probe's own parameter i, numbered by probe.
@@ -292,9 +305,9 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 	}
 	col := "v." + t.col
 	probe.col = col
-	probe.set = " AND " + col + " IS NOT NULL"
+	probe.set = " AND " + customValueSet(t.col)
 	if t.col == "" {
-		probe.col, probe.set = "", ""
+		probe.col = ""
 	}
 	// both is cond on the record's value and, as the probe's, on custom_values'.
 	both := func(cond func(col string) string) (string, *customProbe) {
@@ -388,7 +401,7 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 		conds = " AND " + strings.Join(where, " AND ")
 	}
 	values := "SELECT d.*, " + col + ` AS "_sort" FROM custom_values v CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
-		` WHERE "id" = v.record_id` + conds + " OFFSET 0) d WHERE v.field_id = " + fid + " AND " + col + " IS NOT NULL"
+		` WHERE "id" = v.record_id` + conds + " OFFSET 0) d WHERE v.field_id = " + fid + " AND " + customValueSet(t.col)
 	nulls := "SELECT d.*, NULL::" + t.sqlType + ` AS "_sort" FROM custom_absent a CROSS JOIN LATERAL (SELECT ` + cols + " FROM " + table +
 		` WHERE "id" = a.record_id` + conds + " OFFSET 0) d WHERE a.field_id = " + fid
 	// byRecord: the records with a value in the order of the sort's index on their table
@@ -431,16 +444,17 @@ func (cq *customQuery) page(r *Resource, cols string, where []string, fetch int,
 // record's own search document, searchSQL) or a record one of whose values (t, or for a
 // long_text s: its first 10,000 characters, so that one value adds a bounded number of
 // words to the index, store/migrations/00063_custom_values_indexes.sql) has every word of
-// q as a prefix of its words: the index custom_values_search, whose expression, CASE
-// where COALESCE would do, is one the planner may use under row-level security
-// (store/migrations/00067_custom_field_indexes.sql). The custom matches are one
+// q as a prefix of its words: the index custom_values_search, which holds the values of
+// searchable fields (v.searched, store/migrations/00075_custom_values_fewer_entries.sql)
+// and whose expression, CASE where COALESCE would do, is one the planner may use under
+// row-level security (store/migrations/00067_custom_field_indexes.sql). The custom matches are one
 // array of ids, computed once (an InitPlan), so "id = ANY" of it is a condition of r's
 // primary key, which the planner ORs with match's own indexes (a BitmapOr); as
 // "id IN (SELECT ...)" it was a subplan no index answers, checked on each of the
 // workspace's records (docs/performance.md, "Custom fields").
 func customSearch(r *Resource, match string, q *searchQuery, add func(any) int) string {
 	return fmt.Sprintf(`(%s OR %s."id" = ANY(ARRAY(SELECT v.record_id FROM custom_fields f JOIN custom_values v ON v.field_id = f.id
-		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND (v.t IS NOT NULL OR v.s IS NOT NULL)
+		WHERE f.resource = %s AND f.searchable AND NOT f.archived AND v.searched
 		AND ws_search_doc(CASE WHEN v.t IS NULL THEN v.s ELSE v.t END) @@ (SELECT to_tsquery('simple', ws_unaccent($%d::text))))))`,
 		match, ident(r.Table), quoteLiteral(r.Name), add(q.tsquery))
 }
