@@ -195,11 +195,7 @@ func setETag(w http.ResponseWriter, data json.RawMessage) string {
 
 // writePage writes the list envelope (httpx.AppendList) of a page.
 func writePage(w http.ResponseWriter, page *workspace.Page) {
-	size := len(page.Data) + 40 // the envelope and its newline
-	if page.NextCursor != nil {
-		size += len(*page.NextCursor)
-	}
-	body := httpx.AppendList(make([]byte, 0, size), page.Data, page.NextCursor)
+	body := httpx.AppendList(make([]byte, 0, len(page.Data)+120), page.Data, page.NextCursor)
 	httpx.WriteRaw(w, http.StatusOK, append(body, '\n'))
 }
 

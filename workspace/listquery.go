@@ -77,6 +77,7 @@ func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, para
 		query = o.store.QuerySync
 	}
 	err := query(ctx, p.Actor(), q.sql, q.args, func(rows pgx.Rows) error {
+		var rec []byte
 		dest := make([]any, 0, len(lastKeys)+2)
 		if q.walk.legacy {
 			dest = append(dest, &lastAt)
@@ -85,10 +86,7 @@ func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, para
 				dest = append(dest, &lastKeys[i])
 			}
 		}
-		// The record, text, is appended as the row holds it: not scanned into a copy (a
-		// nil destination skips it).
-		dest = append(dest, &lastID, nil)
-		rec := len(dest) - 1
+		dest = append(dest, &lastID, &rec)
 		for rows.Next() {
 			if n == q.limit {
 				n++ // a next page exists
@@ -97,15 +95,10 @@ func (o *Ops) listPage(ctx context.Context, p *auth.Principal, r *Resource, para
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			raw := rows.RawValues()[rec]
 			if n > 0 {
 				buf.WriteByte(',')
-			} else {
-				// Room for a page of records a quarter larger than the first, once,
-				// rather than doubling the buffer from its first bytes.
-				buf.Grow((len(raw) + 1) * q.limit * 5 / 4)
 			}
-			buf.Write(raw)
+			buf.Write(rec)
 			n++
 		}
 		return nil
