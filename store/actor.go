@@ -134,19 +134,13 @@ func (s *Store) Query(ctx context.Context, a Actor, sql string, args []any, scan
 
 // query runs the actor's settings, the statements before, then sql.
 func (s *Store) query(ctx context.Context, a Actor, before []statement, sql string, args []any, scan func(pgx.Rows) error) error {
-	return s.queryAs(ctx, a, actorSQL, a.settings(), before, sql, args, scan)
-}
-
-// queryAs is query with the actor's settings made by set, a statement that sets what
-// actorSQL sets (its first arguments a's settings), and may check more.
-func (s *Store) queryAs(ctx context.Context, a Actor, set string, setArgs []any, before []statement, sql string, args []any, scan func(pgx.Rows) error) error {
 	if !a.valid() {
 		return errors.New("store: Query needs an actor")
 	}
 	if d, ok := ctx.Value(statementTimeoutKey{}).(time.Duration); ok {
 		before = append([]statement{{sql: statementTimeoutSQL(d)}}, before...)
 	}
-	return s.settingsThen(ctx, "actor", set, setArgs, before, sql, args, scan)
+	return s.settingsThen(ctx, "actor", actorSQL, a.settings(), before, sql, args, scan)
 }
 
 // statement is one statement of a batch with its arguments.
