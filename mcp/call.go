@@ -16,6 +16,7 @@ import (
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/internal/jsonscan"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -104,17 +105,17 @@ func getID(sp toolSpec, req mcpgo.CallToolRequest) (string, bool) {
 	if !ok {
 		// The direct path (direct.go) leaves the arguments raw: the last id, as decoding
 		// them into a map would keep.
-		m, ok := scanObject(req.Params.RawArguments)
+		m, ok := jsonscan.Object(req.Params.RawArguments)
 		var id []byte
-		for k, v := m.next(); ok && k != nil; k, v = m.next() {
+		for k, v := m.Next(); ok && k != nil; k, v = m.Next() {
 			if string(k) == "id" {
 				id = v
 			}
 		}
-		if id == nil || m.bad {
+		if id == nil || m.Bad() {
 			return "", false
 		}
-		return unquote(id)
+		return jsonscan.Unquote(id)
 	}
 	id, ok := args["id"].(string)
 	return id, ok

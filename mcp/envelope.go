@@ -14,6 +14,7 @@ import (
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/httpx"
+	"github.com/agencyos/workspaced/internal/jsonscan"
 	"github.com/agencyos/workspaced/workspace"
 )
 
@@ -255,14 +256,14 @@ type objectSplit struct {
 // splitObject fills o with obj's members; ok is false when obj is not an object.
 func (o *objectSplit) splitObject(obj []byte) {
 	o.keys, o.values = o.kbuf[:0], o.vbuf[:0]
-	m, ok := scanObject(obj)
+	m, ok := jsonscan.Object(obj)
 	if !ok {
 		return
 	}
-	for k, v := m.next(); k != nil; k, v = m.next() {
+	for k, v := m.Next(); k != nil; k, v = m.Next() {
 		o.keys, o.values = append(o.keys, k), append(o.values, v)
 	}
-	if m.bad {
+	if m.Bad() {
 		o.keys, o.values = nil, nil
 		return
 	}
@@ -316,7 +317,7 @@ func (s *Server) specNamed(raw []byte) (toolSpec, bool) {
 		sp, ok := s.specs[string(raw[1:n-1])]
 		return sp, ok
 	}
-	name, ok := unquote(raw)
+	name, ok := jsonscan.Unquote(raw)
 	if !ok {
 		return toolSpec{}, false
 	}
@@ -329,6 +330,6 @@ func isString(raw []byte, s string) bool {
 	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1:n-1]) == s
 	}
-	u, ok := unquote(raw)
+	u, ok := jsonscan.Unquote(raw)
 	return ok && u == s
 }

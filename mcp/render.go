@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/agencyos/workspaced/internal/jsonscan"
+
 	"bytes"
 	"encoding/json"
 	"slices"
@@ -71,11 +73,11 @@ func appendValue(out []byte, v json.RawMessage) []byte {
 // fields it meets are added to omitted. ok is false, and out unusable, when obj is not an
 // object.
 func appendFields(out, prefix []byte, obj json.RawMessage, omitted *[]string) ([]byte, bool) {
-	m, ok := scanObject(obj)
+	m, ok := jsonscan.Object(obj)
 	if !ok {
 		return out, false
 	}
-	for k, v := m.next(); k != nil; k, v = m.next() {
+	for k, v := m.Next(); k != nil; k, v = m.Next() {
 		switch rows, table := objects(v); {
 		case isNull(v), string(v) == "{}":
 		case textOmitted[string(k)]:
@@ -98,7 +100,7 @@ func appendFields(out, prefix []byte, obj json.RawMessage, omitted *[]string) ([
 			out = appendLine(out, prefix, k, v)
 		}
 	}
-	return out, !m.bad
+	return out, !m.Bad()
 }
 
 // pairMax bounds the values appendPairs puts on one line.
@@ -107,12 +109,12 @@ const pairMax = 16
 // appendPairs appends an object of two or more short scalar values on one line,
 // "crm=full, hr=none"; ok is false, and out unusable, for any other object.
 func appendPairs(out []byte, obj json.RawMessage) ([]byte, bool) {
-	m, ok := scanObject(obj)
+	m, ok := jsonscan.Object(obj)
 	if !ok {
 		return out, false
 	}
 	n := 0
-	for k, v := m.next(); k != nil; k, v = m.next() {
+	for k, v := m.Next(); k != nil; k, v = m.Next() {
 		if len(v) > pairMax+2 || v[0] == '{' || v[0] == '[' || isNull(v) {
 			return out, false
 		}
@@ -122,7 +124,7 @@ func appendPairs(out []byte, obj json.RawMessage) ([]byte, bool) {
 		out = appendCell(append(append(out, k...), '='), v, 0)
 		n++
 	}
-	return out, n >= 2 && !m.bad
+	return out, n >= 2 && !m.Bad()
 }
 
 func appendName(out, prefix, name []byte) []byte { return append(append(out, prefix...), name...) }
@@ -255,7 +257,7 @@ func appendCell(out []byte, v json.RawMessage, max int) []byte {
 		}
 		if ok && bytes.IndexByte(text, '\\') >= 0 { // escapes: decoded (rarely: a line break, a quote)
 			var s string
-			s, ok = unquote(v)
+			s, ok = jsonscan.Unquote(v)
 			text = []byte(s)
 		}
 		if ok && bare(text) {
@@ -367,188 +369,50 @@ func minute(s []byte) bool {
 	return true
 }
 
-// unquote reads a JSON string; one without escapes is its own bytes.
-func unquote(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	if bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1]), true
-	}
-	var s string
-	return s, json.Unmarshal(v, &s) == nil
-}
-
 // The results rendered are JSON this server wrote (PostgreSQL's or encoding/json's), so
 // members and objects split them with a scanner that finds where each value ends rather
 // than decoding it: a get's record is rendered in a few microseconds.
 
 // members splits a JSON object into its keys and raw values, in order.
 func members(obj []byte) (keys []string, values []json.RawMessage, ok bool) {
-	m, ok := scanObject(obj)
+	m, ok := jsonscan.Object(obj)
 	if !ok {
 		return nil, nil, false
 	}
 	keys, values = make([]string, 0, 16), make([]json.RawMessage, 0, 16) // a record's columns, mostly
-	for k, v := m.next(); k != nil; k, v = m.next() {
+	for k, v := m.Next(); k != nil; k, v = m.Next() {
 		keys, values = append(keys, string(k)), append(values, v)
 	}
-	if m.bad {
+	if m.Bad() {
 		return nil, nil, false
 	}
 	return keys, values, true
 }
 
-// memberScanner walks a JSON object's members in order without allocating (members
-// builds slices of them): scanObject, then next until its key is nil; bad then tells
-// whether the object was malformed.
-type memberScanner struct {
-	obj   []byte
-	i     int  // where the next member (or the closing brace) starts
-	comma bool // the last member was followed by a comma: another must follow
-	done  bool
-	bad   bool
-}
-
-// scanObject starts scanning obj; ok is false when obj is not an object.
-func scanObject(obj []byte) (memberScanner, bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return memberScanner{}, false
-	}
-	return memberScanner{obj: obj, i: skipSpace(obj, i+1)}, true
-}
-
-// next returns the next member's key (unescaped: a slice of the object unless it holds
-// an escape) and raw value, or a nil key at the end of the object or at a fault (bad).
-func (m *memberScanner) next() (key, value []byte) {
-	obj, i := m.obj, m.i
-	if m.done {
-		return nil, nil
-	}
-	if i < len(obj) && obj[i] == '}' && !m.comma {
-		m.done = true
-		return nil, nil
-	}
-	if i >= len(obj) || obj[i] != '"' {
-		return m.fail()
-	}
-	end := skipValue(obj, i)
-	if end < 0 {
-		return m.fail()
-	}
-	key = obj[i+1 : end-1]
-	if bytes.IndexByte(key, '\\') >= 0 {
-		k, ok := unquote(obj[i:end])
-		if !ok {
-			return m.fail()
-		}
-		key = []byte(k)
-	}
-	if i = skipSpace(obj, end); i >= len(obj) || obj[i] != ':' {
-		return m.fail()
-	}
-	i = skipSpace(obj, i+1)
-	if end = skipValue(obj, i); end < 0 {
-		return m.fail()
-	}
-	value = obj[i:end]
-	m.comma = false
-	switch i = skipSpace(obj, end); {
-	case i < len(obj) && obj[i] == ',':
-		m.i, m.comma = skipSpace(obj, i+1), true
-	case i < len(obj) && obj[i] == '}':
-		m.i = i
-	default:
-		m.i = len(obj) // a fault, found at the next call
-	}
-	return key, value
-}
-
-func (m *memberScanner) fail() ([]byte, []byte) {
-	m.bad, m.done = true, true
-	return nil, nil
-}
-
 // objects splits a JSON array whose items are all objects; ok is false for anything else.
 func objects(arr []byte) ([]json.RawMessage, bool) {
-	i := skipSpace(arr, 0)
+	i := jsonscan.SkipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return nil, false
 	}
 	items := []json.RawMessage{}
-	if i = skipSpace(arr, i+1); i < len(arr) && arr[i] == ']' {
+	if i = jsonscan.SkipSpace(arr, i+1); i < len(arr) && arr[i] == ']' {
 		return items, true
 	}
 	for i < len(arr) && arr[i] == '{' {
-		end := skipValue(arr, i)
+		end := jsonscan.ValueEnd(arr, i)
 		if end < 0 {
 			return nil, false
 		}
 		items = append(items, arr[i:end])
-		if i = skipSpace(arr, end); i < len(arr) && arr[i] == ',' {
-			i = skipSpace(arr, i+1)
+		if i = jsonscan.SkipSpace(arr, end); i < len(arr) && arr[i] == ',' {
+			i = jsonscan.SkipSpace(arr, i+1)
 			continue
 		}
 		return items, i < len(arr) && arr[i] == ']'
 	}
 	return nil, false
 }
-
-// skipValue returns the index just past the JSON value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return -1
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				k := skipValue(b, j)
-				if k < 0 {
-					return -1
-				}
-				j = k - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && !isSpace(b[j]) {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // bare reports whether text can be shown without quotes and not be misread.
 func bare[T string | []byte](s T) bool {

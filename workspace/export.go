@@ -14,6 +14,7 @@ import (
 
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/auth"
+	"github.com/agencyos/workspaced/internal/jsonscan"
 	"github.com/agencyos/workspaced/store"
 )
 
@@ -311,99 +312,17 @@ func quoted(s string) bool {
 // decoding into a map keeps it). It checks the object's shape, not each value's grammar:
 // obj is a record the database made.
 func members(obj []byte, slots map[string]int, vals [][]byte) error {
-	i := skipSpace(obj, 0)
-	if i == len(obj) || obj[i] != '{' {
+	m, ok := jsonscan.Object(obj)
+	if !ok {
 		return errors.New("no object")
 	}
-	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
-		return nil
-	}
-	for {
-		if i == len(obj) || obj[i] != '"' {
-			return errors.New("no member name")
-		}
-		end, err := valueEnd(obj, i)
-		if err != nil {
-			return err
-		}
-		key := obj[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			if err := json.Unmarshal(obj[i:end], &k); err != nil {
-				return err
-			}
-			key = []byte(k)
-		}
-		if i = skipSpace(obj, end); i == len(obj) || obj[i] != ':' {
-			return errors.New("no colon")
-		}
-		start := skipSpace(obj, i+1)
-		if end, err = valueEnd(obj, start); err != nil {
-			return err
-		}
-		if slot, ok := slots[string(key)]; ok {
-			vals[slot] = obj[start:end]
-		}
-		switch i = skipSpace(obj, end); {
-		case i < len(obj) && obj[i] == ',':
-			i = skipSpace(obj, i+1)
-		case i < len(obj) && obj[i] == '}':
-			return nil
-		default:
-			return errors.New("no comma or end of object")
+	for k, v := m.Next(); k != nil; k, v = m.Next() {
+		if slot, ok := slots[string(k)]; ok {
+			vals[slot] = v
 		}
 	}
-}
-
-// valueEnd returns the end of the JSON value that starts at b[i].
-func valueEnd(b []byte, i int) (int, error) {
-	if i == len(b) {
-		return 0, errors.New("no value")
+	if m.Bad() {
+		return errors.New("a malformed object")
 	}
-	switch b[i] {
-	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1, nil
-			}
-		}
-		return 0, errors.New("unterminated string")
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, err := valueEnd(b, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1, nil
-				}
-			}
-		}
-		return 0, errors.New("unterminated object or array")
-	}
-	j := i
-	for j < len(b) && !strings.ContainsRune(",}] \t\n\r", rune(b[j])) {
-		j++
-	}
-	if j == i {
-		return 0, errors.New("no value")
-	}
-	return j, nil
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
+	return nil
 }
