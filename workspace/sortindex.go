@@ -98,11 +98,6 @@ func (ix customIndex) create() string {
 		ident(ix.name()), ident(ix.table), value, order, quoteLiteral(ix.key))
 }
 
-// customSortIndex names the sort index of key's values in column col of table.
-func customSortIndex(table, key, col string) string {
-	return customIndex{table: table, key: key, col: col}.name()
-}
-
 // customSortExpr is the sort value of key's entry in a record of table, as the index
 // holds it: the planner uses the index for an ORDER BY written exactly so.
 func customSortExpr(table, key, col string) string {
