@@ -63,9 +63,10 @@ var dbExtras = map[string][]string{
 	// 200 (guard); a change of type or uniqueness rebuilds the field's custom_values
 	// (reindex); a new field is absent from every record (absent_fill); every change
 	// counts in the workspace's version of its definitions (custom_fields_version,
-	// fieldcache.go). restapi's TestCustomFields, TestCustomAbsentRows
+	// fieldcache.go); a change of searchable flags the field's values q= reads
+	// (searchable). restapi's TestCustomFields, TestCustomFieldsEverywhere, TestCustomAbsentRows
 	// (custom_absent_test.go) and TestKeptFieldsFollowChanges check them by behaviour.
-	"custom_fields": {"policy ws_target_grant", "trigger guard", "trigger reindex", "trigger absent_fill", "trigger custom_fields_version",
+	"custom_fields": {"policy ws_target_grant", "trigger guard", "trigger reindex", "trigger absent_fill", "trigger custom_fields_version", "trigger searchable",
 		"check key: CHECK ((key ~ '^[a-z][a-z0-9_]{0,62}$'::text))",
 		"check options: CHECK ((jsonb_typeof(options) = 'array'::text))",
 		"check type,reference_resource: CHECK (((type = 'reference'::text) = (reference_resource IS NOT NULL)))"},
