@@ -253,15 +253,13 @@ func (s *Service) Preview(ctx context.Context, p *auth.Principal, prm importfile
 	}
 	out := make([]PreviewRow, len(chunk))
 	req, index := batchOf(plan, chunk)
-	var data json.RawMessage
+	var items []workspace.BatchItem
 	if len(req.Records) > 0 {
-		req.Then = func(_ context.Context, _ pgx.Tx, d json.RawMessage) error { data = d; return errDryRun }
-		if _, err := s.ops.Batch(ctx, p, plan.Resource, req, "", status); data == nil {
+		req.Then = func(_ context.Context, _ pgx.Tx, its []workspace.BatchItem) error { items = its; return errDryRun }
+		if _, err := s.ops.Batch(ctx, p, plan.Resource, req, "", status); items == nil {
 			return nil, err
 		}
 	}
-	var items []workspace.BatchItem
-	_ = json.Unmarshal(data, &items)
 	for i, pr := range chunk {
 		out[i] = PreviewRow{Row: pr.row}
 		if pr.err != nil {

@@ -431,13 +431,7 @@ func (s *Service) commit(ctx context.Context, p *auth.Principal, id string, plan
 			keys, keyRows = append(keys, pr.key), append(keyRows, int64(pr.row))
 		}
 	}
-	progress := func(ctx context.Context, tx pgx.Tx, data json.RawMessage) error {
-		var items []workspace.BatchItem
-		if data != nil {
-			if err := json.Unmarshal(data, &items); err != nil {
-				return err
-			}
-		}
+	progress := func(ctx context.Context, tx pgx.Tx, items []workspace.BatchItem) error {
 		type failed struct {
 			Row    int      `json:"r"`
 			Reason string   `json:"e"`
@@ -498,6 +492,7 @@ func (s *Service) commit(ctx context.Context, p *auth.Principal, id string, plan
 		return err
 	}
 	req, _ := batchOf(plan, chunk)
+	req.IDsOnly = true // the progress reads each row's outcome, never its record
 	var err error
 	if len(req.Records) == 0 {
 		err = s.cfg.Store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error { return progress(ctx, tx, nil) })

@@ -56,7 +56,11 @@ type BatchRequest struct {
 	// Then, when set, runs in the batch's transaction after its records are written, with
 	// the per-record results: what it writes commits or rolls back with them (an import's
 	// progress, imports/).
-	Then func(ctx context.Context, tx pgx.Tx, data json.RawMessage) error
+	Then func(ctx context.Context, tx pgx.Tx, items []BatchItem) error
+	// IDsOnly leaves each written record out of its result (ID and Status stay): the
+	// database then renders no record and the caller decodes none, which an import, reading
+	// only each row's outcome, would spend on every row.
+	IDsOnly bool
 	raw  []byte // the body, for the idempotency fingerprint
 }
 
@@ -200,7 +204,7 @@ func (o *Ops) Batch(ctx context.Context, p *auth.Principal, r *Resource, req *Ba
 			return posted, err
 		}
 	}
-	var data json.RawMessage
+	var items []BatchItem
 	// A batch runs set-based (batchset.go) where it can; when its records must be written
 	// one at a time (errPerRecord) it runs again so, each record in its own savepoint
 	// unless the batch is atomic (its first failure ends it).
@@ -209,15 +213,18 @@ func (o *Ops) Batch(ctx context.Context, p *auth.Principal, r *Resource, req *Ba
 		err = o.store.InTx(ctx, p.Actor(), func(tx pgx.Tx) error {
 			var err error
 			if perRecord {
-				data, err = o.runBatch(ctx, tx, p, r, req, m, status, !req.Atomic)
+				items, err = o.runBatch(ctx, tx, p, r, req, m, status, !req.Atomic)
 			} else {
-				data, err = o.runBatchSet(ctx, tx, p, r, req, m, status)
+				items, err = o.runBatchSet(ctx, tx, p, r, req, m, status)
 			}
 			if err == nil && req.Then != nil {
-				err = req.Then(ctx, tx, data)
+				err = req.Then(ctx, tx, items)
 			}
 			if err == nil && key != "" {
-				err = store.SaveIdempotentResponse(ctx, tx, p.Actor(), key, http.StatusOK, data)
+				var data json.RawMessage
+				if data, err = json.Marshal(items); err == nil {
+					err = store.SaveIdempotentResponse(ctx, tx, p.Actor(), key, http.StatusOK, data)
+				}
 			}
 			return err
 		})
@@ -238,13 +245,17 @@ func (o *Ops) Batch(ctx context.Context, p *auth.Principal, r *Resource, req *Ba
 		}
 		return nil, readError(err)
 	}
+	data, err := json.Marshal(items)
+	if err != nil {
+		return nil, err
+	}
 	return &Posted{Status: http.StatusOK, Data: data}, nil
 }
 
 // runBatch writes the batch's records in tx one at a time, each in its own savepoint when
 // savepoints is set, and returns the per-record results.
 func (o *Ops) runBatch(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *Resource, req *BatchRequest, m *matcher,
-	status func(*apierr.Error) int, savepoints bool) (json.RawMessage, error) {
+	status func(*apierr.Error) int, savepoints bool) ([]BatchItem, error) {
 	if m != nil {
 		if err := lockKeys(ctx, tx, p, r, req, m); err != nil {
 			return nil, err
@@ -281,9 +292,12 @@ func (o *Ops) runBatch(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *Res
 			}
 		}
 		id := recordID(out)
-		items[i] = BatchItem{Index: i, Status: code, ID: &id, Record: out}
+		items[i] = BatchItem{Index: i, Status: code, ID: &id}
+		if !req.IDsOnly {
+			items[i].Record = out
+		}
 	}
-	return json.Marshal(items)
+	return items, nil
 }
 
 // atomicError is an atomic batch's answer when a record failed: that record's error, its

@@ -60,7 +60,7 @@ type setItem struct {
 // runBatchSet writes the batch's records set-based (see above) and returns the per-record
 // results, or errPerRecord.
 func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *Resource, req *BatchRequest, m *matcher,
-	status func(*apierr.Error) int) (json.RawMessage, error) {
+	status func(*apierr.Error) int) ([]BatchItem, error) {
 	if m != nil {
 		if err := lockKeys(ctx, tx, p, r, req, m); err != nil {
 			return nil, err
@@ -141,13 +141,13 @@ func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *
 	}
 	for _, run := range []struct {
 		items []setItem
-		write func(context.Context, pgx.Tx, *Resource, []setItem) ([]json.RawMessage, error)
+		write func(context.Context, pgx.Tx, *Resource, []setItem, bool) ([]json.RawMessage, error)
 		code  int
 	}{{creates, o.insertSet, http.StatusCreated}, {updates, o.updateSet, http.StatusOK}} {
 		if len(run.items) == 0 {
 			continue
 		}
-		recs, err := run.write(ctx, tx, r, run.items)
+		recs, err := run.write(ctx, tx, r, run.items, req.IDsOnly)
 		if err != nil {
 			e := customWriteError(err)
 			if e == nil {
@@ -167,10 +167,13 @@ func (o *Ops) runBatchSet(ctx context.Context, tx pgx.Tx, p *auth.Principal, r *
 				continue
 			}
 			id := recordID(recs[k])
-			items[it.index] = BatchItem{Index: it.index, Status: run.code, ID: &id, Record: recs[k]}
+			items[it.index] = BatchItem{Index: it.index, Status: run.code, ID: &id}
+			if !req.IDsOnly {
+				items[it.index].Record = recs[k]
+			}
 		}
 	}
-	return json.Marshal(items)
+	return items, nil
 }
 
 // cloneRecord copies a record's fields: a batch that runs again reads them whole.
@@ -217,6 +220,15 @@ func (o *Ops) updateAssignments(ctx context.Context, q querier, p *auth.Principa
 	return set, nil
 }
 
+// returned is what a batch's statement returns of each record it writes: the record's
+// columns, or with idsOnly its id alone.
+func (o *Ops) returned(r *Resource, idsOnly bool) string {
+	if idsOnly {
+		return `"id"`
+	}
+	return o.statements[r].columns
+}
+
 // setColumns lists the columns any of items assigns, in the catalogue's order.
 func setColumns(r *Resource, items []setItem) []*Field {
 	has := map[*Field]bool{}
@@ -235,8 +247,9 @@ func setColumns(r *Resource, items []setItem) []*Field {
 }
 
 // insertSet creates items' records in one INSERT of one row each (a column a record does
-// not give takes its DEFAULT, as a single create's) and returns them in items' order.
-func (o *Ops) insertSet(ctx context.Context, tx pgx.Tx, r *Resource, items []setItem) ([]json.RawMessage, error) {
+// not give takes its DEFAULT, as a single create's) and returns them in items' order
+// ({"id": ...} alone with idsOnly).
+func (o *Ops) insertSet(ctx context.Context, tx pgx.Tx, r *Resource, items []setItem, idsOnly bool) ([]json.RawMessage, error) {
 	cols := setColumns(r, items)
 	if len(cols) == 0 { // INSERT ... DEFAULT VALUES writes one row
 		return nil, errPerRecord
@@ -269,7 +282,7 @@ func (o *Ops) insertSet(ctx context.Context, tx pgx.Tx, r *Resource, items []set
 	}
 	// RETURNING gives the rows of an INSERT ... VALUES in the order of its VALUES (one
 	// row each, no ON CONFLICT); the count is checked all the same.
-	sql.WriteString(" RETURNING " + o.statements[r].columns + ") SELECT row_to_json(x)::text FROM x")
+	sql.WriteString(" RETURNING " + o.returned(r, idsOnly) + ") SELECT row_to_json(x)::text FROM x")
 	recs := make([]json.RawMessage, 0, len(items))
 	rows, err := tx.Query(ctx, sql.String(), args...)
 	if err != nil {
@@ -295,8 +308,8 @@ func (o *Ops) insertSet(ctx context.Context, tx pgx.Tx, r *Resource, items []set
 
 // updateSet changes items' records in one UPDATE ... FROM VALUES (a column a record does
 // not give keeps its value; custom values merge as a single update's) and returns them in
-// items' order, nil for a record the actor does not see.
-func (o *Ops) updateSet(ctx context.Context, tx pgx.Tx, r *Resource, items []setItem) ([]json.RawMessage, error) {
+// items' order ({"id": ...} alone with idsOnly), nil for a record the actor does not see.
+func (o *Ops) updateSet(ctx context.Context, tx pgx.Tx, r *Resource, items []setItem, idsOnly bool) ([]json.RawMessage, error) {
 	cols := setColumns(r, items)
 	var sql strings.Builder
 	var args []any
@@ -349,12 +362,15 @@ func (o *Ops) updateSet(ctx context.Context, tx pgx.Tx, r *Resource, items []set
 		sql.WriteString(name + " = " + news[c])
 	}
 	names := Columns(r)
+	if idsOnly {
+		names = []string{"id"}
+	}
 	for i, c := range names {
 		names[i] = "x." + ident(c)
 	}
 	// A record whose values would not change is left alone, as update's keepSame leaves it
 	// (records.go, changes); unchanged reads it back.
-	sql.WriteString(" FROM v WHERE t.id = v.v_id AND " + changes(olds, news) + " RETURNING v.v_ord, " + o.statements[r].columns +
+	sql.WriteString(" FROM v WHERE t.id = v.v_id AND " + changes(olds, news) + " RETURNING v.v_ord, " + o.returned(r, idsOnly) +
 		") SELECT x.v_ord, (SELECT row_to_json(y)::text FROM (SELECT " + strings.Join(names, ", ") + ") y) FROM x")
 	recs := make([]json.RawMessage, len(items))
 	rows, err := tx.Query(ctx, sql.String(), args...)
