@@ -753,12 +753,14 @@ CREATE FUNCTION public.ws_custom_shown(ws uuid, res text, v jsonb) RETURNS jsonb
 $$;
 
 --
--- Name: ws_custom_sort_b(jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: ws_custom_sort_b(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.ws_custom_sort_b(v jsonb) RETURNS boolean
+CREATE FUNCTION public.ws_custom_sort_b(doc jsonb, key text) RETURNS boolean
     LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $_$
+DECLARE
+  v jsonb := doc -> key;
 BEGIN
   CASE jsonb_typeof(v)
     WHEN 'boolean' THEN
@@ -775,19 +777,20 @@ END
 $_$;
 
 --
--- Name: ws_custom_sort_d(jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: ws_custom_sort_d(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.ws_custom_sort_d(v jsonb) RETURNS timestamp with time zone
+CREATE FUNCTION public.ws_custom_sort_d(doc jsonb, key text) RETURNS timestamp with time zone
     LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $_$
 DECLARE
+  v jsonb := doc -> key;
   s text;
   y int;
   m int;
   days int;
 BEGIN
-  IF jsonb_typeof(v) <> 'string' THEN
+  IF v IS NULL OR jsonb_typeof(v) <> 'string' THEN
     RETURN NULL;
   END IF;
   s := v #>> '{}';
@@ -815,13 +818,14 @@ END
 $_$;
 
 --
--- Name: ws_custom_sort_n(jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: ws_custom_sort_n(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.ws_custom_sort_n(v jsonb) RETURNS numeric
+CREATE FUNCTION public.ws_custom_sort_n(doc jsonb, key text) RETURNS numeric
     LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $_$
 DECLARE
+  v jsonb := doc -> key;
   s text;
 BEGIN
   CASE jsonb_typeof(v)
@@ -849,13 +853,14 @@ END
 $_$;
 
 --
--- Name: ws_custom_sort_t(jsonb); Type: FUNCTION; Schema: public; Owner: -
+-- Name: ws_custom_sort_t(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.ws_custom_sort_t(v jsonb) RETURNS text
+CREATE FUNCTION public.ws_custom_sort_t(doc jsonb, key text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
     AS $$
 DECLARE
+  v jsonb := doc -> key;
   s text;
 BEGIN
   IF jsonb_typeof(v) IN ('string', 'number', 'boolean') THEN

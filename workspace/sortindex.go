@@ -19,7 +19,7 @@ import (
 
 // A custom sort reads its page from an index of the record table in the sort's order when
 // one exists (store/migrations/00070_custom_sort_indexes.sql): one per table, key and
-// value column, (workspace_id, ws_custom_sort_<col>(custom_fields -> 'key'), id) WHERE
+// value column, (workspace_id, ws_custom_sort_<col>(custom_fields, 'key'), id) WHERE
 // custom_fields ? 'key', shared by the workspaces whose fields of that key sort by that
 // column. The service builds it CONCURRENTLY in the background when a field is defined
 // and, should it be missing (a field defined before, a build that failed, an index
@@ -90,7 +90,7 @@ func (ix customIndex) name() string {
 
 // create is the statement building the index.
 func (ix customIndex) create() string {
-	value, order := fmt.Sprintf(`ws_custom_sort_%s("custom_fields" -> %s)`, ix.col, quoteLiteral(ix.key)), `"id"`
+	value, order := fmt.Sprintf(`ws_custom_sort_%s("custom_fields", %s)`, ix.col, quoteLiteral(ix.key)), `"id"`
 	if ix.list {
 		value, order = fmt.Sprintf(`ws_custom_value_t("custom_fields", %s)`, quoteLiteral(ix.key)), `"created_at" DESC, "id" DESC`
 	}
@@ -101,7 +101,7 @@ func (ix customIndex) create() string {
 // customSortExpr is the sort value of key's entry in a record of table, as the index
 // holds it: the planner uses the index for an ORDER BY written exactly so.
 func customSortExpr(table, key, col string) string {
-	return fmt.Sprintf(`ws_custom_sort_%s(%s."custom_fields" -> %s)`, col, ident(table), quoteLiteral(key))
+	return fmt.Sprintf(`ws_custom_sort_%s(%s."custom_fields", %s)`, col, ident(table), quoteLiteral(key))
 }
 
 // customListExpr is the value of key's entry in a record of table as its list index holds
