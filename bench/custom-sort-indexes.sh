@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What a custom field's sort index costs (docs/performance.md, "Custom fields"), against a
-# migrated database (DATABASE_URL; it holds ws_custom_sort_* and ws_custom_value_t), in throwaway tables:
+# migrated database (DATABASE_URL; it holds ws_custom_sort_*, ws_custom_value_t and ws_custom_value_head), in throwaway tables:
 #   writes    100,000 rows with three custom fields inserted into a bare table, rounds
 #             alternating: no sort index (A), the three fields' sort indexes (B), three sort
 #             indexes of keys the rows lack (C), B and the list index of lead_source (L,
-#             as a select or member field has: workspace/sortindex.go); rows/s each
+#             as a select or member field has: workspace/sortindex.go), B and the prefix
+#             index of lead_source (P, as a url or phone field has); rows/s each
 #             (VARIANTS="B L" runs only those)
 #   planning  median planning time of a custom sort and of a plain list, in one session,
 #             with 0, 20 and 100 sort indexes on a table of 50,000 rows
@@ -27,6 +28,9 @@ writes() {
 	fi
 	if [ "$1" = L ]; then
 		P -c "CREATE INDEX ON bench_sort_writes (workspace_id, ws_custom_value_t(custom_fields, 'lead_source'), created_at DESC, id DESC) WHERE custom_fields ? 'lead_source'"
+	fi
+	if [ "$1" = P ]; then
+		P -c "CREATE INDEX ON bench_sort_writes (workspace_id, created_at DESC, id DESC, (ws_custom_value_head(custom_fields, 'lead_source')) COLLATE \"C\") WHERE custom_fields ? 'lead_source'"
 	fi
 	local start end
 	start=$(date +%s.%N)

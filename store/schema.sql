@@ -875,6 +875,21 @@ END
 $$;
 
 --
+-- Name: ws_custom_value_head(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.ws_custom_value_head(doc jsonb, key text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+    AS $$
+BEGIN
+  IF jsonb_typeof(doc -> key) IN ('string', 'number', 'boolean') THEN
+    RETURN left((doc -> key) #>> '{}', 64);
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: ws_custom_value_t(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
 --
 

@@ -465,3 +465,147 @@ func TestCustomSortIndexTakesLongValues(t *testing.T) {
 		t.Fatalf("sorted page: %s", page.Data)
 	}
 }
+
+// TestCustomPrefixIndexPaths: prefix on a url field lists the same pages, 25 a page, before
+// its prefix index is built (the probe, then the walk of the list's order) as through it
+// (the probe, then the walk of the index, workspace/sortindex.go): a prefix matching past
+// the probe's 200 deals (the walk), one matching fewer (the probe's matches), one matching
+// none, one of 64 characters matching past 200 values longer than the index's head of 64
+// characters, and one longer than the head matching those (which walks the list's order
+// either way), among deals sharing their created_at seven at a time. Once built, the walk reads the index and checks the prefix on
+// its entries (an Index Cond), except for the prefix longer than the head.
+func TestCustomPrefixIndexPaths(t *testing.T) {
+	s := storetest.New(t)
+	pool := storetest.Pool(t)
+	ctx := context.Background()
+	f := storetest.Workspace(t, s, workspace.Scopes())
+	reader := readerOfEverything(t, s, f.WorkspaceID)
+	deals := workspace.Lookup("deals")
+	// A key of this run alone: the indexes are shared by every workspace of the database.
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	key := "pp" + hex.EncodeToString(b) + "_url"
+	index := "deals_cfp_" + key + "_t"
+	if _, err := pool.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type)
+		VALUES ($1, $2, 'deals', $3, 'Site', 'url')`, f.WorkspaceID, f.Admin.UserID, key); err != nil {
+		t.Fatal(err)
+	}
+	ops := workspace.NewOps(workspace.Config{Store: s})
+	t.Cleanup(func() { // a build a list started ends before its index goes
+		if err := ops.BuildCustomPrefixIndex(ctx, "deals", key); err != nil {
+			t.Error(err)
+		}
+		if _, err := pool.Exec(ctx, "DROP INDEX "+index); err != nil {
+			t.Error(err)
+		}
+	})
+	var pipeline string
+	if err := pool.QueryRow(ctx, `INSERT INTO pipelines (workspace_id, created_by, name) VALUES ($1, $2, 'Prefixed') RETURNING id::text`,
+		f.WorkspaceID, f.Admin.UserID).Scan(&pipeline); err != nil {
+		t.Fatal(err)
+	}
+	long := "https://a.example/" + strings.Repeat("x", 60) // 78 characters
+	// 500 deals, seven to a created_at: every eleventh without the url, one with a null;
+	// of the others, every fourth on https://b.example/ + g, the odd ones on long + g (226),
+	// the rest on https://a.example/ + g (114).
+	if _, err := pool.Exec(ctx, `INSERT INTO deals (workspace_id, created_by, name, pipeline_id, created_at, custom_fields)
+		SELECT $1, $2::text::uuid, 'deal ' || g, $3, now() - (g / 7) * interval '1 second',
+			CASE WHEN g % 11 = 0 THEN '{}'::jsonb WHEN g = 13 THEN jsonb_build_object($4::text, null)
+			ELSE jsonb_build_object($4::text, CASE WHEN g % 4 = 0 THEN 'https://b.example/' || g
+				WHEN g % 2 = 1 THEN $5 || g ELSE 'https://a.example/' || g END) END
+		FROM generate_series(1, 500) g`, f.WorkspaceID, f.Admin.UserID, pipeline, key, long); err != nil {
+		t.Fatal(err)
+	}
+	prefixes := []string{"https://a", "https://b.example/1", "https://c", long[:64], long}
+	counts := []int{340, 25, 0, 226, 226}
+	// walk lists every page of prefix p, 25 a page, returning each page's ids.
+	walk := func(p string) [][]string {
+		t.Helper()
+		var pages [][]string
+		params := workspace.ListParams{Where: []workspace.Condition{{Field: "custom_fields." + key, Op: workspace.OpPrefix, Value: p}}, Limit: 25}
+		for {
+			page, err := ops.List(ctx, reader, deals, params)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			var rows []struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(page.Data, &rows); err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, r := range rows {
+				ids = append(ids, r.ID)
+			}
+			pages = append(pages, ids)
+			if page.NextCursor == nil {
+				return pages
+			}
+			params.Cursor = *page.NextCursor
+		}
+	}
+	// want is prefix p's deals, newest first, as the table holds them.
+	want := func(p string) []string {
+		t.Helper()
+		rows, err := pool.Query(ctx, `SELECT id::text FROM deals WHERE workspace_id = $1 AND starts_with(custom_fields ->> $2, $3)
+			ORDER BY created_at DESC, id DESC`, f.WorkspaceID, key, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	// The pages before the index, while the build the lists start waits behind this test's
+	// lock (buildCustomIndex's).
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", "custom_sort:"+index); err != nil {
+		t.Fatal(err)
+	}
+	side := make([][][]string, len(prefixes))
+	for i, p := range prefixes {
+		side[i] = walk(p)
+		got, w := slices.Concat(side[i]...), want(p)
+		if !slices.Equal(got, w) {
+			t.Errorf("%s before the prefix index: %d deals %v, want %d %v", p, len(got), got, len(w), w)
+		}
+		if len(w) != counts[i] {
+			t.Errorf("%s: %d deals in the table, want %d", p, len(w), counts[i])
+		}
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock_all()"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Release()
+	if err := ops.BuildCustomPrefixIndex(ctx, "deals", key); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range prefixes {
+		c := workspace.Condition{Field: "custom_fields." + key, Op: workspace.OpPrefix, Value: p}
+		sql, doc := explainList(t, s, ops, reader, deals, workspace.ListParams{Where: []workspace.Condition{c}, Limit: 25}, "built")
+		cond := ""
+		doc[0].Plan.walk(func(n planNode) {
+			if n.IndexName == index {
+				cond = n.IndexCond
+			}
+		})
+		if headed := i < len(prefixes)-1; headed != strings.Contains(cond, "ws_custom_value_head") {
+			pretty, _ := json.MarshalIndent(doc, "", " ")
+			t.Errorf("%s: the prefix index's condition is %q, want the head's range: %v\n%s\n%s", p, cond, headed, sql, pretty)
+		}
+		if got := walk(p); !slices.EqualFunc(got, side[i], slices.Equal) {
+			t.Errorf("%s: through %s\n%v\nbefore it\n%v", p, index, got, side[i])
+		}
+	}
+	if n := len(side[0]); n != 14 { // 340 deals, 25 a page
+		t.Errorf("https://a: %d pages, want 14", n)
+	}
+}

@@ -851,3 +851,9 @@ func customSubset(expr string, n int) string {
 // too many for the probe and too few for a short walk of the list's order (a select of ten
 // options matches one record in ten, and the walk read ten records for each it showed).
 func (f *CustomField) ListIndexed() bool { return f.Type == "select" || f.Type == "member" }
+
+// PrefixIndexed is whether prefix on the field walks a prefix index in the list's order
+// when one is valid (sortindex.go): types whose prefixes are often shared by many records
+// (a scheme and host, a country code), where the walk read every record up to the page's
+// last match.
+func (f *CustomField) PrefixIndexed() bool { return f.Type == "url" || f.Type == "phone" }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -215,6 +216,12 @@ type customProbe struct {
 	// records holding the value through that index (listQuery).
 	field  *CustomField
 	listed string
+	// headed is, for prefix on a PrefixIndexed field (field) of at most prefixHead
+	// characters, the prefix's range on the head its prefix index holds (sortindex.go)
+	// with the index's predicate, its parameters added when it is written: implied by the
+	// condition, and what lets the walk of fewOrWalk check the range on the index's entries
+	// before it reads a record (listQuery).
+	headed func(add func(any) int) string
 	// own are the values of the parameters only the probe reads (the field's id, a
 	// prefix's range), written as ownParam placeholders: they are added to the statement
 	// when the probe is rendered, since a parameter the statement never reads is one
@@ -350,6 +357,19 @@ func (cc customCond) sql(r *Resource, codePoint bool, add func(any) int) (string
 		}
 		sql, p := both(like)
 		p.cond = rng + p.cond
+		if cc.f.PrefixIndexed() && utf8.RuneCountInString(c.Value) <= prefixHead {
+			// A value starts with the prefix exactly when its head does, and in code point
+			// order (the index's collation) such heads are a range.
+			p.field = cc.f
+			p.headed = func(add func(any) int) string {
+				head := customHeadExpr(r.Table, cc.f.Key)
+				rng := customSortHas(r.Table, cc.f.Key) + " AND " + head + fmt.Sprintf(" >= $%d::text", add(c.Value))
+				if end, ok := prefixEnd(c.Value); ok {
+					rng += " AND " + head + fmt.Sprintf(" < $%d::text", add(end))
+				}
+				return rng
+			}
+		}
 		return sql, p
 	}
 	cmp := map[Operator]string{OpEq: " = ", OpLt: " < ", OpLte: " <= ", OpGt: " > ", OpGte: " >= "}[c.Op]

@@ -200,6 +200,7 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 	}
 	var drive *customProbe  // the custom condition the probe of fewOrWalk reads, if any
 	var listed *customProbe // the first eq condition a list index may answer (sortindex.go)
+	var headed *customProbe // the first prefix condition a prefix index may answer
 	for _, cc := range cq.conds {
 		sql, probe := cc.sql(r, cq.codePoint, add)
 		if drive == nil {
@@ -207,6 +208,9 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 		}
 		if listed == nil && probe.listed != "" {
 			listed = probe
+		}
+		if headed == nil && probe.headed != nil {
+			headed = probe
 		}
 		where = append(where, sql)
 	}
@@ -367,7 +371,22 @@ func (o *Ops) listQuery(ctx context.Context, p *auth.Principal, r *Resource, par
 			}
 			fallthrough
 		case drive != nil:
-			with, page = fewOrWalk(r, cols, drive.probe(add), " AND "+strings.Join(where, " AND "), walkSQL, order)
+			walk := walkSQL
+			if headed != nil {
+				// The walk, when the probe finds many matches, through the field's prefix
+				// index when it is valid (sortindex.go): in the list's order, reading only
+				// the records whose value's head has the prefix, where the walk read
+				// every record up to the page's last match (docs/performance.md, "Custom
+				// fields"). The workspace's own condition, as for the list index.
+				ready, err := o.prefixIndexReady(ctx, p, r, headed.field)
+				if err != nil {
+					return nil, err
+				}
+				if ready {
+					walk += fmt.Sprintf(` AND %s."workspace_id" = $%d::text::uuid AND `, ident(r.Table), add(p.WorkspaceID)) + headed.headed(add)
+				}
+			}
+			with, page = fewOrWalk(r, cols, drive.probe(add), " AND "+strings.Join(where, " AND "), walk, order)
 		}
 	}
 	if cq.sort != nil {

@@ -297,6 +297,7 @@ type planNode struct {
 	NodeType     string     `json:"Node Type"`
 	RelationName string     `json:"Relation Name"`
 	IndexName    string     `json:"Index Name"`
+	IndexCond    string     `json:"Index Cond"`
 	ActualRows   int        `json:"Actual Rows"`
 	SharedHit    int        `json:"Shared Hit Blocks"`
 	SharedRead   int        `json:"Shared Read Blocks"`

@@ -34,6 +34,16 @@ import (
 // Until it is valid, or where ws_custom_value_t is not LEAKPROOF (then row-level security
 // keeps the condition out of the index), such a list probes custom_values and walks the
 // list's order (fewOrWalk), with the same pages.
+//
+// A list in its own order with prefix on a field of a type whose prefixes many records
+// share (PrefixIndexed: url, phone) probes custom_values as before and, when the probe
+// finds more than fewMatches, walks a prefix index built the same way
+// (store/migrations/00080_custom_prefix_indexes.sql): (workspace_id, created_at DESC, id
+// DESC, ws_custom_value_head(custom_fields, 'key') COLLATE "C") WHERE custom_fields ? 'key',
+// the list's order with the head of each record's value, on which the walk checks the
+// prefix's range before it reads the record. Until it is valid, where
+// ws_custom_value_head is not LEAKPROOF, or for a prefix longer than the head, the walk
+// reads the list's order, with the same pages.
 
 // sortIndexes is what a process knows of those indexes: the valid indexes of each table,
 // read from pg_index at most every sortIndexTTL (so an index dropped, or built by another
@@ -48,13 +58,14 @@ type sortIndexes struct {
 type validIndexes struct {
 	names map[string]bool
 	// leakproof is whether ws_custom_value_t is LEAKPROOF, without which list indexes are
-	// neither built nor read.
-	leakproof bool
-	readAt    time.Time
+	// neither built nor read; headLeakproof the same of ws_custom_value_head and prefix
+	// indexes.
+	leakproof, headLeakproof bool
+	readAt                   time.Time
 }
 
 const (
-	// maxSortIndexes bounds the custom indexes of a table, sort and list indexes together:
+	// maxSortIndexes bounds the custom indexes of a table, sort, list and prefix indexes together:
 	// each is a predicate every write of the table checks and a path every plan of it weighs
 	// (docs/performance.md, "Custom fields"). Keys are the workspaces' own, so distinct keys
 	// may grow with them; past the bound, sorts by the others walk custom_values and their
@@ -66,19 +77,23 @@ const (
 )
 
 // customIndex is an index of a record table on the values of one custom key in column col
-// (t, n, d or b): a sort index, or with list set a list index (of column t).
+// (t, n, d or b): a sort index, with list set a list index (of column t), with prefix set
+// a prefix index (of column t).
 type customIndex struct {
 	table, key, col string
-	list            bool
+	list, prefix    bool
 }
 
 // name names the index: <table>_cf_<key>_<col> for a sort index, <table>_cfl_<key>_<col>
-// for a list index, readable while it fits PostgreSQL's 63 bytes, a hash of the key
-// otherwise (keys have up to 63).
+// for a list index, <table>_cfp_<key>_<col> for a prefix index, readable while it fits
+// PostgreSQL's 63 bytes, a hash of the key otherwise (keys have up to 63).
 func (ix customIndex) name() string {
 	kind := "_cf_"
 	if ix.list {
 		kind = "_cfl_"
+	}
+	if ix.prefix {
+		kind = "_cfp_"
 	}
 	name := ix.table + kind + ix.key + "_" + ix.col
 	if len(name) <= 63 {
@@ -93,6 +108,10 @@ func (ix customIndex) create() string {
 	value, order := fmt.Sprintf(`ws_custom_sort_%s("custom_fields", %s)`, ix.col, quoteLiteral(ix.key)), `"id"`
 	if ix.list {
 		value, order = fmt.Sprintf(`ws_custom_value_t("custom_fields", %s)`, quoteLiteral(ix.key)), `"created_at" DESC, "id" DESC`
+	}
+	if ix.prefix {
+		return fmt.Sprintf(`CREATE INDEX CONCURRENTLY %s ON %s ("workspace_id", "created_at" DESC, "id" DESC, (ws_custom_value_head("custom_fields", %s)) COLLATE "C") WHERE "custom_fields" ? %s`,
+			ident(ix.name()), ident(ix.table), quoteLiteral(ix.key), quoteLiteral(ix.key))
 	}
 	return fmt.Sprintf(`CREATE INDEX CONCURRENTLY %s ON %s ("workspace_id", (%s), %s) WHERE "custom_fields" ? %s`,
 		ident(ix.name()), ident(ix.table), value, order, quoteLiteral(ix.key))
@@ -110,6 +129,17 @@ func customListExpr(table, key string) string {
 	return fmt.Sprintf(`ws_custom_value_t(%s."custom_fields", %s)`, ident(table), quoteLiteral(key))
 }
 
+// customHeadExpr is the head of key's entry in a record of table as its prefix index holds
+// it, in code point order (the index's collation, whatever the database's): a prefix of at
+// most prefixHead characters is a range of it (prefixEnd).
+func customHeadExpr(table, key string) string {
+	return fmt.Sprintf(`(ws_custom_value_head(%s."custom_fields", %s) COLLATE "C")`, ident(table), quoteLiteral(key))
+}
+
+// prefixHead is how many characters of a value ws_custom_value_head keeps
+// (store/migrations/00080_custom_prefix_indexes.sql).
+const prefixHead = 64
+
 // customSortHas is the index's predicate as a list's condition: the planner uses a
 // partial index only for a statement whose conditions imply it.
 func customSortHas(table, key string) string {
@@ -120,6 +150,12 @@ func customSortHas(table, key string) string {
 // catalogue; when it is not, it starts its build in the background.
 func (o *Ops) sortIndexReady(ctx context.Context, p *auth.Principal, r *Resource, f *CustomField) (bool, error) {
 	return o.customIndexReady(ctx, p, customIndex{table: r.Table, key: f.Key, col: customTypeOf(f.Type).col})
+}
+
+// prefixIndexReady reports whether f's prefix index on r's table is valid, as
+// sortIndexReady.
+func (o *Ops) prefixIndexReady(ctx context.Context, p *auth.Principal, r *Resource, f *CustomField) (bool, error) {
+	return o.customIndexReady(ctx, p, customIndex{table: r.Table, key: f.Key, col: "t", prefix: true})
 }
 
 // listIndexReady reports whether f's list index on r's table is valid, as sortIndexReady.
@@ -137,13 +173,14 @@ func (o *Ops) customIndexReady(ctx context.Context, p *auth.Principal, ix custom
 	s.mu.Unlock()
 	if !ok || time.Since(v.readAt) > sortIndexTTL {
 		var names []string
-		var leakproof bool
+		var leakproof, headLeakproof bool
 		err := o.store.Query(ctx, p.Actor(), `SELECT ARRAY(SELECT c.relname::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 			WHERE i.indrelid = $1::text::regclass AND i.indisvalid AND i.indisready),
-			coalesce((SELECT proleakproof FROM pg_proc WHERE oid = to_regprocedure('ws_custom_value_t(jsonb, text)')), false)`,
+			coalesce((SELECT proleakproof FROM pg_proc WHERE oid = to_regprocedure('ws_custom_value_t(jsonb, text)')), false),
+			coalesce((SELECT proleakproof FROM pg_proc WHERE oid = to_regprocedure('ws_custom_value_head(jsonb, text)')), false)`,
 			[]any{ix.table}, func(rows pgx.Rows) error {
 				for rows.Next() {
-					if err := rows.Scan(&names, &leakproof); err != nil {
+					if err := rows.Scan(&names, &leakproof, &headLeakproof); err != nil {
 						return err
 					}
 				}
@@ -152,7 +189,7 @@ func (o *Ops) customIndexReady(ctx context.Context, p *auth.Principal, ix custom
 		if err != nil {
 			return false, readError(err)
 		}
-		v = validIndexes{names: map[string]bool{}, leakproof: leakproof, readAt: time.Now()}
+		v = validIndexes{names: map[string]bool{}, leakproof: leakproof, headLeakproof: headLeakproof, readAt: time.Now()}
 		for _, n := range names {
 			v.names[n] = true
 		}
@@ -163,7 +200,7 @@ func (o *Ops) customIndexReady(ctx context.Context, p *auth.Principal, ix custom
 		s.tables[ix.table] = v
 		s.mu.Unlock()
 	}
-	if ix.list && !v.leakproof {
+	if ix.list && !v.leakproof || ix.prefix && !v.headLeakproof {
 		return false, nil
 	}
 	if !v.names[name] {
@@ -210,6 +247,9 @@ func (o *Ops) startSortIndexOf(rec []byte) {
 	if f.ListIndexed() {
 		o.startCustomIndex(customIndex{table: r.Table, key: f.Key, col: "t", list: true})
 	}
+	if f.PrefixIndexed() {
+		o.startCustomIndex(customIndex{table: r.Table, key: f.Key, col: "t", prefix: true})
+	}
 }
 
 // BuildCustomSortIndex builds the sort index of key's values in column col (t, n, d or
@@ -224,12 +264,18 @@ func (o *Ops) BuildCustomListIndex(ctx context.Context, table, key string) error
 	return o.buildCustomIndex(ctx, customIndex{table: table, key: key, col: "t", list: true})
 }
 
+// BuildCustomPrefixIndex builds the prefix index of key's values on table, and returns once
+// it is valid (buildCustomIndex).
+func (o *Ops) BuildCustomPrefixIndex(ctx context.Context, table, key string) error {
+	return o.buildCustomIndex(ctx, customIndex{table: table, key: key, col: "t", prefix: true})
+}
+
 // buildCustomIndex builds ix and returns once it is valid: CREATE INDEX CONCURRENTLY,
 // which writes to the table go on during (it waits for the transactions writing it when it
 // starts, and before it ends). An index left invalid by a build that failed is dropped
 // first. Builds of one index by several processes run one after the other (an advisory
-// lock); the later ones find it built. A table gets at most maxSortIndexes of them, sort
-// and list indexes together.
+// lock); the later ones find it built. A table gets at most maxSortIndexes of them, sort,
+// list and prefix indexes together.
 func (o *Ops) buildCustomIndex(ctx context.Context, ix customIndex) error {
 	name, table := ix.name(), ix.table
 	s := &o.sortIndexes
@@ -255,8 +301,8 @@ func (o *Ops) buildCustomIndex(ctx context.Context, ix customIndex) error {
 	if valid == nil {
 		var n int
 		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			WHERE i.indrelid = $1::text::regclass AND (starts_with(c.relname, $2) OR starts_with(c.relname, $3))`,
-			table, table+"_cf_", table+"_cfl_").Scan(&n); err != nil {
+			WHERE i.indrelid = $1::text::regclass AND (starts_with(c.relname, $2) OR starts_with(c.relname, $3) OR starts_with(c.relname, $4))`,
+			table, table+"_cf_", table+"_cfl_", table+"_cfp_").Scan(&n); err != nil {
 			return err
 		}
 		if n >= maxSortIndexes {
@@ -284,7 +330,7 @@ func (o *Ops) buildCustomIndex(ctx context.Context, ix customIndex) error {
 		for n := range v.names {
 			names[n] = true
 		}
-		s.tables[table] = validIndexes{names: names, leakproof: v.leakproof, readAt: v.readAt}
+		s.tables[table] = validIndexes{names: names, leakproof: v.leakproof, headLeakproof: v.headLeakproof, readAt: v.readAt}
 	}
 	s.mu.Unlock()
 	return nil
