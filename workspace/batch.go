@@ -61,7 +61,7 @@ type BatchRequest struct {
 	// database then renders no record and the caller decodes none, which an import, reading
 	// only each row's outcome, would spend on every row.
 	IDsOnly bool
-	raw  []byte // the body, for the idempotency fingerprint
+	raw     []byte // the body, for the idempotency fingerprint
 }
 
 // BatchItem is one record's outcome, in the order of the input.

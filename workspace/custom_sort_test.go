@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store/storetest"
 	"github.com/agencyos/workspaced/workspace"
 )
@@ -295,29 +296,7 @@ func TestCustomListIndexPaths(t *testing.T) {
 	// walk lists every page of the condition, 25 a page, returning each page's ids.
 	walk := func(c workspace.Condition) [][]string {
 		t.Helper()
-		var pages [][]string
-		params := workspace.ListParams{Where: []workspace.Condition{c}, Limit: 25}
-		for {
-			page, err := ops.List(ctx, reader, deals, params)
-			if err != nil {
-				t.Fatalf("%s=%s: %v", c.Field, c.Value, err)
-			}
-			var rows []struct {
-				ID string `json:"id"`
-			}
-			if err := json.Unmarshal(page.Data, &rows); err != nil {
-				t.Fatal(err)
-			}
-			var ids []string
-			for _, r := range rows {
-				ids = append(ids, r.ID)
-			}
-			pages = append(pages, ids)
-			if page.NextCursor == nil {
-				return pages
-			}
-			params.Cursor = *page.NextCursor
-		}
+		return listPages(t, ops, reader, deals, workspace.ListParams{Where: []workspace.Condition{c}, Limit: 25})
 	}
 	// want is the condition's deals, newest first, as the table holds them.
 	want := func(c workspace.Condition) []string {
@@ -523,29 +502,7 @@ func TestCustomPrefixIndexPaths(t *testing.T) {
 	// walk lists every page of prefix p, 25 a page, returning each page's ids.
 	walk := func(p string) [][]string {
 		t.Helper()
-		var pages [][]string
-		params := workspace.ListParams{Where: []workspace.Condition{{Field: "custom_fields." + key, Op: workspace.OpPrefix, Value: p}}, Limit: 25}
-		for {
-			page, err := ops.List(ctx, reader, deals, params)
-			if err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-			var rows []struct {
-				ID string `json:"id"`
-			}
-			if err := json.Unmarshal(page.Data, &rows); err != nil {
-				t.Fatal(err)
-			}
-			var ids []string
-			for _, r := range rows {
-				ids = append(ids, r.ID)
-			}
-			pages = append(pages, ids)
-			if page.NextCursor == nil {
-				return pages
-			}
-			params.Cursor = *page.NextCursor
-		}
+		return listPages(t, ops, reader, deals, workspace.ListParams{Where: []workspace.Condition{{Field: "custom_fields." + key, Op: workspace.OpPrefix, Value: p}}, Limit: 25})
 	}
 	// want is prefix p's deals, newest first, as the table holds them.
 	want := func(p string) []string {
@@ -607,5 +564,33 @@ func TestCustomPrefixIndexPaths(t *testing.T) {
 	}
 	if n := len(side[0]); n != 14 { // 340 deals, 25 a page
 		t.Errorf("https://a: %d pages, want 14", n)
+	}
+}
+
+// listPages lists every page of params (Limit records a page) as reader, returning each
+// page's ids.
+func listPages(t *testing.T, ops *workspace.Ops, reader *auth.Principal, r *workspace.Resource, params workspace.ListParams) [][]string {
+	t.Helper()
+	var pages [][]string
+	for {
+		page, err := ops.List(context.Background(), reader, r, params)
+		if err != nil {
+			t.Fatalf("%+v: %v", params.Where, err)
+		}
+		var rows []struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(page.Data, &rows); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, rec := range rows {
+			ids = append(ids, rec.ID)
+		}
+		pages = append(pages, ids)
+		if page.NextCursor == nil {
+			return pages
+		}
+		params.Cursor = *page.NextCursor
 	}
 }
