@@ -23,7 +23,7 @@ writes() {
 	[ "$1" = C ] && keys="other_a:t other_b:n other_c:d"
 	if [ "$1" != A ]; then
 		for kc in $keys; do
-			P -c "CREATE INDEX ON bench_sort_writes (workspace_id, ws_custom_sort_${kc#*:}(custom_fields -> '${kc%:*}'), id) WHERE custom_fields ? '${kc%:*}'"
+			P -c "CREATE INDEX ON bench_sort_writes (workspace_id, ws_custom_sort_${kc#*:}(custom_fields, '${kc%:*}'), id) WHERE custom_fields ? '${kc%:*}'"
 		done
 	fi
 	if [ "$1" = L ]; then
@@ -46,7 +46,7 @@ writes() {
 planning() { # $1: label; median planning ms of 40 EXPLAINs of each statement, one session
 	local what="custom sort"
 	for q in "SELECT id FROM bench_sort_plans WHERE workspace_id = '00000000-0000-0000-0000-000000000003' AND custom_fields ? 'k03'
-			AND ws_custom_sort_n(custom_fields -> 'k03') IS NOT NULL ORDER BY ws_custom_sort_n(custom_fields -> 'k03'), id LIMIT 51" \
+			AND ws_custom_sort_n(custom_fields, 'k03') IS NOT NULL ORDER BY ws_custom_sort_n(custom_fields, 'k03'), id LIMIT 51" \
 		"SELECT id FROM bench_sort_plans WHERE workspace_id = '00000000-0000-0000-0000-000000000003' ORDER BY created_at DESC, id DESC LIMIT 51"; do
 		for _ in $(seq 1 40); do echo "EXPLAIN (SUMMARY) $q;"; done | P | sed -n 's/^Planning Time: \([0-9.]*\) ms/\1/p' |
 			sort -n | awk -v l="$1" -v w="$what" '{a[NR]=$1} END {printf "planning, %s, %s: %.3f ms\n", l, w, a[int(NR/2)+1]}'
@@ -67,7 +67,7 @@ P -c "DROP TABLE IF EXISTS bench_sort_plans; CREATE TABLE bench_sort_plans (id u
 P -c "VACUUM ANALYZE bench_sort_plans"
 planning "0 sort indexes"
 for k in $(seq -w 0 99); do
-	P -c "CREATE INDEX bench_sort_plans_k$k ON bench_sort_plans (workspace_id, ws_custom_sort_$(col $((10#$k)))(custom_fields -> 'k$k'), id) WHERE custom_fields ? 'k$k'"
+	P -c "CREATE INDEX bench_sort_plans_k$k ON bench_sort_plans (workspace_id, ws_custom_sort_$(col $((10#$k)))(custom_fields, 'k$k'), id) WHERE custom_fields ? 'k$k'"
 	if [ "$k" = 19 ] || [ "$k" = 99 ]; then
 		P -c "ANALYZE bench_sort_plans"
 		planning "$((10#$k + 1)) sort indexes"
