@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/auth"
@@ -48,6 +49,26 @@ func TestKeptFieldsFollowChanges(t *testing.T) {
 	tier := define(`{"resource": "deals", "key": "tier", "label": "Tier", "type": "select",
 		"options": [{"key": "gold", "label": "Gold"}, {"key": "silver", "label": "Silver"}]}`)
 	score := define(`{"resource": "deals", "key": "score", "label": "Score", "type": "number"}`)
+	// Defining them started their sort and list indexes' builds in a's background. Until
+	// both are valid, b's lists would start builds of their own, whose statements on b's
+	// store the count below would take for the list's, and which could deadlock with a's
+	// (CREATE INDEX CONCURRENTLY on one table from two sessions).
+	for _, name := range []string{"deals_cf_score_n", "deals_cfl_tier_t"} {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var valid bool
+			if err := storetest.Pool(t).QueryRow(ctx, `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false)`, name).Scan(&valid); err != nil {
+				t.Fatal(err)
+			}
+			if valid {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s is not valid a minute after its field was defined", name)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	change := func(id, body string) {
 		t.Helper()
 		if _, err := a.Update(ctx, f.Admin, fields, id, json.RawMessage(body)); err != nil {
