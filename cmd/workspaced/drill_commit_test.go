@@ -353,10 +353,19 @@ func TestDrillBackendEndedDuringCommit(t *testing.T) {
 		return code, header, body
 	}
 	count := func(name string) int {
+		t.Helper()
 		var n int
-		if err := exec(`SELECT count(*) FROM tasks WHERE name = $1`, name).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
+		// After a SIGKILL the postmaster ends every backend and recovers: a connection made
+		// before it did can end at its first statement (unexpected EOF), so a count is tried
+		// on a new connection until one answers.
+		waitFor(t, 30*time.Second, func() bool {
+			conn, err := pgx.Connect(ctx, pg.DSN)
+			if err != nil {
+				return false
+			}
+			defer conn.Close(ctx)
+			return conn.QueryRow(ctx, `SELECT count(*) FROM tasks WHERE name = $1`, name).Scan(&n) == nil
+		}, "a count of the tasks named "+name)
 		return n
 	}
 	end := map[string]func(pid int){
