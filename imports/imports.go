@@ -54,7 +54,8 @@ type Config struct {
 	// Workers is how many imports one process runs at once (default 2).
 	Workers int
 	// Writers is how many chunks of one import are written at once, each on its own
-	// connection (default 2; an upsert's one at a time). Each chunk takes a place among
+	// connection (default 2; an upsert's one at a time; one while the process's API is
+	// not quiet, QuietWindow). Each chunk takes a place among
 	// the writes in flight as the member (workspace/capacity.go), so an import holds at
 	// most Writers of its member's and workspace's shares, and waits when they are taken.
 	Writers int
@@ -75,6 +76,9 @@ type Service struct {
 const (
 	Slice      = 10 * time.Second
 	jobTimeout = 25 * time.Second
+	// QuietWindow is how long the API must have begun no operation before an import
+	// writes on more than one connection (Config.Writers).
+	QuietWindow = 500 * time.Millisecond
 	// BusyWait is how long an import whose chunk found no place among the writes in
 	// flight waits before it tries again.
 	BusyWait = time.Second

@@ -237,6 +237,7 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, id, status, fai
 // no longer parses). errMoved: another worker committed progress first; start again from
 // there.
 func (s *Service) run(ctx context.Context, p *auth.Principal, id string, until time.Time) error {
+	ctx = workspace.Background(ctx) // the import's operations are not the API's traffic
 	imp, err := s.load(ctx, p, id)
 	if err != nil {
 		return err
@@ -322,10 +323,18 @@ func (s *Service) write(ctx context.Context, p *auth.Principal, id string, ch *c
 			close(halt)
 		}
 	}
+	read := make(chan struct{}) // closed once every chunk is handed out
 	var wg sync.WaitGroup
-	for range writers {
+	for i := range writers {
 		wg.Go(func() {
-			for w := range jobs {
+			for {
+				if i > 0 && !s.quiet(halt, read) {
+					return
+				}
+				w, ok := <-jobs
+				if !ok {
+					return
+				}
 				select {
 				case <-halt:
 					continue
@@ -393,6 +402,7 @@ read:
 		}
 	}
 	close(jobs)
+	close(read)
 	wg.Wait()
 	switch {
 	case errors.Is(stop, errCancelled):
@@ -407,6 +417,29 @@ read:
 		return s.finish(ctx, p, id, "completed", "")
 	}
 	return errSlice
+}
+
+// quiet waits until no API operation has begun in this process for QuietWindow
+// (workspace.Ops.QuietFor), and reports false if halt or read closes first. Writers beyond
+// the first wait for it before each chunk: with them the import takes every core, and the
+// API's requests wait for one (docs/performance.md, "Imports").
+func (s *Service) quiet(halt, read <-chan struct{}) bool {
+	for {
+		wait := s.ops.QuietFor(QuietWindow)
+		if wait == 0 {
+			return true
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-halt:
+			t.Stop()
+			return false
+		case <-read:
+			t.Stop()
+			return false
+		}
+	}
 }
 
 // fail ends the import as failed when err is the import's fault (a 4xx); anything else

@@ -122,6 +122,9 @@ func (c *Capacities) of(class Class) Capacity {
 // already holds its share (it waited behind its own operations), a 503 overloaded when
 // the class is full of others'.
 func (o *Ops) admitClass(ctx context.Context, p *auth.Principal, class Class) (func(), error) {
+	if ctx.Value(backgroundKey{}) == nil {
+		o.lastForeground.Store(time.Now().UnixNano())
+	}
 	c := o.capacities.of(class)
 	if c == nil || p == nil {
 		return func() {}, nil
@@ -144,6 +147,24 @@ func (o *Ops) admitClass(ctx context.Context, p *auth.Principal, class Class) (f
 				r.Share, class, int(RetryAfterShare/time.Second), plural(int(RetryAfterShare/time.Second)))}
 	}
 	return nil, ErrOverloaded
+}
+
+// backgroundKey marks a context whose operations are background work (Background).
+type backgroundKey struct{}
+
+// Background marks ctx's operations as background work, an import's chunks: they take
+// their places in their classes as any operation does, but are not the API traffic that
+// QuietFor waits out.
+func Background(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+// QuietFor returns how long until no operation but background work will have begun in
+// this process for d: 0 when none has for d already. Background work that can go faster
+// on more connections (imports/job.go) takes them only while the API is quiet, so the
+// API's requests find a core free.
+func (o *Ops) QuietFor(d time.Duration) time.Duration {
+	return max(0, time.Until(time.Unix(0, o.lastForeground.Load()).Add(d)))
 }
 
 // ErrOverloaded is the 503 of an operation refused because its class is full of others'

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agencyos/workspaced/auth"
@@ -23,6 +24,9 @@ type Ops struct {
 	webhookURLs WebhookURLs
 	webhooks    WebhookDelivery
 	capacities  Capacities
+	// lastForeground is when the last operation but background work was admitted, in
+	// Unix nanoseconds (QuietFor).
+	lastForeground atomic.Int64
 
 	keyMu     sync.Mutex
 	cursorKey []byte // nil until first needed (see cursor.go)
