@@ -205,6 +205,7 @@ func (o *Ops) Batch(ctx context.Context, p *auth.Principal, r *Resource, req *Ba
 		}
 	}
 	var items []BatchItem
+	var data json.RawMessage // the answer's items, marshalled in the transaction when kept for the key
 	// A batch runs set-based (batchset.go) where it can; when its records must be written
 	// one at a time (errPerRecord) it runs again so, each record in its own savepoint
 	// unless the batch is atomic (its first failure ends it).
@@ -221,7 +222,6 @@ func (o *Ops) Batch(ctx context.Context, p *auth.Principal, r *Resource, req *Ba
 				err = req.Then(ctx, tx, items)
 			}
 			if err == nil && key != "" {
-				var data json.RawMessage
 				if data, err = json.Marshal(items); err == nil {
 					err = store.SaveIdempotentResponse(ctx, tx, p.Actor(), key, http.StatusOK, data)
 				}
@@ -245,9 +245,10 @@ func (o *Ops) Batch(ctx context.Context, p *auth.Principal, r *Resource, req *Ba
 		}
 		return nil, readError(err)
 	}
-	data, err := json.Marshal(items)
-	if err != nil {
-		return nil, err
+	if data == nil {
+		if data, err = json.Marshal(items); err != nil {
+			return nil, err
+		}
 	}
 	return &Posted{Status: http.StatusOK, Data: data}, nil
 }

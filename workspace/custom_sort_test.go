@@ -300,17 +300,7 @@ func TestCustomListIndexPaths(t *testing.T) {
 	}
 	// want is the condition's deals, newest first, as the table holds them.
 	want := func(c workspace.Condition) []string {
-		t.Helper()
-		rows, err := pool.Query(ctx, `SELECT id::text FROM deals WHERE workspace_id = $1 AND custom_fields ->> $2 = $3
-			ORDER BY created_at DESC, id DESC`, f.WorkspaceID, strings.TrimPrefix(c.Field, "custom_fields."), c.Value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ids
+		return dealsWhere(t, "custom_fields ->> $2 = $3", f.WorkspaceID, strings.TrimPrefix(c.Field, "custom_fields."), c.Value)
 	}
 	// The probe and walk's pages, while the builds the lists start wait behind this test's
 	// locks (buildCustomIndex's).
@@ -506,17 +496,7 @@ func TestCustomPrefixIndexPaths(t *testing.T) {
 	}
 	// want is prefix p's deals, newest first, as the table holds them.
 	want := func(p string) []string {
-		t.Helper()
-		rows, err := pool.Query(ctx, `SELECT id::text FROM deals WHERE workspace_id = $1 AND starts_with(custom_fields ->> $2, $3)
-			ORDER BY created_at DESC, id DESC`, f.WorkspaceID, key, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ids
+		return dealsWhere(t, "starts_with(custom_fields ->> $2, $3)", f.WorkspaceID, key, p)
 	}
 	// The pages before the index, while the build the lists start waits behind this test's
 	// lock (buildCustomIndex's).
@@ -565,6 +545,22 @@ func TestCustomPrefixIndexPaths(t *testing.T) {
 	if n := len(side[0]); n != 14 { // 340 deals, 25 a page
 		t.Errorf("https://a: %d pages, want 14", n)
 	}
+}
+
+// dealsWhere reads the ids of the deals of workspace args[0] that meet cond (its other
+// parameters are $2 on), in list order, from the table itself.
+func dealsWhere(t *testing.T, cond string, args ...any) []string {
+	t.Helper()
+	rows, err := storetest.Pool(t).Query(context.Background(), `SELECT id::text FROM deals WHERE workspace_id = $1 AND `+cond+`
+		ORDER BY created_at DESC, id DESC`, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
 
 // listPages lists every page of params (Limit records a page) as reader, returning each
