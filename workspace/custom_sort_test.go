@@ -131,15 +131,13 @@ func TestCustomSortPaths(t *testing.T) {
 		sorts = append(sorts, "custom_fields."+run+"_"+typ, "-custom_fields."+run+"_"+typ)
 	}
 	// The side table's pages, while the builds the lists start wait behind this test's
-	// locks (BuildCustomSortIndex's).
+	// lock (BuildCustomSortIndex's).
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range indexes {
-		if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", "custom_sort:"+name); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", workspace.CustomIndexLock("deals")); err != nil {
+		t.Fatal(err)
 	}
 	side := map[string][][]string{}
 	for _, sort := range sorts {
@@ -303,15 +301,13 @@ func TestCustomListIndexPaths(t *testing.T) {
 		return dealsWhere(t, "custom_fields ->> $2 = $3", f.WorkspaceID, strings.TrimPrefix(c.Field, "custom_fields."), c.Value)
 	}
 	// The probe and walk's pages, while the builds the lists start wait behind this test's
-	// locks (buildCustomIndex's).
+	// lock (buildCustomIndex's).
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range indexes {
-		if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", "custom_sort:"+name); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", workspace.CustomIndexLock("deals")); err != nil {
+		t.Fatal(err)
 	}
 	side := make([][][]string, len(conds))
 	for i, c := range conds {
@@ -504,7 +500,7 @@ func TestCustomPrefixIndexPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", "custom_sort:"+index); err != nil {
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", workspace.CustomIndexLock("deals")); err != nil {
 		t.Fatal(err)
 	}
 	side := make([][][]string, len(prefixes))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agencyos/workspaced/auth"
 	"github.com/agencyos/workspaced/store"
@@ -270,11 +271,40 @@ func (o *Ops) BuildCustomPrefixIndex(ctx context.Context, table, key string) err
 	return o.buildCustomIndex(ctx, customIndex{table: table, key: key, col: "t", prefix: true})
 }
 
+// CustomIndexLock is the name of the advisory lock (hashtextextended(name, 0)) a build of
+// a custom index of table holds while it runs.
+func CustomIndexLock(table string) string { return "custom_index:" + table }
+
+// lockPoll is how often a build waiting for its table's lock tries it again.
+const lockPoll = 100 * time.Millisecond
+
+// tryUntilLocked takes the session advisory lock name on conn, trying every lockPoll. It
+// does not wait inside a statement: a statement waiting holds a snapshot, and the build
+// holding the lock waits, before it ends, for every transaction older than its own
+// snapshot (CREATE INDEX CONCURRENTLY): PostgreSQL would end the two as a deadlock.
+func tryUntilLocked(ctx context.Context, conn *pgxpool.Conn, name string) error {
+	for {
+		var locked bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", name).Scan(&locked); err != nil || locked {
+			return err
+		}
+		t := time.NewTimer(lockPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 // buildCustomIndex builds ix and returns once it is valid: CREATE INDEX CONCURRENTLY,
 // which writes to the table go on during (it waits for the transactions writing it when it
 // starts, and before it ends). An index left invalid by a build that failed is dropped
-// first. Builds of one index by several processes run one after the other (an advisory
-// lock); the later ones find it built. A table gets at most maxSortIndexes of them, sort,
+// first. Builds of one table by several processes run one after the other (an advisory
+// lock on the table): two CREATE INDEX CONCURRENTLY on one table deadlock, one waiting for
+// the table's lock, the other for the transactions older than its snapshot, the first
+// among them; a later build of the same index finds it built. A table gets at most maxSortIndexes of them, sort,
 // list and prefix indexes together.
 func (o *Ops) buildCustomIndex(ctx context.Context, ix customIndex) error {
 	name, table := ix.name(), ix.table
@@ -287,8 +317,8 @@ func (o *Ops) buildCustomIndex(ctx context.Context, ix customIndex) error {
 		return err
 	}
 	defer conn.Release()
-	lock := "custom_sort:" + name
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtextextended($1, 0))", lock); err != nil {
+	lock := CustomIndexLock(table)
+	if err := tryUntilLocked(ctx, conn, lock); err != nil {
 		return err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtextextended($1, 0))", lock)
