@@ -2,8 +2,6 @@ package workspace_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"sync"
 	"testing"
@@ -21,11 +19,7 @@ func TestCustomIndexBuildsOfOneTableAcrossProcesses(t *testing.T) {
 	pool := storetest.Pool(t)
 	ctx := context.Background()
 	f := storetest.Workspace(t, s, workspace.Scopes())
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	run := "bp" + hex.EncodeToString(b) // keys of this run alone: the indexes are the database's
+	run := runKey("bp")
 	// Deals carrying every key of the run, so each build reads rows.
 	if _, err := pool.Exec(ctx, `WITH p AS (INSERT INTO pipelines (workspace_id, name) VALUES ($1, 'Builds') RETURNING id)
 		INSERT INTO deals (workspace_id, name, pipeline_id, custom_fields)

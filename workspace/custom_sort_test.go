@@ -32,11 +32,7 @@ func TestCustomSortPaths(t *testing.T) {
 	reader := readerOfEverything(t, s, f.WorkspaceID)
 	deals := workspace.Lookup("deals")
 	// Keys of this run alone: the indexes are shared by every workspace of the database.
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	run := "sp" + hex.EncodeToString(b)
+	run := runKey("sp")
 	// value is the JSON of deal g's value of each type: seven distinct values, so runs of
 	// equal ones; every fifth deal has none, one has an explicit null.
 	value := map[string]func(g int) string{
@@ -182,11 +178,7 @@ func TestCustomSortIndexFollowsDefinition(t *testing.T) {
 	pool := storetest.Pool(t)
 	ctx := context.Background()
 	f := storetest.Workspace(t, s, workspace.Scopes())
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	key := "sf" + hex.EncodeToString(b)
+	key := runKey("sf")
 	index := "deals_cf_" + key + "_n"
 	ops := workspace.NewOps(workspace.Config{Store: s})
 	t.Cleanup(func() {
@@ -197,28 +189,11 @@ func TestCustomSortIndexFollowsDefinition(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	// valid waits up to a minute for index to be valid.
-	valid := func(when string) {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-			var ok bool
-			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-				WHERE c.relname = $1 AND i.indisvalid)`, index).Scan(&ok); err != nil {
-				t.Fatal(err)
-			}
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: no valid %s after a minute", when, index)
-			}
-		}
-	}
 	body := fmt.Sprintf(`{"resource": "deals", "key": %q, "label": "Retainer", "type": "number"}`, key)
 	if _, err := ops.Post(ctx, f.Admin, workspace.OpCreate, workspace.Lookup("custom_fields"), workspace.NewBody([]byte(body)), ""); err != nil {
 		t.Fatal(err)
 	}
-	valid("defined")
+	waitValid(t, index, "defined")
 	if _, err := pool.Exec(ctx, "DROP INDEX "+index); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +202,7 @@ func TestCustomSortIndexFollowsDefinition(t *testing.T) {
 	if _, err := other.List(ctx, f.Admin, workspace.Lookup("deals"), workspace.ListParams{Sort: &sort}); err != nil {
 		t.Fatal(err)
 	}
-	valid("dropped, then sorted by")
+	waitValid(t, index, "dropped, then sorted by")
 	if err := other.BuildCustomSortIndex(ctx, "deals", key, "n"); err != nil { // the list's build has ended
 		t.Fatal(err)
 	}
@@ -247,11 +222,7 @@ func TestCustomListIndexPaths(t *testing.T) {
 	reader := readerOfEverything(t, s, f.WorkspaceID)
 	deals := workspace.Lookup("deals")
 	// Keys of this run alone: the indexes are shared by every workspace of the database.
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	run := "lp" + hex.EncodeToString(b)
+	run := runKey("lp")
 	sel, member := run+"_select", run+"_member"
 	for _, d := range [][2]string{{sel, "select"}, {member, "member"}} {
 		if _, err := pool.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type, options)
@@ -354,11 +325,7 @@ func TestCustomSortIndexTakesLongValues(t *testing.T) {
 	ctx := context.Background()
 	sorted := storetest.Workspace(t, s, workspace.Scopes())
 	other := storetest.Workspace(t, s, workspace.Scopes())
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	key := "lv" + hex.EncodeToString(b)
+	key := runKey("lv")
 	ops := workspace.NewOps(workspace.Config{Store: s})
 	t.Cleanup(func() {
 		if err := ops.BuildCustomSortIndex(ctx, "deals", key, "t"); err != nil {
@@ -447,11 +414,7 @@ func TestCustomPrefixIndexPaths(t *testing.T) {
 	reader := readerOfEverything(t, s, f.WorkspaceID)
 	deals := workspace.Lookup("deals")
 	// A key of this run alone: the indexes are shared by every workspace of the database.
-	b := make([]byte, 4)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	key := "pp" + hex.EncodeToString(b) + "_url"
+	key := runKey("pp") + "_url"
 	index := "deals_cfp_" + key + "_t"
 	if _, err := pool.Exec(ctx, `INSERT INTO custom_fields (workspace_id, created_by, resource, key, label, type)
 		VALUES ($1, $2, 'deals', $3, 'Site', 'url')`, f.WorkspaceID, f.Admin.UserID, key); err != nil {
@@ -540,6 +503,33 @@ func TestCustomPrefixIndexPaths(t *testing.T) {
 	}
 	if n := len(side[0]); n != 14 { // 340 deals, 25 a page
 		t.Errorf("https://a: %d pages, want 14", n)
+	}
+}
+
+// runKey is a custom field key of this run alone: prefix and 8 random hex digits. Custom
+// indexes are named by key and shared by every workspace of the database.
+func runKey(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b) // crypto/rand's Read never returns an error
+	return prefix + hex.EncodeToString(b)
+}
+
+// waitValid waits up to a minute for the index named index to be valid; when says at
+// what step of the test, should it not be.
+func waitValid(t *testing.T, index, when string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var ok bool
+		if err := storetest.Pool(t).QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE c.relname = $1 AND i.indisvalid)`, index).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no valid %s after a minute", when, index)
+		}
 	}
 }
 

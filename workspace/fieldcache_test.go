@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/agencyos/workspaced/apierr"
 	"github.com/agencyos/workspaced/auth"
@@ -51,23 +50,9 @@ func TestKeptFieldsFollowChanges(t *testing.T) {
 	score := define(`{"resource": "deals", "key": "score", "label": "Score", "type": "number"}`)
 	// Defining them started their sort and list indexes' builds in a's background. Until
 	// both are valid, b's lists would start builds of their own, whose statements on b's
-	// store the count below would take for the list's, and which could deadlock with a's
-	// (CREATE INDEX CONCURRENTLY on one table from two sessions).
+	// store the count below would take for the list's.
 	for _, name := range []string{"deals_cf_score_n", "deals_cfl_tier_t"} {
-		deadline := time.Now().Add(time.Minute)
-		for {
-			var valid bool
-			if err := storetest.Pool(t).QueryRow(ctx, `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false)`, name).Scan(&valid); err != nil {
-				t.Fatal(err)
-			}
-			if valid {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s is not valid a minute after its field was defined", name)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitValid(t, name, "fields defined")
 	}
 	change := func(id, body string) {
 		t.Helper()
